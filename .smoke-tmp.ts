@@ -1,0 +1,10 @@
+import { startEmbeddedPostgres } from '/work/main/src/platform/db/embedded-postgres.ts';
+import pg from 'pg';
+const t0 = Date.now();
+const h = await startEmbeddedPostgres({ dataDir: process.argv[2], fast: true, log: (l) => console.log('LOG', l) });
+console.log(h, Date.now() - t0);
+const c = new pg.Client(h.connectionString); await c.connect();
+console.log((await c.query('show server_encoding')).rows, (await c.query("select datcollate, datctype, datlocprovider, datlocale from pg_database where datname='postgres'")).rows);
+await c.end();
+console.log((await import('node:fs')).readFileSync('/proc/'+h.pid+'/cmdline','utf8'));
+await h.stop(); await h.stop(); console.log('stopped', Date.now() - t0);

@@ -1,0 +1,15 @@
+// Role names every tenant starts with. Administrator holds all of them.
+export const ADMINISTRATOR = 'Administrator';
+
+export const BUILT_IN_ROLES: { name: string; description: string }[] = [
+  { name: ADMINISTRATOR, description: 'Holds every role' },
+  { name: 'WebhookSubscriptionGet', description: 'List and get webhook subscriptions' },
+  { name: 'WebhookSubscriptionCreate', description: 'Create webhook subscriptions' },
+  { name: 'WebhookSubscriptionWrite', description: 'Update webhook subscriptions' },
+  { name: 'WebhookSubscriptionDelete', description: 'Delete webhook subscriptions' },
+  { name: 'WebhookSubscriptionNavigate', description: 'Open webhook subscriptions in the UI' },
+  { name: 'CustomTablesRead', description: 'Read custom tables that name this role' },
+  { name: 'CustomTablesSave', description: 'Write custom tables that name this role' },
+  { name: 'ScheduleRead', description: 'List and download scheduled extractions' },
+  { name: 'ScheduleWrite', description: 'Create, change and run scheduled extractions' },
+];

@@ -1,0 +1,343 @@
+// Authentication: app credentials (cached after a successful scrypt check), password logins,
+// signed access tokens and rotating refresh tokens. Every login attempt leaves an event.
+import { jwtVerify, SignJWT } from 'jose';
+import { sql } from 'kysely';
+import type { DatabaseHandle, Trx } from '../db/database.ts';
+import { isUuid } from '../db/database.ts';
+import { appendEvent } from '../events/outbox.ts';
+import { HttpProblem } from '../http/problem.ts';
+import { DUMMY_HASH, randomToken, type SecretBox, sha256, verifySecret } from './hashing.ts';
+import type { Principal } from './principal.ts';
+import { ADMINISTRATOR } from './roles.ts';
+
+const APP_CACHE_TTL_MS = 30_000;
+const USER_CACHE_TTL_MS = 5_000;
+const CACHE_MAX = 10_000;
+
+export interface TokenResponse {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  refreshToken: string;
+  UserId: string | null;
+  User: { Id: string; UserName: string; Name: string | null } | null;
+}
+
+export interface LoginBody {
+  userName: string;
+  password: string;
+  persistent?: boolean;
+  loginAsDelegate?: boolean;
+  delegatedUserName?: string | null;
+}
+
+interface UserRow {
+  id: string;
+  user_name: string;
+  name: string | null;
+  is_active: boolean;
+  password_hash: string | null;
+}
+
+/** The same answer for every credential failure, so a caller learns nothing about what exists. */
+export const unauthorized = (detail = 'Missing or invalid credentials.'): HttpProblem => new HttpProblem(401, detail);
+
+class TtlCache<V> {
+  readonly #map = new Map<string, { value: V; expires: number }>();
+  readonly ttlMs: number;
+  constructor(ttlMs: number) {
+    this.ttlMs = ttlMs;
+  }
+  get(key: string): V | undefined {
+    const hit = this.#map.get(key);
+    if (!hit) return undefined;
+    if (hit.expires < Date.now()) {
+      this.#map.delete(key);
+      return undefined;
+    }
+    return hit.value;
+  }
+  set(key: string, value: V): void {
+    if (this.#map.size >= CACHE_MAX) this.#map.clear();
+    this.#map.set(key, { value, expires: Date.now() + this.ttlMs });
+  }
+  clear(): void {
+    this.#map.clear();
+  }
+}
+
+export class AuthService {
+  readonly #db: DatabaseHandle;
+  readonly #jwtKey: Uint8Array;
+  readonly #tokenLifetime: number;
+  readonly #refreshLifetime: number;
+  readonly #appCache = new TtlCache<{ appId: string; roles: string[] }>(APP_CACHE_TTL_MS);
+  readonly #userCache = new TtlCache<{ userName: string; roles: string[] } | null>(USER_CACHE_TTL_MS);
+
+  constructor(db: DatabaseHandle, box: SecretBox, opts: { tokenLifetimeSeconds: number; refreshTokenLifetimeSeconds: number }) {
+    this.#db = db;
+    this.#jwtKey = box.derive('jwt');
+    this.#tokenLifetime = opts.tokenLifetimeSeconds;
+    this.#refreshLifetime = opts.refreshTokenLifetimeSeconds;
+  }
+
+  /** Forget cached verifications (after a rotate, revoke or role change in this process). */
+  invalidateCaches(): void {
+    this.#appCache.clear();
+    this.#userCache.clear();
+  }
+
+  async authenticateApp(tenantId: unknown, appKey: unknown, secret: unknown, appUser: unknown): Promise<Principal> {
+    if (!isUuid(tenantId) || typeof appKey !== 'string' || typeof secret !== 'string' || !appKey || !secret) {
+      throw unauthorized();
+    }
+    const cacheKey = `${tenantId}\n${appKey}\n${sha256(secret)}`;
+    let app = this.#appCache.get(cacheKey);
+    if (!app) {
+      const row = await this.#db.withTenant(tenantId, async (trx) => {
+        const found = await trx
+          .selectFrom('apps')
+          .select(['id', 'secret_hash'])
+          .where('app_id', '=', appKey)
+          .where('revoked_on_utc', 'is', null)
+          .executeTakeFirst();
+        return found ? { ...found, roles: await appRoles(trx, found.id) } : undefined;
+      });
+      // Unknown tenant, unknown app and wrong secret all cost one scrypt and answer the same 401.
+      const ok = await verifySecret(secret, row?.secret_hash ?? DUMMY_HASH);
+      if (!row || !ok) throw unauthorized();
+      app = { appId: row.id, roles: row.roles };
+      this.#appCache.set(cacheKey, app);
+    }
+    const principal: Principal = {
+      tenantId,
+      appId: app.appId,
+      userId: null,
+      userName: null,
+      roles: new Set(app.roles),
+      via: 'app-headers',
+    };
+    if (appUser !== undefined && appUser !== '') return this.actAsUser(principal, appUser);
+    return principal;
+  }
+
+  /** X-AppUser: the call acts as that user, whose roles then apply. Not a user of the tenant: 401. */
+  async actAsUser(principal: Principal, userId: unknown): Promise<Principal> {
+    if (!isUuid(userId)) throw unauthorized('X-AppUser is not a user of this tenant.');
+    const key = `${principal.tenantId}\n${userId}`;
+    let user = this.#userCache.get(key);
+    if (user === undefined) {
+      user = await this.#db.withTenant(principal.tenantId, async (trx) => {
+        const row = await trx.selectFrom('users').select(['user_name', 'is_active']).where('id', '=', userId).executeTakeFirst();
+        if (!row || !row.is_active) return null;
+        return { userName: row.user_name as string, roles: await userRoles(trx, userId) };
+      });
+      this.#userCache.set(key, user);
+    }
+    if (!user) throw unauthorized('X-AppUser is not a user of this tenant.');
+    return { ...principal, userId, userName: user.userName, roles: new Set(user.roles) };
+  }
+
+  async issueForApp(principal: Principal): Promise<TokenResponse> {
+    return this.#db.withTenant(principal.tenantId, (trx) => this.#issue(trx, principal.tenantId, principal.appId, null, false));
+  }
+
+  async login(tenantId: unknown, body: LoginBody): Promise<TokenResponse> {
+    if (!isUuid(tenantId)) throw unauthorized();
+    const detail = {
+      LoginType: 'Token',
+      Username: body.userName,
+      LoginAsDelegate: Boolean(body.loginAsDelegate),
+      DelegatedUserName: body.delegatedUserName ?? null,
+    };
+    let failure: string | null = null;
+    let userId: string | null = null;
+    let result: TokenResponse | undefined;
+    const tenantExists = await this.#db.withTenant(tenantId, async (trx) => {
+      const t = await trx.selectFrom('tenants').select('id').executeTakeFirst();
+      if (!t) return false;
+      const user = await findUserByName(trx, body.userName);
+      const passwordOk = await verifySecret(body.password, user?.password_hash ?? DUMMY_HASH);
+      userId = user?.id ?? null;
+      if (!user || !passwordOk) failure = 'Invalid user name or password.';
+      else if (!user.is_active) failure = 'User is inactive.';
+      let actAs: UserRow | undefined = user;
+      if (!failure && user && body.loginAsDelegate) {
+        const roles = await userRoles(trx, user.id);
+        const target = body.delegatedUserName ? await findUserByName(trx, body.delegatedUserName) : undefined;
+        if (!roles.includes(ADMINISTRATOR)) failure = 'Only an Administrator may log in as a delegate.';
+        else if (!target || !target.is_active) failure = 'Delegated user not found.';
+        else actAs = target;
+      }
+      if (!failure && actAs) result = await this.#issue(trx, tenantId, null, actAs, Boolean(body.loginAsDelegate));
+      return true;
+    });
+    if (!tenantExists) throw unauthorized();
+    // The event is written in its own transaction so that a failed login leaves it too.
+    await this.#db.withTenant(tenantId, (trx) =>
+      appendEvent(trx, {
+        tenantId,
+        actionType: failure ? 'LoginFailed' : 'LoginSucceeded',
+        documentType: 'User',
+        documentId: userId,
+        userId,
+        detail: failure ? { ...detail, FailureReason: failure } : detail,
+      }),
+    );
+    if (failure || !result) throw unauthorized(failure ?? undefined);
+    return result;
+  }
+
+  async refresh(refreshToken: unknown): Promise<TokenResponse> {
+    if (typeof refreshToken !== 'string') throw unauthorized('Invalid refresh token.');
+    const [tenantId, secret] = refreshToken.split('.');
+    if (!isUuid(tenantId) || !secret) throw unauthorized('Invalid refresh token.');
+    let failure: string | null = null;
+    let userName = '';
+    let userId: string | null = null;
+    const result = await this.#db.withTenant(tenantId, async (trx) => {
+      // Single use: the row is consumed atomically, so a replayed token fails.
+      const row = await trx
+        .updateTable('refresh_tokens')
+        .set({ used_on_utc: new Date() })
+        .where('token_hash', '=', sha256(secret))
+        .where('used_on_utc', 'is', null)
+        .returning(['user_id', 'app_id', 'expires_on_utc', 'acting_as_delegate'])
+        .executeTakeFirst();
+      if (!row) {
+        failure = 'Refresh token is unknown or already used.';
+        return undefined;
+      }
+      if (row.expires_on_utc.getTime() < Date.now()) {
+        failure = 'Refresh token has expired.';
+        return undefined;
+      }
+      let user: UserRow | undefined;
+      if (row.user_id) {
+        user = await trx
+          .selectFrom('users')
+          .select(['id', 'user_name', 'name', 'is_active', 'password_hash'])
+          .where('id', '=', row.user_id)
+          .executeTakeFirst();
+        userId = row.user_id;
+        userName = user?.user_name ?? '';
+        if (!user?.is_active) {
+          failure = 'User is inactive.';
+          return undefined;
+        }
+      }
+      if (row.app_id) {
+        const app = await trx.selectFrom('apps').select('id').where('id', '=', row.app_id).where('revoked_on_utc', 'is', null).executeTakeFirst();
+        if (!app) {
+          failure = 'App was revoked.';
+          return undefined;
+        }
+      }
+      return this.#issue(trx, tenantId, row.app_id, user ?? null, row.acting_as_delegate);
+    });
+    await this.#db.withTenant(tenantId, async (trx) => {
+      const tenant = await trx.selectFrom('tenants').select('id').executeTakeFirst();
+      if (!tenant) return;
+      await appendEvent(trx, {
+        tenantId,
+        actionType: failure ? 'LoginFailed' : 'LoginSucceeded',
+        documentType: 'User',
+        documentId: userId,
+        userId,
+        detail: {
+          LoginType: 'RefreshToken',
+          Username: userName,
+          LoginAsDelegate: false,
+          DelegatedUserName: null,
+          ...(failure ? { FailureReason: failure } : {}),
+        },
+      });
+    });
+    if (failure || !result) throw unauthorized(failure ?? 'Invalid refresh token.');
+    return result;
+  }
+
+  async verifyAccessToken(token: string): Promise<Principal> {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, this.#jwtKey, { issuer: 'atrium', algorithms: ['HS256'] }));
+    } catch {
+      throw unauthorized('Access token is invalid or expired.');
+    }
+    const tenantId = payload.tid;
+    if (!isUuid(tenantId) || payload.typ !== 'access') throw unauthorized('Access token is invalid or expired.');
+    const appId = typeof payload.aid === 'string' ? payload.aid : null;
+    const userId = typeof payload.uid === 'string' ? payload.uid : null;
+    let roles: string[] = [];
+    let userName: string | null = null;
+    if (userId) {
+      const p = await this.actAsUser({ tenantId, appId, userId: null, userName: null, roles: new Set(), via: 'token' }, userId);
+      return p;
+    }
+    if (appId) {
+      const key = `token-app\n${tenantId}\n${appId}`;
+      const cached = this.#appCache.get(key);
+      if (cached) roles = cached.roles;
+      else {
+        const found = await this.#db.withTenant(tenantId, async (trx) => {
+          const app = await trx.selectFrom('apps').select('id').where('id', '=', appId).where('revoked_on_utc', 'is', null).executeTakeFirst();
+          return app ? appRoles(trx, appId) : null;
+        });
+        if (!found) throw unauthorized('Access token is invalid or expired.');
+        roles = found;
+        this.#appCache.set(key, { appId, roles });
+      }
+      userName = null;
+    }
+    return { tenantId, appId, userId, userName, roles: new Set(roles), via: 'token' };
+  }
+
+  async #issue(trx: Trx, tenantId: string, appId: string | null, user: UserRow | null, delegate: boolean): Promise<TokenResponse> {
+    const accessToken = await new SignJWT({ tid: tenantId, typ: 'access', ...(appId ? { aid: appId } : {}), ...(user ? { uid: user.id } : {}) })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('atrium')
+      .setSubject(user ? user.id : `app:${appId}`)
+      .setIssuedAt()
+      .setJti(randomToken(12))
+      .setExpirationTime(`${this.#tokenLifetime}s`)
+      .sign(this.#jwtKey);
+    const secret = randomToken(32);
+    await trx
+      .insertInto('refresh_tokens')
+      .values({
+        tenant_id: tenantId,
+        token_hash: sha256(secret),
+        user_id: user?.id ?? null,
+        app_id: appId,
+        acting_as_delegate: delegate,
+        expires_on_utc: new Date(Date.now() + this.#refreshLifetime * 1000),
+      })
+      .execute();
+    return {
+      accessToken,
+      tokenType: 'Bearer',
+      expiresIn: this.#tokenLifetime,
+      refreshToken: `${tenantId}.${secret}`,
+      UserId: user?.id ?? null,
+      User: user ? { Id: user.id, UserName: user.user_name, Name: user.name } : null,
+    };
+  }
+}
+
+async function findUserByName(trx: Trx, userName: string): Promise<UserRow | undefined> {
+  return trx
+    .selectFrom('users')
+    .select(['id', 'user_name', 'name', 'is_active', 'password_hash'])
+    .where(sql`lower(user_name)`, '=', userName.toLowerCase())
+    .executeTakeFirst();
+}
+
+export async function appRoles(trx: Trx, appId: string): Promise<string[]> {
+  const rows = await trx.selectFrom('app_roles').innerJoin('roles', 'roles.id', 'app_roles.role_id').select('roles.name').where('app_roles.app_id', '=', appId).execute();
+  return rows.map((r) => r.name);
+}
+
+export async function userRoles(trx: Trx, userId: string): Promise<string[]> {
+  const rows = await trx.selectFrom('user_roles').innerJoin('roles', 'roles.id', 'user_roles.role_id').select('roles.name').where('user_roles.user_id', '=', userId).execute();
+  return rows.map((r) => r.name);
+}

@@ -1,0 +1,30 @@
+// Runs the migrations in order (Kysely's migrator); called at every start and by `atrium migrate`.
+import type { Kysely } from 'kysely';
+import { type Migration, Migrator } from 'kysely/migration';
+import * as m0001 from './migrations/0001_platform.ts';
+import * as m0002 from './migrations/0002_domain.ts';
+import * as m0003 from './migrations/0003_grants.ts';
+
+export const migrations: Record<string, Migration> = {
+  '0001_platform': m0001,
+  '0002_domain': m0002,
+  '0003_grants': m0003,
+};
+
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    const cause = error instanceof Error ? error.message : String(error);
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${cause}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when every known migration has been applied (readiness check). */
+export async function migrationsApplied(db: Kysely<any>): Promise<boolean> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const all = await migrator.getMigrations();
+  return all.every((m) => m.executedAt !== undefined);
+}

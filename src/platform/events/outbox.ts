@@ -1,0 +1,35 @@
+// The transactional outbox: a change appends its events with the same transaction handle it
+// writes its rows with, so an event exists exactly when its change committed.
+import type { Trx } from '../db/database.ts';
+import { fullTypeName } from './catalogue.ts';
+
+export interface NewEvent {
+  tenantId: string;
+  actionType: string;
+  /** Class name (`Deliverable`) or full type name (`Skill.Module.BusinessObjects.Deliverable`). */
+  documentType: string;
+  documentId?: string | null;
+  businessObjectTypeName?: string | null;
+  detail?: Record<string, unknown>;
+  userId?: string | null;
+}
+
+export async function appendEvents(trx: Trx, events: NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await trx
+    .insertInto('events')
+    .values(
+      events.map((e) => ({
+        tenant_id: e.tenantId,
+        action_type: e.actionType,
+        document_type: fullTypeName(e.documentType),
+        document_id: e.documentId ?? null,
+        business_object_type_name: e.businessObjectTypeName ?? null,
+        detail: JSON.stringify(e.detail ?? {}),
+        user_id: e.userId ?? null,
+      })),
+    )
+    .execute();
+}
+
+export const appendEvent = (trx: Trx, event: NewEvent): Promise<void> => appendEvents(trx, [event]);

@@ -1,0 +1,205 @@
+// The Fastify app factory: schema-first routes (TypeBox), auth per route, problem+json errors,
+// one log line per request, metrics, OpenAPI at /openapi.json and the reference at /docs.
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
+import type { Principal } from '../auth/principal.ts';
+import { unauthorized } from '../auth/service.ts';
+import type { AppContext } from '../context.ts';
+import { sendProblem, toProblem } from './errors.ts';
+import { Metrics } from './metrics.ts';
+import { HttpProblem, ProblemSchema } from './problem.ts';
+import { RateLimiter } from './rate-limit.ts';
+
+/** How a route authenticates. `appOrToken` is the default for every /api route. */
+export type AuthMode = 'none' | 'app' | 'token' | 'appOrToken' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    /** Advice appended to a 504, e.g. "narrow the query with filters and page it". */
+    timeoutAdvice?: string;
+  }
+  interface FastifyInstance {
+    routeList: RouteInfo[];
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+    deadline: number;
+  }
+}
+
+export type App = FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  import('fastify').FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface RouteInfo {
+  method: string;
+  url: string;
+  auth: AuthMode;
+}
+
+const ERROR_STATUSES = ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '504'];
+const { $id: _problemId, ...problemSchemaInline } = ProblemSchema as typeof ProblemSchema & { $id?: string };
+
+export function requirePrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}
+
+export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => Promise<void>): Promise<App> {
+  const { config } = ctx;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers["x-appsecret"]', 'req.headers.authorization', 'req.headers["x-accesstoken"]'], censor: '[redacted]' },
+    },
+    disableRequestLogging: true,
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const metrics = new Metrics();
+  const limiter = new RateLimiter(config.rateLimitPerMinute);
+  const routes: RouteInfo[] = [];
+  app.decorate('routeList', routes);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('deadline', 0);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Atrium',
+        version: '0.1.0',
+        description:
+          'Data Extraction, Integration, Custom Tables and Webhook APIs of an agency workflow platform. Errors are RFC 9457 problem+json.',
+      },
+      components: {
+        securitySchemes: {
+          AppTenant: { type: 'apiKey', in: 'header', name: 'X-AppTenant' },
+          AppId: { type: 'apiKey', in: 'header', name: 'X-AppId' },
+          AppSecret: { type: 'apiKey', in: 'header', name: 'X-AppSecret' },
+          AccessToken: { type: 'apiKey', in: 'header', name: 'X-AccessToken' },
+          Bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const url = route.url ?? '';
+    const isDocs = url.startsWith('/docs');
+    const auth: AuthMode = (route.config as { auth?: AuthMode } | undefined)?.auth ?? (url.startsWith('/api') || url.startsWith('/odata') ? 'appOrToken' : 'none');
+    route.config = { ...(route.config ?? {}), auth };
+    if (isDocs) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const m of methods) if (m !== 'HEAD') routes.push({ method: m, url, auth });
+    const schema = (route.schema ?? {}) as Record<string, unknown>;
+    const response = { ...((schema.response as Record<string, unknown>) ?? {}) };
+    for (const status of ERROR_STATUSES) if (!(status in response)) response[status] = { ...problemSchemaInline, description: 'Problem details' };
+    const security: Record<string, string[]>[] =
+      auth === 'app'
+        ? [{ AppTenant: [], AppId: [], AppSecret: [] }]
+        : auth === 'token'
+          ? [{ AccessToken: [] }, { Bearer: [] }]
+          : auth === 'appOrToken'
+            ? [{ AppTenant: [], AppId: [], AppSecret: [] }, { AccessToken: [] }, { Bearer: [] }]
+            : auth === 'admin'
+              ? [{ Bearer: [] }]
+              : [];
+    route.schema = { ...schema, response, ...(security.length ? { security } : {}) };
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    request.deadline = Date.now() + config.requestTimeoutMs;
+    reply.header('x-request-id', request.id);
+    const auth = request.routeOptions.config.auth ?? 'none';
+    if (auth === 'none') return;
+    if (auth === 'admin') {
+      const header = request.headers.authorization ?? '';
+      const given = Buffer.from(header.replace(/^Bearer\s+/i, ''));
+      const expected = Buffer.from(config.adminToken ?? '');
+      if (!config.adminToken || given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized();
+      return;
+    }
+    request.principal = await authenticate(ctx, request, auth);
+    const retryAfter = limiter.take(`${request.principal.tenantId}:${request.principal.appId ?? request.principal.userId}`);
+    if (retryAfter > 0) {
+      throw new HttpProblem(429, `Too many requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
+    }
+  });
+
+  // A request that outlives its deadline answers 504 even if the handler is stuck outside the database.
+  app.addHook('preHandler', async (request, reply) => {
+    const timer = setTimeout(() => {
+      if (!reply.sent) {
+        sendProblem(reply, request, new HttpProblem(504, timeoutDetail(request, config.requestTimeoutMs)));
+      }
+    }, Math.max(1, request.deadline - Date.now() + 1000));
+    timer.unref();
+    reply.raw.once('close', () => clearTimeout(timer));
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url.split('?')[0],
+        route,
+        statusCode: reply.statusCode,
+        tenantId: request.principal?.tenantId,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+
+  app.setErrorHandler((error, request, reply) => sendProblem(reply, request, toProblem(error, request, timeoutDetail(request, config.requestTimeoutMs))));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, request, new HttpProblem(404, `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+
+  app.get('/metrics', { schema: { hide: true }, config: { auth: 'none' } }, async (_request, reply) => {
+    reply.type(metrics.contentType);
+    return metrics.render();
+  });
+  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async () => app.swagger());
+
+  await registerSurfaces(app);
+  return app;
+}
+
+function timeoutDetail(request: FastifyRequest, limitMs: number): string {
+  const advice = request.routeOptions.config.timeoutAdvice;
+  return `The request did not finish within the ${limitMs / 1000}-second execution limit and was cancelled.${advice ? ` ${advice}` : ''}`;
+}
+
+async function authenticate(ctx: AppContext, request: FastifyRequest, mode: AuthMode): Promise<Principal> {
+  const h = request.headers;
+  const hasAppHeaders = h['x-appid'] !== undefined || h['x-appsecret'] !== undefined;
+  const bearer = typeof h.authorization === 'string' && /^Bearer\s+/i.test(h.authorization) ? h.authorization.replace(/^Bearer\s+/i, '') : undefined;
+  const token = (typeof h['x-accesstoken'] === 'string' ? h['x-accesstoken'] : undefined) ?? bearer;
+  if ((mode === 'app' || mode === 'appOrToken') && (hasAppHeaders || mode === 'app')) {
+    return ctx.auth.authenticateApp(h['x-apptenant'], h['x-appid'], h['x-appsecret'], h['x-appuser']);
+  }
+  if (token) return ctx.auth.verifyAccessToken(token);
+  throw unauthorized();
+}
+
+export type { FastifyReply, FastifyRequest };

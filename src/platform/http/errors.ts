@@ -1,0 +1,68 @@
+// Maps every failure (ours, Fastify's, PostgreSQL's) to a problem+json answer; nothing escapes as a bare 500.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type FieldError, HttpProblem, titleFor, typeFor } from './problem.ts';
+
+interface PgError extends Error {
+  code?: string;
+  detail?: string;
+  constraint?: string;
+  column?: string;
+}
+
+const PG_BAD_INPUT = new Set(['22P02', '22007', '22008', '22003', '22001', '22023', '22004', '22018', '2201E', '22012']);
+
+export function toProblem(error: unknown, request: FastifyRequest, timeoutAdvice?: string): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  const err = error as FastifyError & PgError;
+  if (Array.isArray(err.validation)) {
+    const where = err.validationContext ?? 'body';
+    const errors: FieldError[] = err.validation.map((v) => {
+      const params = (v.params ?? {}) as Record<string, unknown>;
+      let path = `/${where}${v.instancePath ?? ''}`;
+      if (typeof params.missingProperty === 'string') path += `/${params.missingProperty}`;
+      if (typeof params.additionalProperty === 'string') path += `/${params.additionalProperty}`;
+      let message = v.message ?? 'is invalid';
+      if (typeof params.additionalProperty === 'string') message = `unknown property ${params.additionalProperty}`;
+      if (Array.isArray(params.allowedValues)) message += `: ${params.allowedValues.join(', ')}`;
+      return { path, message };
+    });
+    return new HttpProblem(400, `The request ${where} is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+  }
+  if (typeof err.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code) && !err.code.startsWith('FST')) {
+    if (err.code === '57014') {
+      return new HttpProblem(504, timeoutAdvice ?? 'The request did not finish within the execution time limit and was cancelled.');
+    }
+    if (PG_BAD_INPUT.has(err.code)) return new HttpProblem(400, `Invalid value: ${err.message}`);
+    if (err.code === '23505') return new HttpProblem(409, `Conflict with an existing record${err.constraint ? ` (${err.constraint})` : ''}.`);
+    if (err.code === '23503') return new HttpProblem(422, `A referenced record does not exist${err.detail ? `: ${err.detail}` : ''}.`);
+    if (err.code === '23502') return new HttpProblem(400, `A required value is missing${err.column ? `: ${err.column}` : ''}.`);
+    if (err.code === '23514') return new HttpProblem(400, `A value is not allowed${err.constraint ? ` (${err.constraint})` : ''}.`);
+    if (err.code === '40001' || err.code === '40P01') return new HttpProblem(409, 'A concurrent change conflicted with this request; retry it.');
+    if (err.code === '53300') return new HttpProblem(503, 'The database is busy; retry shortly.', { headers: { 'retry-after': '1' } });
+  }
+  const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    const detail = err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'The request body is larger than the limit.' : err.message;
+    return new HttpProblem(status, detail);
+  }
+  request.log.error({ err }, 'unhandled error');
+  return new HttpProblem(500, 'An unexpected error occurred; it has been logged with this traceId.');
+}
+
+export function problemBody(problem: HttpProblem, request: FastifyRequest): Record<string, unknown> {
+  return {
+    type: typeFor(problem.status),
+    title: titleFor(problem.status),
+    status: problem.status,
+    detail: problem.message,
+    instance: request.url.split('?')[0],
+    traceId: String(request.id),
+    ...(problem.errors ? { errors: problem.errors } : {}),
+    ...problem.extra,
+  };
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: HttpProblem): FastifyReply {
+  for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
+  return reply.code(problem.status).type('application/problem+json').send(problemBody(problem, request));
+}

@@ -1,0 +1,60 @@
+// Background jobs and cron schedules on pg-boss, in the same database. Surfaces declare their
+// queues here; a process with ATRIUM_ROLE=api only sends, one with worker or all also works them.
+import { PgBoss } from 'pg-boss';
+import type { DatabaseHandle } from '../db/database.ts';
+
+export interface QueueDefinition<T extends object = object> {
+  name: string;
+  /** Five-field cron (UTC) when the queue runs on a schedule. */
+  cron?: string;
+  batchSize?: number;
+  pollingIntervalSeconds?: number;
+  work: (jobs: { id: string; data: T }[]) => Promise<void>;
+}
+
+export const PGBOSS_SCHEMA = 'pgboss';
+
+export class Jobs {
+  readonly boss: PgBoss;
+  readonly #queues: QueueDefinition<any>[] = [];
+  #started = false;
+
+  constructor(db: DatabaseHandle, opts: { onError?: (err: Error) => void } = {}) {
+    this.boss = new PgBoss({
+      connectionString: db.connectionString,
+      schema: PGBOSS_SCHEMA,
+      max: 4,
+      application_name: 'atrium-jobs',
+      useListenNotify: true,
+    });
+    this.boss.on('error', (err: Error) => opts.onError?.(err));
+  }
+
+  define<T extends object>(queue: QueueDefinition<T>): void {
+    this.#queues.push(queue);
+  }
+
+  /** Installs pg-boss's schema if needed; with `work`, starts the workers and schedules. */
+  async start({ work }: { work: boolean }): Promise<void> {
+    await this.boss.start();
+    this.#started = true;
+    for (const q of this.#queues) {
+      await this.boss.createQueue(q.name).catch(() => {});
+      if (!work) continue;
+      if (q.cron) await this.boss.schedule(q.name, q.cron, {}, { tz: 'UTC' });
+      await this.boss.work(q.name, { batchSize: q.batchSize ?? 20, pollingIntervalSeconds: q.pollingIntervalSeconds ?? 1 }, async (jobs) => {
+        await q.work(jobs.map((j) => ({ id: j.id, data: j.data as any })));
+      });
+    }
+  }
+
+  async send(name: string, data: object, options?: Parameters<PgBoss['send']>[2]): Promise<string | null> {
+    return this.boss.send(name, data, options);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#started) return;
+    this.#started = false;
+    await this.boss.stop({ graceful: true, timeout: 10_000 });
+  }
+}

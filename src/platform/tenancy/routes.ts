@@ -1,0 +1,106 @@
+// The operator API under /admin: tenants, apps and users. Registered only when ATRIUM_ADMIN_TOKEN is
+// set, and every call needs `Authorization: Bearer <that token>`.
+import { Type } from 'typebox';
+import type { AppContext } from '../context.ts';
+import type { App } from '../http/app.ts';
+import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp } from './service.ts';
+
+const Uuid = Type.String({ format: 'uuid' });
+const TenantCredentials = Type.Object({
+  tenantId: Uuid,
+  appId: Type.String(),
+  appSecret: Type.String(),
+  userId: Uuid,
+  username: Type.String(),
+  password: Type.String(),
+  companyId: Uuid,
+  companyCode: Type.String(),
+  divisionId: Uuid,
+  departmentId: Uuid,
+  departmentExternalId: Type.String(),
+  typologyGroupId: Uuid,
+  typologyId: Uuid,
+  typologyExternalId: Type.String(),
+});
+const AppCredentials = Type.Object({ tenantId: Uuid, appId: Type.String(), appSecret: Type.String(), roles: Type.Array(Type.String()) });
+const TenantParams = Type.Object({ tenantId: Uuid });
+const AppParams = Type.Object({ tenantId: Uuid, appId: Type.String() });
+const tags = ['Operator'];
+
+export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
+  const config = { auth: 'admin' as const };
+  app.post(
+    '/admin/tenants',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create a tenant with its first company, roles, Administrator user and app',
+        body: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 200 }),
+          demoData: Type.Optional(Type.Boolean({ default: false })),
+          scale: Type.Optional(Type.Number({ minimum: 0.01, maximum: 100, default: 1 })),
+        }),
+        response: { 201: TenantCredentials },
+      },
+    },
+    async (request, reply) => {
+      const { name, demoData, scale } = request.body;
+      const created = await createTenant(ctx, { name, demoData, scale, log: (line) => request.log.info(line) });
+      return reply.code(201).send(created);
+    },
+  );
+  app.get(
+    '/admin/tenants',
+    { config, schema: { tags, response: { 200: Type.Array(Type.Object({ id: Uuid, name: Type.String(), createdOnUtc: Type.String({ format: 'date-time' }) })) } } },
+    async () => (await listTenants(ctx)).map((t) => ({ ...t, createdOnUtc: t.createdOnUtc.toISOString() })),
+  );
+  app.post(
+    '/admin/tenants/:tenantId/apps',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create an API app; its secret is shown once',
+        params: TenantParams,
+        body: Type.Object({ name: Type.String({ minLength: 1 }), roles: Type.Optional(Type.Array(Type.String())) }),
+        response: { 201: AppCredentials },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await createApp(ctx, request.params.tenantId, { name: request.body.name, roles: request.body.roles ?? [] })),
+  );
+  app.post(
+    '/admin/tenants/:tenantId/apps/:appId/rotate',
+    { config, schema: { tags, summary: 'Replace the secret of an app', params: AppParams, response: { 200: AppCredentials } } },
+    async (request) => rotateApp(ctx, request.params.tenantId, request.params.appId),
+  );
+  app.delete(
+    '/admin/tenants/:tenantId/apps/:appId',
+    {
+      config,
+      schema: { tags, summary: 'Revoke an app', params: AppParams, response: { 200: Type.Object({ tenantId: Uuid, appId: Type.String(), revoked: Type.Boolean() }) } },
+    },
+    async (request) => revokeApp(ctx, request.params.tenantId, request.params.appId),
+  );
+  app.post(
+    '/admin/tenants/:tenantId/users',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create a user who can log in with a password',
+        params: TenantParams,
+        body: Type.Object({
+          userName: Type.String({ minLength: 1, maxLength: 200 }),
+          password: Type.Optional(Type.String({ minLength: 8 })),
+          name: Type.Optional(Type.String()),
+          email: Type.Optional(Type.String()),
+          roles: Type.Optional(Type.Array(Type.String())),
+        }),
+        response: { 201: Type.Object({ tenantId: Uuid, userId: Uuid, username: Type.String(), password: Type.String(), roles: Type.Array(Type.String()) }) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createUser(ctx, request.params.tenantId, request.body)),
+  );
+}

@@ -1,0 +1,292 @@
+// Tenants, their API apps and users: what the operator CLI and /admin routes do. A new tenant gets
+// everything it needs to start (company, division, department, typology, user types, roles, an
+// Administrator user and an Administrator app) in one transaction, under the tenant's own RLS binding.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { createTenantDefaults, type TenantDefaults } from '../../domain/bootstrap.ts';
+import { generateDemoData } from '../../domain/demo-data.ts';
+import { hashSecret, randomToken } from '../auth/hashing.ts';
+import { ADMINISTRATOR, BUILT_IN_ROLES } from '../auth/roles.ts';
+import type { AppContext } from '../context.ts';
+import type { Trx } from '../db/database.ts';
+import { appendEvent } from '../events/outbox.ts';
+import { HttpProblem } from '../http/problem.ts';
+
+export interface TenantCredentials {
+  tenantId: string;
+  appId: string;
+  appSecret: string;
+  userId: string;
+  username: string;
+  password: string;
+  companyId: string;
+  companyCode: string;
+  divisionId: string;
+  departmentId: string;
+  departmentExternalId: string;
+  typologyGroupId: string;
+  typologyId: string;
+  typologyExternalId: string;
+}
+
+export interface CreateTenantOptions {
+  name: string;
+  demoData?: boolean;
+  scale?: number;
+  seed?: number;
+  log?: (line: string) => void;
+}
+
+export async function createTenant(ctx: AppContext, opts: CreateTenantOptions): Promise<TenantCredentials> {
+  const tenantId = randomUUID();
+  const password = randomToken(12);
+  const passwordHash = await hashSecret(password);
+  const appSecret = randomToken(32);
+  const appSecretHash = await hashSecret(appSecret);
+  const appKey = newAppKey();
+  const { defaults, userId } = await ctx.db.withTenant(tenantId, async (trx) => {
+    await trx.insertInto('tenants').values({ id: tenantId, name: opts.name }).execute();
+    await trx
+      .insertInto('roles')
+      .values(BUILT_IN_ROLES.map((r) => ({ tenant_id: tenantId, name: r.name, description: r.description })))
+      .execute();
+    const defaults = await createTenantDefaults(trx, tenantId, opts.name);
+    const user = await insertUser(trx, tenantId, defaults, { userName: 'admin', name: 'Administrator', passwordHash, email: null });
+    await assignRoles(trx, tenantId, user, [ADMINISTRATOR], null);
+    const app = await trx
+      .insertInto('apps')
+      .values({ tenant_id: tenantId, app_id: appKey, name: 'Administrator app', secret_hash: appSecretHash })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await setAppRoles(trx, tenantId, app.id, [ADMINISTRATOR]);
+    return { defaults, userId: user };
+  });
+  if (opts.demoData) {
+    const client = await ctx.db.pool.connect();
+    try {
+      await client.query('begin');
+      await generateDemoData(client, tenantId, defaults, { scale: opts.scale ?? 1, seed: opts.seed, log: opts.log });
+      await client.query('commit');
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+  return {
+    tenantId,
+    appId: appKey,
+    appSecret,
+    userId,
+    username: 'admin',
+    password,
+    companyId: defaults.companyId,
+    companyCode: defaults.companyCode,
+    divisionId: defaults.divisionId,
+    departmentId: defaults.departmentId,
+    departmentExternalId: defaults.departmentExternalId,
+    typologyGroupId: defaults.typologyGroupId,
+    typologyId: defaults.typologyId,
+    typologyExternalId: defaults.typologyExternalId,
+  };
+}
+
+const newAppKey = (): string => `app_${randomToken(12)}`;
+
+async function roleIds(trx: Trx, names: string[]): Promise<{ id: string; name: string }[]> {
+  if (names.length === 0) return [];
+  const rows = await trx.selectFrom('roles').select(['id', 'name']).where('name', 'in', names).execute();
+  const missing = names.filter((n) => !rows.some((r) => r.name === n));
+  if (missing.length) throw new HttpProblem(422, `Unknown role(s): ${missing.join(', ')}.`);
+  return rows;
+}
+
+async function setAppRoles(trx: Trx, tenantId: string, appId: string, names: string[]): Promise<void> {
+  const roles = await roleIds(trx, names);
+  if (roles.length) {
+    await trx
+      .insertInto('app_roles')
+      .values(roles.map((r) => ({ tenant_id: tenantId, app_id: appId, role_id: r.id })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+}
+
+/** Assigns roles to a user; each new assignment emits UserRoleAdded. */
+export async function assignRoles(trx: Trx, tenantId: string, userId: string, names: string[], actorId: string | null): Promise<void> {
+  for (const role of await roleIds(trx, names)) {
+    const added = await trx
+      .insertInto('user_roles')
+      .values({ tenant_id: tenantId, user_id: userId, role_id: role.id })
+      .onConflict((oc) => oc.doNothing())
+      .returning('role_id')
+      .executeTakeFirst();
+    if (added) {
+      await appendEvent(trx, {
+        tenantId,
+        actionType: 'UserRoleAdded',
+        documentType: 'User',
+        documentId: userId,
+        userId: actorId,
+        detail: { RoleId: role.id, RoleName: role.name },
+      });
+    }
+  }
+}
+
+/** Removes roles from a user; each removed assignment emits UserRoleRemoved. */
+export async function removeRoles(trx: Trx, tenantId: string, userId: string, names: string[], actorId: string | null): Promise<void> {
+  for (const role of await roleIds(trx, names)) {
+    const removed = await trx
+      .deleteFrom('user_roles')
+      .where('user_id', '=', userId)
+      .where('role_id', '=', role.id)
+      .returning('role_id')
+      .executeTakeFirst();
+    if (removed) {
+      await appendEvent(trx, {
+        tenantId,
+        actionType: 'UserRoleRemoved',
+        documentType: 'User',
+        documentId: userId,
+        userId: actorId,
+        detail: { RoleId: role.id, RoleName: role.name },
+      });
+    }
+  }
+}
+
+async function insertUser(
+  trx: Trx,
+  tenantId: string,
+  defaults: Pick<TenantDefaults, 'companyId' | 'departmentId' | 'typologyId' | 'userTypeIds'>,
+  u: { userName: string; name: string | null; passwordHash: string | null; email: string | null },
+): Promise<string> {
+  const row = await trx
+    .insertInto('users')
+    .values({
+      tenant_id: tenantId,
+      user_name: u.userName,
+      name: u.name,
+      email: u.email,
+      password_hash: u.passwordHash,
+      is_active: true,
+      company_id: defaults.companyId,
+      department_id: defaults.departmentId,
+      typology_id: defaults.typologyId,
+      user_type_id: defaults.userTypeIds.regular,
+      timesheet_required: true,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await appendEvent(trx, {
+    tenantId,
+    actionType: 'Created',
+    documentType: 'User',
+    documentId: row.id,
+    detail: { UserName: u.userName, Name: u.name, Mail: u.email, IsActive: true },
+  });
+  return row.id as string;
+}
+
+async function requireTenant(trx: Trx): Promise<void> {
+  const t = await trx.selectFrom('tenants').select('id').executeTakeFirst();
+  if (!t) throw new HttpProblem(404, 'Tenant not found.');
+}
+
+export interface AppCredentials {
+  tenantId: string;
+  appId: string;
+  appSecret: string;
+  roles: string[];
+}
+
+export async function createApp(ctx: AppContext, tenantId: string, opts: { name: string; roles: string[] }): Promise<AppCredentials> {
+  const appSecret = randomToken(32);
+  const secretHash = await hashSecret(appSecret);
+  const appKey = newAppKey();
+  await ctx.db.withTenant(tenantId, async (trx) => {
+    await requireTenant(trx);
+    const app = await trx
+      .insertInto('apps')
+      .values({ tenant_id: tenantId, app_id: appKey, name: opts.name, secret_hash: secretHash })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await setAppRoles(trx, tenantId, app.id, opts.roles);
+  });
+  return { tenantId, appId: appKey, appSecret, roles: opts.roles };
+}
+
+export async function rotateApp(ctx: AppContext, tenantId: string, appKey: string): Promise<AppCredentials> {
+  const appSecret = randomToken(32);
+  const secretHash = await hashSecret(appSecret);
+  const roles = await ctx.db.withTenant(tenantId, async (trx) => {
+    const app = await trx
+      .updateTable('apps')
+      .set({ secret_hash: secretHash, rotated_on_utc: new Date() })
+      .where('app_id', '=', appKey)
+      .where('revoked_on_utc', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!app) throw new HttpProblem(404, `No active app ${appKey} in this tenant.`);
+    const rows = await trx.selectFrom('app_roles').innerJoin('roles', 'roles.id', 'app_roles.role_id').select('roles.name').where('app_id', '=', app.id).execute();
+    return rows.map((r) => r.name);
+  });
+  ctx.auth.invalidateCaches();
+  return { tenantId, appId: appKey, appSecret, roles };
+}
+
+export async function revokeApp(ctx: AppContext, tenantId: string, appKey: string): Promise<{ tenantId: string; appId: string; revoked: true }> {
+  await ctx.db.withTenant(tenantId, async (trx) => {
+    const app = await trx
+      .updateTable('apps')
+      .set({ revoked_on_utc: new Date() })
+      .where('app_id', '=', appKey)
+      .where('revoked_on_utc', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!app) throw new HttpProblem(404, `No active app ${appKey} in this tenant.`);
+  });
+  ctx.auth.invalidateCaches();
+  return { tenantId, appId: appKey, revoked: true };
+}
+
+export interface NewUser {
+  userName: string;
+  password?: string;
+  name?: string | null;
+  email?: string | null;
+  roles?: string[];
+}
+
+export async function createUser(ctx: AppContext, tenantId: string, u: NewUser): Promise<{ tenantId: string; userId: string; username: string; password: string; roles: string[] }> {
+  const password = u.password ?? randomToken(12);
+  const passwordHash = await hashSecret(password);
+  const userId = await ctx.db.withTenant(tenantId, async (trx) => {
+    await requireTenant(trx);
+    const taken = await trx.selectFrom('users').select('id').where(sql`lower(user_name)`, '=', u.userName.toLowerCase()).executeTakeFirst();
+    if (taken) throw new HttpProblem(409, `A user named ${u.userName} already exists.`);
+    const defaults = await firstOrgUnit(trx);
+    const id = await insertUser(trx, tenantId, defaults, { userName: u.userName, name: u.name ?? null, email: u.email ?? null, passwordHash });
+    await assignRoles(trx, tenantId, id, u.roles ?? [], null);
+    return id;
+  });
+  ctx.auth.invalidateCaches();
+  return { tenantId, userId, username: u.userName, password, roles: u.roles ?? [] };
+}
+
+/** The tenant's first company, department, typology and the Regular user type: where a new user lands by default. */
+async function firstOrgUnit(trx: Trx): Promise<Pick<TenantDefaults, 'companyId' | 'departmentId' | 'typologyId' | 'userTypeIds'>> {
+  const dep = await trx.selectFrom('departments').select(['id', 'company_id']).orderBy('created_on_utc').limit(1).executeTakeFirst();
+  const typ = await trx.selectFrom('typologies').select('id').orderBy('created_on_utc').limit(1).executeTakeFirst();
+  const types = await trx.selectFrom('user_types').select(['id', 'name']).execute();
+  const regular = types.find((t) => t.name === 'Regular/Permanent')?.id ?? types[0]?.id ?? null;
+  const temporary = types.find((t) => t.name === 'Temporary')?.id ?? regular;
+  return { companyId: dep?.company_id, departmentId: dep?.id, typologyId: typ?.id, userTypeIds: { regular, temporary } };
+}
+
+export async function listTenants(ctx: AppContext): Promise<{ id: string; name: string; createdOnUtc: Date }[]> {
+  const rows = await ctx.db.asOwner((trx) => trx.selectFrom('tenants').select(['id', 'name', 'created_on_utc']).orderBy('created_on_utc').execute());
+  return rows.map((r) => ({ id: r.id, name: r.name, createdOnUtc: r.created_on_utc }));
+}

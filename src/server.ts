@@ -1,0 +1,176 @@
+// Process runtime: opens the database (embedded PostgreSQL unless DATABASE_URL), migrates, builds the
+// context, registers every surface, starts HTTP and/or workers, and shuts all of it down in order.
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type Config, decodeSecretKey } from './config.ts';
+import { integrationRoutes } from './integration/routes.ts';
+import { SecretBox } from './platform/auth/hashing.ts';
+import { authRoutes } from './platform/auth/routes.ts';
+import { AuthService } from './platform/auth/service.ts';
+import type { AppContext } from './platform/context.ts';
+import { DatabaseHandle } from './platform/db/database.ts';
+import { startEmbeddedPostgres } from './platform/db/embedded-postgres.ts';
+import { migrateToLatest } from './platform/db/migrate.ts';
+import { type App, buildApp } from './platform/http/app.ts';
+import { healthRoutes } from './platform/http/health.ts';
+import { Jobs } from './platform/jobs/jobs.ts';
+import { defineMaintenance } from './platform/jobs/maintenance.ts';
+import { adminRoutes } from './platform/tenancy/routes.ts';
+import { createTenant, type TenantCredentials } from './platform/tenancy/service.ts';
+
+export type Log = (line: string) => void;
+
+export interface OpenedDatabase {
+  connectionString: string;
+  /** Stops the embedded cluster when this process started it; a no-op otherwise. */
+  stop: () => Promise<void>;
+  embedded: boolean;
+}
+
+const DATABASE_NAME = 'atrium';
+
+/** DATABASE_URL, or the embedded cluster under DATA_DIR/pg (reused when a live process already runs it). */
+export async function openDatabase(config: Config, log: Log): Promise<OpenedDatabase> {
+  if (config.databaseUrl) return { connectionString: config.databaseUrl, stop: async () => {}, embedded: false };
+  await mkdir(config.dataDir, { recursive: true });
+  const ownerFile = path.join(config.dataDir, 'embedded-postgres.json');
+  const owner = existsSync(ownerFile) ? (JSON.parse(await readFile(ownerFile, 'utf8')) as { pid: number; connectionString: string }) : null;
+  if (owner && owner.pid !== process.pid && isAlive(owner.pid)) {
+    log(`Using the embedded PostgreSQL of running Atrium process ${owner.pid}.`);
+    return { connectionString: owner.connectionString, stop: async () => {}, embedded: true };
+  }
+  const handle = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pg'), log });
+  const admin = new pg.Client({ connectionString: handle.connectionString });
+  await admin.connect();
+  try {
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [DATABASE_NAME]);
+    if (exists.rowCount === 0) await admin.query(`create database ${DATABASE_NAME}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(handle.connectionString);
+  url.pathname = `/${DATABASE_NAME}`;
+  const connectionString = url.toString();
+  await writeFile(ownerFile, JSON.stringify({ pid: process.pid, connectionString }), { mode: 0o600 });
+  return { connectionString, stop: () => handle.stop(), embedded: true };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** ATRIUM_SECRET_KEY, or one generated into DATA_DIR/secret.key on the first start. */
+export async function loadSecretKey(config: Config, log: Log): Promise<Buffer> {
+  if (config.secretKey) return decodeSecretKey(config.secretKey);
+  const file = path.join(config.dataDir, 'secret.key');
+  if (existsSync(file)) return decodeSecretKey((await readFile(file, 'utf8')).trim());
+  await mkdir(config.dataDir, { recursive: true });
+  const key = randomBytes(32).toString('hex');
+  await writeFile(file, `${key}\n`, { mode: 0o600 });
+  log(`Generated ATRIUM_SECRET_KEY into ${file}; back it up, or set ATRIUM_SECRET_KEY for every process sharing this database.`);
+  return decodeSecretKey(key);
+}
+
+export function createContext(config: Config, db: DatabaseHandle, key: Buffer): AppContext {
+  const box = new SecretBox(key);
+  const auth = new AuthService(db, box, config);
+  return { config, db, box, auth };
+}
+
+/** Every surface's routes; a new surface adds one line here. */
+export async function registerSurfaces(app: App, ctx: AppContext): Promise<void> {
+  await healthRoutes(app, ctx);
+  await authRoutes(app, ctx);
+  await integrationRoutes(app, ctx);
+  if (ctx.config.adminToken) await adminRoutes(app, ctx);
+}
+
+export function defineQueues(jobs: Jobs, ctx: AppContext): void {
+  defineMaintenance(jobs, ctx.db);
+}
+
+export interface Runtime {
+  ctx: AppContext;
+  app: App | null;
+  jobs: Jobs;
+  address: string | null;
+  close: () => Promise<void>;
+}
+
+export async function startServer(config: Config, log: Log): Promise<Runtime> {
+  const opened = await openDatabase(config, log);
+  const db = new DatabaseHandle(opened.connectionString);
+  let jobs: Jobs | null = null;
+  let app: App | null = null;
+  try {
+    const applied = await migrateToLatest(db.kysely);
+    if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
+    const ctx = createContext(config, db, await loadSecretKey(config, log));
+    jobs = new Jobs(db, { onError: (err) => log(`jobs: ${err.message}`) });
+    defineQueues(jobs, ctx);
+    await jobs.start({ work: config.role !== 'api' });
+    if (opened.embedded && config.role !== 'worker') await ensureDemoTenant(ctx, config, log);
+    let address: string | null = null;
+    if (config.role !== 'worker') {
+      app = await buildApp(ctx, (a) => registerSurfaces(a, ctx));
+      address = await app.listen({ port: config.port, host: config.host });
+    }
+    const runningJobs = jobs;
+    const runningApp = app;
+    let closing: Promise<void> | null = null;
+    const close = () => {
+      closing ??= (async () => {
+        if (runningApp) await runningApp.close();
+        await runningJobs.stop();
+        await db.close();
+        await opened.stop();
+      })();
+      return closing;
+    };
+    return { ctx, app, jobs, address, close };
+  } catch (err) {
+    await app?.close().catch(() => {});
+    await jobs?.stop().catch(() => {});
+    await db.close().catch(() => {});
+    await opened.stop().catch(() => {});
+    throw err;
+  }
+}
+
+/** First start on an empty data dir: a "Demo Agency" tenant with demo data; later starts reuse it. */
+async function ensureDemoTenant(ctx: AppContext, config: Config, log: Log): Promise<void> {
+  const file = path.join(config.dataDir, 'demo-credentials.json');
+  let creds: TenantCredentials;
+  if (existsSync(file)) {
+    creds = JSON.parse(await readFile(file, 'utf8'));
+  } else {
+    log('Creating the "Demo Agency" tenant with demo data (first start)...');
+    creds = await createTenant(ctx, { name: 'Demo Agency', demoData: true, scale: 1, seed: 1, log });
+    await writeFile(file, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
+    await chmod(file, 0o600);
+  }
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  log(
+    [
+      `Demo tenant credentials (also in ${file}):`,
+      `  X-AppTenant: ${creds.tenantId}`,
+      `  X-AppId:     ${creds.appId}`,
+      `  X-AppSecret: ${creds.appSecret}`,
+      `  Administrator login: ${creds.username} / ${creds.password}`,
+      'Try:',
+      `  curl -s -X POST ${base}/api/v3/analytics/named-query/DE-Jobs/dynamic-execute \\`,
+      `    -H 'Content-Type: application/json' -H 'X-AppTenant: ${creds.tenantId}' \\`,
+      `    -H 'X-AppId: ${creds.appId}' -H 'X-AppSecret: ${creds.appSecret}' \\`,
+      `    -d '{"queryBuilder":{"skip":0,"take":5}}'`,
+      `API reference: ${base}/docs`,
+    ].join('\n'),
+  );
+}

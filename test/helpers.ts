@@ -1,0 +1,110 @@
+// Test helpers: a database of one's own cloned from the migrated template, a real server on a
+// loopback port, and tenants created through the operator API.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import type { TenantCredentials } from '../src/platform/tenancy/service.ts';
+import { type Runtime, startServer } from '../src/server.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+function pgBaseUrl(): string {
+  const url = process.env.ATRIUM_TEST_PG_URL;
+  if (!url) throw new Error('Run tests with `npm test` (test/run.ts starts PostgreSQL and sets ATRIUM_TEST_PG_URL).');
+  return url;
+}
+
+export async function createTestDatabase(): Promise<{ connectionString: string; drop: () => Promise<void> }> {
+  const base = pgBaseUrl();
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name} template ${process.env.ATRIUM_TEST_TEMPLATE ?? 'atrium_template'}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    connectionString: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestServer {
+  baseUrl: string;
+  runtime: Runtime;
+  databaseUrl: string;
+  close: () => Promise<void>;
+  /** fetch against the server; `json` is serialised with Content-Type application/json. */
+  request: (method: string, path: string, opts?: { headers?: Record<string, string>; json?: unknown; body?: string | Buffer }) => Promise<TestResponse>;
+  createTenant: (name?: string, opts?: { demoData?: boolean; scale?: number }) => Promise<TenantCredentials>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected dynamically
+  body: any;
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    DATABASE_URL: database.connectionString,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ATRIUM_ADMIN_TOKEN: ADMIN_TOKEN,
+    ATRIUM_SECRET_KEY: randomBytes(32).toString('hex'),
+    ATRIUM_RATE_LIMIT_PER_MINUTE: '0',
+    DATA_DIR: `${process.env.TMPDIR ?? '/tmp'}/atrium-test-data-${database.connectionString.split('/').pop()}`,
+    ...env,
+  });
+  const runtime = await startServer(config, () => {});
+  const baseUrl = runtime.address ?? '';
+  const request: TestServer['request'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    let body: string | Buffer | undefined = opts.body;
+    if (opts.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(opts.json);
+    }
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, text, body: parsed };
+  };
+  return {
+    baseUrl,
+    runtime,
+    databaseUrl: database.connectionString,
+    request,
+    close: async () => {
+      await runtime.close();
+      await database.drop();
+    },
+    createTenant: async (name = 'Test Agency', opts = {}) => {
+      const res = await request('POST', '/admin/tenants', {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        json: { name, demoData: opts.demoData ?? false, scale: opts.scale ?? 1 },
+      });
+      if (res.status !== 201) throw new Error(`createTenant failed: ${res.status} ${res.text}`);
+      return res.body as TenantCredentials;
+    },
+  };
+}
+
+export const appHeaders = (t: Pick<TenantCredentials, 'tenantId' | 'appId' | 'appSecret'>): Record<string, string> => ({
+  'x-apptenant': t.tenantId,
+  'x-appid': t.appId,
+  'x-appsecret': t.appSecret,
+});

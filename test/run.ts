@@ -1,0 +1,53 @@
+// `npm test`: starts one embedded PostgreSQL for the whole run, migrates a template database once,
+// then runs every *.test.ts with node's test runner; each test file clones its own database from
+// the template (test/helpers.ts), so files run in parallel without sharing rows.
+import { spawn } from 'node:child_process';
+import { globSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { DatabaseHandle } from '../src/platform/db/database.ts';
+import { startEmbeddedPostgres } from '../src/platform/db/embedded-postgres.ts';
+import { migrateToLatest } from '../src/platform/db/migrate.ts';
+import { Jobs } from '../src/platform/jobs/jobs.ts';
+
+export const TEMPLATE_DB = 'atrium_template';
+
+const root = path.resolve(import.meta.dirname, '..');
+const patterns = process.argv.slice(2);
+const files = (patterns.length ? patterns : ['src/**/*.test.ts', 'test/**/*.test.ts']).flatMap((p) => globSync(p, { cwd: root })).sort();
+
+const started = Date.now();
+const dir = await mkdtemp(path.join(os.tmpdir(), 'atrium-test-'));
+const cluster = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), fast: true, log: () => {} });
+let code = 1;
+try {
+  const admin = new pg.Client({ connectionString: cluster.connectionString });
+  await admin.connect();
+  await admin.query(`drop database if exists ${TEMPLATE_DB}`);
+  await admin.query(`create database ${TEMPLATE_DB}`);
+  await admin.end();
+  const templateUrl = new URL(cluster.connectionString);
+  templateUrl.pathname = `/${TEMPLATE_DB}`;
+  const db = new DatabaseHandle(templateUrl.toString(), 2);
+  await migrateToLatest(db.kysely);
+  // pg-boss installs its schema on first start; doing it here once makes every clone ready.
+  const jobs = new Jobs(db);
+  await jobs.start({ work: false });
+  await jobs.stop();
+  await db.close();
+  process.stdout.write(`test database template ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} test files\n`);
+  code = await new Promise<number>((resolve) => {
+    const child = spawn(process.execPath, ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '3'}`, '--test-timeout=300000', ...files], {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, ATRIUM_TEST_PG_URL: cluster.connectionString, ATRIUM_TEST_TEMPLATE: TEMPLATE_DB },
+    });
+    child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+  });
+} finally {
+  await cluster.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+process.exit(code);
