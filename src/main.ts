@@ -67,7 +67,12 @@ async function main(argv: string[]): Promise<number> {
         const scale = values.scale === undefined ? 1 : Number(values.scale);
         if (!Number.isFinite(scale) || scale <= 0) throw new UsageError('--scale must be a positive number');
         const creds = await createTenant(ctx, { name: need(values.name, 'name'), demoData: values.demo, scale, log: err });
-        print(creds, Object.entries(creds).map(([k, v]) => `${k}: ${v}`).join('\n'));
+        print(
+          creds,
+          Object.entries(creds)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('\n'),
+        );
         return 0;
       }
       case 'tenants list': {

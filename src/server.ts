@@ -1,9 +1,10 @@
 // Process runtime: opens the database (embedded PostgreSQL unless DATABASE_URL), migrates, builds the
 // context, registers every surface, starts HTTP and/or workers, and shuts all of it down in order.
+
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { type Config, decodeSecretKey } from './config.ts';
 import { integrationRoutes } from './integration/routes.ts';

@@ -90,7 +90,7 @@ describe('access tokens', () => {
     assert.equal(res.body.expiresIn, 3600);
     assert.equal(res.body.UserId, null);
     const token = res.body.accessToken;
-    for (const headers of [{ 'x-accesstoken': token }, { authorization: `Bearer ${token}` }]) {
+    for (const headers of [{ 'x-accesstoken': token }, { authorization: `Bearer ${token}` }] as Record<string, string>[]) {
       const me = await server.request('GET', '/api/v3/whoami', { headers });
       assert.equal(me.status, 200);
       assert.equal(me.body.tenantId, tenant.tenantId);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,6 +56,7 @@ const get = async (p: string, headers: Record<string, string> = {}) => {
 
 before(async () => {
   dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-embedded-'));
+  await chmod(dataDir, 0o755);
   port = await freePort();
 });
 after(() => rm(dataDir, { recursive: true, force: true }));

@@ -51,7 +51,6 @@ export interface TestResponse {
   status: number;
   headers: Headers;
   text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected dynamically
   body: any;
 }
 
@@ -77,7 +76,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       headers['content-type'] ??= 'application/json';
       body = JSON.stringify(opts.json);
     }
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, body: body as BodyInit | undefined });
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);

@@ -35,7 +35,10 @@ describe('errors are problem+json', () => {
     const res = await server.request('GET', '/api/usertypes/name', { headers: appHeaders(tenant) });
     assert.equal(res.status, 400);
     isProblem(res, 400);
-    assert.ok(res.body.errors.some((e: { path: string }) => e.path === '/querystring/name'), JSON.stringify(res.body.errors));
+    assert.ok(
+      res.body.errors.some((e: { path: string }) => e.path === '/querystring/name'),
+      JSON.stringify(res.body.errors),
+    );
   });
 
   test('400 for malformed JSON, 415 for another media type, 413 over the body limit', async () => {
@@ -66,14 +69,36 @@ describe('operator surface', () => {
   });
 
   test('tenant creation answers every documented field', () => {
-    for (const k of ['tenantId', 'appId', 'appSecret', 'userId', 'username', 'password', 'companyId', 'companyCode', 'divisionId', 'departmentId', 'departmentExternalId', 'typologyGroupId', 'typologyId', 'typologyExternalId']) {
+    for (const k of [
+      'tenantId',
+      'appId',
+      'appSecret',
+      'userId',
+      'username',
+      'password',
+      'companyId',
+      'companyCode',
+      'divisionId',
+      'departmentId',
+      'departmentExternalId',
+      'typologyGroupId',
+      'typologyId',
+      'typologyExternalId',
+    ]) {
       assert.ok(typeof (tenant as unknown as Record<string, unknown>)[k] === 'string' && (tenant as unknown as Record<string, string>)[k].length > 0, k);
     }
   });
 
   test('a new tenant has what it needs to start', async () => {
-    const types = await Promise.all(['Regular/Permanent', 'Temporary'].map((n) => server.request('GET', `/api/usertypes/name?name=${encodeURIComponent(n)}`, { headers: appHeaders(tenant) })));
-    assert.deepEqual(types.map((t) => t.status), [200, 200]);
+    const types = await Promise.all(
+      ['Regular/Permanent', 'Temporary'].map((n) =>
+        server.request('GET', `/api/usertypes/name?name=${encodeURIComponent(n)}`, { headers: appHeaders(tenant) }),
+      ),
+    );
+    assert.deepEqual(
+      types.map((t) => t.status),
+      [200, 200],
+    );
     const me = await server.request('GET', '/api/v3/whoami', { headers: appHeaders(tenant) });
     assert.ok(me.body.roles.includes('Administrator'));
   });
@@ -137,7 +162,10 @@ describe('limits', () => {
     const started = Date.now();
     const err = await server.runtime.ctx.db
       .withTenant(tenant.tenantId, (trx) => sql`select pg_sleep(5)`.execute(trx), { deadline: Date.now() + 300 })
-      .then(() => null, (e: { code?: string }) => e);
+      .then(
+        () => null,
+        (e: { code?: string }) => e,
+      );
     assert.equal(err?.code, '57014');
     assert.ok(Date.now() - started < 3000);
     const { toProblem } = await import('../src/platform/http/errors.ts');

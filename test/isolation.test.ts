@@ -31,9 +31,7 @@ async function withOwner<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
 const tenantTables = () =>
   withOwner(async (c) =>
     (
-      await c.query(
-        `select table_name from information_schema.columns where table_schema = 'public' and column_name = 'tenant_id' order by table_name`,
-      )
+      await c.query(`select table_name from information_schema.columns where table_schema = 'public' and column_name = 'tenant_id' order by table_name`)
     ).rows.map((r) => r.table_name as string),
   );
 
@@ -44,7 +42,10 @@ async function fingerprint(tenantId: string): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const t of tables) {
       if (t === 'events' || t === 'refresh_tokens' || t === 'idempotency_keys') continue;
-      const r = await c.query(`select count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as f from "${t}" x where tenant_id = $1`, [tenantId]);
+      const r = await c.query(
+        `select count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '') as f from "${t}" x where tenant_id = $1`,
+        [tenantId],
+      );
       out[t] = r.rows[0].f;
     }
     return out;
@@ -58,7 +59,9 @@ async function sampleOf(tenantId: string): Promise<{ ids: string[]; texts: strin
     const ids: string[] = [];
     const texts: string[] = [];
     for (const t of tables) {
-      const cols = (await c.query(`select column_name from information_schema.columns where table_schema='public' and table_name=$1`, [t])).rows.map((r) => r.column_name);
+      const cols = (await c.query(`select column_name from information_schema.columns where table_schema='public' and table_name=$1`, [t])).rows.map(
+        (r) => r.column_name,
+      );
       if (!cols.includes('id')) continue;
       const textCols = ['external_id', 'name', 'code', 'user_name'].filter((x) => cols.includes(x));
       const rows = await c.query(`select id::text ${textCols.map((x) => `, "${x}"::text`).join('')} from "${t}" where tenant_id = $1 limit 2`, [tenantId]);
@@ -139,11 +142,11 @@ test('row-level security holds even for a query without a tenant filter', async 
   assert.deepEqual([...seen.users], [a.tenantId]);
   assert.deepEqual(seen.tenants, [a.tenantId]);
   await assert.rejects(
-    ctx.db.withTenant(a.tenantId, (trx) =>
-      trx.insertInto('roles').values({ tenant_id: b.tenantId, name: 'Sneaky' }).execute(),
-    ),
+    ctx.db.withTenant(a.tenantId, (trx) => trx.insertInto('roles').values({ tenant_id: b.tenantId, name: 'Sneaky' }).execute()),
     /row-level security/,
   );
-  const changed = await ctx.db.withTenant(a.tenantId, (trx) => trx.updateTable('users').set({ name: 'Hijacked' }).where('tenant_id', '=', b.tenantId).executeTakeFirst());
+  const changed = await ctx.db.withTenant(a.tenantId, (trx) =>
+    trx.updateTable('users').set({ name: 'Hijacked' }).where('tenant_id', '=', b.tenantId).executeTakeFirst(),
+  );
   assert.equal(Number(changed.numUpdatedRows), 0);
 });

@@ -3,7 +3,7 @@
 // the template (test/helpers.ts), so files run in parallel without sharing rows.
 import { spawn } from 'node:child_process';
 import { globSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -20,6 +20,8 @@ const files = (patterns.length ? patterns : ['src/**/*.test.ts', 'test/**/*.test
 
 const started = Date.now();
 const dir = await mkdtemp(path.join(os.tmpdir(), 'atrium-test-'));
+// Readable by the OS user PostgreSQL runs as when we are root, so the cluster stays inside it.
+await chmod(dir, 0o755);
 const cluster = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), fast: true, log: () => {} });
 let code = 1;
 try {

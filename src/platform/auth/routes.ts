@@ -32,7 +32,8 @@ function readLogin(body: unknown): LoginBody | null {
   const lower = Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
   if (lower.username === undefined && lower.password === undefined) return null;
   const text = (v: unknown, name: string): string => {
-    if (typeof v !== 'string' || v === '') throw badRequest(`${name} is required and must be a string.`, [{ path: `/body/${name}`, message: 'must be a non-empty string' }]);
+    if (typeof v !== 'string' || v === '')
+      throw badRequest(`${name} is required and must be a string.`, [{ path: `/body/${name}`, message: 'must be a non-empty string' }]);
     return v;
   };
   const optionalBool = (v: unknown, name: string): boolean | undefined => {
@@ -77,8 +78,12 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
         summary: 'Obtain an access token',
         description:
           'Either send the app headers X-AppTenant, X-AppId and X-AppSecret (client credentials), or X-AppTenant with the login body {UserName, Password, Persistent, LoginAsDelegate, DelegatedUserName}.',
-        body: Type.Optional(LoginRequest),
+        body: LoginRequest,
         response: { 200: TokenResponse },
+      },
+      // Client credentials come without a body.
+      preValidation: async (request) => {
+        request.body ??= {};
       },
     },
     async (request) => {

@@ -129,7 +129,7 @@ export class AuthService {
     if (user === undefined) {
       user = await this.#db.withTenant(principal.tenantId, async (trx) => {
         const row = await trx.selectFrom('users').select(['user_name', 'is_active']).where('id', '=', userId).executeTakeFirst();
-        if (!row || !row.is_active) return null;
+        if (!row?.is_active) return null;
         return { userName: row.user_name as string, roles: await userRoles(trx, userId) };
       });
       this.#userCache.set(key, user);
@@ -166,7 +166,7 @@ export class AuthService {
         const roles = await userRoles(trx, user.id);
         const target = body.delegatedUserName ? await findUserByName(trx, body.delegatedUserName) : undefined;
         if (!roles.includes(ADMINISTRATOR)) failure = 'Only an Administrator may log in as a delegate.';
-        else if (!target || !target.is_active) failure = 'Delegated user not found.';
+        else if (!target?.is_active) failure = 'Delegated user not found.';
         else actAs = target;
       }
       if (!failure && actAs) result = await this.#issue(trx, tenantId, null, actAs, Boolean(body.loginAsDelegate));
@@ -214,11 +214,7 @@ export class AuthService {
       }
       let user: UserRow | undefined;
       if (row.user_id) {
-        user = await trx
-          .selectFrom('users')
-          .select(['id', 'user_name', 'name', 'is_active', 'password_hash'])
-          .where('id', '=', row.user_id)
-          .executeTakeFirst();
+        user = await trx.selectFrom('users').select(['id', 'user_name', 'name', 'is_active', 'password_hash']).where('id', '=', row.user_id).executeTakeFirst();
         userId = row.user_id;
         userName = user?.user_name ?? '';
         if (!user?.is_active) {
@@ -333,11 +329,21 @@ async function findUserByName(trx: Trx, userName: string): Promise<UserRow | und
 }
 
 export async function appRoles(trx: Trx, appId: string): Promise<string[]> {
-  const rows = await trx.selectFrom('app_roles').innerJoin('roles', 'roles.id', 'app_roles.role_id').select('roles.name').where('app_roles.app_id', '=', appId).execute();
+  const rows = await trx
+    .selectFrom('app_roles')
+    .innerJoin('roles', 'roles.id', 'app_roles.role_id')
+    .select('roles.name')
+    .where('app_roles.app_id', '=', appId)
+    .execute();
   return rows.map((r) => r.name);
 }
 
 export async function userRoles(trx: Trx, userId: string): Promise<string[]> {
-  const rows = await trx.selectFrom('user_roles').innerJoin('roles', 'roles.id', 'user_roles.role_id').select('roles.name').where('user_roles.user_id', '=', userId).execute();
+  const rows = await trx
+    .selectFrom('user_roles')
+    .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+    .select('roles.name')
+    .where('user_roles.user_id', '=', userId)
+    .execute();
   return rows.map((r) => r.name);
 }

@@ -31,21 +31,10 @@ export interface EmbeddedPostgresHandle {
   stop(): Promise<void>;
 }
 
-interface RunAs {
-  uid?: number;
-  gid?: number;
-}
-
-/** What every step after locating the cluster needs. */
-interface Ctx {
-  dir: string;
-  bin: string;
-  runAs: RunAs;
-  fd: number;
-  fast: boolean;
-  log: (line: string) => void;
-  fail: (msg: string) => Error;
-}
+type Log = (line: string) => void;
+type RunAs = { uid?: number; gid?: number };
+/** What every step after locating the cluster needs; fail() appends the log tail to an error message. */
+type Ctx = { dir: string; bin: string; runAs: RunAs; fd: number; fast: boolean; log: Log; fail: (m: string) => Error };
 
 const PASSWORD_FILE = 'atrium-superuser-password';
 const RELOCATE_ROOT = '/var/lib/atrium-pg';
@@ -88,7 +77,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   }
 }
 
-function resolveRunAs(log: (line: string) => void): RunAs {
+function resolveRunAs(log: Log): RunAs {
   // postgres refuses to run as root, so root runs it as a dedicated unprivileged user.
   if (process.getuid?.() !== 0) return {};
   const existing = idOf('postgres') ?? idOf('atrium-pg');
@@ -133,7 +122,7 @@ async function binaryCache(): Promise<string> {
 }
 
 /** Returns the directory that really holds the cluster, relocating it when the postgres user cannot reach dataDir. */
-async function locateCluster(dataDir: string, runAs: RunAs, log: (line: string) => void): Promise<string> {
+async function locateCluster(dataDir: string, runAs: RunAs, log: Log): Promise<string> {
   const st = await fsp.lstat(dataDir).catch(() => undefined);
   if (st?.isSymbolicLink()) return path.resolve(path.dirname(dataDir), await fsp.readlink(dataDir));
   if (st && !st.isDirectory()) throw new Error(`dataDir ${dataDir} exists but is not a directory`);
@@ -198,7 +187,7 @@ async function clearPreviousPostmaster({ dir, bin, runAs, fd, log }: Ctx): Promi
   }
   if (clusterPids(dir).length > 0) throw new Error(`processes of the previous postmaster in ${dir} did not exit`);
   // A dead pid is handled by postgres itself, but a reused one (or a zombie) would make it refuse to start.
-  if (fs.existsSync(`/proc/${pid}`)) {
+  if (fs.existsSync(pidFile) && fs.existsSync(`/proc/${pid}`)) {
     log(`removing stale ${pidFile}: pid ${pid} is no longer a postmaster of this cluster`);
     await fsp.rm(pidFile, { force: true });
   }
@@ -258,20 +247,15 @@ async function initIfNeeded({ dir, bin, runAs, fd, fast, fail }: Ctx): Promise<s
 type Launched = Omit<EmbeddedPostgresHandle, 'dataDir' | 'logFile'>;
 
 async function launch(a: Ctx, port: number, password: string): Promise<Launched> {
-  const settings: Record<string, string> = {
-    listen_addresses: '127.0.0.1',
-    unix_socket_directories: '',
-    dynamic_shared_memory_type: 'mmap',
-    max_connections: '200',
-    shared_buffers: '128MB',
-    ...(a.fast ? { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } : {}),
-  };
-  const args = ['-D', a.dir, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+  // Settings go on the command line rather than into postgresql.conf so that every start applies the current ones.
+  const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'dynamic_shared_memory_type=mmap',
+    'max_connections=200', 'shared_buffers=128MB'];
+  if (a.fast) settings.push('fsync=off', 'synchronous_commit=off', 'full_page_writes=off');
+  const args = ['-D', a.dir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])];
   // Detached with a log file for stdio: the postmaster must not die with (or write to) our stdio, and when we are
   // SIGKILLed it lingers as an orphan that the next start stops.
-  const child = spawn(path.join(a.bin, 'postgres'), args, {
-    ...a.runAs, cwd: '/', env: childEnv(), detached: true, stdio: ['ignore', a.fd, a.fd],
-  });
+  const options = { ...a.runAs, cwd: '/', env: childEnv(), detached: true };
+  const child = spawn(path.join(a.bin, 'postgres'), args, { ...options, stdio: ['ignore', a.fd, a.fd] });
   child.unref();
   const exit = once(child, 'exit').then(
     ([code, signal]) => `postgres exited early (code ${code}, signal ${signal})`,

@@ -88,6 +88,5 @@ export interface Database {
   events: EventsTable;
   refresh_tokens: RefreshTokensTable;
   idempotency_keys: IdempotencyKeysTable;
-  // biome-ignore lint/suspicious/noExplicitAny: domain tables are typed at their use sites
   [table: string]: any;
 }

@@ -1,8 +1,7 @@
 // The spec's event catalogue (ActionType, group, detail fields) and document types, in one place.
 export const TYPE_NAMESPACE = 'Skill.Module.BusinessObjects';
 
-export const fullTypeName = (className: string): string =>
-  className.startsWith(`${TYPE_NAMESPACE}.`) ? className : `${TYPE_NAMESPACE}.${className}`;
+export const fullTypeName = (className: string): string => (className.startsWith(`${TYPE_NAMESPACE}.`) ? className : `${TYPE_NAMESPACE}.${className}`);
 
 export interface DocumentTypeEntry {
   name: string;

@@ -84,8 +84,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       info: {
         title: 'Atrium',
         version: '0.1.0',
-        description:
-          'Data Extraction, Integration, Custom Tables and Webhook APIs of an agency workflow platform. Errors are RFC 9457 problem+json.',
+        description: 'Data Extraction, Integration, Custom Tables and Webhook APIs of an agency workflow platform. Errors are RFC 9457 problem+json.',
       },
       components: {
         securitySchemes: {
@@ -103,7 +102,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   app.addHook('onRoute', (route: RouteOptions) => {
     const url = route.url ?? '';
     const isDocs = url.startsWith('/docs');
-    const auth: AuthMode = (route.config as { auth?: AuthMode } | undefined)?.auth ?? (url.startsWith('/api') || url.startsWith('/odata') ? 'appOrToken' : 'none');
+    const auth: AuthMode =
+      (route.config as { auth?: AuthMode } | undefined)?.auth ?? (url.startsWith('/api') || url.startsWith('/odata') ? 'appOrToken' : 'none');
     route.config = { ...(route.config ?? {}), auth };
     if (isDocs) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -145,11 +145,14 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
 
   // A request that outlives its deadline answers 504 even if the handler is stuck outside the database.
   app.addHook('preHandler', async (request, reply) => {
-    const timer = setTimeout(() => {
-      if (!reply.sent) {
-        sendProblem(reply, request, new HttpProblem(504, timeoutDetail(request, config.requestTimeoutMs)));
-      }
-    }, Math.max(1, request.deadline - Date.now() + 1000));
+    const timer = setTimeout(
+      () => {
+        if (!reply.sent) {
+          sendProblem(reply, request, new HttpProblem(504, timeoutDetail(request, config.requestTimeoutMs)));
+        }
+      },
+      Math.max(1, request.deadline - Date.now() + 1000),
+    );
     timer.unref();
     reply.raw.once('close', () => clearTimeout(timer));
   });
@@ -171,9 +174,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   });
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, toProblem(error, request, timeoutDetail(request, config.requestTimeoutMs))));
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, request, new HttpProblem(404, `No route ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, request, new HttpProblem(404, `No route ${request.method} ${request.url.split('?')[0]}.`)));
 
   app.get('/metrics', { schema: { hide: true }, config: { auth: 'none' } }, async (_request, reply) => {
     reply.type(metrics.contentType);

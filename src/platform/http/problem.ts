@@ -63,5 +63,4 @@ export const ProblemSchema = Type.Object(
 
 export const badRequest = (detail: string, errors?: FieldError[]): HttpProblem => new HttpProblem(400, detail, { errors });
 export const notFound = (detail: string): HttpProblem => new HttpProblem(404, detail);
-export const forbidden = (role: string): HttpProblem =>
-  new HttpProblem(403, `This operation requires the role ${role}.`, { extra: { requiredRole: role } });
+export const forbidden = (role: string): HttpProblem => new HttpProblem(403, `This operation requires the role ${role}.`, { extra: { requiredRole: role } });

@@ -52,7 +52,10 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
   );
   app.get(
     '/admin/tenants',
-    { config, schema: { tags, response: { 200: Type.Array(Type.Object({ id: Uuid, name: Type.String(), createdOnUtc: Type.String({ format: 'date-time' }) })) } } },
+    {
+      config,
+      schema: { tags, response: { 200: Type.Array(Type.Object({ id: Uuid, name: Type.String(), createdOnUtc: Type.String({ format: 'date-time' }) })) } },
+    },
     async () => (await listTenants(ctx)).map((t) => ({ ...t, createdOnUtc: t.createdOnUtc.toISOString() })),
   );
   app.post(
@@ -67,8 +70,7 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
         response: { 201: AppCredentials },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send(await createApp(ctx, request.params.tenantId, { name: request.body.name, roles: request.body.roles ?? [] })),
+    async (request, reply) => reply.code(201).send(await createApp(ctx, request.params.tenantId, { name: request.body.name, roles: request.body.roles ?? [] })),
   );
   app.post(
     '/admin/tenants/:tenantId/apps/:appId/rotate',
@@ -79,7 +81,12 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
     '/admin/tenants/:tenantId/apps/:appId',
     {
       config,
-      schema: { tags, summary: 'Revoke an app', params: AppParams, response: { 200: Type.Object({ tenantId: Uuid, appId: Type.String(), revoked: Type.Boolean() }) } },
+      schema: {
+        tags,
+        summary: 'Revoke an app',
+        params: AppParams,
+        response: { 200: Type.Object({ tenantId: Uuid, appId: Type.String(), revoked: Type.Boolean() }) },
+      },
     },
     async (request) => revokeApp(ctx, request.params.tenantId, request.params.appId),
   );

@@ -138,12 +138,7 @@ export async function assignRoles(trx: Trx, tenantId: string, userId: string, na
 /** Removes roles from a user; each removed assignment emits UserRoleRemoved. */
 export async function removeRoles(trx: Trx, tenantId: string, userId: string, names: string[], actorId: string | null): Promise<void> {
   for (const role of await roleIds(trx, names)) {
-    const removed = await trx
-      .deleteFrom('user_roles')
-      .where('user_id', '=', userId)
-      .where('role_id', '=', role.id)
-      .returning('role_id')
-      .executeTakeFirst();
+    const removed = await trx.deleteFrom('user_roles').where('user_id', '=', userId).where('role_id', '=', role.id).returning('role_id').executeTakeFirst();
     if (removed) {
       await appendEvent(trx, {
         tenantId,
@@ -230,7 +225,12 @@ export async function rotateApp(ctx: AppContext, tenantId: string, appKey: strin
       .returning('id')
       .executeTakeFirst();
     if (!app) throw new HttpProblem(404, `No active app ${appKey} in this tenant.`);
-    const rows = await trx.selectFrom('app_roles').innerJoin('roles', 'roles.id', 'app_roles.role_id').select('roles.name').where('app_id', '=', app.id).execute();
+    const rows = await trx
+      .selectFrom('app_roles')
+      .innerJoin('roles', 'roles.id', 'app_roles.role_id')
+      .select('roles.name')
+      .where('app_id', '=', app.id)
+      .execute();
     return rows.map((r) => r.name);
   });
   ctx.auth.invalidateCaches();
@@ -260,7 +260,11 @@ export interface NewUser {
   roles?: string[];
 }
 
-export async function createUser(ctx: AppContext, tenantId: string, u: NewUser): Promise<{ tenantId: string; userId: string; username: string; password: string; roles: string[] }> {
+export async function createUser(
+  ctx: AppContext,
+  tenantId: string,
+  u: NewUser,
+): Promise<{ tenantId: string; userId: string; username: string; password: string; roles: string[] }> {
   const password = u.password ?? randomToken(12);
   const passwordHash = await hashSecret(password);
   const userId = await ctx.db.withTenant(tenantId, async (trx) => {

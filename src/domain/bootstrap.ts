@@ -1,0 +1,200 @@
+// Tenant bootstrap: the minimum master data every new tenant needs before any API can be used
+// (first company and its organisation, user types, the document-type catalogue, default workflows).
+import type { Transaction } from 'kysely';
+
+export interface TenantDefaults {
+  companyId: string;
+  companyCode: string;
+  divisionId: string;
+  departmentId: string;
+  departmentExternalId: string;
+  typologyGroupId: string;
+  typologyId: string;
+  typologyExternalId: string;
+  userTypeIds: { regular: string; temporary: string };
+}
+
+export const TYPE_NAMESPACE = 'Skill.Module.BusinessObjects';
+
+/** The spec's "Document types usable in DocumentType", plus the types the named queries need custom fields or workflows for. */
+export const DOCUMENT_TYPES: ReadonlyArray<{ name: string; className: string }> = [
+  { name: 'Assignment', className: 'Assignment' },
+  { name: 'Bill', className: 'Bill' },
+  { name: 'Brand', className: 'Brand' },
+  { name: 'Client', className: 'Client' },
+  { name: 'Client Credit Note', className: 'ClientCreditNote' },
+  { name: 'Commercial Client', className: 'CommercialClient' },
+  { name: 'Commercial Client Product', className: 'CommercialClientProduct' },
+  { name: 'Contract', className: 'Contract' },
+  { name: 'Deliverable (Job)', className: 'Deliverable' },
+  { name: 'Document Brief', className: 'DocumentBrief' },
+  { name: 'Document State', className: 'DocumentState' },
+  { name: 'Document Tag', className: 'DocumentTag' },
+  { name: 'Document Task', className: 'DocumentTask' },
+  { name: 'Estimate', className: 'Estimate' },
+  { name: 'Expense', className: 'Expense' },
+  { name: 'Expense Item', className: 'ExpenseItem' },
+  { name: 'File', className: 'FileSystemObject' },
+  { name: 'Job Type', className: 'JobType' },
+  { name: 'Lead', className: 'CRM.Lead' },
+  { name: 'Person', className: 'Person' },
+  { name: 'Project', className: 'Project' },
+  { name: 'Purchase Order', className: 'PurchaseOrder' },
+  { name: 'Supplier Invoice', className: 'SupplierInvoice' },
+  { name: 'Supplier Note', className: 'SupplierNote' },
+  { name: 'Supplier Request', className: 'SupplierRequest' },
+  { name: 'Task', className: 'Task' },
+  { name: 'Tender', className: 'Tender' },
+  { name: 'Timesheet', className: 'Timesheet' },
+  { name: 'User', className: 'User' },
+  { name: 'Workflow State', className: 'WorkflowState' },
+  { name: 'Workflow State Transition', className: 'WorkflowStateTransition' },
+  // Not in the spec's webhook list ("more types may exist"): requests, leaves, companies and suppliers
+  // have custom fields or workflows of their own in the named queries.
+  { name: 'Request', className: 'Request' },
+  { name: 'Leave', className: 'Leave' },
+  { name: 'Company', className: 'Company' },
+  { name: 'Supplier', className: 'Supplier' },
+];
+
+export const STAGE_TYPES: ReadonlyArray<{ name: string; color: string }> = [
+  { name: 'Draft', color: '#9E9E9E' },
+  { name: 'In Progress', color: '#2196F3' },
+  { name: 'Completed', color: '#4CAF50' },
+  { name: 'Canceled', color: '#F44336' },
+];
+
+/** Stages of the default workflows: each is named after, and typed by, its stage type. */
+const DEFAULT_TRANSITIONS: ReadonlyArray<{ name: string; from: string; to: string; commentRequired?: boolean }> = [
+  { name: 'Start', from: 'Draft', to: 'In Progress' },
+  { name: 'Complete', from: 'In Progress', to: 'Completed' },
+  { name: 'Cancel', from: 'In Progress', to: 'Canceled', commentRequired: true },
+  { name: 'Discard', from: 'Draft', to: 'Canceled' },
+  { name: 'Reopen', from: 'Completed', to: 'In Progress', commentRequired: true },
+];
+
+/** Company code from a display name: its ASCII letters, upper-cased, at most 10; 'MAIN' when none. */
+export function companyCodeFromName(name: string): string {
+  const letters = name
+    .normalize('NFD')
+    .replace(/[^A-Za-z]/g, '')
+    .toUpperCase()
+    .slice(0, 10);
+  return letters.length > 0 ? letters : 'MAIN';
+}
+
+async function insertId(trx: Transaction<any>, table: string, values: Record<string, unknown>): Promise<string> {
+  const row = await trx.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id as string;
+}
+
+export async function createTenantDefaults(trx: Transaction<any>, tenantId: string, tenantName: string): Promise<TenantDefaults> {
+  const t = { tenant_id: tenantId };
+
+  const currencyId = await insertId(trx, 'currencies', { ...t, name: 'Euro', iso_code: 'EUR', symbol: '€', external_id: 'EUR' });
+  const countryId = await insertId(trx, 'countries', { ...t, name: 'Portugal', iso_code: 'PT', external_id: 'PT' });
+
+  const companyCode = companyCodeFromName(tenantName);
+  const companyId = await insertId(trx, 'companies', {
+    ...t,
+    code: companyCode,
+    name: tenantName.trim() || 'Main company',
+    currency_id: currencyId,
+    country_id: countryId,
+    required_hours: 8,
+  });
+
+  const divisionId = await insertId(trx, 'divisions', { ...t, company_id: companyId, name: 'General', external_id: 'DIV-001' });
+  const departmentExternalId = 'DEP-001';
+  const departmentId = await insertId(trx, 'departments', {
+    ...t,
+    company_id: companyId,
+    division_id: divisionId,
+    name: 'General',
+    external_id: departmentExternalId,
+  });
+
+  const typologyGroupId = await insertId(trx, 'typology_groups', { ...t, name: 'Staff', external_id: 'TG-001', company_id: companyId });
+  await trx.insertInto('typology_group_companies').values({ ...t, typology_group_id: typologyGroupId, company_id: companyId }).execute();
+  await trx.insertInto('typology_group_departments').values({ ...t, typology_group_id: typologyGroupId, department_id: departmentId }).execute();
+  const typologyExternalId = 'TYP-001';
+  const typologyId = await insertId(trx, 'typologies', {
+    ...t,
+    name: 'Staff',
+    external_id: typologyExternalId,
+    department_id: departmentId,
+    typology_group_id: typologyGroupId,
+  });
+
+  // The user feed looks user types up by these exact names.
+  const regular = await insertId(trx, 'user_types', { ...t, name: 'Regular/Permanent' });
+  const temporary = await insertId(trx, 'user_types', { ...t, name: 'Temporary' });
+
+  const docTypes = await trx
+    .insertInto('document_types')
+    .values(DOCUMENT_TYPES.map((d) => ({ ...t, name: d.name, class_name: d.className, full_name: `${TYPE_NAMESPACE}.${d.className}` })))
+    .returning(['id', 'class_name'])
+    .execute();
+  const docTypeId = new Map(docTypes.map((r) => [r.class_name as string, r.id as string]));
+
+  const stageTypes = await trx
+    .insertInto('workflow_stage_types')
+    .values(STAGE_TYPES.map((s, i) => ({ ...t, name: s.name, color: s.color, sort_order: i })))
+    .returning(['id', 'name'])
+    .execute();
+  const stageTypeId = new Map(stageTypes.map((r) => [r.name as string, r.id as string]));
+
+  for (const [className, label] of [
+    ['Deliverable', 'Job'],
+    ['Project', 'Project'],
+  ] as const) {
+    const workflowId = await insertId(trx, 'workflows', {
+      ...t,
+      document_type_id: docTypeId.get(className),
+      name: `Default ${label} Workflow`,
+      is_default: true,
+    });
+    const stages = await trx
+      .insertInto('workflow_stages')
+      .values(
+        STAGE_TYPES.map((s, i) => ({
+          ...t,
+          workflow_id: workflowId,
+          stage_type_id: stageTypeId.get(s.name),
+          name: s.name,
+          color: s.color,
+          sort_order: i,
+          is_initial: i === 0,
+        })),
+      )
+      .returning(['id', 'name'])
+      .execute();
+    const stageId = new Map(stages.map((r) => [r.name as string, r.id as string]));
+    await trx
+      .insertInto('workflow_transitions')
+      .values(
+        DEFAULT_TRANSITIONS.map((tr, i) => ({
+          ...t,
+          workflow_id: workflowId,
+          from_stage_id: stageId.get(tr.from),
+          to_stage_id: stageId.get(tr.to),
+          name: tr.name,
+          sort_order: i,
+          comment_required: tr.commentRequired ?? false,
+        })),
+      )
+      .execute();
+  }
+
+  return {
+    companyId,
+    companyCode,
+    divisionId,
+    departmentId,
+    departmentExternalId,
+    typologyGroupId,
+    typologyId,
+    typologyExternalId,
+    userTypeIds: { regular, temporary },
+  };
+}
