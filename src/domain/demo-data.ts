@@ -195,6 +195,49 @@ async function copyInto(db: Db, table: string, cols: readonly string[], chunks: 
   await pipeline(Readable.from(chunks, { objectMode: false }), stream);
 }
 
+/** Tables loaded with FK triggers bypassed (when allowed); their foreign keys are verified afterwards. */
+const BULK_TABLES = ['timesheets', 'attendances', 'attendance_details', 'workloads', 'approvals'] as const;
+
+/**
+ * Per-row FK triggers cost more than the insert itself (each check locks the parent row), so the bulk
+ * tables are loaded with session_replication_role = replica when the role may set it. Returns whether
+ * the bypass is on; it is undone by setFkTriggers(db, true) and lasts at most until the transaction ends.
+ */
+async function bypassFkTriggers(db: Db): Promise<boolean> {
+  try {
+    await db.query('savepoint atrium_demo_fk');
+    await db.query('set local session_replication_role = replica');
+    await db.query('release savepoint atrium_demo_fk');
+    return true;
+  } catch {
+    await db.query('rollback to savepoint atrium_demo_fk').catch(() => {});
+    return false;
+  }
+}
+
+/** The set-based equivalent of the skipped FK triggers: one anti-join per foreign key of the given tables. */
+async function verifyForeignKeys(db: Db, tenantId: string, tables: readonly string[]): Promise<void> {
+  const fks = await db.query<{ name: string; child: string; parent: string; child_cols: string[]; parent_cols: string[] }>(
+    `select c.conname as name, c.conrelid::regclass::text as child, c.confrelid::regclass::text as parent,
+            array(select a.attname::text from unnest(c.conkey) with ordinality k(n, o)
+                    join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.n order by k.o) as child_cols,
+            array(select a.attname::text from unnest(c.confkey) with ordinality k(n, o)
+                    join pg_attribute a on a.attrelid = c.confrelid and a.attnum = k.n order by k.o) as parent_cols
+       from pg_constraint c
+      where c.contype = 'f' and c.conrelid = any($1::regclass[])`,
+    [tables],
+  );
+  for (const fk of fks.rows) {
+    const notNull = fk.child_cols.map((col) => `c.${col} is not null`).join(' and ');
+    const match = fk.child_cols.map((col, i) => `p.${fk.parent_cols[i]} = c.${col}`).join(' and ');
+    const res = await db.query<{ n: number }>(
+      `select count(*)::int as n from ${fk.child} c where c.tenant_id = $1 and ${notNull} and not exists (select 1 from ${fk.parent} p where ${match})`,
+      [tenantId],
+    );
+    if (res.rows[0].n > 0) throw new Error(`demo data violates ${fk.name} (${fk.child} -> ${fk.parent}): ${res.rows[0].n} rows`);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Vocabulary
 // ---------------------------------------------------------------------------------------------------
@@ -2100,7 +2143,7 @@ export async function generateDemoData(db: Db, tenantId: string, defaults: Tenan
   const fFounded = field(T.company, 'FoundedOn', 'Founded on', 'Date', 1);
   const fSegment = field(T.client, 'Segment', 'Segment', 'Text', 0);
   const fChannel = field(T.job, 'Channel', 'Channel', 'Text', 0);
-  const value = (fieldId: string, documentId: string, v: unknown, day: number): void => add('user_field_values', { id: rUdf.uuid(), user_field_id: fieldId, document_id: documentId, value: v, ...audit(day, 600, ceo.id) });
+  const value = (fieldId: string, documentId: string, v: unknown, day: number): void => add('user_field_values', { id: rUdf.uuid(), user_field_id: fieldId, document_id: documentId, value: JSON.stringify(v), ...audit(day, 600, ceo.id) }); // jsonb scalar: must be JSON text, not a bare string
   users.forEach((u, i) => {
     value(fBadge, u.id, `B-${String(1000 + i)}`, mkDay(2025, 1, 15));
     value(fSeniority, u.id, rUdf.int(0, 15), mkDay(2025, 1, 15));
@@ -2384,8 +2427,15 @@ export async function generateDemoData(db: Db, tenantId: string, defaults: Tenan
 
   // ---- Load ----------------------------------------------------------------------------------------------------
   const rows: Record<string, number> = {};
+  let bypassing = false;
   const loadTable = async (name: TableName): Promise<void> => {
     const t0 = Date.now();
+    const bulk = (BULK_TABLES as readonly string[]).includes(name);
+    if (bulk && !bypassing) bypassing = await bypassFkTriggers(db);
+    if (!bulk && bypassing) {
+      await db.query('set local session_replication_role = origin');
+      bypassing = false;
+    }
     if (name === 'timesheets') {
       await copyInto(db, 'timesheets', TIMESHEET_COLS, timesheetChunks());
       rows.timesheets = timesheetCount;
@@ -2430,8 +2480,12 @@ export async function generateDemoData(db: Db, tenantId: string, defaults: Tenan
     log(`${name}: ${rows[name]} rows in ${Date.now() - t0} ms`);
   };
   for (const name of LOAD_ORDER) await loadTable(name);
+  if (bypassing) await db.query('set local session_replication_role = origin');
 
-  const t0 = Date.now();
+  let t0 = Date.now();
+  await verifyForeignKeys(db, tenantId, BULK_TABLES);
+  log(`foreign keys of ${BULK_TABLES.join(', ')} verified in ${Date.now() - t0} ms`);
+  t0 = Date.now();
   await db.query(`analyze ${LOAD_ORDER.join(', ')}, document_types, workflow_stage_types, user_types`);
   log(`analyze: ${Date.now() - t0} ms; total ${Date.now() - started} ms`);
   return { rows };
