@@ -1,7 +1,7 @@
 // What every surface receives: configuration, the database, auth and the secret box. Built once per process.
 import type { Config } from '../config.ts';
-import type { AuthService } from './auth/service.ts';
 import type { SecretBox } from './auth/hashing.ts';
+import type { AuthService } from './auth/service.ts';
 import type { DatabaseHandle } from './db/database.ts';
 
 export interface AppContext {

@@ -51,8 +51,10 @@ export class DatabaseHandle {
 
 export async function bindTenant(trx: Trx, tenantId: string, deadline?: number): Promise<void> {
   const timeoutMs = deadline === undefined ? 0 : Math.max(1, Math.floor(deadline - Date.now()));
-  await sql`select set_config('atrium.tenant_id', ${tenantId}, true), set_config('statement_timeout', ${String(timeoutMs)}, true)`.execute(trx);
-  await sql`set local role ${sql.id(APP_ROLE)}`.execute(trx);
+  // One round trip: set_config('role', …, true) is SET LOCAL ROLE.
+  await sql`select set_config('atrium.tenant_id', ${tenantId}, true), set_config('statement_timeout', ${String(timeoutMs)}, true), set_config('role', ${APP_ROLE}, true)`.execute(
+    trx,
+  );
 }
 
 /** PostgreSQL's uuid syntax; checked before a value reaches a uuid column or parameter. */

@@ -118,7 +118,10 @@ test('a postmaster orphaned by a SIGKILLed parent is stopped on the next start',
 
   const lines: string[] = [];
   const h = await start(dataDir, (l) => lines.push(l));
-  assert.ok(lines.some((l) => l.includes(`orphaned postmaster (pid ${first.pid})`)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => l.includes(`orphaned postmaster (pid ${first.pid})`)),
+    lines.join('\n'),
+  );
   assert.equal(alive(first.pid), false);
   assert.equal(h.clusterDir, fs.realpathSync(dataDir), 'a reachable dataDir is used in place');
   assert.deepEqual(await query(h.connectionString, 'select v from kept'), [{ v: 'orphaned' }]);
@@ -140,13 +143,16 @@ test('postgres exiting early rejects with an Error carrying the log tail', async
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   const { port } = blocker.address() as net.AddressInfo;
   try {
-    await assert.rejects(start(clusterA, () => {}, port), (err: unknown) => {
-      assert.ok(err instanceof Error);
-      assert.match(err.message, /postgres exited early/);
-      assert.match(err.message, /last lines of .*pg\.log/);
-      assert.match(err.message, /could not bind IPv4 address "127\.0\.0\.1"/);
-      return true;
-    });
+    await assert.rejects(
+      start(clusterA, () => {}, port),
+      (err: unknown) => {
+        assert.ok(err instanceof Error);
+        assert.match(err.message, /postgres exited early/);
+        assert.match(err.message, /last lines of .*pg\.log/);
+        assert.match(err.message, /could not bind IPv4 address "127\.0\.0\.1"/);
+        return true;
+      },
+    );
   } finally {
     blocker.close();
   }

@@ -135,8 +135,10 @@ async function locateCluster(dataDir: string, runAs: RunAs, log: Log): Promise<s
   if (st && (await fsp.readdir(dataDir)).length === 0) await fsp.rmdir(dataDir);
   else if (st) {
     await fsp.rename(dataDir, target).catch((err: Error) => {
-      throw new Error(`uid ${runAs.uid} cannot reach ${dataDir}; moving it to ${target} failed (${err.message}). `
-        + 'Move it there by hand and leave a symlink, or make its parent directories traversable.');
+      throw new Error(
+        `uid ${runAs.uid} cannot reach ${dataDir}; moving it to ${target} failed (${err.message}). ` +
+          'Move it there by hand and leave a symlink, or make its parent directories traversable.',
+      );
     });
   }
   await fsp.symlink(target, dataDir);
@@ -166,7 +168,9 @@ async function clearPreviousPostmaster({ dir, bin, runAs, fd, log }: Ctx): Promi
   if (isPostmasterOf(pid, dir)) {
     // Our postmasters are children of the node process that started them; one whose parent is still a live
     // node process is not an orphan but a second server on the same data (stealing it would break that one).
-    const parent = readProc(pid, 'stat').replace(/^.*\) \S+ /, '').split(' ')[0];
+    const parent = readProc(pid, 'stat')
+      .replace(/^.*\) \S+ /, '')
+      .split(' ')[0];
     if (parent !== String(process.pid) && parent !== '1' && readProc(parent, 'exe').match(/\/node[^/]*$/)) {
       throw new Error(`${dir} is in use by postmaster ${pid}, started by live process ${parent}`);
     }
@@ -209,20 +213,27 @@ function isPostmasterOf(pid: number, dir: string): boolean {
 
 /** Live (non-zombie) postgres processes working in the cluster: the postmaster and its backends. */
 function clusterPids(dir: string): number[] {
-  return fs.readdirSync('/proc').filter((e) => /^\d+$/.test(e)).map(Number).filter((p) => {
-    const cmd = readProc(p, 'cmdline');
-    const isPostgres = cmd.startsWith('postgres:') || path.basename(cmd.split('\0')[0]) === 'postgres';
-    return isPostgres && readProc(p, 'cwd') === dir;
-  });
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((p) => {
+      const cmd = readProc(p, 'cmdline');
+      const isPostgres = cmd.startsWith('postgres:') || path.basename(cmd.split('\0')[0]) === 'postgres';
+      return isPostgres && readProc(p, 'cwd') === dir;
+    });
 }
 
 async function initIfNeeded({ dir, bin, runAs, fd, fast, fail }: Ctx): Promise<string> {
   const pwPath = path.join(dir, PASSWORD_FILE);
   if (fs.existsSync(path.join(dir, 'PG_VERSION'))) {
-    return (await fsp.readFile(pwPath, 'utf8').catch(() => {
-      throw new Error(`${dir} holds a cluster without ${PASSWORD_FILE} (not created by Atrium, or initdb was `
-        + 'interrupted); remove the directory to re-initialise it');
-    })).trim();
+    return (
+      await fsp.readFile(pwPath, 'utf8').catch(() => {
+        throw new Error(
+          `${dir} holds a cluster without ${PASSWORD_FILE} (not created by Atrium, or initdb was ` + 'interrupted); remove the directory to re-initialise it',
+        );
+      })
+    ).trim();
   }
   if ((await fsp.readdir(dir)).length > 0) throw new Error(`${dir} is neither empty nor a PostgreSQL cluster`);
   const password = randomBytes(24).toString('hex');
@@ -231,11 +242,25 @@ async function initIfNeeded({ dir, bin, runAs, fd, fast, fail }: Ctx): Promise<s
   await fsp.writeFile(pwTmp, `${password}\n`, { mode: 0o600 });
   try {
     if (runAs.uid !== undefined && runAs.gid !== undefined) await fsp.chown(pwTmp, runAs.uid, runAs.gid);
-    const code = await run(path.join(bin, 'initdb'), [
-      '-D', dir, '--username=postgres', `--pwfile=${pwTmp}`, '--auth=scram-sha-256', '--encoding=UTF8',
-      '--locale-provider=builtin', '--builtin-locale=C.UTF-8', '--locale=C', '--lc-messages=C', '--no-instructions',
-      ...(fast ? ['--no-sync'] : []),
-    ], runAs, fd);
+    const code = await run(
+      path.join(bin, 'initdb'),
+      [
+        '-D',
+        dir,
+        '--username=postgres',
+        `--pwfile=${pwTmp}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        '--locale-provider=builtin',
+        '--builtin-locale=C.UTF-8',
+        '--locale=C',
+        '--lc-messages=C',
+        '--no-instructions',
+        ...(fast ? ['--no-sync'] : []),
+      ],
+      runAs,
+      fd,
+    );
     if (code !== 0) throw fail(`initdb failed (exit code ${code}) for ${dir}`);
   } finally {
     await fsp.rm(pwTmp, { force: true });
@@ -248,8 +273,7 @@ type Launched = Omit<EmbeddedPostgresHandle, 'dataDir' | 'logFile'>;
 
 async function launch(a: Ctx, port: number, password: string): Promise<Launched> {
   // Settings go on the command line rather than into postgresql.conf so that every start applies the current ones.
-  const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'dynamic_shared_memory_type=mmap',
-    'max_connections=200', 'shared_buffers=128MB'];
+  const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'dynamic_shared_memory_type=mmap', 'max_connections=200', 'shared_buffers=128MB'];
   if (a.fast) settings.push('fsync=off', 'synchronous_commit=off', 'full_page_writes=off');
   const args = ['-D', a.dir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])];
   // Detached with a log file for stdio: the postmaster must not die with (or write to) our stdio, and when we are
@@ -275,7 +299,13 @@ async function launch(a: Ctx, port: number, password: string): Promise<Launched>
     const client = new pg.Client({ connectionString, connectionTimeoutMillis: 2_000 });
     client.on('error', () => {});
     // Raced against exit so that a dead postgres (or a stranger on the port) is noticed without waiting out a timeout.
-    const attempt = client.connect().then(() => client.query('select 1')).then(() => '', (err: Error) => err.message);
+    const attempt = client
+      .connect()
+      .then(() => client.query('select 1'))
+      .then(
+        () => '',
+        (err: Error) => err.message,
+      );
     const error = await Promise.race([attempt, exit.then(() => 'exited')]);
     void client.end().catch(() => {}); // not awaited: against a stranger on the port it waits out the timeout
     if (!error) {
@@ -292,7 +322,11 @@ async function launch(a: Ctx, port: number, password: string): Promise<Launched>
 /** Fast shutdown, escalating to immediate shutdown and SIGKILL if postgres hangs. */
 async function terminate(child: ChildProcess, exit: Promise<unknown>): Promise<void> {
   child.ref(); // the caller awaiting stop() must not see the event loop drain before postgres has exited
-  for (const [signal, ms] of [['SIGINT', 30_000], ['SIGQUIT', 10_000], ['SIGKILL', 10_000]] as const) {
+  for (const [signal, ms] of [
+    ['SIGINT', 30_000],
+    ['SIGQUIT', 10_000],
+    ['SIGKILL', 10_000],
+  ] as const) {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     child.kill(signal);
     if (await Promise.race([exit.then(() => true), sleep(ms, false, { ref: false })])) return;

@@ -4,7 +4,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController, type RouteOptions } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
 import { unauthorized } from '../auth/service.ts';
 import type { AppContext } from '../context.ts';
@@ -60,7 +60,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       level: config.logLevel,
       redact: { paths: ['req.headers["x-appsecret"]', 'req.headers.authorization', 'req.headers["x-accesstoken"]'], censor: '[redacted]' },
     },
-    disableRequestLogging: true,
+    // One line per request, written by our onResponse hook (with tenant and duration).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];

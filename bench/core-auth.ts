@@ -1,0 +1,40 @@
+// Platform core benchmark: requests per second of an authenticated request (app headers,
+// GET /api/usertypes/name) against GET /health/live on the same server; autocannon, 50
+// connections, 10 s each, three alternating rounds, medians. Target: ratio >= 60%.
+// Run: npm run bench -- core-auth   (or: npx node bench/core-auth.ts)
+import os from 'node:os';
+import autocannon from 'autocannon';
+import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+const db = await benchDatabase();
+try {
+  const env = { DATABASE_URL: db.url, ATRIUM_SECRET_KEY: 'a'.repeat(64), ATRIUM_RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' };
+  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
+  const server = await startServerProcess(env);
+  const headers = { 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
+  const run = async (path: string, h: Record<string, string> = {}) => {
+    const r = await autocannon({ url: `${server.baseUrl}${path}`, connections: 50, duration: DURATION, headers: h });
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+  };
+  // Warm-up: JIT, connection pool, the credential cache.
+  await autocannon({ url: `${server.baseUrl}/api/usertypes/name?name=Temporary`, connections: 10, duration: 2, headers });
+  const live: { rps: number; p50: number; p99: number }[] = [];
+  const authed: typeof live = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    live.push(await run('/health/live'));
+    authed.push(await run('/api/usertypes/name?name=Temporary', headers));
+  }
+  await server.stop();
+  const liveRps = median(live.map((r) => r.rps));
+  const authedRps = median(authed.map((r) => r.rps));
+  console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  console.log(`GET /health/live                         median ${fmt(liveRps)} req/s  (p50 ${median(live.map((r) => r.p50))} ms, p99 ${median(live.map((r) => r.p99))} ms)  rounds: ${live.map((r) => fmt(r.rps)).join(', ')}`);
+  console.log(`GET /api/usertypes/name (app headers)    median ${fmt(authedRps)} req/s  (p50 ${median(authed.map((r) => r.p50))} ms, p99 ${median(authed.map((r) => r.p99))} ms)  rounds: ${authed.map((r) => fmt(r.rps)).join(', ')}`);
+  console.log(`ratio authenticated / live: ${fmt((authedRps / liveRps) * 100, 1)}% (target >= 60%)`);
+} finally {
+  await db.stop();
+}

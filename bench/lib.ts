@@ -1,0 +1,87 @@
+// Shared pieces of the benchmarks: a throwaway embedded PostgreSQL, a server child process, medians.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../src/platform/db/embedded-postgres.ts';
+
+export const root = path.resolve(import.meta.dirname, '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export async function benchDatabase(name = 'atrium_bench'): Promise<{ url: string; stop: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'atrium-bench-'));
+  await chmod(dir, 0o755);
+  const cluster = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg') });
+  const admin = new pg.Client({ connectionString: cluster.connectionString });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(cluster.connectionString);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    stop: async () => {
+      await cluster.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function runCli(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['src/main.ts', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let errOut = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (errOut += d));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`atrium ${args.join(' ')} failed: ${errOut}`))));
+  });
+}
+
+export async function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      if (out.includes('Atrium listening on')) resolve();
+    });
+    child.on('exit', () => reject(new Error(`server exited: ${out}`)));
+  });
+  // From here on the request log goes nowhere: the server still writes it, as in production.
+  child.stdout?.resume();
+  return {
+    child,
+    baseUrl: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise((resolve) => {
+        child.on('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
