@@ -7,6 +7,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { type Config, decodeSecretKey } from './config.ts';
+import { customTablesRoutes } from './custom-tables/routes.ts';
 import { integrationRoutes } from './integration/routes.ts';
 import { SecretBox } from './platform/auth/hashing.ts';
 import { authRoutes } from './platform/auth/routes.ts';
@@ -91,6 +92,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx);
   await integrationRoutes(app, ctx);
+  await customTablesRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 

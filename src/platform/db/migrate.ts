@@ -4,12 +4,14 @@ import { type Migration, Migrator } from 'kysely/migration';
 import * as m0001 from './migrations/0001_platform.ts';
 import * as m0002 from './migrations/0002_domain.ts';
 import * as m0003 from './migrations/0003_grants.ts';
+import * as m0004 from './migrations/0004_integration.ts';
 import * as m0005 from './migrations/0005_custom_tables.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
   '0002_domain': m0002,
   '0003_grants': m0003,
+  '0004_integration': m0004,
   '0005_custom_tables': m0005,
 };
 

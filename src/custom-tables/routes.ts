@@ -1,0 +1,278 @@
+// Custom Tables API ({base_url}/api/v3): tables, rows, permissions, export and import. HTTP only:
+// TypeBox schemas and thin handlers over the services; every route takes an access token.
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { type TSchema, Type } from 'typebox';
+import type { AppContext } from '../platform/context.ts';
+import { type App, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
+import { describeTable, dropTable, ensureTable, listTables, setDefinition, summarize, type TableDef } from './catalogue.ts';
+import { deleteRows, readColumnValue, readRow, readRows, writeRows } from './rows.ts';
+import { importTable, openExport, writeExport } from './transfer.ts';
+
+const tags = ['Custom Tables API'];
+const config = { auth: 'token' as const };
+const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,62}$';
+
+const TableParams = Type.Object({
+  tableName: Type.String({ pattern: NAME_PATTERN, description: 'Letters, digits and underscores, starting with a letter; case-insensitive' }),
+});
+const Count = Type.String({ pattern: '^[0-9]{1,9}$' });
+const DataTypeId = Type.Integer({ minimum: 0, maximum: 12, description: 'ColumnDataType: 0 Boolean ... 12 VarBinary' });
+const Length = Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: 'Length of a VarcharOther column' }));
+
+const ColumnOut = Type.Object({ ColumnName: Type.String(), ColumnDataTypeId: Type.Integer(), Length: Type.Optional(Type.Integer()) });
+const tableFields = {
+  Id: Type.String({ format: 'uuid' }),
+  TableName: Type.String(),
+  KeyColumnName: Type.String(),
+  KeyDataTypeId: Type.Integer(),
+  KeyLength: Type.Optional(Type.Integer()),
+  Columns: Type.Array(ColumnOut),
+  ReadRoles: Type.Array(Type.String()),
+  SaveRoles: Type.Array(Type.String()),
+  CreatedOn: Type.String({ format: 'date-time' }),
+  ModifiedOn: Type.String({ format: 'date-time' }),
+};
+const TableSummary = Type.Object(tableFields);
+const TableSchema = Type.Object({ ...tableFields, RowCount: Type.Integer() });
+const CreateResult = Type.Object({ ...tableFields, Created: Type.Boolean(), AddedColumns: Type.Array(Type.String()) });
+
+const CreateBody = Type.Object(
+  {
+    KeyColumnName: Type.String(),
+    KeyDataTypeId: DataTypeId,
+    KeyLength: Length,
+    Columns: Type.Optional(
+      Type.Array(Type.Object({ ColumnName: Type.String(), ColumnDataTypeId: DataTypeId, Length }, { additionalProperties: false }), { maxItems: 1000 }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const KeyValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+const RowModel = Type.Object(
+  {
+    KeyColumnName: Type.Optional(Type.String()),
+    KeyValue,
+    KeyDataTypeId: Type.Optional(DataTypeId),
+    Columns: Type.Optional(Type.Array(Type.Object({ ColumnName: Type.String(), Value: Type.Unknown() }, { additionalProperties: false }))),
+  },
+  { additionalProperties: false },
+);
+const OperationType = Type.Union([Type.Integer(), Type.String()], { description: 'A number or its name' });
+const WriteBody = Type.Object(
+  {
+    OperationType,
+    UpdateModel: Type.Optional(RowModel),
+    UpdateManyModel: Type.Optional(Type.Array(RowModel)),
+    UpsertManyModel: Type.Optional(Type.Array(RowModel)),
+  },
+  { additionalProperties: false },
+);
+const DeleteBody = Type.Object(
+  {
+    OperationType,
+    DeleteModel: Type.Optional(Type.Object({ KeyColumnName: Type.Optional(Type.String()), KeyValue }, { additionalProperties: false })),
+    DeleteManyModel: Type.Optional(
+      Type.Object({ KeyColumnName: Type.Optional(Type.String()), KeyValues: Type.Array(KeyValue) }, { additionalProperties: false }),
+    ),
+  },
+  { additionalProperties: false },
+);
+const RowObject = Type.Object({
+  TableName: Type.String(),
+  KeyValue: Type.String(),
+  KeyColumnName: Type.String(),
+  KeyDataTypeId: Type.Integer(),
+  Columns: Type.Array(Type.Object({ ColumnName: Type.String(), ColumnDataTypeId: Type.Integer(), Value: Type.Unknown() })),
+});
+const toInt = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s));
+
+export async function customTablesRoutes(app: App, ctx: AppContext): Promise<void> {
+  const inTenant = <T>(request: FastifyRequest, fn: Parameters<typeof ctx.db.withTenant<T>>[1]) =>
+    ctx.db.withTenant(requirePrincipal(request).tenantId, fn, { deadline: request.deadline });
+  const route = <S extends Record<string, TSchema | Record<number, TSchema>>>(summary: string, extra: S) => ({
+    config,
+    schema: { tags, summary, ...extra },
+  });
+
+  app.get('/api/v3/custom-tables', route('List the custom tables the caller may read', { response: { 200: Type.Array(TableSummary) } }), async (request) =>
+    inTenant(request, (trx) => listTables(trx, requirePrincipal(request))),
+  );
+
+  app.get(
+    '/api/v3/custom-tables/:tableName',
+    route('Table schema and columns, with the row count', { params: TableParams, response: { 200: TableSchema } }),
+    async (request) => inTenant(request, (trx) => describeTable(trx, requirePrincipal(request), request.params.tableName)),
+  );
+
+  app.post(
+    '/api/v3/custom-tables/:tableName',
+    route('Create the table; if it exists, add the new columns', { params: TableParams, body: CreateBody, response: { 200: CreateResult, 201: CreateResult } }),
+    async (request, reply) => {
+      const r = await inTenant(request, (trx) => ensureTable(trx, requirePrincipal(request), request.params.tableName, request.body));
+      reply.code(r.created ? 201 : 200);
+      return { ...summarize(r.table), Created: r.created, AddedColumns: r.addedColumns };
+    },
+  );
+
+  app.delete(
+    '/api/v3/custom-tables/:tableName',
+    route('Drop the entire table', {
+      params: TableParams,
+      response: { 200: Type.Object({ TableName: Type.String(), Id: Type.String(), Dropped: Type.Boolean() }) },
+    }),
+    async (request) => inTenant(request, (trx) => dropTable(trx, requirePrincipal(request), request.params.tableName)),
+  );
+
+  app.get(
+    '/api/v3/custom-tables/:tableName/rows/values',
+    route('All rows with column values, ordered by key', {
+      params: TableParams,
+      querystring: Type.Object({ skip: Type.Optional(Count), take: Type.Optional(Type.String({ pattern: '^(10000|[1-9][0-9]{0,3})$' })) }),
+      response: { 200: Type.Array(RowObject) },
+    }),
+    async (request) =>
+      inTenant(request, (trx) =>
+        readRows(trx, requirePrincipal(request), request.params.tableName, { skip: toInt(request.query.skip), take: toInt(request.query.take) }),
+      ),
+  );
+
+  app.get(
+    '/api/v3/custom-tables/:tableName/row',
+    route('A single row by key', { params: TableParams, querystring: Type.Object({ keyValue: Type.String() }), response: { 200: RowObject } }),
+    async (request) => inTenant(request, (trx) => readRow(trx, requirePrincipal(request), request.params.tableName, request.query.keyValue)),
+  );
+
+  app.get(
+    '/api/v3/custom-tables/:tableName/rows/columnValue',
+    route('One column value of a row', {
+      params: TableParams,
+      querystring: Type.Object({ keyValue: Type.String(), columnName: Type.String({ pattern: NAME_PATTERN }) }),
+      response: {
+        200: Type.Object({
+          TableName: Type.String(),
+          KeyValue: Type.String(),
+          ColumnName: Type.String(),
+          ColumnDataTypeId: Type.Integer(),
+          Value: Type.Unknown(),
+        }),
+      },
+    }),
+    async (request) =>
+      inTenant(request, (trx) => readColumnValue(trx, requirePrincipal(request), request.params.tableName, request.query.keyValue, request.query.columnName)),
+  );
+
+  app.put(
+    '/api/v3/custom-tables/:tableName/rows',
+    route('Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2)', {
+      params: TableParams,
+      body: WriteBody,
+      response: {
+        200: Type.Object({
+          TableName: Type.String(),
+          OperationType: Type.String(),
+          RowCount: Type.Integer(),
+          Inserted: Type.Integer(),
+          Updated: Type.Integer(),
+        }),
+      },
+    }),
+    async (request) => inTenant(request, (trx) => writeRows(trx, requirePrincipal(request), request.params.tableName, request.body, request.url)),
+  );
+
+  app.delete(
+    '/api/v3/custom-tables/:tableName/rows',
+    route('Delete rows: Delete (0), DeleteAll (1), DeleteMany (2)', {
+      params: TableParams,
+      body: DeleteBody,
+      response: { 200: Type.Object({ TableName: Type.String(), OperationType: Type.String(), Deleted: Type.Integer() }) },
+    }),
+    async (request) => inTenant(request, (trx) => deleteRows(trx, requirePrincipal(request), request.params.tableName, request.body, request.url)),
+  );
+
+  app.put(
+    '/api/v3/custom-table-definitions/:id',
+    route('Set the Read and Save roles of a table (Administrator)', {
+      params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+      body: Type.Object(
+        { ReadRoles: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })), SaveRoles: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })) },
+        { additionalProperties: false },
+      ),
+      response: { 200: TableSummary },
+    }),
+    async (request) => inTenant(request, (trx) => setDefinition(trx, requirePrincipal(request), request.params.id, request.body)),
+  );
+
+  app.get(
+    '/api/v3/custom-tables/:tableName/export',
+    route('Export the table (schema and every row) as a JSON file', { params: TableParams }),
+    async (request, reply) => {
+      const out = new PassThrough();
+      let sending = false;
+      const opened = new Promise<TableDef>((resolve, reject) => {
+        inTenant(request, async (trx) => {
+          const t = await openExport(trx, requirePrincipal(request), request.params.tableName);
+          sending = true;
+          resolve(t);
+          await writeExport(trx, t, (text) => writeTo(out, text));
+        }).then(
+          () => out.end(),
+          (err) => {
+            // Before the headers the error is the answer; after them the client sees a cut-off download.
+            if (sending) out.destroy(err);
+            else reject(err);
+          },
+        );
+      });
+      const t = await opened;
+      reply.header('content-disposition', `attachment; filename="${t.name}.json"`).type('application/json; charset=utf-8');
+      return reply.send(out);
+    },
+  );
+
+  // The import body is read as a stream (never buffered whole), so this route gets its own body parser.
+  await app.register(async (plain) => {
+    const sub = plain.withTypeProvider<TypeBoxTypeProvider>();
+    sub.removeAllContentTypeParsers();
+    sub.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    sub.put(
+      '/api/v3/custom-tables/:tableName/import',
+      route('Import a table from an export file: create it if needed and upsert every row, atomically', {
+        params: TableParams,
+        response: {
+          200: Type.Object({
+            TableName: Type.String(),
+            Created: Type.Boolean(),
+            AddedColumns: Type.Array(Type.String()),
+            RowCount: Type.Integer(),
+            Inserted: Type.Integer(),
+            Updated: Type.Integer(),
+          }),
+        },
+      }),
+      async (request) => {
+        const body = (request.body ?? null) as Readable | null;
+        return inTenant(request, (trx) => importTable(trx, requirePrincipal(request), request.params.tableName, decode(body), request.url));
+      },
+    );
+  });
+}
+
+async function* decode(body: Readable | null): AsyncIterable<string> {
+  if (!body) return;
+  const decoder = new StringDecoder('utf8');
+  for await (const chunk of body) yield decoder.write(chunk as Buffer);
+  yield decoder.end();
+}
+
+/** Writes with backpressure; rejects when the client has gone away, which rolls the export's transaction back. */
+async function writeTo(out: PassThrough, text: string): Promise<void> {
+  if (out.destroyed) throw new Error('The export client went away.');
+  if (out.write(text)) return;
+  const ac = new AbortController();
+  await Promise.race([once(out, 'drain', { signal: ac.signal }), once(out, 'close', { signal: ac.signal })]).finally(() => ac.abort());
+  if (out.destroyed) throw new Error('The export client went away.');
+}
