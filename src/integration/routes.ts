@@ -1,18 +1,116 @@
 // Integration API routes ({integration_url} is Atrium's own base address). HTTP only: schemas and
-// thin handlers over ./service.ts.
-import { Type } from 'typebox';
+// thin handlers over the services. Every route authenticates with the app headers; every POST that
+// creates or updates honours Idempotency-Key; property names are matched case-insensitively.
+import { type TSchema, Type } from 'typebox';
+import { isAdministrator } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
-import { type App, requirePrincipal } from '../platform/http/app.ts';
+import { type App, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
+import { notFound } from '../platform/http/problem.ts';
+import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
+import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
+import { canonicalKeys, GUID_PATTERN, nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
+import { IdempotencyHeaders, idempotent } from './idempotency.ts';
+import { departments, MASTER_DATA, typologies } from './master-data.ts';
+import { bodySchema, findResource, type ResourceDef, upsertResource, viewSchema } from './resources.ts';
 import { findUserTypeByName } from './service.ts';
+import { inTenantWrite } from './transaction.ts';
+import {
+  EMPLOYEE_FIELDS,
+  getUserByExternalId,
+  getUserById,
+  patchUser,
+  USER_PATCH_FIELDS,
+  USER_POST_FIELDS,
+  USER_REFERENCE_FIELDS,
+  USER_VIEW_FIELDS,
+  upsertEmployee,
+  upsertUser,
+} from './users.ts';
 
 const tags = ['Integration API'];
+const app_ = { auth: 'app' as const };
+const Guid = Type.String({ format: 'uuid', pattern: GUID_PATTERN });
+const ActionSchema = Type.Union([Type.Literal('Created'), Type.Literal('Updated')], { description: 'Created (201) or Updated (200)' });
+
 const UserType = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() });
 
+const UserPostBody = Type.Object(
+  {
+    ...requestProperties(USER_POST_FIELDS),
+    ...Object.fromEntries(USER_REFERENCE_FIELDS.map((name) => [name, Type.String({ minLength: 1, maxLength: 4000 })])),
+  },
+  { additionalProperties: false },
+);
+const userViewProperties = {
+  ...responseProperties(USER_VIEW_FIELDS),
+  CompanyCode: nullable(Type.String()),
+  DepartmentExternalId: nullable(Type.String()),
+  TypologyExternalId: nullable(Type.String()),
+  HasPassword: Type.Boolean({ description: 'Whether a login password is set (the password itself is never answered)' }),
+  CreatedOnUtc: nullable(Type.String({ format: 'date-time' })),
+  ModifiedOnUtc: nullable(Type.String({ format: 'date-time' })),
+};
+const User = Type.Object(userViewProperties);
+const UserSaved = Type.Object({ ...userViewProperties, Action: ActionSchema });
+
+const wrapped = (s: TSchema) => Type.Object({ value: s }, { additionalProperties: false, description: 'The new value, as {"value": …} ("Value" accepted)' });
+const UserPatchBody = Type.Object(
+  {
+    Password: Type.Optional(wrapped(Type.String({ minLength: 1, maxLength: 1000, description: 'Login password; stored hashed' }))),
+    ...Object.fromEntries(USER_PATCH_FIELDS.map((f) => [f.name, Type.Optional(wrapped(requestSchema(f)))])),
+  },
+  { additionalProperties: false },
+);
+
+const EmployeeBody = Type.Object(requestProperties(EMPLOYEE_FIELDS), { additionalProperties: false });
+const EmployeeSaved = Type.Object({ ...responseProperties(EMPLOYEE_FIELDS.map((f) => ({ ...f, required: true }))), Action: ActionSchema });
+
+const AssociationBody = Type.Object(
+  {
+    companyId: Guid,
+    commercialClientId: Guid,
+    billingClientId: Guid,
+    externalId: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
+    vatExternalId: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
+  },
+  { additionalProperties: false },
+);
+const Association = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  companyId: Type.String({ format: 'uuid' }),
+  commercialClientId: Type.String({ format: 'uuid' }),
+  billingClientId: Type.String({ format: 'uuid' }),
+  externalId: nullable(Type.String()),
+  vatExternalId: nullable(Type.String()),
+});
+
+const JsonObjectSchema = Type.Object({}, { additionalProperties: true, description: 'A JSON object' });
+const ConfigurationKey = Type.Object({
+  key: Type.String(),
+  value: JsonObjectSchema,
+  modifiedOnUtc: Type.String({ format: 'date-time' }),
+});
+const KeyParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) });
+const ExternalIdQuery = Type.Object({ externalId: Type.String({ minLength: 1 }) });
+
+const RESOURCES: ResourceDef[] = [billingClients, commercialClients, suppliers, ...MASTER_DATA];
+
+/** Service views are plain records; their shape is the route's response schema, which serializes them. */
+const answer = (view: object): never => view as never;
+
+const unwrap = (body: Record<string, { value: unknown }>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(body).map(([name, v]) => [name, v.value]));
+
 export async function integrationRoutes(app: App, ctx: AppContext): Promise<void> {
+  const read = <T>(request: FastifyRequest, fn: Parameters<typeof ctx.db.withTenant<T>>[1]): Promise<T> =>
+    ctx.db.withTenant(requirePrincipal(request).tenantId, fn, { deadline: request.deadline });
+  const write = <T>(request: FastifyRequest, fn: Parameters<typeof inTenantWrite<T>>[3]): Promise<T> =>
+    inTenantWrite(ctx, requirePrincipal(request), request.deadline, fn);
+
   app.get(
     '/api/usertypes/name',
     {
-      config: { auth: 'app' },
+      config: app_,
       schema: {
         tags,
         summary: 'Look a user type up by its name',
@@ -20,9 +118,233 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
         response: { 200: UserType },
       },
     },
+    async (request) => read(request, (trx) => findUserTypeByName(trx, request.query.name)),
+  );
+
+  // Users ------------------------------------------------------------------------------------------
+
+  app.post(
+    '/api/users',
+    {
+      config: app_,
+      preValidation: canonicalKeys(UserPostBody),
+      schema: {
+        tags,
+        summary: 'Create or update a user',
+        description:
+          'Matched by Id when sent, else by ExternalId. CompanyCode, DepartmentExternalId (a department of that company) and TypologyExternalId ' +
+          'must resolve (422 naming the field otherwise). Fields not sent are left unchanged on update; null clears. 201 when created, 200 when updated.',
+        headers: IdempotencyHeaders,
+        body: UserPostBody,
+        response: { 200: UserSaved, 201: UserSaved },
+      },
+    },
+    idempotent(ctx, async (request, reply) => {
+      const { user, action } = await write(request, (trx, actor) => upsertUser(trx, actor, request.body as Record<string, unknown>));
+      reply.code(action === 'Created' ? 201 : 200);
+      return answer({ ...user, Action: action });
+    }),
+  );
+
+  app.patch(
+    '/api/users/:id',
+    {
+      config: app_,
+      preValidation: canonicalKeys(UserPatchBody),
+      schema: {
+        tags,
+        summary: 'Change some fields of a user',
+        description: 'Each field is sent as {"value": …}; only the fields sent change. Password sets the login password (stored hashed).',
+        params: Type.Object({ id: Guid }),
+        body: UserPatchBody,
+        response: { 200: User },
+      },
+    },
+    async (request) =>
+      answer(
+        await write(request, (trx, actor) =>
+          patchUser(trx, actor, request.params.id.toLowerCase(), unwrap(request.body as Record<string, { value: unknown }>)),
+        ),
+      ),
+  );
+
+  app.get(
+    '/api/users/external',
+    {
+      config: app_,
+      schema: { tags, summary: 'Look a user up by external id', querystring: ExternalIdQuery, response: { 200: User } },
+    },
+    async (request) => answer(await read(request, (trx) => getUserByExternalId(trx, request.query.externalId))),
+  );
+
+  app.get(
+    '/api/users/:id',
+    { config: app_, schema: { tags, summary: 'Get a user by id', params: Type.Object({ id: Guid }), response: { 200: User } } },
+    async (request) => answer(await read(request, (trx) => getUserById(trx, request.params.id))),
+  );
+
+  app.post(
+    '/api/employees',
+    {
+      config: app_,
+      preValidation: canonicalKeys(EmployeeBody),
+      schema: {
+        tags,
+        summary: 'Create or update an employee',
+        description: 'Matched by Id when sent, else by ExternalId. Events: Created/Updated on document type Person.',
+        headers: IdempotencyHeaders,
+        body: EmployeeBody,
+        response: { 200: EmployeeSaved, 201: EmployeeSaved },
+      },
+    },
+    idempotent(ctx, async (request, reply) => {
+      const { employee, action } = await write(request, (trx, actor) => upsertEmployee(trx, actor, request.body as Record<string, unknown>));
+      reply.code(action === 'Created' ? 201 : 200);
+      return answer({ ...employee, Action: action });
+    }),
+  );
+
+  // Clients, suppliers and master data --------------------------------------------------------------
+
+  for (const def of RESOURCES) {
+    const body = bodySchema(def);
+    const saved = viewSchema(def);
+    app.post(
+      def.path,
+      {
+        config: app_,
+        preValidation: canonicalKeys(body),
+        schema: { tags, summary: def.summary, description: def.description, headers: IdempotencyHeaders, body, response: { 200: saved, 201: saved } },
+      },
+      idempotent(ctx, async (request, reply) => {
+        const { view, inserted } = await write(request, (trx, actor) => upsertResource(trx, actor, def, request.body as Record<string, unknown>));
+        reply.code(inserted ? 201 : 200);
+        return answer({ ...view, action: inserted ? 'Created' : 'Updated' });
+      }),
+    );
+  }
+
+  app.post(
+    '/api/commercial-client-companies',
+    {
+      config: app_,
+      preValidation: canonicalKeys(AssociationBody),
+      schema: {
+        tags,
+        summary: 'Associate a commercial client with its billing client for one company',
+        description:
+          'One billing client per commercial client and company: a second association for the same pair is a 409. The billing client must belong to companyId, ' +
+          'and vatExternalId (when sent) must be a VAT rate of that company (422 otherwise).',
+        headers: IdempotencyHeaders,
+        body: AssociationBody,
+        response: { 201: Association },
+      },
+    },
+    idempotent(ctx, async (request, reply) => {
+      const view = await write(request, (trx, actor) => associate(trx, actor, request.body));
+      reply.code(201);
+      return answer(view);
+    }),
+  );
+
+  // Lookups the user feed calls -----------------------------------------------------------------------
+
+  const DepartmentView = viewSchema(departments, false);
+  app.get(
+    '/api/companies/:companyId/departments/external',
+    {
+      config: app_,
+      schema: {
+        tags,
+        summary: 'Look a department of a company up by external id',
+        params: Type.Object({ companyId: Guid }),
+        querystring: ExternalIdQuery,
+        response: { 200: DepartmentView },
+      },
+    },
     async (request) => {
+      const { companyId } = request.params;
+      const { externalId } = request.query;
+      const found = await read(request, (trx) =>
+        findResource(trx, departments, [
+          ['company_id', companyId],
+          ['external_id', externalId],
+        ]),
+      );
+      if (!found) throw notFound(`Company ${companyId} has no department with externalId "${externalId}".`);
+      return answer(found);
+    },
+  );
+
+  const TypologyView = viewSchema(typologies, false);
+  app.get(
+    '/api/departments/:departmentId/usertypologies/external',
+    {
+      config: app_,
+      schema: {
+        tags,
+        summary: 'Look a user typology of a department up by external id',
+        params: Type.Object({ departmentId: Guid }),
+        querystring: ExternalIdQuery,
+        response: { 200: TypologyView },
+      },
+    },
+    async (request) => {
+      const { departmentId } = request.params;
+      const { externalId } = request.query;
+      const found = await read(request, (trx) =>
+        findResource(trx, typologies, [
+          ['department_id', departmentId],
+          ['external_id', externalId],
+        ]),
+      );
+      if (!found) throw notFound(`Department ${departmentId} has no user typology with externalId "${externalId}".`);
+      return answer(found);
+    },
+  );
+
+  // Configuration keys -----------------------------------------------------------------------------------
+
+  app.get(
+    '/api/configuration-keys/:key',
+    {
+      config: app_,
+      schema: {
+        tags,
+        summary: 'Read a configuration key',
+        description: 'Properties named like password, secret or token are answered in clear only to the Administrator role; others see "********".',
+        params: KeyParams,
+        response: { 200: ConfigurationKey },
+      },
+    },
+    async (request) => {
+      const reveal = isAdministrator(requirePrincipal(request));
+      return read(request, (trx) => getConfigurationKey(trx, ctx.box, request.params.key, reveal));
+    },
+  );
+
+  app.put(
+    '/api/configuration-keys/:key',
+    {
+      config: app_,
+      schema: {
+        tags,
+        summary: 'Create or replace a configuration key',
+        description:
+          'The body is the JSON object to store. Properties named like password, secret or token are stored encrypted; sending "********" for one keeps the stored value. ' +
+          '201 when created, 200 when replaced.',
+        params: KeyParams,
+        body: JsonObjectSchema,
+        response: { 200: ConfigurationKey, 201: ConfigurationKey },
+      },
+    },
+    async (request, reply) => {
       const principal = requirePrincipal(request);
-      return ctx.db.withTenant(principal.tenantId, (trx) => findUserTypeByName(trx, request.query.name), { deadline: request.deadline });
+      const { view, inserted } = await write(request, (trx, actor) =>
+        putConfigurationKey(trx, actor, ctx.box, request.params.key, request.body as JsonObject, isAdministrator(principal)),
+      );
+      reply.code(inserted ? 201 : 200);
+      return view;
     },
   );
 }

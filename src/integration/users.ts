@@ -1,0 +1,240 @@
+// Users and employees of the Integration API: POST create-or-update (matched by Id, else by ExternalId),
+// PATCH of value-wrapped fields, and the lookups the user feed calls. Field names are the spec's (PascalCase).
+import { sql } from 'kysely';
+import { hashSecret } from '../platform/auth/hashing.ts';
+import type { Trx } from '../platform/db/database.ts';
+import { HttpProblem, notFound } from '../platform/http/problem.ts';
+import { columnValues, type FieldDef, viewOf } from './fields.ts';
+import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from './upsert.ts';
+
+/** Every stored user field: `post` marks the fields of the POST body, `patch` those of the PATCH table. */
+interface UserField extends FieldDef {
+  post?: boolean;
+  patch?: boolean;
+}
+
+export const USER_FIELDS: UserField[] = [
+  { name: 'Id', column: 'id', kind: 'guid', post: true, notNull: true },
+  { name: 'UserName', column: 'user_name', kind: 'string', post: true, patch: true, notNull: true },
+  { name: 'Name', column: 'name', kind: 'string', post: true, patch: true },
+  { name: 'ExternalId', column: 'external_id', kind: 'string', post: true, patch: true },
+  { name: 'ExternalNumber', column: 'external_number', kind: 'string', patch: true },
+  { name: 'EmployeeId', column: 'employee_id', kind: 'guid', post: true, patch: true },
+  { name: 'CompanyId', column: 'company_id', kind: 'guid', patch: true },
+  { name: 'DepartmentId', column: 'department_id', kind: 'guid', patch: true },
+  { name: 'TypologyId', column: 'typology_id', kind: 'guid', patch: true },
+  { name: 'ResponsibleId', column: 'responsible_id', kind: 'guid', post: true, patch: true },
+  { name: 'UserTypeId', column: 'user_type_id', kind: 'guid', post: true, patch: true },
+  { name: 'CityId', column: 'city_id', kind: 'guid', patch: true },
+  { name: 'Mail', column: 'email', kind: 'string', post: true },
+  { name: 'IsActive', column: 'is_active', kind: 'bool', post: true, patch: true, notNull: true },
+  { name: 'HireDate', column: 'hire_date', kind: 'date', post: true, patch: true },
+  { name: 'StartDate', column: 'start_date', kind: 'date', post: true, patch: true },
+  { name: 'ExpirationDate', column: 'expiration_date', kind: 'date', post: true, patch: true },
+  { name: 'SsoUserName', column: 'sso_user_name', kind: 'string', post: true, patch: true },
+  { name: 'SsoOnly', column: 'sso_only', kind: 'bool', post: true, patch: true, notNull: true },
+  { name: 'AdUserName', column: 'ad_user_name', kind: 'string', post: true, patch: true },
+  { name: 'Phone', column: 'phone', kind: 'string', post: true, patch: true },
+  { name: 'TaxPayerNumber', column: 'tax_payer_number', kind: 'string', post: true, patch: true },
+  { name: 'ChangePasswordOnFirstLogon', column: 'change_password_on_first_logon', kind: 'bool', post: true, patch: true, notNull: true },
+  { name: 'RequiredWeeklyHours', column: 'required_weekly_hours', kind: 'double', post: true, patch: true },
+  { name: 'RequiredHours', column: 'required_hours', kind: 'double', post: true, patch: true },
+  { name: 'LeaveDayHours', column: 'leave_day_hours', kind: 'double', post: true, patch: true },
+  { name: 'WeeklyOvertimeThresholdHours', column: 'weekly_overtime_threshold_hours', kind: 'double', post: true, patch: true },
+  { name: 'Tolerance', column: 'tolerance', kind: 'int', post: true, patch: true },
+  { name: 'EntryTimeTotalMinutes', column: 'entry_time_total_minutes', kind: 'int', patch: true },
+  { name: 'ExitTimeTotalMinutes', column: 'exit_time_total_minutes', kind: 'int', patch: true },
+  { name: 'EntryTimeToleranceTotalMinutes', column: 'entry_time_tolerance_total_minutes', kind: 'int', patch: true },
+  { name: 'ExitTimeToleranceTotalMinutes', column: 'exit_time_tolerance_total_minutes', kind: 'int', patch: true },
+  { name: 'OffsetTotalMinutes', column: 'offset_total_minutes', kind: 'int', patch: true },
+  { name: 'PaidUndertime', column: 'paid_undertime', kind: 'bool', patch: true, notNull: true },
+  { name: 'PaidOvertime', column: 'paid_overtime', kind: 'bool', patch: true, notNull: true },
+];
+
+const REQUIRED_ON_POST = new Set(['UserName', 'ExternalId', 'IsActive']);
+
+/** Fields of the POST body (the spec's User table): the references by code come on top. */
+export const USER_POST_FIELDS: FieldDef[] = USER_FIELDS.filter((f) => f.post).map((f) => ({ ...f, required: REQUIRED_ON_POST.has(f.name) }));
+export const USER_REFERENCE_FIELDS = ['CompanyCode', 'DepartmentExternalId', 'TypologyExternalId'] as const;
+/** Fields of the PATCH body (the spec's PATCH table), Password aside. */
+export const USER_PATCH_FIELDS: FieldDef[] = USER_FIELDS.filter((f) => f.patch);
+/** Fields of the user as answered (every stored field). */
+export const USER_VIEW_FIELDS: FieldDef[] = USER_FIELDS.map((f) => ({ ...f, required: f.name === 'Id' || f.name === 'UserName' }));
+
+const FIELD_OF_COLUMN = new Map(USER_FIELDS.map((f) => [f.column, f.name]));
+const fieldOf = (column: string): string | undefined => FIELD_OF_COLUMN.get(column);
+
+export type UserView = Record<string, unknown>;
+export type Action = 'Created' | 'Updated';
+
+interface Refs {
+  companyId: string;
+  companyCode: string;
+  departmentId: string;
+  departmentExternalId: string;
+  typologyId: string;
+  typologyExternalId: string;
+}
+
+const refProblem = (field: string, value: string, reason: string): HttpProblem =>
+  new HttpProblem(422, `${field} "${value}" ${reason}.`, { errors: [{ path: `/body/${field}`, message: reason }], extra: { field, value } });
+
+/** CompanyCode, DepartmentExternalId (of that company) and TypologyExternalId to ids, in one query. */
+async function resolveUserRefs(trx: Trx, companyCode: string, departmentExternalId: string, typologyExternalId: string): Promise<Refs> {
+  const { rows } = await sql<{
+    company_id: string | null;
+    department_id: string | null;
+    typology_id: string | null;
+    typology_department_id: string | null;
+    typologies: number;
+  }>`
+    select c.id as company_id, d.id as department_id, ty.id as typology_id, ty.department_id as typology_department_id, coalesce(ty.n, 0)::int as typologies
+    from (select 1) one
+    left join companies c on c.code = ${companyCode}
+    left join departments d on d.company_id = c.id and d.external_id = ${departmentExternalId}
+    left join lateral (
+      select y.id, y.department_id, count(*) over () as n from typologies y
+      where y.external_id = ${typologyExternalId}
+      order by (y.department_id = d.id) desc nulls last limit 1
+    ) ty on true`.execute(trx);
+  const r = rows[0];
+  if (!r.company_id) throw refProblem('CompanyCode', companyCode, 'does not match any company');
+  if (!r.department_id) throw refProblem('DepartmentExternalId', departmentExternalId, `does not match any department of company ${companyCode}`);
+  if (!r.typology_id) throw refProblem('TypologyExternalId', typologyExternalId, 'does not match any typology');
+  if (r.typology_department_id !== r.department_id && r.typologies > 1) {
+    throw refProblem(
+      'TypologyExternalId',
+      typologyExternalId,
+      `is not a typology of department ${departmentExternalId} and matches several typologies of other departments`,
+    );
+  }
+  return { companyId: r.company_id, companyCode, departmentId: r.department_id, departmentExternalId, typologyId: r.typology_id, typologyExternalId };
+}
+
+function userView(row: Row, refs: { companyCode: string | null; departmentExternalId: string | null; typologyExternalId: string | null }): UserView {
+  return {
+    ...viewOf(USER_VIEW_FIELDS, row),
+    CompanyCode: refs.companyCode,
+    DepartmentExternalId: refs.departmentExternalId,
+    TypologyExternalId: refs.typologyExternalId,
+    HasPassword: Boolean(row.password_hash),
+    CreatedOnUtc: row.created_on_utc ?? null,
+    ModifiedOnUtc: row.modified_on_utc ?? null,
+  };
+}
+
+const USER_EVENT = { masked: ['password_hash'], names: { password_hash: 'Password', email: 'Mail' }, omit: ['inactivated_on_utc'] };
+
+/** Deactivation time follows IsActive: set when a user becomes inactive, cleared when active again. */
+async function trackInactivation(trx: Trx, result: WriteResult): Promise<void> {
+  const flipped = result.inserted ? result.row.is_active === false : 'is_active' in result.changes;
+  if (!flipped) return;
+  await sql`update users set inactivated_on_utc = case when is_active then null else now() end where id = ${result.row.id as string}`.execute(trx);
+}
+
+export async function upsertUser(trx: Trx, actor: Actor, body: Record<string, unknown>): Promise<{ user: UserView; action: Action }> {
+  const refs = await resolveUserRefs(trx, body.CompanyCode as string, body.DepartmentExternalId as string, body.TypologyExternalId as string);
+  const values: Row = {
+    ...columnValues(USER_POST_FIELDS, body),
+    company_id: refs.companyId,
+    department_id: refs.departmentId,
+    typology_id: refs.typologyId,
+  };
+  const byId = typeof values.id === 'string';
+  const result = await naming(fieldOf, values, () =>
+    upsertRow(trx, actor, {
+      table: 'users',
+      key: byId ? [['id', values.id]] : [['external_id', values.external_id]],
+      values,
+    }),
+  );
+  await emitWrite(trx, actor, 'User', result, USER_EVENT);
+  await trackInactivation(trx, result);
+  return { user: userView(result.row, refs), action: result.inserted ? 'Created' : 'Updated' };
+}
+
+/** PATCH: `patch` maps field names to their new values (already unwrapped from {value}). */
+export async function patchUser(trx: Trx, actor: Actor, id: string, patch: Record<string, unknown>): Promise<UserView> {
+  const set: Row = columnValues(USER_PATCH_FIELDS, patch);
+  const always: string[] = [];
+  if (typeof patch.Password === 'string') {
+    set.password_hash = await hashSecret(patch.Password);
+    always.push('password_hash');
+  }
+  const result = await naming(fieldOf, set, () => updateRow(trx, actor, 'users', id, set, always));
+  if (!result) throw notFound(`No user with Id ${id}.`);
+  if ('company_id' in result.changes || 'department_id' in result.changes) await checkDepartmentOfCompany(trx, result.row);
+  await emitWrite(trx, actor, 'User', result, USER_EVENT);
+  await trackInactivation(trx, result);
+  return (await findUser(trx, 'id', id)) as UserView;
+}
+
+/** A user's department must belong to the user's company. */
+async function checkDepartmentOfCompany(trx: Trx, row: Row): Promise<void> {
+  if (!row.department_id) return;
+  const dep = await trx
+    .selectFrom('departments')
+    .select('company_id')
+    .where('id', '=', row.department_id as string)
+    .executeTakeFirst();
+  if (dep && row.company_id && dep.company_id !== row.company_id) {
+    throw new HttpProblem(422, `Department ${row.department_id} does not belong to company ${row.company_id}.`, {
+      errors: [{ path: '/body/DepartmentId', message: 'belongs to another company' }],
+      extra: { field: 'DepartmentId', value: row.department_id },
+    });
+  }
+}
+
+async function findUser(trx: Trx, by: 'id' | 'external_id', value: string): Promise<UserView | null> {
+  const { rows } = await sql<{ row: Row; company_code: string | null; department_external_id: string | null; typology_external_id: string | null }>`
+    select to_jsonb(u) as row, c.code as company_code, d.external_id as department_external_id, ty.external_id as typology_external_id
+    from users u
+    left join companies c on c.id = u.company_id
+    left join departments d on d.id = u.department_id
+    left join typologies ty on ty.id = u.typology_id
+    where ${sql.ref(`u.${by}`)} = ${value}`.execute(trx);
+  const r = rows[0];
+  if (!r) return null;
+  return userView(r.row, { companyCode: r.company_code, departmentExternalId: r.department_external_id, typologyExternalId: r.typology_external_id });
+}
+
+export async function getUserById(trx: Trx, id: string): Promise<UserView> {
+  const user = await findUser(trx, 'id', id);
+  if (!user) throw notFound(`No user with Id ${id}.`);
+  return user;
+}
+
+export async function getUserByExternalId(trx: Trx, externalId: string): Promise<UserView> {
+  const user = await findUser(trx, 'external_id', externalId);
+  if (!user) throw notFound(`No user with ExternalId "${externalId}".`);
+  return user;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Employees (document type Person)
+// ---------------------------------------------------------------------------------------------------
+
+export const EMPLOYEE_FIELDS: FieldDef[] = [
+  { name: 'Id', column: 'id', kind: 'guid', notNull: true },
+  { name: 'Name', column: 'name', kind: 'string', required: true },
+  { name: 'ExternalId', column: 'external_id', kind: 'string', required: true },
+  { name: 'CompanyId', column: 'company_id', kind: 'guid', required: true },
+  { name: 'IsActive', column: 'is_active', kind: 'bool', required: true },
+];
+const EMPLOYEE_FIELD_OF = new Map(EMPLOYEE_FIELDS.map((f) => [f.column, f.name]));
+
+export async function upsertEmployee(trx: Trx, actor: Actor, body: Record<string, unknown>): Promise<{ employee: Row; action: Action }> {
+  const values = columnValues(EMPLOYEE_FIELDS, body);
+  const result = await naming(
+    (c) => EMPLOYEE_FIELD_OF.get(c),
+    values,
+    () =>
+      upsertRow(trx, actor, {
+        table: 'employees',
+        key: typeof values.id === 'string' ? [['id', values.id]] : [['external_id', values.external_id]],
+        values,
+      }),
+  );
+  await emitWrite(trx, actor, 'Person', result);
+  return { employee: viewOf(EMPLOYEE_FIELDS, result.row), action: result.inserted ? 'Created' : 'Updated' };
+}
