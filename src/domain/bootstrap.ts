@@ -115,8 +115,14 @@ export async function createTenantDefaults(trx: Transaction<any>, tenantId: stri
   });
 
   const typologyGroupId = await insertId(trx, 'typology_groups', { ...t, name: 'Staff', external_id: 'TG-001', company_id: companyId });
-  await trx.insertInto('typology_group_companies').values({ ...t, typology_group_id: typologyGroupId, company_id: companyId }).execute();
-  await trx.insertInto('typology_group_departments').values({ ...t, typology_group_id: typologyGroupId, department_id: departmentId }).execute();
+  await trx
+    .insertInto('typology_group_companies')
+    .values({ ...t, typology_group_id: typologyGroupId, company_id: companyId })
+    .execute();
+  await trx
+    .insertInto('typology_group_departments')
+    .values({ ...t, typology_group_id: typologyGroupId, department_id: departmentId })
+    .execute();
   const typologyExternalId = 'TYP-001';
   const typologyId = await insertId(trx, 'typologies', {
     ...t,

@@ -35,6 +35,8 @@ await admin.query(`create database ${dbName}`);
 const url = new URL(conn);
 url.pathname = `/${dbName}`;
 const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+// Idle clients are killed by the final "drop database ... with (force)"; that is expected.
+pool.on('error', () => {});
 const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
 let failed = false;
 
@@ -119,11 +121,26 @@ try {
 
   // Coherence spot checks on the scale-1 tenant.
   const checks: Array<[string, string]> = [
-    ['timesheets without a covering user cost', `select count(*) from timesheets t where t.tenant_id = $1 and not exists (select 1 from user_costs c where c.tenant_id = t.tenant_id and c.user_id = t.user_id and t.date between c.start_date and coalesce(c.end_date, 'infinity'))`],
-    ['timesheets outside their job dates', `select count(*) from timesheets t join jobs j on j.tenant_id = t.tenant_id and j.id = t.job_id where t.tenant_id = $1 and (t.date < j.start_date or t.date > j.end_date)`],
-    ['timesheets on weekends or holidays', `select count(*) from timesheets t join users u on u.tenant_id = t.tenant_id and u.id = t.user_id where t.tenant_id = $1 and (extract(isodow from t.date) > 5 or exists (select 1 from holidays h where h.tenant_id = t.tenant_id and h.company_id = u.company_id and h.date = t.date))`],
-    ['estimate lines whose monthly split does not add up', `select count(*) from estimate_item_details d where d.tenant_id = $1 and round(d.quantity_cost * d.unit_price_cost - d.discount_cost, 2) <> (select sum(m.cost) from estimate_item_detail_months m where m.tenant_id = d.tenant_id and m.estimate_item_detail_id = d.id)`],
-    ['projects whose company cannot bill their client', `select count(*) from projects p where p.tenant_id = $1 and not exists (select 1 from commercial_client_companies x where x.tenant_id = p.tenant_id and x.commercial_client_id = p.commercial_client_id and x.company_id = p.company_id)`],
+    [
+      'timesheets without a covering user cost',
+      `select count(*) from timesheets t where t.tenant_id = $1 and not exists (select 1 from user_costs c where c.tenant_id = t.tenant_id and c.user_id = t.user_id and t.date between c.start_date and coalesce(c.end_date, 'infinity'))`,
+    ],
+    [
+      'timesheets outside their job dates',
+      `select count(*) from timesheets t join jobs j on j.tenant_id = t.tenant_id and j.id = t.job_id where t.tenant_id = $1 and (t.date < j.start_date or t.date > j.end_date)`,
+    ],
+    [
+      'timesheets on weekends or holidays',
+      `select count(*) from timesheets t join users u on u.tenant_id = t.tenant_id and u.id = t.user_id where t.tenant_id = $1 and (extract(isodow from t.date) > 5 or exists (select 1 from holidays h where h.tenant_id = t.tenant_id and h.company_id = u.company_id and h.date = t.date))`,
+    ],
+    [
+      'estimate lines whose monthly split does not add up',
+      `select count(*) from estimate_item_details d where d.tenant_id = $1 and round(d.quantity_cost * d.unit_price_cost - d.discount_cost, 2) <> (select sum(m.cost) from estimate_item_detail_months m where m.tenant_id = d.tenant_id and m.estimate_item_detail_id = d.id)`,
+    ],
+    [
+      'projects whose company cannot bill their client',
+      `select count(*) from projects p where p.tenant_id = $1 and not exists (select 1 from commercial_client_companies x where x.tenant_id = p.tenant_id and x.commercial_client_id = p.commercial_client_id and x.company_id = p.company_id)`,
+    ],
   ];
   for (const [label, q] of checks) {
     const k = Number((await pool.query(q, [a.id])).rows[0].count);

@@ -1732,15 +1732,16 @@ create index expense_items_sheet_idx on expense_items (tenant_id, expense_sheet_
 -- Time: timesheets, leaves, attendances, holidays, workloads
 -- ---------------------------------------------------------------------------------------------------
 
--- One time entry of a user on a job and day. Client/project/product/brand come through the job;
--- hourly cost is the user_costs row covering the date. Deleted entries stay as tombstones (deleted_on).
+-- One time entry of a user on a job and day. Client/project/product/brand come through the job; the
+-- typology is the user's on that date (user_typology_histories, else users.typology_id); the hourly cost
+-- is the user_costs row covering the date. Approval: status is the decision (modified_by_id decided it);
+-- the approvers are the job's "Approver" team (assignments), else the user's responsible.
+-- Deleted entries stay as tombstones (deleted_on; DE-TimeSheetsDeleted).
 create table timesheets (
   tenant_id uuid not null references tenants (id) on delete cascade,
   id uuid not null default gen_random_uuid(),
   user_id uuid not null,
   job_id uuid not null,
-  -- The user's typology when the time was entered (it can change later).
-  typology_id uuid,
   work_type_id uuid,
   date date not null,
   duration_minutes integer not null check (duration_minutes > 0 and duration_minutes <= 1440),
@@ -1756,7 +1757,6 @@ create table timesheets (
   primary key (tenant_id, id),
   foreign key (tenant_id, user_id) references users (tenant_id, id),
   foreign key (tenant_id, job_id) references jobs (tenant_id, id),
-  foreign key (tenant_id, typology_id) references typologies (tenant_id, id),
   foreign key (tenant_id, work_type_id) references work_types (tenant_id, id)
 );
 select atrium_enable_rls('timesheets');
@@ -1922,8 +1922,9 @@ create table assignments (
 select atrium_enable_rls('assignments');
 create index assignments_user_idx on assignments (tenant_id, user_id);
 
--- Approval requests on a document (timesheets, leaves, jobs...). role 'HR' is the HR approver of leaves.
--- A Pending row makes the document "pending" for that approver (CurrentUserPending).
+-- Approval requests on a document (leaves, jobs, estimates, purchase orders...); role 'HR' is the HR
+-- approver of leaves. A Pending row makes the document "pending" for that approver (CurrentUserPending).
+-- Timesheets have no rows here: see the timesheets table.
 create table approvals (
   tenant_id uuid not null references tenants (id) on delete cascade,
   id uuid not null default gen_random_uuid(),
