@@ -32,8 +32,12 @@ try {
   const liveRps = median(live.map((r) => r.rps));
   const authedRps = median(authed.map((r) => r.rps));
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
-  console.log(`GET /health/live                         median ${fmt(liveRps)} req/s  (p50 ${median(live.map((r) => r.p50))} ms, p99 ${median(live.map((r) => r.p99))} ms)  rounds: ${live.map((r) => fmt(r.rps)).join(', ')}`);
-  console.log(`GET /api/usertypes/name (app headers)    median ${fmt(authedRps)} req/s  (p50 ${median(authed.map((r) => r.p50))} ms, p99 ${median(authed.map((r) => r.p99))} ms)  rounds: ${authed.map((r) => fmt(r.rps)).join(', ')}`);
+  console.log(
+    `GET /health/live                         median ${fmt(liveRps)} req/s  (p50 ${median(live.map((r) => r.p50))} ms, p99 ${median(live.map((r) => r.p99))} ms)  rounds: ${live.map((r) => fmt(r.rps)).join(', ')}`,
+  );
+  console.log(
+    `GET /api/usertypes/name (app headers)    median ${fmt(authedRps)} req/s  (p50 ${median(authed.map((r) => r.p50))} ms, p99 ${median(authed.map((r) => r.p99))} ms)  rounds: ${authed.map((r) => fmt(r.rps)).join(', ')}`,
+  );
   console.log(`ratio authenticated / live: ${fmt((authedRps / liveRps) * 100, 1)}% (target >= 60%)`);
 } finally {
   await db.stop();
