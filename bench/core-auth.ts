@@ -1,5 +1,5 @@
 // Platform core benchmark: requests per second of an authenticated request (app headers,
-// GET /api/usertypes/name) against GET /health/live on the same server; autocannon, 50
+// GET /api/usertypes/name, and GET /api/v3/whoami which is authentication alone) against GET /health/live on the same server; autocannon, 50
 // connections, 10 s each, three alternating rounds, medians. Target: ratio >= 60%.
 // Run: npm run bench -- core-auth   (or: npx node bench/core-auth.ts)
 import os from 'node:os';
@@ -22,23 +22,24 @@ try {
   };
   // Warm-up: JIT, connection pool, the credential cache.
   await autocannon({ url: `${server.baseUrl}/api/usertypes/name?name=Temporary`, connections: 10, duration: 2, headers });
-  const live: { rps: number; p50: number; p99: number }[] = [];
-  const authed: typeof live = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    live.push(await run('/health/live'));
-    authed.push(await run('/api/usertypes/name?name=Temporary', headers));
-  }
+  const routes = [
+    { label: 'GET /health/live (no auth)', path: '/health/live', headers: {} },
+    { label: 'GET /api/v3/whoami (app headers, auth only)', path: '/api/v3/whoami', headers },
+    { label: 'GET /api/usertypes/name (app headers + tenant transaction)', path: '/api/usertypes/name?name=Temporary', headers },
+  ];
+  const results = routes.map(() => [] as { rps: number; p50: number; p99: number }[]);
+  for (let i = 0; i < ROUNDS; i++) for (const [j, r] of routes.entries()) results[j].push(await run(r.path, r.headers));
   await server.stop();
-  const liveRps = median(live.map((r) => r.rps));
-  const authedRps = median(authed.map((r) => r.rps));
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
-  console.log(
-    `GET /health/live                         median ${fmt(liveRps)} req/s  (p50 ${median(live.map((r) => r.p50))} ms, p99 ${median(live.map((r) => r.p99))} ms)  rounds: ${live.map((r) => fmt(r.rps)).join(', ')}`,
-  );
-  console.log(
-    `GET /api/usertypes/name (app headers)    median ${fmt(authedRps)} req/s  (p50 ${median(authed.map((r) => r.p50))} ms, p99 ${median(authed.map((r) => r.p99))} ms)  rounds: ${authed.map((r) => fmt(r.rps)).join(', ')}`,
-  );
-  console.log(`ratio authenticated / live: ${fmt((authedRps / liveRps) * 100, 1)}% (target >= 60%)`);
+  const medians = results.map((rs) => median(rs.map((r) => r.rps)));
+  for (const [j, r] of routes.entries()) {
+    const rs = results[j];
+    console.log(
+      `${r.label.padEnd(62)} median ${fmt(medians[j])} req/s (p50 ${median(rs.map((x) => x.p50))} ms, p99 ${median(rs.map((x) => x.p99))} ms); rounds ${rs.map((x) => fmt(x.rps)).join(', ')}`,
+    );
+  }
+  console.log(`ratio whoami / live:    ${fmt((medians[1] / medians[0]) * 100, 1)}%`);
+  console.log(`ratio usertypes / live: ${fmt((medians[2] / medians[0]) * 100, 1)}% (target >= 60%)`);
 } finally {
   await db.stop();
 }
