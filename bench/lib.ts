@@ -1,24 +1,12 @@
 // Shared pieces of the benchmarks: a throwaway embedded PostgreSQL, a server child process, medians.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../src/platform/db/embedded-postgres.ts';
+import { freePort, startEmbeddedPostgres } from '../src/platform/db/embedded-postgres.ts';
 
 export const root = path.resolve(import.meta.dirname, '..');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-    srv.on('error', reject);
-  });
-}
 
 export async function benchDatabase(name = 'atrium_bench'): Promise<{ url: string; stop: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'atrium-bench-'));

@@ -1,6 +1,7 @@
 // Tenant bootstrap: the minimum master data every new tenant needs before any API can be used
 // (first company and its organisation, user types, the document-type catalogue, default workflows).
 import type { Transaction } from 'kysely';
+import { DOCUMENT_TYPES, fullTypeName } from '../platform/events/catalogue.ts';
 
 export interface TenantDefaults {
   companyId: string;
@@ -14,43 +15,13 @@ export interface TenantDefaults {
   userTypeIds: { regular: string; temporary: string };
 }
 
-export const TYPE_NAMESPACE = 'Skill.Module.BusinessObjects';
-
-/** The spec's "Document types usable in DocumentType", plus the types the named queries need custom fields or workflows for. */
-export const DOCUMENT_TYPES: ReadonlyArray<{ name: string; className: string }> = [
-  { name: 'Assignment', className: 'Assignment' },
-  { name: 'Bill', className: 'Bill' },
-  { name: 'Brand', className: 'Brand' },
-  { name: 'Client', className: 'Client' },
-  { name: 'Client Credit Note', className: 'ClientCreditNote' },
-  { name: 'Commercial Client', className: 'CommercialClient' },
-  { name: 'Commercial Client Product', className: 'CommercialClientProduct' },
-  { name: 'Contract', className: 'Contract' },
-  { name: 'Deliverable (Job)', className: 'Deliverable' },
-  { name: 'Document Brief', className: 'DocumentBrief' },
-  { name: 'Document State', className: 'DocumentState' },
-  { name: 'Document Tag', className: 'DocumentTag' },
-  { name: 'Document Task', className: 'DocumentTask' },
-  { name: 'Estimate', className: 'Estimate' },
-  { name: 'Expense', className: 'Expense' },
-  { name: 'Expense Item', className: 'ExpenseItem' },
-  { name: 'File', className: 'FileSystemObject' },
-  { name: 'Job Type', className: 'JobType' },
-  { name: 'Lead', className: 'CRM.Lead' },
-  { name: 'Person', className: 'Person' },
-  { name: 'Project', className: 'Project' },
-  { name: 'Purchase Order', className: 'PurchaseOrder' },
-  { name: 'Supplier Invoice', className: 'SupplierInvoice' },
-  { name: 'Supplier Note', className: 'SupplierNote' },
-  { name: 'Supplier Request', className: 'SupplierRequest' },
-  { name: 'Task', className: 'Task' },
-  { name: 'Tender', className: 'Tender' },
-  { name: 'Timesheet', className: 'Timesheet' },
-  { name: 'User', className: 'User' },
-  { name: 'Workflow State', className: 'WorkflowState' },
-  { name: 'Workflow State Transition', className: 'WorkflowStateTransition' },
-  // Not in the spec's webhook list ("more types may exist"): requests, leaves, companies and suppliers
-  // have custom fields or workflows of their own in the named queries.
+/**
+ * The spec's "Document types usable in DocumentType" (one catalogue, src/platform/events/catalogue.ts),
+ * plus types that are not in the spec's webhook list ("more types may exist"): requests, leaves,
+ * companies and suppliers have custom fields or workflows of their own in the named queries.
+ */
+const TENANT_DOCUMENT_TYPES: ReadonlyArray<{ name: string; className: string }> = [
+  ...DOCUMENT_TYPES,
   { name: 'Request', className: 'Request' },
   { name: 'Leave', className: 'Leave' },
   { name: 'Company', className: 'Company' },
@@ -138,7 +109,7 @@ export async function createTenantDefaults(trx: Transaction<any>, tenantId: stri
 
   const docTypes = await trx
     .insertInto('document_types')
-    .values(DOCUMENT_TYPES.map((d) => ({ ...t, name: d.name, class_name: d.className, full_name: `${TYPE_NAMESPACE}.${d.className}` })))
+    .values(TENANT_DOCUMENT_TYPES.map((d) => ({ ...t, name: d.name, class_name: d.className, full_name: fullTypeName(d.className) })))
     .returning(['id', 'class_name'])
     .execute();
   const docTypeId = new Map(docTypes.map((r) => [r.class_name as string, r.id as string]));

@@ -264,28 +264,21 @@ export class AuthService {
     if (!isUuid(tenantId) || payload.typ !== 'access') throw unauthorized('Access token is invalid or expired.');
     const appId = typeof payload.aid === 'string' ? payload.aid : null;
     const userId = typeof payload.uid === 'string' ? payload.uid : null;
-    let roles: string[] = [];
-    let userName: string | null = null;
-    if (userId) {
-      const p = await this.actAsUser({ tenantId, appId, userId: null, userName: null, roles: new Set(), via: 'token' }, userId);
-      return p;
+    // A user token carries that user's current roles; an app token its app's, while the app is not revoked.
+    if (userId) return this.actAsUser({ tenantId, appId, userId: null, userName: null, roles: new Set(), via: 'token' }, userId);
+    if (!appId) throw unauthorized('Access token is invalid or expired.');
+    const key = `token-app\n${tenantId}\n${appId}`;
+    let roles = this.#appCache.get(key)?.roles;
+    if (!roles) {
+      const found = await this.#db.withTenant(tenantId, async (trx) => {
+        const app = await trx.selectFrom('apps').select('id').where('id', '=', appId).where('revoked_on_utc', 'is', null).executeTakeFirst();
+        return app ? appRoles(trx, appId) : null;
+      });
+      if (!found) throw unauthorized('Access token is invalid or expired.');
+      roles = found;
+      this.#appCache.set(key, { appId, roles });
     }
-    if (appId) {
-      const key = `token-app\n${tenantId}\n${appId}`;
-      const cached = this.#appCache.get(key);
-      if (cached) roles = cached.roles;
-      else {
-        const found = await this.#db.withTenant(tenantId, async (trx) => {
-          const app = await trx.selectFrom('apps').select('id').where('id', '=', appId).where('revoked_on_utc', 'is', null).executeTakeFirst();
-          return app ? appRoles(trx, appId) : null;
-        });
-        if (!found) throw unauthorized('Access token is invalid or expired.');
-        roles = found;
-        this.#appCache.set(key, { appId, roles });
-      }
-      userName = null;
-    }
-    return { tenantId, appId, userId, userName, roles: new Set(roles), via: 'token' };
+    return { tenantId, appId, userId: null, userName: null, roles: new Set(roles), via: 'token' };
   }
 
   async #issue(trx: Trx, tenantId: string, appId: string | null, user: UserRow | null, delegate: boolean): Promise<TokenResponse> {

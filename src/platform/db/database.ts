@@ -37,14 +37,9 @@ export class DatabaseHandle {
    * validated first), which matters on short requests where round trips are most of the cost.
    */
   async withTenant<T>(tenantId: string, fn: (trx: Trx) => Promise<T>, opts: TenantTxOptions = {}): Promise<T> {
-    if (!isUuid(tenantId)) throw new Error('withTenant needs a tenant uuid');
-    const timeoutMs = opts.deadline === undefined ? 0 : Math.max(1, Math.floor(opts.deadline - Date.now()));
+    const binding = tenantBinding(tenantId, opts.deadline);
     return this.kysely.connection().execute(async (conn) => {
-      await sql
-        .raw(
-          `begin; select set_config('atrium.tenant_id', '${tenantId}', true), set_config('statement_timeout', '${timeoutMs}', true), set_config('role', '${APP_ROLE}', true)`,
-        )
-        .execute(conn);
+      await sql.raw(`begin; ${binding}`).execute(conn);
       let result: T;
       try {
         // The connection is inside the transaction opened above, so it serves as the transaction handle.
@@ -71,12 +66,20 @@ export class DatabaseHandle {
   }
 }
 
-export async function bindTenant(trx: Trx, tenantId: string, deadline?: number): Promise<void> {
+/**
+ * The statement that binds a transaction to a tenant: the RLS setting, the statement timeout left
+ * until the deadline, and the request role (set_config('role', …, true) is SET LOCAL ROLE). Its only
+ * inputs are a validated uuid, an integer and a constant, so it can travel as plain SQL text.
+ */
+export function tenantBinding(tenantId: string, deadline?: number): string {
+  if (!isUuid(tenantId)) throw new Error('a tenant binding needs a tenant uuid');
   const timeoutMs = deadline === undefined ? 0 : Math.max(1, Math.floor(deadline - Date.now()));
-  // One round trip: set_config('role', …, true) is SET LOCAL ROLE.
-  await sql`select set_config('atrium.tenant_id', ${tenantId}, true), set_config('statement_timeout', ${String(timeoutMs)}, true), set_config('role', ${APP_ROLE}, true)`.execute(
-    trx,
-  );
+  return `select set_config('atrium.tenant_id', '${tenantId}', true), set_config('statement_timeout', '${timeoutMs}', true), set_config('role', '${APP_ROLE}', true)`;
+}
+
+/** Binds a transaction opened elsewhere (benchmarks replaying the service's statements). */
+export async function bindTenant(trx: Trx, tenantId: string, deadline?: number): Promise<void> {
+  await sql.raw(tenantBinding(tenantId, deadline)).execute(trx);
 }
 
 /** PostgreSQL's uuid syntax; checked before a value reaches a uuid column or parameter. */

@@ -12,22 +12,14 @@ import type { Trx } from '../db/database.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { HttpProblem } from '../http/problem.ts';
 
-export interface TenantCredentials {
+export type TenantCredentials = {
   tenantId: string;
   appId: string;
   appSecret: string;
   userId: string;
   username: string;
   password: string;
-  companyId: string;
-  companyCode: string;
-  divisionId: string;
-  departmentId: string;
-  departmentExternalId: string;
-  typologyGroupId: string;
-  typologyId: string;
-  typologyExternalId: string;
-}
+} & Omit<TenantDefaults, 'userTypeIds'>;
 
 export interface CreateTenantOptions {
   name: string;
@@ -74,22 +66,8 @@ export async function createTenant(ctx: AppContext, opts: CreateTenantOptions): 
       client.release();
     }
   }
-  return {
-    tenantId,
-    appId: appKey,
-    appSecret,
-    userId,
-    username: 'admin',
-    password,
-    companyId: defaults.companyId,
-    companyCode: defaults.companyCode,
-    divisionId: defaults.divisionId,
-    departmentId: defaults.departmentId,
-    departmentExternalId: defaults.departmentExternalId,
-    typologyGroupId: defaults.typologyGroupId,
-    typologyId: defaults.typologyId,
-    typologyExternalId: defaults.typologyExternalId,
-  };
+  const { userTypeIds: _userTypes, ...org } = defaults;
+  return { tenantId, appId: appKey, appSecret, userId, username: 'admin', password, ...org };
 }
 
 const newAppKey = (): string => `app_${randomToken(12)}`;
