@@ -1,0 +1,92 @@
+// The contract between the Data Extraction engine (query builder, paging, streaming, OData) and the
+// named-query definitions in ./queries/. A definition says where rows come from; the engine does the rest.
+import { type RawBuilder, sql } from 'kysely';
+// A copy of the spec's catalogue (shared/spec/named-queries.json), so a deployment carries it.
+import catalogue from './named-queries.json' with { type: 'json' };
+
+/** Data types of the catalogue (named-queries.json). */
+export type ColumnType = 'string' | 'guid' | 'decimal' | 'integer' | 'boolean' | 'date' | 'datetime' | 'object';
+
+/** The parameters a dynamic-execute body may carry beside queryBuilder. */
+export type ParameterName =
+  | 'ModifiedFrom'
+  | 'From'
+  | 'To'
+  | 'ProjectId'
+  | 'ProjectNumber'
+  | 'JobId'
+  | 'JobNumber'
+  | 'ContractId'
+  | 'ContractNumber'
+  | 'EstimateId'
+  | 'EstimateNumber'
+  | 'TaxPayerNumber'
+  | 'UserId'
+  | 'Email';
+
+export interface QueryContext {
+  tenantId: string;
+  /** The X-AppUser the call acts as, or null (then per-user flags are false and nothing is hidden). */
+  userId: string | null;
+}
+
+export interface NamedQueryDefinition {
+  /** The catalogue name, e.g. 'DE-Jobs' (aliases are resolved by the engine from the catalogue). */
+  name: string;
+  /**
+   * A SELECT whose output columns are exactly the catalogue's columns of this query, in order, each
+   * aliased with its exact (quoted) name: `j.name as "Job"`. One row per row of the report. It runs
+   * in a tenant-bound transaction (RLS applies), but filter `tenant_id = ${ctx.tenantId}` on the
+   * driving table anyway so the planner uses the tenant-leading indexes. Per-user columns use
+   * ctx.userId (false / 0 when it is null). Values must be the catalogue's type: booleans as
+   * boolean, integers as int, decimals as numeric, dates as date, datetimes as timestamptz.
+   */
+  source?: (ctx: QueryContext) => RawBuilder<unknown>;
+  /** Output columns that identify a row: the tie-breaker that makes paging stable. */
+  key: string[];
+  /**
+   * For each parameter of the catalogue's list: the output column it applies to. ModifiedFrom and
+   * From mean column >= value, To means column <= value (end of that day for dates), every other
+   * parameter column = value.
+   */
+  parameters?: Partial<Record<ParameterName, string>>;
+  /**
+   * Document queries: with an X-AppUser the engine keeps only rows the user may see — the user is on
+   * the document's team (assignments), or in its department, or an Administrator. Name the output
+   * column holding the document id, the document type class as stored in assignments, and the
+   * output column holding the department id when the query has one.
+   */
+  visibility?: { documentIdColumn: string; departmentIdColumn?: string };
+  /** Count queries: the name of the query whose rows are counted (filters and parameters apply to it); no source. */
+  countOf?: string;
+  /**
+   * The *AdditionalInformation queries: after the catalogue's fixed columns (all but the '*'
+   * placeholder), one column per user-defined field of this document type, named after the field.
+   * `source` then returns the fixed columns plus `"__fields"`: a jsonb object field name -> value;
+   * `fields` lists the tenant's fields in column order with their catalogue type.
+   */
+  userFields?: { fields: (ctx: QueryContext) => RawBuilder<{ name: string; type: ColumnType }> };
+}
+
+export interface CatalogueColumn {
+  name: string;
+  type: ColumnType;
+}
+
+export interface CatalogueEntry {
+  name: string;
+  aliases: string[];
+  purpose: string;
+  columns: CatalogueColumn[];
+  parameters: ParameterName[];
+  dynamicColumns: boolean;
+}
+
+/** The catalogue with repeated column names kept once (DE-Expenses ValueWithVat, DE-Workloads JobId). */
+export const CATALOGUE: CatalogueEntry[] = (catalogue as { queries: CatalogueEntry[] }).queries.map((q) => {
+  const seen = new Set<string>();
+  return { ...q, columns: q.columns.filter((c) => (seen.has(c.name) ? false : (seen.add(c.name), true))) };
+});
+
+/** `sql` re-exported so definition files import one module. */
+export { sql };
