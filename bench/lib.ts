@@ -1,6 +1,6 @@
 // Shared pieces of the benchmarks: a throwaway embedded PostgreSQL, a server child process, medians.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -38,29 +38,37 @@ export function runCli(args: string[], env: Record<string, string>): Promise<str
   });
 }
 
-export async function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string; stop: () => Promise<void> }> {
+/**
+ * The server as its own process, its stdout (the request log) going to a file as it would under a
+ * process manager, so the benchmark process does not pay for reading it.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; baseUrl: string; logFile: string; stop: () => Promise<void> }> {
   const port = await freePort();
+  const logFile = path.join(os.tmpdir(), `atrium-bench-server-${port}.log`);
+  const out = await open(logFile, 'w');
   const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', out.fd, 'inherit'],
   });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-      if (out.includes('Atrium listening on')) resolve();
-    });
-    child.on('exit', () => reject(new Error(`server exited: ${out}`)));
-  });
-  // From here on the request log goes nowhere: the server still writes it, as in production.
-  child.stdout?.resume();
+  await out.close();
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  for (;;) {
+    const text = await readFile(logFile, 'utf8');
+    if (text.includes('Atrium listening on')) break;
+    if (exited) throw new Error(`server exited: ${text}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return {
     child,
     baseUrl: `http://127.0.0.1:${port}`,
+    logFile,
     stop: () =>
       new Promise((resolve) => {
-        child.on('exit', () => resolve());
+        child.on('exit', () => rm(logFile, { force: true }).then(() => resolve()));
         child.kill('SIGTERM');
       }),
   };

@@ -114,7 +114,7 @@ class UsageError extends Error {}
 
 async function withContext(config: ReturnType<typeof loadConfig>, fn: (ctx: AppContext) => Promise<number>): Promise<number> {
   const opened = await openDatabase(config, err);
-  const db = new DatabaseHandle(opened.connectionString, 4);
+  const db = new DatabaseHandle(opened.connectionString, { poolSize: 4 });
   try {
     await migrateToLatest(db.kysely);
     return await fn(createContext(config, db, await loadSecretKey(config, err)));

@@ -110,7 +110,7 @@ export interface Runtime {
 
 export async function startServer(config: Config, log: Log): Promise<Runtime> {
   const opened = await openDatabase(config, log);
-  const db = new DatabaseHandle(opened.connectionString);
+  const db = new DatabaseHandle(opened.connectionString, { statementTimeoutMs: config.requestTimeoutMs });
   let jobs: Jobs | null = null;
   let app: App | null = null;
   try {

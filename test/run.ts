@@ -32,7 +32,7 @@ try {
   await admin.end();
   const templateUrl = new URL(cluster.connectionString);
   templateUrl.pathname = `/${TEMPLATE_DB}`;
-  const db = new DatabaseHandle(templateUrl.toString(), 2);
+  const db = new DatabaseHandle(templateUrl.toString(), { poolSize: 2 });
   await migrateToLatest(db.kysely);
   // pg-boss installs its schema on first start; doing it here once makes every clone ready.
   const jobs = new Jobs(db);

@@ -102,8 +102,9 @@ const unwrap = (body: Record<string, { value: unknown }>): Record<string, unknow
   Object.fromEntries(Object.entries(body).map(([name, v]) => [name, v.value]));
 
 export async function integrationRoutes(app: App, ctx: AppContext): Promise<void> {
-  const read = <T>(request: FastifyRequest, fn: Parameters<typeof ctx.db.withTenant<T>>[1]): Promise<T> =>
-    ctx.db.withTenant(requirePrincipal(request).tenantId, fn, { deadline: request.deadline });
+  // Lookups are single reads: no transaction needed (see DatabaseHandle.readAsTenant).
+  const read = <T>(request: FastifyRequest, fn: Parameters<typeof ctx.db.readAsTenant<T>>[1]): Promise<T> =>
+    ctx.db.readAsTenant(requirePrincipal(request).tenantId, fn);
   const write = <T>(request: FastifyRequest, fn: Parameters<typeof inTenantWrite<T>>[3]): Promise<T> =>
     inTenantWrite(ctx, requirePrincipal(request), request.deadline, fn);
 
