@@ -85,7 +85,12 @@ export interface CatalogueEntry {
 /** The catalogue with repeated column names kept once (DE-Expenses ValueWithVat, DE-Workloads JobId). */
 export const CATALOGUE: CatalogueEntry[] = (catalogue as { queries: CatalogueEntry[] }).queries.map((q) => {
   const seen = new Set<string>();
-  return { ...q, columns: q.columns.filter((c) => (seen.has(c.name) ? false : (seen.add(c.name), true))) };
+  const columns = q.columns.filter((c) => {
+    if (seen.has(c.name)) return false;
+    seen.add(c.name);
+    return true;
+  });
+  return { ...q, columns };
 });
 
 /** `sql` re-exported so definition files import one module. */
