@@ -17,6 +17,16 @@ export interface Config {
   requestTimeoutMs: number;
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
+  /** Base address of this deployment as callers reach it; webhook payloads link documents under it. */
+  publicUrl: string;
+  /** Delay before each webhook delivery attempt (the first is usually 0); its length is the number of attempts. */
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  webhookAllowPrivateNetworks: boolean;
+  webhookLegacySecretHeader: boolean;
+  /** A subscription whose every delivery has failed for this long is set inactive. */
+  webhookDisableAfterMs: number;
+  webhookConcurrency: number;
 }
 
 export class ConfigError extends Error {}
@@ -32,6 +42,47 @@ function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
     return fallback;
   }
   return n;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `250ms`, `5s`, `30m`, `2h`, `5d` -> milliseconds; null when the text is not such a duration. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
+  return m ? Math.round(Number(m[1]) * DURATION_UNITS[m[2]]) : null;
+}
+
+function durationVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number, problems: string[]): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const ms = parseDuration(raw);
+  if (ms === null || ms < min || ms > max) {
+    problems.push(`${name} must be a duration such as 500ms, 15s, 5m, 2h or 5d, between ${min} ms and ${max} ms (got "${raw}")`);
+    return fallback;
+  }
+  return ms;
+}
+
+function boolVar(env: NodeJS.ProcessEnv, name: string, fallback: boolean, problems: string[]): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  problems.push(`${name} must be true or false (got "${raw}")`);
+  return fallback;
+}
+
+/** The spec-less default chosen for webhooks: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '0s,5s,5m,30m,2h,5h,10h,10h';
+
+function retryScheduleVar(env: NodeJS.ProcessEnv, problems: string[]): number[] {
+  const raw = env.ATRIUM_WEBHOOK_RETRY_SCHEDULE || DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const parts = raw.split(',').map((p) => parseDuration(p));
+  if (parts.length > 50 || parts.some((ms) => ms === null || ms > 7 * 86_400_000)) {
+    problems.push(`ATRIUM_WEBHOOK_RETRY_SCHEDULE must be 1 to 50 comma-separated durations (such as 0s,5s,5m), each at most 7d (got "${raw}")`);
+    return retryScheduleVar({}, problems);
+  }
+  return parts as number[];
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -64,7 +115,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: intVar(env, 'ATRIUM_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000, problems),
     bodyLimitBytes: intVar(env, 'ATRIUM_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
     rateLimitPerMinute: intVar(env, 'ATRIUM_RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000, problems),
+    publicUrl: '',
+    webhookRetryScheduleMs: retryScheduleVar(env, problems),
+    webhookTimeoutMs: durationVar(env, 'ATRIUM_WEBHOOK_TIMEOUT', 15_000, 100, 300_000, problems),
+    webhookAllowPrivateNetworks: boolVar(env, 'ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, problems),
+    webhookLegacySecretHeader: boolVar(env, 'ATRIUM_WEBHOOK_LEGACY_SECRET_HEADER', true, problems),
+    webhookDisableAfterMs: durationVar(env, 'ATRIUM_WEBHOOK_DISABLE_AFTER', 5 * 86_400_000, 1000, 365 * 86_400_000, problems),
+    webhookConcurrency: intVar(env, 'ATRIUM_WEBHOOK_CONCURRENCY', 32, 1, 1024, problems),
   };
+  const publicUrl = env.ATRIUM_PUBLIC_URL || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  if (!/^https?:\/\/[^/]+/.test(publicUrl) || !URL.canParse(publicUrl)) problems.push(`ATRIUM_PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
+  config.publicUrl = publicUrl.replace(/\/+$/, '');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
+import { extractionRoutes } from './extraction/routes.ts';
 import { integrationRoutes } from './integration/routes.ts';
 import { SecretBox } from './platform/auth/hashing.ts';
 import { authRoutes } from './platform/auth/routes.ts';
@@ -22,6 +23,8 @@ import { Jobs } from './platform/jobs/jobs.ts';
 import { defineMaintenance } from './platform/jobs/maintenance.ts';
 import { adminRoutes } from './platform/tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './platform/tenancy/service.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { defineWebhooks } from './webhooks/worker.ts';
 
 export type Log = (line: string) => void;
 
@@ -93,11 +96,14 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await authRoutes(app, ctx);
   await integrationRoutes(app, ctx);
   await customTablesRoutes(app, ctx);
+  await webhookRoutes(app, ctx);
+  await extractionRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 
 export function defineQueues(jobs: Jobs, ctx: AppContext): void {
   defineMaintenance(jobs, ctx.db);
+  defineWebhooks(jobs, ctx);
 }
 
 export interface Runtime {

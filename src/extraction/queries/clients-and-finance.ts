@@ -1,6 +1,6 @@
 // Named queries of the clients-and-finance area (definitions only; the engine in src/extraction runs
 // them): clients and suppliers master data, bills, purchase orders, expenses, estimates and the
-// estimated/planned/actual monthly report. See docs/named-queries/clients-and-finance.md.
+// estimated/planned/actual monthly report. See docs/named-queries.md.
 import type { NamedQueryDefinition } from '../definition.ts';
 import { estimatedPlannedActual } from './clients-and-finance/estimated-planned-actual.ts';
 import { estimates } from './clients-and-finance/estimates.ts';

@@ -47,7 +47,7 @@ const MINE = [
   'DE-BusinessObjectTypes',
 ];
 
-// Catalogue parameters with no output column to apply to (documented in docs/named-queries/people-and-time.md).
+// Catalogue parameters with no output column to apply to (documented in docs/named-queries.md).
 const UNMAPPABLE: Record<string, string[]> = {
   'DE-CompaniesAdditionalInformation': ['ModifiedFrom'],
   'DE-Employees': ['ModifiedFrom', 'TaxPayerNumber', 'Email'],

@@ -6,6 +6,8 @@ import * as m0002 from './migrations/0002_domain.ts';
 import * as m0003 from './migrations/0003_grants.ts';
 import * as m0004 from './migrations/0004_integration.ts';
 import * as m0005 from './migrations/0005_custom_tables.ts';
+import * as m0006 from './migrations/0006_extraction_indexes.ts';
+import * as m0007 from './migrations/0007_webhooks.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -13,6 +15,8 @@ export const migrations: Record<string, Migration> = {
   '0003_grants': m0003,
   '0004_integration': m0004,
   '0005_custom_tables': m0005,
+  '0006_extraction_indexes': m0006,
+  '0007_webhooks': m0007,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -55,7 +55,7 @@ export const organisation: NamedQueryDefinition[] = [
     name: 'DE-CompaniesAdditionalInformation',
     key: ['CompanyId'],
     // ModifiedFrom has no output column to apply to (the catalogue's fixed columns are CompanyId, Company):
-    // left unmapped, see docs/named-queries/people-and-time.md.
+    // left unmapped, see docs/named-queries.md.
     userFields: { fields: userFieldsOf('Company') },
     source: (ctx) => sql`
       select c.id as "CompanyId", c.name as "Company", ${userFieldValues('c.id', 'Company')} as "__fields"

@@ -1,0 +1,158 @@
+// Data Extraction benchmark on the demo generator at scale 50 (about 1.05M timesheets):
+// (1) a 100-row page of DE-TimeSheets with a contains filter, a date range and an orderBy, totalCount
+//     included: median latency over HTTP vs the same SQL (binding, page, count) sent through pg from
+//     this process; EXPLAIN ANALYZE of both statements. Target: ratio <= 1.5.
+// (2) the full CSV stream of DE-TimeSheets over HTTP vs COPY (SELECT …) TO STDOUT WITH CSV of the same
+//     query through pg-copy-streams: rows/s (target >= 50%) and the server's peak RSS (VmHWM, < 300 MB).
+// Run: npm run bench -- extraction   (BENCH_SCALE=50, BENCH_RUNS=25)
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { countQuery, executePage, rowsQuery } from '../src/extraction/execute.ts';
+import { plan } from '../src/extraction/service.ts';
+import type { Principal } from '../src/platform/auth/principal.ts';
+import { DatabaseHandle, tenantBinding } from '../src/platform/db/database.ts';
+import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts';
+
+const SCALE = process.env.BENCH_SCALE ?? '50';
+const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+
+const db = await benchDatabase('atrium_bench_extraction');
+try {
+  // Exports of a million rows run longer than the 30-second request limit on this machine: the bench raises it.
+  const env = {
+    DATABASE_URL: db.url,
+    ATRIUM_SECRET_KEY: 'a'.repeat(64),
+    ATRIUM_RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+    ATRIUM_REQUEST_TIMEOUT_MS: '600000',
+  };
+  const t0 = Date.now();
+  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--demo', '--scale', SCALE, '--json'], env));
+  console.log(`demo data at scale ${SCALE}: ${fmt((Date.now() - t0) / 1000, 1)} s`);
+  const owner = new pg.Client({ connectionString: db.url });
+  await owner.connect();
+  await owner.query('vacuum analyze');
+  const count = await owner.query('select count(*)::int as n from timesheets where tenant_id = $1', [creds.tenantId]);
+  const sample = await owner.query(
+    `select j.name, min(t.date)::text as first, max(t.date)::text as last from timesheets t join jobs j on j.tenant_id = t.tenant_id and j.id = t.job_id
+      where t.tenant_id = $1 group by j.name order by count(*) desc limit 1 offset 3`,
+    [creds.tenantId],
+  );
+  const word = (sample.rows[0].name as string).split(/\s+/).find((w) => w.length >= 4) ?? sample.rows[0].name;
+  const term = word.slice(1, 5).toLowerCase();
+  const lastDay = new Date(`${sample.rows[0].last}T00:00:00Z`);
+  const from = new Date(lastDay.getTime() - 90 * 86_400_000).toISOString().slice(0, 10);
+  const to = lastDay.toISOString().slice(0, 10);
+  console.log(`timesheets: ${fmt(count.rows[0].n)}; filter: Job contains "${term}", Day between ${from} and ${to}, orderBy Day desc`);
+
+  const server = await startServerProcess(env);
+  const headers = { 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret, 'content-type': 'application/json' };
+  const body = {
+    queryBuilder: {
+      skip: 0,
+      take: 100,
+      orderBy: [{ field: 'Day', direction: 'desc' }],
+      filters: [['Job', 'contains', term], 'and', ['Day', 'between', [from, to]]],
+    },
+  };
+  const url = `${server.baseUrl}/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute`;
+
+  // The same statements the server runs, compiled by the engine in this process.
+  const handle = new DatabaseHandle(db.url);
+  const principal: Principal = { tenantId: creds.tenantId, appId: null, userId: null, userName: null, roles: new Set(['Administrator']), via: 'app-headers' };
+  const planned = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, 'DE-TimeSheets', body, true));
+  const pageSql = rowsQuery(planned.query, planned.plan).compile(handle.kysely);
+  const countSql = countQuery(planned.query, planned.plan).compile(handle.kysely);
+  const check = await handle.withTenant(creds.tenantId, (trx) => executePage(trx, planned.query, planned.plan));
+
+  const http = async () => {
+    const s = performance.now();
+    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+    const json = (await res.json()) as { totalCount: number; data: unknown[] };
+    if (res.status !== 200) throw new Error(JSON.stringify(json));
+    return { ms: performance.now() - s, json };
+  };
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  const direct = async () => {
+    const s = performance.now();
+    await client.query(`begin; ${tenantBinding(creds.tenantId, Date.now() + 600_000)}`);
+    await client.query(pageSql.sql, pageSql.parameters as unknown[]);
+    await client.query(countSql.sql, countSql.parameters as unknown[]);
+    await client.query('commit');
+    return performance.now() - s;
+  };
+  const first = await http();
+  if (first.json.totalCount !== check.totalCount || first.json.data.length !== check.data.length) throw new Error('HTTP and direct answers differ');
+  for (let i = 0; i < 3; i++) {
+    await http();
+    await direct();
+  }
+  const httpMs: number[] = [];
+  const directMs: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    httpMs.push((await http()).ms);
+    directMs.push(await direct());
+  }
+  console.log(`\n(1) 100-row page, totalCount ${fmt(first.json.totalCount)}, ${RUNS} alternating runs`);
+  console.log(`    HTTP dynamic-execute: median ${fmt(median(httpMs), 1)} ms`);
+  console.log(`    same SQL through pg:  median ${fmt(median(directMs), 1)} ms`);
+  console.log(`    ratio: ${fmt(median(httpMs) / median(directMs), 2)}x (target <= 1.5x)`);
+  for (const [label, q] of [
+    ['page', pageSql],
+    ['count', countSql],
+  ] as const) {
+    await client.query(`begin; ${tenantBinding(creds.tenantId, Date.now() + 600_000)}`);
+    const explain = await client.query(`explain (analyze, buffers off, costs off) ${q.sql}`, q.parameters as unknown[]);
+    await client.query('commit');
+    console.log(`\n    EXPLAIN ANALYZE (${label}):\n${explain.rows.map((r) => `      ${r['QUERY PLAN']}`).join('\n')}`);
+  }
+
+  const vmHwm = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  console.log(`\n    server peak RSS so far (VmHWM): ${fmt(vmHwm(), 1)} MB`);
+
+  // (2) The full CSV stream vs COPY of the same query.
+  const exportPlan = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, 'DE-TimeSheets', {}, false));
+  const exportSql = rowsQuery(exportPlan.query, exportPlan.plan, true).compile(handle.kysely);
+  // COPY takes no parameters: inline them (uuids and the like, quoted) for the baseline.
+  const inlined = exportSql.sql.replace(/\$(\d+)/g, (_, n) => `'${String(exportSql.parameters[Number(n) - 1]).replace(/'/g, "''")}'`);
+  const copyRun = async () => {
+    const s = performance.now();
+    await client.query(`begin; ${tenantBinding(creds.tenantId, Date.now() + 600_000)}`);
+    const stream = client.query(copyTo(`copy (${inlined}) to stdout with csv header`));
+    let lines = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) for (const b of chunk) if (b === 10) lines++;
+    await client.query('commit');
+    return { rows: lines - 1, ms: performance.now() - s };
+  };
+  const csvRun = async () => {
+    const s = performance.now();
+    const res = await fetch(url, { method: 'POST', headers: { ...headers, accept: 'text/csv' }, body: '{}' });
+    if (res.status !== 200 || !res.body) throw new Error(`CSV: ${res.status} ${await res.text()}`);
+    let lines = 0;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) for (const b of chunk) if (b === 10) lines++;
+    return { rows: lines - 1, ms: performance.now() - s };
+  };
+  const csv: { rows: number; ms: number }[] = [];
+  const copy: { rows: number; ms: number }[] = [];
+  for (let i = 0; i < 2; i++) {
+    copy.push(await copyRun());
+    csv.push(await csvRun());
+  }
+  const rate = (r: { rows: number; ms: number }[]) => Math.max(...r.map((x) => x.rows / (x.ms / 1000)));
+  const hwm = vmHwm();
+  console.log(`\n(2) full CSV stream of DE-TimeSheets (${fmt(csv[0].rows)} rows; best of 2)`);
+  console.log(`    HTTP Accept: text/csv:       ${fmt(rate(csv))} rows/s (${csv.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
+  console.log(`    COPY … TO STDOUT WITH CSV:   ${fmt(rate(copy))} rows/s (${copy.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
+  console.log(`    ratio: ${fmt((rate(csv) / rate(copy)) * 100, 1)}% (target >= 50%)`);
+  console.log(`    server peak RSS (VmHWM): ${fmt(hwm, 1)} MB (target < 300 MB)`);
+  console.log(`\nmachine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  await client.end();
+  await owner.end();
+  await handle.close();
+  await server.stop();
+} finally {
+  await db.stop();
+}

@@ -1,0 +1,194 @@
+// Webhooks benchmark. (1) Throughput: 10,000 events for one subscription, committed at once, delivered
+// by the worker to a receiver on loopback (its own process), against a bare undici POST loop with the
+// same concurrency to the same receiver. Target: >= 30% of the bare loop. (2) Latency: events committed
+// one per transaction at 100/s for 10 s; time from each commit to the receiver. Target: median < 100 ms.
+// Run: npm run bench -- webhooks   (BENCH_EVENTS, BENCH_ROUNDS, BENCH_CONCURRENCY override the defaults)
+import { type ChildProcess, spawn } from 'node:child_process';
+import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { Agent } from 'undici';
+import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const RATE = 100;
+const LATENCY_SECONDS = 10;
+const DELIVERABLE = 'Skill.Module.BusinessObjects.Deliverable';
+
+/** The receiver: answers 200 to every POST and notes when each payload (detail.i) arrived. */
+const RECEIVER = `
+import http from 'node:http';
+const recv = new Map();
+const now = () => performance.timeOrigin + performance.now();
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    if (req.method === 'GET') {
+      const body = JSON.stringify({ count: recv.size, times: Object.fromEntries(recv) });
+      if (req.url === '/reset') recv.clear();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      return;
+    }
+    const payload = JSON.parse(Buffer.concat(chunks).toString());
+    if (!recv.has(payload.detail.i)) recv.set(payload.detail.i, now());
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
+`;
+
+async function startReceiver(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve) => child.stdout?.once('data', (d) => resolve(String(d).trim())));
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+async function receiverState(url: string, reset = false): Promise<{ count: number; times: Record<string, number> }> {
+  return (await fetch(`${url}/${reset ? 'reset' : 'stats'}`)).json() as Promise<{ count: number; times: Record<string, number> }>;
+}
+
+async function waitForCount(url: string, count: number, timeoutMs = 600_000): Promise<{ count: number; times: Record<string, number> }> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await receiverState(url);
+    if (s.count >= count) return s;
+    if (Date.now() > until) throw new Error(`receiver got ${s.count} of ${count}`);
+    await sleep(50);
+  }
+}
+
+/** The same request shape the worker sends, without a worker: a POST loop with CONCURRENCY in flight. */
+async function bareLoop(url: string, tenantId: string): Promise<number> {
+  await receiverState(url, true);
+  const agent = new Agent({ connections: CONCURRENCY });
+  let next = 0;
+  const started = now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < EVENTS) {
+        const i = next++;
+        const body = JSON.stringify({
+          id: crypto.randomUUID(),
+          action: 'ping',
+          actionType: 'Ping',
+          document: { type: DELIVERABLE, id: crypto.randomUUID(), url: null },
+          businessObjectTypeName: null,
+          detail: { i },
+          tenantId,
+          occurredOnUtc: new Date().toISOString(),
+          subscriptionId: tenantId,
+        });
+        const res = await agent.request({ origin: url, path: '/hook', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await res.body.text();
+      }
+    }),
+  );
+  const elapsed = now() - started;
+  await agent.close();
+  return (EVENTS / elapsed) * 1000;
+}
+
+/** EVENTS events committed in one transaction; deliveries/s from the commit to the last receipt. */
+async function atriumRound(client: pg.Client, url: string, tenantId: string, round: number): Promise<number> {
+  await receiverState(url, true);
+  await client.query('begin');
+  await client.query(
+    `insert into events (tenant_id, action_type, document_type, document_id, detail)
+     select $1, 'Ping', $2, gen_random_uuid(), jsonb_build_object('i', $3::int + g) from generate_series(0, $4::int - 1) g`,
+    [tenantId, DELIVERABLE, round * EVENTS, EVENTS],
+  );
+  await client.query('commit');
+  const committed = now();
+  const s = await waitForCount(url, EVENTS);
+  const last = Math.max(...Object.values(s.times));
+  return (EVENTS / (last - committed)) * 1000;
+}
+
+async function latency(pool: pg.Pool, url: string, tenantId: string): Promise<number[]> {
+  await receiverState(url, true);
+  const commits = new Map<number, number>();
+  const total = RATE * LATENCY_SECONDS;
+  const start = now();
+  const inserts: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / RATE;
+    const wait = due - now();
+    if (wait > 0) await sleep(wait);
+    const index = 1_000_000 + i;
+    inserts.push(
+      pool
+        .query(`insert into events (tenant_id, action_type, document_type, document_id, detail) values ($1, 'Ping', $2, gen_random_uuid(), $3)`, [
+          tenantId,
+          DELIVERABLE,
+          JSON.stringify({ i: index }),
+        ])
+        .then(() => {
+          commits.set(index, now());
+        }),
+    );
+  }
+  await Promise.all(inserts);
+  const s = await waitForCount(url, total);
+  return [...commits].map(([i, t]) => s.times[String(i)] - t);
+}
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+const db = await benchDatabase('atrium_bench_webhooks');
+const receiver = await startReceiver();
+try {
+  const env = {
+    DATABASE_URL: db.url,
+    ATRIUM_SECRET_KEY: 'a'.repeat(64),
+    ATRIUM_RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'warn',
+    ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ATRIUM_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+  };
+  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
+  const server = await startServerProcess(env);
+  const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
+  const res = await fetch(`${server.baseUrl}/api/webhook-subscriptions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ Name: 'bench', ActionType: 'Ping', DocumentType: DELIVERABLE, Url: `${receiver.url}/hook`, Active: true }),
+  });
+  if (res.status !== 201) throw new Error(`subscription: ${res.status} ${await res.text()}`);
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  const pool = new pg.Pool({ connectionString: db.url, max: 8 });
+  try {
+    // Warm-up: connections, JIT, the worker's first claims.
+    await bareLoop(receiver.url, creds.tenantId);
+    const bare: number[] = [];
+    const atrium: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      bare.push(await bareLoop(receiver.url, creds.tenantId));
+      atrium.push(await atriumRound(client, receiver.url, creds.tenantId, r));
+      console.log(`round ${r + 1}: bare ${fmt(bare[r])}/s, atrium ${fmt(atrium[r])}/s`);
+    }
+    const lat = await latency(pool, receiver.url, creds.tenantId);
+    const b = median(bare);
+    const a = median(atrium);
+    console.log(`\nmachine: ${os.cpus().length} x ${os.cpus()[0]?.model}, Node ${process.version}; ${EVENTS} events, concurrency ${CONCURRENCY}`);
+    console.log(`bare undici POST loop: median ${fmt(b)}/s (rounds ${bare.map(fmt).join(', ')})`);
+    console.log(`atrium commit -> receiver: median ${fmt(a)} deliveries/s (rounds ${atrium.map(fmt).join(', ')})`);
+    console.log(`ratio: ${((a / b) * 100).toFixed(1)} % (target >= 30 %)`);
+    console.log(
+      `latency at ${RATE} events/s for ${LATENCY_SECONDS} s: p50 ${median(lat).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms (target p50 < 100 ms)`,
+    );
+  } finally {
+    await client.end();
+    await pool.end();
+    await server.stop();
+  }
+} finally {
+  receiver.child.kill();
+  await db.stop();
+}

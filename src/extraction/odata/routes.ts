@@ -1,0 +1,140 @@
+// OData v4 read-only feed of every named query for Excel / Power BI "From OData feed": service
+// document, $metadata (CSDL) and entity sets with server-driven paging. Authenticates with HTTP Basic
+// (user `<tenantId>:<appId>`, password the app secret) or a bearer token.
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { type App, requirePrincipal } from '../../platform/http/app.ts';
+import { HttpProblem } from '../../platform/http/problem.ts';
+import { TIMEOUT_ADVICE } from '../service.ts';
+import { csdl } from './model.ts';
+import { entityModels, ODATA_PAGE_SIZE, type ODataOptions, readEntitySet } from './service.ts';
+
+const tags = ['OData feed'];
+const CHALLENGE = { 'www-authenticate': 'Basic realm="Atrium", charset="UTF-8"' };
+const odataConfig = { auth: 'none' as const, timeoutAdvice: TIMEOUT_ADVICE };
+
+const challenge = (detail: string) => new HttpProblem(401, detail, { headers: CHALLENGE });
+
+async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<Principal> {
+  const header = request.headers.authorization ?? '';
+  const [scheme, credentials = ''] = header.split(/\s+/, 2);
+  try {
+    if (/^basic$/i.test(scheme)) {
+      const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+      const colon = decoded.lastIndexOf(':');
+      const user = decoded.slice(0, Math.max(0, colon));
+      const secret = decoded.slice(colon + 1);
+      const sep = user.indexOf(':');
+      if (colon < 0 || sep < 0) throw challenge('HTTP Basic user must be <tenantId>:<appId> and the password the app secret.');
+      return await ctx.auth.authenticateApp(user.slice(0, sep), user.slice(sep + 1), secret, request.headers['x-appuser']);
+    }
+    if (/^bearer$/i.test(scheme) && credentials) return await ctx.auth.verifyAccessToken(credentials);
+  } catch (err) {
+    if (err instanceof HttpProblem && err.status === 401) throw challenge(err.message);
+    throw err;
+  }
+  throw challenge('Authenticate with HTTP Basic (user <tenantId>:<appId>, password the app secret) or a bearer token.');
+}
+
+const serviceRoot = (request: FastifyRequest) => `${request.protocol}://${request.host}/odata/v4`;
+
+export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
+  const onRequest = async (request: FastifyRequest) => {
+    request.principal = await authenticate(ctx, request);
+  };
+  const headers = { 'odata-version': '4.0' };
+
+  app.get('/odata/v4', { schema: { tags, summary: 'OData service document' }, config: odataConfig, onRequest }, async (request, reply) => {
+    const principal = requirePrincipal(request);
+    const models = await ctx.db.withTenant(principal.tenantId, (trx) => entityModels(trx, principal), { deadline: request.deadline });
+    reply.headers(headers).type('application/json; odata.metadata=minimal');
+    return {
+      '@odata.context': `${serviceRoot(request)}/$metadata`,
+      value: models.map((m) => ({ name: m.entitySet, kind: 'EntitySet', url: m.entitySet })),
+    };
+  });
+
+  app.get('/odata/v4/$metadata', { schema: { tags, summary: 'OData CSDL of every entity set' }, config: odataConfig, onRequest }, async (request, reply) => {
+    const principal = requirePrincipal(request);
+    const models = await ctx.db.withTenant(principal.tenantId, (trx) => entityModels(trx, principal), { deadline: request.deadline });
+    reply.headers(headers).type('application/xml');
+    return csdl(models);
+  });
+
+  const Query = Type.Object(
+    {
+      $filter: Type.Optional(Type.String()),
+      $select: Type.Optional(Type.String()),
+      $orderby: Type.Optional(Type.String()),
+      $top: Type.Optional(Type.String()),
+      $skip: Type.Optional(Type.String()),
+      $count: Type.Optional(Type.String()),
+      $format: Type.Optional(Type.String()),
+    },
+    { additionalProperties: true },
+  );
+
+  app.get(
+    '/odata/v4/:entitySet',
+    {
+      schema: {
+        tags,
+        summary: 'Rows of a named query ($filter, $select, $orderby, $top, $skip, $count; @odata.nextLink pages)',
+        params: Type.Object({ entitySet: Type.String({ maxLength: 200 }) }),
+        querystring: Query,
+      },
+      config: odataConfig,
+      onRequest,
+    },
+    async (request, reply) => {
+      const principal = requirePrincipal(request);
+      const q = request.query as ODataOptions & Record<string, string | undefined>;
+      for (const option of ['$expand', '$apply', '$search', '$compute']) {
+        if (q[option] !== undefined) throw new HttpProblem(501, `${option} is not supported by this feed.`);
+      }
+      const preferred = /odata\.maxpagesize=(\d+)/i.exec(String(request.headers.prefer ?? ''));
+      const pageSize = preferred ? Math.max(1, Math.min(ODATA_PAGE_SIZE, Number(preferred[1]))) : ODATA_PAGE_SIZE;
+      const page = await ctx.db.withTenant(principal.tenantId, (trx) => readEntitySet(trx, principal, request.params.entitySet, q, pageSize), {
+        deadline: request.deadline,
+      });
+      const root = serviceRoot(request);
+      const body: Record<string, unknown> = { '@odata.context': `${root}/$metadata#${page.model.entitySet}` };
+      if (String(q.$count).toLowerCase() === 'true') body['@odata.count'] = page.count;
+      body.value = page.value;
+      if (page.next) {
+        const params = new URLSearchParams();
+        for (const [k, v] of Object.entries(q)) if (typeof v === 'string' && k !== '$skip' && k !== '$top') params.set(k, v);
+        params.set('$skip', String(page.next.skip));
+        if (page.next.top !== null) params.set('$top', String(page.next.top));
+        body['@odata.nextLink'] = `${root}/${page.model.entitySet}?${params.toString().replace(/\+/g, '%20')}`;
+      }
+      reply.headers(headers).type('application/json; odata.metadata=minimal');
+      if (preferred) reply.header('preference-applied', `odata.maxpagesize=${pageSize}`);
+      return body;
+    },
+  );
+
+  app.get(
+    '/odata/v4/:entitySet/$count',
+    {
+      schema: { tags, summary: 'Number of rows matching $filter', params: Type.Object({ entitySet: Type.String({ maxLength: 200 }) }), querystring: Query },
+      config: odataConfig,
+      onRequest,
+    },
+    async (request, reply) => {
+      const principal = requirePrincipal(request);
+      const q = request.query as ODataOptions;
+      const page = await ctx.db.withTenant(
+        principal.tenantId,
+        (trx) => readEntitySet(trx, principal, request.params.entitySet, { $filter: q.$filter, $top: '0' }, 1),
+        {
+          deadline: request.deadline,
+        },
+      );
+      reply.headers(headers).type('text/plain');
+      return String(page.count);
+    },
+  );
+}

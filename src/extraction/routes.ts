@@ -1,0 +1,102 @@
+// Data Extraction API routes: dynamic-execute (JSON pages, or CSV / NDJSON streams by Accept), the
+// list of named queries and each query's metadata. HTTP only; the service does the rest.
+import { Type } from 'typebox';
+import type { AppContext } from '../platform/context.ts';
+import { type App, requirePrincipal } from '../platform/http/app.ts';
+import type { ExportFormat } from './export.ts';
+import { EXPORT_CONTENT_TYPES } from './export.ts';
+import { odataRoutes } from './odata/routes.ts';
+import { describeNamedQuery, dynamicExecute, dynamicExport, listNamedQueries, MAX_PAGE_SIZE, TIMEOUT_ADVICE } from './service.ts';
+
+const tags = ['Data Extraction API'];
+
+const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+const QueryBuilder = Type.Object(
+  {
+    skip: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip (paging).' })),
+    take: Type.Optional(Type.Integer({ minimum: 0, description: `Rows to return; at most ${MAX_PAGE_SIZE} for JSON (omitted: up to ${MAX_PAGE_SIZE}).` })),
+    orderBy: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { field: Type.String(), direction: Type.Optional(Type.String({ pattern: '^(?i:asc|desc)$', description: 'asc (default) or desc' })) },
+          { additionalProperties: false },
+        ),
+        { maxItems: 100 },
+      ),
+    ),
+    fields: Type.Optional(Type.Array(Type.String(), { maxItems: 2000, description: 'Keys to answer, in this order.' })),
+    filters: Type.Optional(Type.Array(Type.Unknown(), { description: 'DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates.' })),
+  },
+  { additionalProperties: false },
+);
+const ExecuteBody = Type.Object(
+  {
+    queryBuilder: Type.Optional(Type.Union([QueryBuilder, Type.Null()])),
+    parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Scalar), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+const NameParams = Type.Object({ NamedQuery: Type.String({ minLength: 1, maxLength: 200 }) });
+const PageSchema = Type.Object({ data: Type.Array(Type.Record(Type.String(), Type.Unknown())), totalCount: Type.Integer() });
+
+/** Accept: text/csv or application/x-ndjson streams; anything else answers JSON. */
+function exportFormat(accept: string | undefined): ExportFormat | null {
+  const a = (accept ?? '').toLowerCase();
+  if (a.includes('text/csv')) return 'csv';
+  if (a.includes('application/x-ndjson') || a.includes('application/ndjson')) return 'ndjson';
+  return null;
+}
+
+export async function extractionRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.post(
+    '/api/v3/analytics/named-query/:NamedQuery/dynamic-execute',
+    {
+      schema: {
+        tags,
+        summary: 'Run a named query with a query builder (Accept: text/csv or application/x-ndjson to stream every row)',
+        params: NameParams,
+        body: Type.Optional(Type.Union([ExecuteBody, Type.Null()])),
+        response: { 200: PageSchema },
+      },
+      config: { timeoutAdvice: TIMEOUT_ADVICE },
+      // A call without a body (or with an empty one) asks for the first page of all fields.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const principal = requirePrincipal(request);
+      const body = request.body ?? {};
+      const format = exportFormat(request.headers.accept);
+      if (format) {
+        const { name, stream } = await dynamicExport(ctx.db, principal, request.params.NamedQuery, body, format, request.deadline);
+        reply
+          .type(EXPORT_CONTENT_TYPES[format])
+          .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.${format === 'csv' ? 'csv' : 'ndjson'}"`)
+          .header('cache-control', 'no-store');
+        return reply.send(stream as never);
+      }
+      return ctx.db.withTenant(principal.tenantId, (trx) => dynamicExecute(trx, principal, request.params.NamedQuery, body), { deadline: request.deadline });
+    },
+  );
+
+  app.get(
+    '/api/v3/analytics/named-queries',
+    { schema: { tags, summary: 'The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName}' } },
+    async (request) => {
+      const principal = requirePrincipal(request);
+      return ctx.db.withTenant(principal.tenantId, (trx) => listNamedQueries(trx, principal), { deadline: request.deadline });
+    },
+  );
+
+  app.get(
+    '/api/v3/analytics/named-query/:NamedQuery/metadata',
+    { schema: { tags, summary: 'Fields of a named query with their data types and filter operations, its key and parameters', params: NameParams } },
+    async (request) => {
+      const principal = requirePrincipal(request);
+      return ctx.db.withTenant(principal.tenantId, (trx) => describeNamedQuery(trx, principal, request.params.NamedQuery), { deadline: request.deadline });
+    },
+  );
+
+  await odataRoutes(app, ctx);
+}

@@ -1,0 +1,120 @@
+// The Data Extraction service: resolve a named query for the caller, plan the body, run it as a page
+// or as a streamed export; and the discovery answers (list, metadata). Knows nothing of HTTP.
+import type { Readable } from 'node:stream';
+import { listTables } from '../custom-tables/catalogue.ts';
+import { NAMED_QUERY_PREFIX } from '../custom-tables/extraction.ts';
+import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
+import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
+import { OPERATIONS } from './compile-filter.ts';
+import { CATALOGUE, type CatalogueColumn } from './definition.ts';
+import { executePage, type Page, rowsQuery } from './execute.ts';
+import { type ExportFormat, openExport } from './export.ts';
+import { type ExecuteBody, MAX_PAGE_SIZE, type Plan, planQuery } from './query-builder.ts';
+import { definitionOf, type ResolvedQuery, resolveQuery } from './resolve.ts';
+
+export { MAX_PAGE_SIZE };
+
+/** Appended to a 504 of this surface. */
+export const TIMEOUT_ADVICE = 'Narrow the query with filters (for example a date range) and page it with skip and take.';
+
+/** Document visibility applies when the call acts as a user who is not an Administrator. */
+const visibleTo = (p: Principal) => (p.userId && !isAdministrator(p) ? { tenantId: p.tenantId, userId: p.userId } : null);
+
+export async function plan(trx: Trx, principal: Principal, name: string, body: ExecuteBody, paged: boolean): Promise<{ query: ResolvedQuery; plan: Plan }> {
+  const query = await resolveQuery(trx, principal, name);
+  return { query, plan: planQuery(query, body, { paged, visibleTo: visibleTo(principal) }) };
+}
+
+export async function dynamicExecute(trx: Trx, principal: Principal, name: string, body: ExecuteBody): Promise<Page> {
+  const p = await plan(trx, principal, name, body, true);
+  return executePage(trx, p.query, p.plan);
+}
+
+/** Plans in one short transaction, then streams from a cursor in its own transaction. */
+export async function dynamicExport(
+  db: DatabaseHandle,
+  principal: Principal,
+  name: string,
+  body: ExecuteBody,
+  format: ExportFormat,
+  deadline: number,
+): Promise<{ name: string; stream: Readable }> {
+  const p = await db.withTenant(principal.tenantId, (trx) => plan(trx, principal, name, body, false), { deadline });
+  const columns = p.query.isCount ? p.query.columns : p.plan.fields;
+  const stream = await openExport(db, principal.tenantId, deadline, rowsQuery(p.query, p.plan, true), columns, format);
+  return { name: p.query.name, stream };
+}
+
+export interface QuerySummary {
+  name: string;
+  aliases: string[];
+  purpose: string;
+  fieldCount: number;
+  parameters: string[];
+  available: boolean;
+}
+
+/** Every catalogue query, then the custom tables the caller may read (as CT-{tableName}). */
+export async function listNamedQueries(trx: Trx, principal: Principal): Promise<QuerySummary[]> {
+  const named = CATALOGUE.map((e) => ({
+    name: e.name,
+    aliases: e.aliases,
+    purpose: e.purpose,
+    fieldCount: e.columns.length,
+    parameters: e.parameters,
+    available: Boolean(definitionOf(e.name)),
+  }));
+  const tables = await listTables(trx, principal);
+  return [
+    ...named,
+    ...tables.map((t) => ({
+      name: `${NAMED_QUERY_PREFIX}${t.TableName}`,
+      aliases: [],
+      purpose: `custom table ${t.TableName}`,
+      fieldCount: t.Columns.length + 1,
+      parameters: [],
+      available: true,
+    })),
+  ];
+}
+
+export interface FieldMetadata {
+  name: string;
+  dataType: string;
+  operations: readonly string[];
+  defaultOperation: string;
+}
+
+export interface QueryMetadata {
+  name: string;
+  aliases: string[];
+  purpose: string;
+  key: string[];
+  parameters: { name: string; appliesTo: string | null }[];
+  fields: FieldMetadata[];
+  /** Count queries: the fields their filters and parameters address. */
+  filterFields?: FieldMetadata[];
+  maxPageSize: number;
+}
+
+const fieldMetadata = (c: CatalogueColumn): FieldMetadata => ({
+  name: c.name,
+  dataType: c.type,
+  operations: OPERATIONS[c.type],
+  defaultOperation: OPERATIONS[c.type][0],
+});
+
+export async function describeNamedQuery(trx: Trx, principal: Principal, name: string): Promise<QueryMetadata> {
+  const q = await resolveQuery(trx, principal, name);
+  const entry = CATALOGUE.find((e) => e.name === q.name);
+  return {
+    name: q.name,
+    aliases: entry?.aliases ?? [],
+    purpose: q.purpose,
+    key: q.isCount ? [] : q.key,
+    parameters: q.allowedParameters.map((p) => ({ name: p, appliesTo: q.parameterColumns[p] ?? null })),
+    fields: q.columns.map(fieldMetadata),
+    ...(q.isCount ? { filterFields: q.filterColumns.map(fieldMetadata) } : {}),
+    maxPageSize: MAX_PAGE_SIZE,
+  };
+}

@@ -1,0 +1,353 @@
+// Webhook subscription API (/api/webhook-subscriptions), invocation history, test and resend, the
+// document-type lookup and POST /api/v3/events (a custom event on a document). HTTP only.
+import { type Static, Type } from 'typebox';
+import { hasRole, type Principal } from '../platform/auth/principal.ts';
+import type { AppContext } from '../platform/context.ts';
+import type { Trx } from '../platform/db/database.ts';
+import { appendEvent } from '../platform/events/outbox.ts';
+import { type App, type FastifyReply, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
+import { forbidden } from '../platform/http/problem.ts';
+import { DEFAULT_TAKE, invocationHistory, MAX_TAKE } from './history.ts';
+import { createTestInvocation, resendInvocation } from './invocations.ts';
+import { FILTER_CONDITIONS, GROUP_CONDITIONS } from './match.ts';
+import {
+  canonicalActionType,
+  createSubscription,
+  deleteSubscription,
+  documentTypes,
+  getSubscription,
+  listSubscriptions,
+  raisedEventId,
+  resolveDocumentType,
+  type SubscriptionInput,
+  updateSubscription,
+} from './subscriptions.ts';
+
+const tags = ['Webhooks'];
+const GUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const Guid = Type.String({ format: 'uuid', pattern: GUID });
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
+const Literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
+
+const DetailFilterSchema = Type.Object(
+  {
+    groupCondition: Literals(GROUP_CONDITIONS),
+    jsonPathExpression: Type.String({ minLength: 1, maxLength: 500, description: 'Property of the event detail: Name, a.b or $.a.b' }),
+    condition: Literals(FILTER_CONDITIONS),
+    value: Type.String({ maxLength: 4000, description: 'Compared case-insensitively; {{SystemPreferenceName/KeyName}} resolves a system preference' }),
+  },
+  { additionalProperties: false },
+);
+
+const SubscriptionBody = Type.Object(
+  {
+    Name: Type.String({ minLength: 1, maxLength: 200 }),
+    Description: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
+    ActionType: Type.String({ minLength: 1, maxLength: 200, description: 'An event of the catalogue (Created, Updated, StageUpdated, …) or a custom value' }),
+    DocumentType: Type.String({ minLength: 1, maxLength: 400, description: 'Full type name, as GET /api/v3/document-types/lookup lists' }),
+    Url: Type.Optional(nullable(Type.String({ maxLength: 2000, description: 'Required unless IsAutomation' }))),
+    Secret: Type.Optional(
+      nullable(
+        Type.String({
+          maxLength: 500,
+          description:
+            'whsec_<base64> (Standard Webhooks) or any text (used as its UTF-8 bytes). Generated when absent; a PUT without it keeps the current one',
+        }),
+      ),
+    ),
+    Active: Type.Optional(Type.Boolean({ default: false })),
+    IsAutomation: Type.Optional(Type.Boolean({ default: false })),
+    AutomationId: Type.Optional(nullable(Guid)),
+    BusinessObjectTypeName: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
+    DetailFilters: Type.Optional(nullable(Type.Array(DetailFilterSchema, { maxItems: 100 }))),
+  },
+  { additionalProperties: false, description: 'Property names are matched case-insensitively' },
+);
+
+const Subscription = Type.Object({
+  id: Guid,
+  tenantId: Guid,
+  name: Type.String(),
+  description: nullable(Type.String()),
+  url: nullable(Type.String()),
+  secret: Type.String(),
+  actionType: Type.String(),
+  documentType: Type.String(),
+  active: Type.Boolean(),
+  isAutomation: Type.Boolean(),
+  automationId: nullable(Type.String()),
+  businessObjectTypeName: nullable(Type.String()),
+  detailFilters: Type.Array(DetailFilterSchema),
+  createdOnUtc: Type.String({ format: 'date-time' }),
+  createdById: nullable(Type.String()),
+  modifiedOnUtc: Type.String({ format: 'date-time' }),
+  modifiedById: nullable(Type.String()),
+});
+
+const Attempt = Type.Object({
+  attempt: Type.Integer(),
+  startedOnUtc: Type.String({ format: 'date-time' }),
+  durationMs: Type.Integer(),
+  statusCode: nullable(Type.Integer()),
+  responseBody: nullable(Type.String({ description: 'First 4 KB of the answer' })),
+  error: nullable(Type.String()),
+});
+const Invocation = Type.Object({
+  id: Guid,
+  webhookId: Type.String({ description: 'The webhook-id header of every attempt' }),
+  eventId: nullable(Type.String()),
+  kind: Literals(['event', 'test']),
+  actionType: Type.String(),
+  documentType: Type.String(),
+  documentId: nullable(Type.String()),
+  createdOnUtc: Type.String({ format: 'date-time' }),
+  status: Literals(['Pending', 'Retrying', 'Succeeded', 'Failed']),
+  attempts: Type.Array(Attempt),
+  nextAttemptOnUtc: nullable(Type.String({ format: 'date-time' })),
+});
+const Queued = Type.Object({ invocationId: Guid, webhookId: Type.String(), status: Type.Literal('Pending') });
+
+const IdParams = Type.Object({ id: Guid });
+const HistoryQuery = Type.Object(
+  {
+    fromDateUtc: Type.Optional(Type.String({ format: 'date-time' })),
+    toDateUtc: Type.Optional(Type.String({ format: 'date-time' })),
+    take: Type.Optional(Type.String({ pattern: '^(1000|[1-9][0-9]{0,2})$', description: `1 to ${MAX_TAKE}; default ${DEFAULT_TAKE}` })),
+    continuationToken: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+
+const DocumentType = Type.Object({ name: Type.String(), className: Type.String(), fullName: Type.String() });
+
+const EventBody = Type.Object(
+  {
+    actionType: Type.String({ minLength: 1, maxLength: 200 }),
+    documentType: Type.String({ minLength: 1, maxLength: 400 }),
+    documentId: Guid,
+    businessObjectTypeName: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
+    detail: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: false },
+);
+const RaisedEvent = Type.Object({ id: Guid, actionType: Type.String(), documentType: Type.String(), documentId: Guid });
+
+/** Body property names as the spec spells them, whatever the caller's casing; enum values likewise. */
+function canonicalBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  const body = request.body;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const names = new Map(Object.keys(SubscriptionBody.properties).map((k) => [k.toLowerCase(), k]));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(body)) out[names.get(k.toLowerCase()) ?? k] = v;
+    if (Array.isArray(out.DetailFilters)) out.DetailFilters = out.DetailFilters.map(canonicalFilter);
+    request.body = out;
+  }
+  done();
+}
+
+function canonicalFilter(filter: unknown): unknown {
+  if (!filter || typeof filter !== 'object' || Array.isArray(filter)) return filter;
+  const names = new Map(Object.keys(DetailFilterSchema.properties).map((k) => [k.toLowerCase(), k]));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(filter)) out[names.get(k.toLowerCase()) ?? k] = v;
+  const pick = (values: readonly string[], v: unknown) => (typeof v === 'string' ? (values.find((x) => x.toLowerCase() === v.toLowerCase()) ?? v) : v);
+  out.groupCondition = pick(GROUP_CONDITIONS, out.groupCondition);
+  out.condition = pick(FILTER_CONDITIONS, out.condition);
+  return out;
+}
+
+export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
+  const allowed = (request: FastifyRequest, role: string): Principal => {
+    const principal = requirePrincipal(request);
+    if (!hasRole(principal, role)) throw forbidden(role);
+    return principal;
+  };
+  const inTenant = <T>(request: FastifyRequest, role: string | null, fn: (trx: Trx, principal: Principal) => Promise<T>): Promise<T> => {
+    const principal = role ? allowed(request, role) : requirePrincipal(request);
+    return ctx.db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: request.deadline });
+  };
+  const subscriptionCtx = (principal: Principal) => ({
+    box: ctx.box,
+    allowPrivateNetworks: ctx.config.webhookAllowPrivateNetworks,
+    userId: principal.userId,
+  });
+  const answer = (view: object): never => view as never;
+
+  app.get(
+    '/api/webhook-subscriptions',
+    { schema: { tags, summary: 'List the webhook subscriptions of the tenant (WebhookSubscriptionGet)', response: { 200: Type.Array(Subscription) } } },
+    async (request) => answer(await inTenant(request, 'WebhookSubscriptionGet', (trx) => listSubscriptions(trx, ctx.box))),
+  );
+
+  app.get(
+    '/api/webhook-subscriptions/:id',
+    { schema: { tags, summary: 'Get one webhook subscription (WebhookSubscriptionGet)', params: IdParams, response: { 200: Subscription } } },
+    async (request) => answer(await inTenant(request, 'WebhookSubscriptionGet', (trx) => getSubscription(trx, ctx.box, request.params.id))),
+  );
+
+  app.post(
+    '/api/webhook-subscriptions',
+    {
+      preValidation: canonicalBody,
+      schema: {
+        tags,
+        summary: 'Create a webhook subscription (WebhookSubscriptionCreate)',
+        description: 'Without a Secret one is generated (whsec_…) and answered, so that every delivery is signed.',
+        body: SubscriptionBody,
+        response: { 201: Subscription },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Static<typeof SubscriptionBody>;
+      const created = await inTenant(request, 'WebhookSubscriptionCreate', (trx, p) =>
+        createSubscription(trx, p.tenantId, body as SubscriptionInput, subscriptionCtx(p)),
+      );
+      reply.code(201).header('location', `/api/webhook-subscriptions/${created.id}`);
+      return answer(created);
+    },
+  );
+
+  app.put(
+    '/api/webhook-subscriptions/:id',
+    {
+      preValidation: canonicalBody,
+      schema: {
+        tags,
+        summary: 'Replace a webhook subscription (WebhookSubscriptionWrite)',
+        params: IdParams,
+        body: SubscriptionBody,
+        response: { 200: Subscription },
+      },
+    },
+    async (request) =>
+      answer(
+        await inTenant(request, 'WebhookSubscriptionWrite', (trx, p) =>
+          updateSubscription(trx, p.tenantId, request.params.id, request.body as SubscriptionInput, subscriptionCtx(p)),
+        ),
+      ),
+  );
+
+  app.delete(
+    '/api/webhook-subscriptions/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook subscription and its invocation history (WebhookSubscriptionDelete)',
+        params: IdParams,
+        response: { 200: Subscription },
+      },
+    },
+    async (request) => answer(await inTenant(request, 'WebhookSubscriptionDelete', (trx) => deleteSubscription(trx, ctx.box, request.params.id))),
+  );
+
+  app.get(
+    '/api/webhook-subscriptions/:id/invocation-history',
+    {
+      schema: {
+        tags,
+        summary: 'Invocations of a subscription, newest first, with every attempt (WebhookSubscriptionGet)',
+        description:
+          'take defaults to 100 (at most 1000). When more remain, the X-Continuation-Token header (and Link rel="next") carries the token of the next page; ' +
+          'send it back as continuationToken with the same date limits.',
+        params: IdParams,
+        querystring: HistoryQuery,
+        response: { 200: Type.Array(Invocation) },
+      },
+    },
+    async (request, reply) => {
+      const { items, continuationToken } = await inTenant(request, 'WebhookSubscriptionGet', (trx) =>
+        invocationHistory(trx, ctx.box, request.params.id, { ...request.query, take: request.query.take ? Number(request.query.take) : undefined }),
+      );
+      if (continuationToken) {
+        const next = new URLSearchParams();
+        for (const [k, v] of Object.entries(request.query)) if (v !== undefined && k !== 'continuationToken') next.set(k, String(v));
+        next.set('continuationToken', continuationToken);
+        reply.header('x-continuation-token', continuationToken);
+        reply.header('link', `</api/webhook-subscriptions/${request.params.id}/invocation-history?${next}>; rel="next"`);
+      }
+      return answer(items);
+    },
+  );
+
+  app.post(
+    '/api/webhook-subscriptions/:id/test',
+    {
+      schema: {
+        tags,
+        summary: 'Send a test event (action "test") to the subscription (WebhookSubscriptionWrite)',
+        params: IdParams,
+        response: { 202: Queued },
+      },
+    },
+    async (request, reply) => {
+      const id = await inTenant(request, 'WebhookSubscriptionWrite', (trx, p) =>
+        createTestInvocation(trx, p.tenantId, request.params.id, ctx.config.publicUrl),
+      );
+      reply.code(202);
+      return { invocationId: id, webhookId: id, status: 'Pending' as const };
+    },
+  );
+
+  app.post(
+    '/api/webhook-subscriptions/:id/invocations/:invocationId/resend',
+    {
+      schema: {
+        tags,
+        summary: 'Deliver an invocation again, with the same webhook-id and a fresh retry schedule (WebhookSubscriptionWrite)',
+        params: Type.Object({ id: Guid, invocationId: Guid }),
+        response: { 202: Queued },
+      },
+    },
+    async (request, reply) => {
+      await inTenant(request, 'WebhookSubscriptionWrite', (trx) => resendInvocation(trx, request.params.id, request.params.invocationId));
+      reply.code(202);
+      return { invocationId: request.params.invocationId, webhookId: request.params.invocationId, status: 'Pending' as const };
+    },
+  );
+
+  app.get(
+    '/api/v3/document-types/lookup',
+    {
+      schema: {
+        tags,
+        summary: 'The document types of the tenant, with the full names DocumentType takes',
+        response: { 200: Type.Array(DocumentType) },
+      },
+    },
+    async (request) => ctx.db.readAsTenant(requirePrincipal(request).tenantId, (trx) => documentTypes(trx)),
+  );
+
+  app.post(
+    '/api/v3/events',
+    {
+      schema: {
+        tags,
+        summary: 'Raise a custom event on a document',
+        description:
+          'Appends the event to the outbox; subscriptions whose ActionType is this (custom) value fire for it. documentType is a full type name of the tenant.',
+        body: EventBody,
+        response: { 201: RaisedEvent },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const raised = await inTenant(request, null, async (trx, p) => {
+        const documentType = await resolveDocumentType(trx, body.documentType, '/body/documentType');
+        const actionType = canonicalActionType(body.actionType);
+        await appendEvent(trx, {
+          tenantId: p.tenantId,
+          actionType,
+          documentType,
+          documentId: body.documentId,
+          businessObjectTypeName: body.businessObjectTypeName ?? null,
+          detail: { ...(body.detail ?? {}) },
+          userId: p.userId,
+        });
+        const { id } = await raisedEventId(trx);
+        return { id, actionType, documentType, documentId: body.documentId };
+      });
+      reply.code(201);
+      return raised;
+    },
+  );
+}
