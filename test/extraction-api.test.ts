@@ -77,6 +77,34 @@ describe('query builder', () => {
     );
   });
 
+  test('DE-Employees applies ModifiedFrom, Email and TaxPayerNumber to hidden columns, never answering them', async () => {
+    const all = await server.request('POST', '/api/v3/analytics/named-query/DE-Employees/dynamic-execute', { headers, json: {} });
+    assert.equal(all.status, 200, all.text);
+    assert.ok(all.body.totalCount > 0);
+    assert.ok(!('ModifiedOnUtc' in all.body.data[0]) && !('Email' in all.body.data[0]));
+    const future = await server.request('POST', '/api/v3/analytics/named-query/DE-Employees/dynamic-execute', {
+      headers,
+      json: { parameters: { ModifiedFrom: '2999/01/01' } },
+    });
+    assert.equal(future.status, 200, future.text);
+    assert.equal(future.body.totalCount, 0);
+    const past = await server.request('POST', '/api/v3/analytics/named-query/DE-Employees/dynamic-execute', {
+      headers,
+      json: { parameters: { ModifiedFrom: '2000-01-01', Email: null } },
+    });
+    assert.equal(past.body.totalCount, all.body.totalCount);
+    const noSuchMail = await server.request('POST', '/api/v3/analytics/named-query/DE-Employees/dynamic-execute', {
+      headers,
+      json: { parameters: { Email: 'nobody@nowhere.invalid' } },
+    });
+    assert.equal(noSuchMail.body.totalCount, 0);
+    const hiddenFilter = await server.request('POST', '/api/v3/analytics/named-query/DE-Employees/dynamic-execute', {
+      headers,
+      json: { queryBuilder: { filters: [['ModifiedOnUtc', '>', '2000-01-01']] } },
+    });
+    assert.equal(hiddenFilter.status, 400, 'hidden columns are not filterable');
+  });
+
   test('a call with no body at all answers the same first page', async () => {
     const res = await server.request('POST', '/api/v3/analytics/named-query/DE-Cities/dynamic-execute', { headers });
     assert.equal(res.status, 200, res.text);

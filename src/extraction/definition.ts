@@ -42,12 +42,18 @@ export interface NamedQueryDefinition {
    * boolean, integers as int, decimals as numeric, dates as date, datetimes as timestamptz.
    */
   source?: (ctx: QueryContext) => RawBuilder<unknown>;
+  /**
+   * Columns the source emits after the catalogue's (and after `"__fields"`), for parameters to filter
+   * on when the catalogue has no output column for them (DE-Employees' ModifiedFrom). Never answered,
+   * never addressable by filters, fields or orderBy.
+   */
+  hiddenColumns?: CatalogueColumn[];
   /** Output columns that identify a row: the tie-breaker that makes paging stable. */
   key: string[];
   /**
    * For each parameter of the catalogue's list: the output column it applies to. ModifiedFrom and
    * From mean column >= value, To means column <= value (end of that day for dates), every other
-   * parameter column = value.
+   * parameter column = value. The column is an output column or one of `hiddenColumns`.
    */
   parameters?: Partial<Record<ParameterName, string>>;
   /**

@@ -44,6 +44,7 @@ export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions
   const qb = body.queryBuilder ?? {};
   const errors: FieldError[] = [];
   const fieldSet = new FieldSet(q.filterColumns);
+  const parameterSet = new FieldSet([...q.filterColumns, ...q.hiddenColumns]);
   const outputSet = new FieldSet(q.columns);
 
   const skip = qb.skip ?? 0;
@@ -96,7 +97,7 @@ export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions
       continue;
     }
     if (value === null || value === undefined) continue;
-    const column = fieldSet.get(q.parameterColumns[parameter]);
+    const column = parameterSet.get(q.parameterColumns[parameter]);
     if (!column) continue; // catalogue parameter the definition does not map: nothing to apply it to
     const op = PARAMETER_OPS[parameter] ?? '=';
     const paramErrors: FieldError[] = [];

@@ -28,6 +28,8 @@ export interface ResolvedQuery {
   key: string[];
   /** A SELECT producing filterColumns. */
   source: RawBuilder<unknown>;
+  /** Columns only parameters address (NamedQueryDefinition.hiddenColumns). */
+  hiddenColumns: CatalogueColumn[];
   /** Parameters the catalogue lets this query take, and the column each applies to. */
   allowedParameters: ParameterName[];
   parameterColumns: Partial<Record<ParameterName, string>>;
@@ -84,6 +86,7 @@ async function expand(trx: Trx, ctx: QueryContext, entry: CatalogueEntry, def: N
   if (!def.source) throw new HttpProblem(501, `The named query ${entry.name} is not available yet.`);
   let columns = entry.columns;
   let source = def.source(ctx);
+  const hidden = def.hiddenColumns ?? [];
   if (def.userFields) {
     const fixed = entry.columns.filter((c) => c.name !== '*');
     const taken = new Set(fixed.map((c) => c.name));
@@ -95,7 +98,11 @@ async function expand(trx: Trx, ctx: QueryContext, entry: CatalogueEntry, def: N
       extra.push(f);
     }
     columns = [...fixed, ...extra.map((f) => ({ name: f.name, type: f.type }))];
-    source = sql`select ${sql.join([...fixed.map((c) => sql.id('u', c.name)), ...extra.map((f) => sql`${userField(f)} as ${sql.id(f.name)}`)])} from (${source}) as u`;
+    source = sql`select ${sql.join([
+      ...fixed.map((c) => sql.id('u', c.name)),
+      ...extra.map((f) => sql`${userField(f)} as ${sql.id(f.name)}`),
+      ...hidden.map((c) => sql.id('u', c.name)),
+    ])} from (${source}) as u`;
   }
   return {
     name: entry.name,
@@ -104,6 +111,7 @@ async function expand(trx: Trx, ctx: QueryContext, entry: CatalogueEntry, def: N
     filterColumns: columns,
     key: def.key,
     source,
+    hiddenColumns: hidden,
     allowedParameters: entry.parameters,
     parameterColumns: def.parameters ?? {},
     visibility: def.visibility,
@@ -146,6 +154,7 @@ function customTableQuery(t: CustomTableExtraction): ResolvedQuery {
     filterColumns: columns,
     key: [t.keyColumn.name],
     source: sql`select ${sql.join(select)} from ${sql.id(t.schema, t.table)} as t`,
+    hiddenColumns: [],
     allowedParameters: [],
     parameterColumns: {},
     isCount: false,

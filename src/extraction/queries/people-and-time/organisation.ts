@@ -54,11 +54,13 @@ export const organisation: NamedQueryDefinition[] = [
   {
     name: 'DE-CompaniesAdditionalInformation',
     key: ['CompanyId'],
-    // ModifiedFrom has no output column to apply to (the catalogue's fixed columns are CompanyId, Company):
-    // left unmapped, see docs/named-queries.md.
+    // ModifiedFrom has no output column (the fixed columns are CompanyId, Company): it filters a hidden one.
+    parameters: { ModifiedFrom: 'ModifiedOnUtc' },
+    hiddenColumns: [{ name: 'ModifiedOnUtc', type: 'datetime' }],
     userFields: { fields: userFieldsOf('Company') },
     source: (ctx) => sql`
-      select c.id as "CompanyId", c.name as "Company", ${userFieldValues('c.id', 'Company')} as "__fields"
+      select c.id as "CompanyId", c.name as "Company", ${userFieldValues('c.id', 'Company')} as "__fields",
+             c.modified_on_utc as "ModifiedOnUtc"
         from companies c
        where c.tenant_id = ${ctx.tenantId}`,
   },

@@ -53,17 +53,24 @@ export const people: NamedQueryDefinition[] = [
   {
     name: 'DE-Employees',
     key: ['EmployeeId'],
-    // ModifiedFrom, TaxPayerNumber and Email have no output column to apply to (see the docs); UserId does.
-    parameters: { UserId: 'UserId' },
+    // ModifiedFrom, TaxPayerNumber and Email have no output column: they filter hidden ones (the
+    // employee's modification time, and the tax number and e-mail of the login shown).
+    parameters: { UserId: 'UserId', ModifiedFrom: 'ModifiedOnUtc', TaxPayerNumber: 'TaxPayerNumber', Email: 'Email' },
+    hiddenColumns: [
+      { name: 'ModifiedOnUtc', type: 'datetime' },
+      { name: 'TaxPayerNumber', type: 'string' },
+      { name: 'Email', type: 'string' },
+    ],
     // An employee record may back several logins; the row shows the first (active first, then by name).
     source: (ctx) => sql`
       select e.id as "EmployeeId", e.name as "Employee", c.name as "Company", c.id as "CompanyId",
              lu.name as "User", lu.id as "UserId", e.external_id as "ExternalId", e.max_value as "MaxValue",
-             e.is_active as "Active"
+             e.is_active as "Active",
+             e.modified_on_utc as "ModifiedOnUtc", lu.tax_payer_number as "TaxPayerNumber", lu.email as "Email"
         from employees e
         left join companies c on c.tenant_id = e.tenant_id and c.id = e.company_id
         left join lateral (
-          select u.id, ${userName('u')} as name from users u
+          select u.id, ${userName('u')} as name, u.tax_payer_number, u.email from users u
            where u.tenant_id = e.tenant_id and u.employee_id = e.id
            order by u.is_active desc, u.user_name limit 1) lu on true
        where e.tenant_id = ${ctx.tenantId}`,
