@@ -3,12 +3,15 @@
 //     included: median latency over HTTP vs the same SQL (binding, page, count) sent through pg from
 //     this process; EXPLAIN ANALYZE of both statements. Target: ratio <= 1.5.
 // (2) the full CSV stream of DE-TimeSheets over HTTP vs COPY (SELECT …) TO STDOUT WITH CSV of the same
-//     query through pg-copy-streams: rows/s (target >= 50%) and the server's peak RSS (VmHWM, < 300 MB).
-// Run: npm run bench -- extraction   (BENCH_SCALE=50, BENCH_RUNS=25)
-import { readFileSync } from 'node:fs';
+//     query through pg-copy-streams, alternating runs: median rows/s (target >= 50%) and the server's
+//     peak RSS during the exports (VmHWM, reset before them; < 300 MB). Once on the server of part (1)
+//     with default V8 flags, once on a fresh server with the young generation capped.
+// Run: npm run bench -- extraction   (BENCH_SCALE=50, BENCH_RUNS=25, BENCH_EXPORT_RUNS=3)
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { inlineParameters } from '../src/extraction/copy-csv.ts';
 import { countQuery, executePage, rowsQuery } from '../src/extraction/execute.ts';
 import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
@@ -17,6 +20,7 @@ import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts
 
 const SCALE = process.env.BENCH_SCALE ?? '50';
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+const EXPORT_RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
 
 const db = await benchDatabase('atrium_bench_extraction');
 try {
@@ -48,6 +52,9 @@ try {
   console.log(`timesheets: ${fmt(count.rows[0].n)}; filter: Job contains "${term}", Day between ${from} and ${to}, orderBy Day desc`);
 
   const server = await startServerProcess(env);
+  const status = (field: 'VmHWM' | 'VmRSS', pid = server.child.pid) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  const idleRss = status('VmRSS');
   const headers = { 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret, 'content-type': 'application/json' };
   const body = {
     queryBuilder: {
@@ -110,49 +117,73 @@ try {
     console.log(`\n    EXPLAIN ANALYZE (${label}):\n${explain.rows.map((r) => `      ${r['QUERY PLAN']}`).join('\n')}`);
   }
 
-  const vmHwm = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  console.log(`\n    server peak RSS so far (VmHWM): ${fmt(vmHwm(), 1)} MB`);
+  const afterPages = status('VmHWM');
+  console.log(`\n    server RSS idle after start: ${fmt(idleRss, 1)} MB; peak so far (VmHWM): ${fmt(afterPages, 1)} MB`);
 
-  // (2) The full CSV stream vs COPY of the same query.
+  // (2) The full CSV stream vs COPY of the same query, alternating, medians.
   const exportPlan = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, 'DE-TimeSheets', {}, false));
   const exportSql = rowsQuery(exportPlan.query, exportPlan.plan, true).compile(handle.kysely);
-  // COPY takes no parameters: inline them (uuids and the like, quoted) for the baseline.
-  const inlined = exportSql.sql.replace(/\$(\d+)/g, (_, n) => `'${String(exportSql.parameters[Number(n) - 1]).replace(/'/g, "''")}'`);
-  const copyRun = async () => {
+  // COPY takes no parameters: inlined as literals, as the server's CSV export does.
+  const inlined = inlineParameters(exportSql.sql, exportSql.parameters);
+  type Run = { rows: number; ms: number };
+  const copyRun = async (): Promise<Run> => {
     const s = performance.now();
     await client.query(`begin; ${tenantBinding(creds.tenantId, Date.now() + 600_000)}`);
     const stream = client.query(copyTo(`copy (${inlined}) to stdout with csv header`));
-    let lines = 0;
-    for await (const chunk of stream as AsyncIterable<Buffer>) for (const b of chunk) if (b === 10) lines++;
+    for await (const _ of stream as AsyncIterable<Buffer>);
     await client.query('commit');
-    return { rows: lines - 1, ms: performance.now() - s };
+    return { rows: stream.rowCount, ms: performance.now() - s };
   };
-  const csvRun = async () => {
+  const csvRun = async (baseUrl: string): Promise<Run> => {
     const s = performance.now();
-    const res = await fetch(url, { method: 'POST', headers: { ...headers, accept: 'text/csv' }, body: '{}' });
+    const res = await fetch(`${baseUrl}/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute`, {
+      method: 'POST',
+      headers: { ...headers, accept: 'text/csv' },
+      body: '{}',
+    });
     if (res.status !== 200 || !res.body) throw new Error(`CSV: ${res.status} ${await res.text()}`);
-    let lines = 0;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) for (const b of chunk) if (b === 10) lines++;
-    return { rows: lines - 1, ms: performance.now() - s };
+    // Rows end with CRLF; a line break inside a quoted field is a bare LF.
+    let rows = -1;
+    let cr = false;
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      for (const b of chunk) {
+        if (b === 10 && cr) rows++;
+        cr = b === 13;
+      }
+    }
+    return { rows, ms: performance.now() - s };
   };
-  const csv: { rows: number; ms: number }[] = [];
-  const copy: { rows: number; ms: number }[] = [];
-  for (let i = 0; i < 2; i++) {
-    copy.push(await copyRun());
-    csv.push(await csvRun());
-  }
-  const rate = (r: { rows: number; ms: number }[]) => Math.max(...r.map((x) => x.rows / (x.ms / 1000)));
-  const hwm = vmHwm();
-  console.log(`\n(2) full CSV stream of DE-TimeSheets (${fmt(csv[0].rows)} rows; best of 2)`);
-  console.log(`    HTTP Accept: text/csv:       ${fmt(rate(csv))} rows/s (${csv.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
-  console.log(`    COPY … TO STDOUT WITH CSV:   ${fmt(rate(copy))} rows/s (${copy.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
-  console.log(`    ratio: ${fmt((rate(csv) / rate(copy)) * 100, 1)}% (target >= 50%)`);
-  console.log(`    server peak RSS (VmHWM): ${fmt(hwm, 1)} MB (target < 300 MB)`);
+  const rate = (r: Run) => r.rows / (r.ms / 1000);
+  /** Alternating runs against one server process; its peak RSS is reset first, so it is the exports' own. */
+  const exportRound = async (label: string, srv: { baseUrl: string; child: { pid?: number } }) => {
+    writeFileSync(`/proc/${srv.child.pid}/clear_refs`, '5');
+    const before = status('VmRSS', srv.child.pid);
+    const csv: Run[] = [];
+    const copy: Run[] = [];
+    for (let i = 0; i < EXPORT_RUNS; i++) {
+      copy.push(await copyRun());
+      csv.push(await csvRun(srv.baseUrl));
+    }
+    if (csv.some((r) => r.rows !== copy[0].rows)) throw new Error(`CSV rows ${csv.map((r) => r.rows)} vs COPY ${copy[0].rows}`);
+    const hwm = status('VmHWM', srv.child.pid);
+    console.log(`\n(2) full CSV stream of DE-TimeSheets (${fmt(copy[0].rows)} rows; ${EXPORT_RUNS} alternating runs, medians), server ${label}`);
+    console.log(`    HTTP Accept: text/csv:       ${fmt(median(csv.map(rate)))} rows/s (${csv.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
+    console.log(`    COPY … TO STDOUT WITH CSV:   ${fmt(median(copy.map(rate)))} rows/s (${copy.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
+    console.log(`    ratio: ${fmt((median(csv.map(rate)) / median(copy.map(rate))) * 100, 1)}% (target >= 50%)`);
+    console.log(`    server RSS before the exports: ${fmt(before, 1)} MB; peak during them (VmHWM): ${fmt(hwm, 1)} MB (target < 300 MB)`);
+  };
+  await exportRound('with default V8 flags (the one that served part 1)', server);
+  await server.stop();
+  // V8 sizes the young generation for a large machine; capped, the heap stays near its live size.
+  const flags = '--max-semi-space-size=8';
+  const capped = await startServerProcess({ ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${flags}`.trim() });
+  console.log(`\n    server with NODE_OPTIONS=${flags}: RSS idle after start ${fmt(status('VmRSS', capped.child.pid), 1)} MB`);
+  await exportRound(`with NODE_OPTIONS=${flags}`, capped);
+  await capped.stop();
   console.log(`\nmachine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
   await client.end();
   await owner.end();
   await handle.close();
-  await server.stop();
 } finally {
   await db.stop();
 }

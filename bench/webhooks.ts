@@ -2,8 +2,12 @@
 // by the worker to a receiver on loopback (its own process), against a bare undici POST loop with the
 // same concurrency to the same receiver. Target: >= 30% of the bare loop. (2) Latency: events committed
 // one per transaction at 100/s for 10 s; time from each commit to the receiver. Target: median < 100 ms.
-// Run: npm run bench -- webhooks   (BENCH_EVENTS, BENCH_ROUNDS, BENCH_CONCURRENCY override the defaults)
+// Run: npm run bench -- webhooks   (BENCH_EVENTS, BENCH_ROUNDS, BENCH_CONCURRENCY override the defaults;
+// BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there)
+// Besides the rates it prints the CPU time each process spent per delivery (server, PostgreSQL, receiver,
+// the benchmark itself), which says where a delivery's cost lies on this shared 2-core machine.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -11,7 +15,7 @@ import { Agent } from 'undici';
 import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const RATE = 100;
 const LATENCY_SECONDS = 10;
@@ -27,7 +31,9 @@ const server = http.createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     if (req.method === 'GET') {
-      const body = JSON.stringify({ count: recv.size, times: Object.fromEntries(recv) });
+      // Polls ask for the count only: serialising every time on each poll would load the receiver
+      // (and so the measurement) while Atrium delivers, and not during the bare loop.
+      const body = JSON.stringify(req.url === '/times' ? { count: recv.size, times: Object.fromEntries(recv) } : { count: recv.size });
       if (req.url === '/reset') recv.clear();
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
       return;
@@ -49,23 +55,68 @@ async function startReceiver(): Promise<{ child: ChildProcess; url: string }> {
 
 const now = () => performance.timeOrigin + performance.now();
 
-async function receiverState(url: string, reset = false): Promise<{ count: number; times: Record<string, number> }> {
-  return (await fetch(`${url}/${reset ? 'reset' : 'stats'}`)).json() as Promise<{ count: number; times: Record<string, number> }>;
+async function receiverState(url: string, what: 'count' | 'reset' | 'times' = 'count'): Promise<{ count: number; times: Record<string, number> }> {
+  return (await fetch(`${url}/${what}`)).json() as Promise<{ count: number; times: Record<string, number> }>;
 }
 
 async function waitForCount(url: string, count: number, timeoutMs = 600_000): Promise<{ count: number; times: Record<string, number> }> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const s = await receiverState(url);
-    if (s.count >= count) return s;
+    if (s.count >= count) return receiverState(url, 'times');
     if (Date.now() > until) throw new Error(`receiver got ${s.count} of ${count}`);
     await sleep(50);
   }
 }
 
+/** CPU seconds so far of this process's descendants, by role (exited PostgreSQL backends count in the postmaster's). */
+function cpuSeconds(roles: Record<number, string>): Record<string, number> {
+  const procs = new Map<number, { ppid: number; comm: string; cpu: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      // After the command: state, ppid, …; utime, stime, cutime, cstime are fields 14–17 of the line.
+      const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      procs.set(Number(name), { ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cpu: ticks / 100 });
+    } catch {}
+  }
+  const out: Record<string, number> = { bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6 };
+  for (const [pid, p] of procs) {
+    let ancestor = p.ppid;
+    let role: string | undefined = roles[pid];
+    while (!role && ancestor > 1) {
+      if (roles[ancestor]) role = roles[ancestor];
+      else if (ancestor === process.pid) role = p.comm === 'postgres' ? 'postgres' : 'other';
+      ancestor = procs.get(ancestor)?.ppid ?? 0;
+    }
+    if (role) out[role] = (out[role] ?? 0) + p.cpu;
+  }
+  return out;
+}
+
+/** Busy and total CPU ticks of the whole machine so far (other developers' work included). */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3] - (fields[4] ?? 0), total };
+}
+
+const cpuDelta = (before: Record<string, number>, after: Record<string, number>): Record<string, number> =>
+  Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
+
+/** CPU microseconds per delivery, by role. */
+const perDelivery = (cpu: Record<string, number>, deliveries: number): string =>
+  Object.entries(cpu)
+    .filter(([, v]) => v > 0.005)
+    .map(([k, v]) => `${k} ${fmt((v / deliveries) * 1e6)} µs`)
+    .join(', ');
+
 /** The same request shape the worker sends, without a worker: a POST loop with CONCURRENCY in flight. */
 async function bareLoop(url: string, tenantId: string): Promise<number> {
-  await receiverState(url, true);
+  await receiverState(url, 'reset');
   const agent = new Agent({ connections: CONCURRENCY });
   let next = 0;
   const started = now();
@@ -96,7 +147,7 @@ async function bareLoop(url: string, tenantId: string): Promise<number> {
 
 /** EVENTS events committed in one transaction; deliveries/s from the commit to the last receipt. */
 async function atriumRound(client: pg.Client, url: string, tenantId: string, round: number): Promise<number> {
-  await receiverState(url, true);
+  await receiverState(url, 'reset');
   await client.query('begin');
   await client.query(
     `insert into events (tenant_id, action_type, document_type, document_id, detail)
@@ -111,7 +162,7 @@ async function atriumRound(client: pg.Client, url: string, tenantId: string, rou
 }
 
 async function latency(pool: pg.Pool, url: string, tenantId: string): Promise<number[]> {
-  await receiverState(url, true);
+  await receiverState(url, 'reset');
   const commits = new Map<number, number>();
   const total = RATE * LATENCY_SECONDS;
   const start = now();
@@ -150,6 +201,7 @@ try {
     LOG_LEVEL: 'warn',
     ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ATRIUM_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+    ...(process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}),
   };
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
   const server = await startServerProcess(env);
@@ -164,22 +216,54 @@ try {
   await client.connect();
   const pool = new pg.Pool({ connectionString: db.url, max: 8 });
   try {
+    const roles: Record<number, string> = { [server.child.pid ?? -1]: 'server', [receiver.child.pid ?? -1]: 'receiver' };
+    const loads = [os.loadavg()[0]];
     // Warm-up: connections, JIT, the worker's first claims.
     await bareLoop(receiver.url, creds.tenantId);
+    await atriumRound(client, receiver.url, creds.tenantId, ROUNDS);
     const bare: number[] = [];
     const atrium: number[] = [];
+    let bareCpu: Record<string, number> = {};
+    let atriumCpu: Record<string, number> = {};
+    const add = (sum: Record<string, number>, d: Record<string, number>) =>
+      Object.fromEntries(Object.keys({ ...sum, ...d }).map((k) => [k, (sum[k] ?? 0) + (d[k] ?? 0)]));
+    const busy = { bare: { busy: 0, total: 0 }, atrium: { busy: 0, total: 0 } };
+    const addTicks = (sum: { busy: number; total: number }, a: { busy: number; total: number }, b: { busy: number; total: number }) => {
+      sum.busy += b.busy - a.busy;
+      sum.total += b.total - a.total;
+    };
     for (let r = 0; r < ROUNDS; r++) {
+      let before = cpuSeconds(roles);
+      let ticks = machineTicks();
       bare.push(await bareLoop(receiver.url, creds.tenantId));
+      let after = cpuSeconds(roles);
+      addTicks(busy.bare, ticks, machineTicks());
+      bareCpu = add(bareCpu, cpuDelta(before, after));
+      before = after;
+      ticks = machineTicks();
       atrium.push(await atriumRound(client, receiver.url, creds.tenantId, r));
-      console.log(`round ${r + 1}: bare ${fmt(bare[r])}/s, atrium ${fmt(atrium[r])}/s`);
+      after = cpuSeconds(roles);
+      addTicks(busy.atrium, ticks, machineTicks());
+      atriumCpu = add(atriumCpu, cpuDelta(before, after));
+      loads.push(os.loadavg()[0]);
+      console.log(`round ${r + 1}: bare ${fmt(bare[r])}/s, atrium ${fmt(atrium[r])}/s, ratio ${((atrium[r] / bare[r]) * 100).toFixed(1)} %`);
     }
     const lat = await latency(pool, receiver.url, creds.tenantId);
     const b = median(bare);
     const a = median(atrium);
+    const ratios = atrium.map((x, i) => (x / bare[i]) * 100);
     console.log(`\nmachine: ${os.cpus().length} x ${os.cpus()[0]?.model}, Node ${process.version}; ${EVENTS} events, concurrency ${CONCURRENCY}`);
-    console.log(`bare undici POST loop: median ${fmt(b)}/s (rounds ${bare.map(fmt).join(', ')})`);
-    console.log(`atrium commit -> receiver: median ${fmt(a)} deliveries/s (rounds ${atrium.map(fmt).join(', ')})`);
-    console.log(`ratio: ${((a / b) * 100).toFixed(1)} % (target >= 30 %)`);
+    console.log(`load average (1 min) during the rounds: ${loads.map((l) => l.toFixed(2)).join(', ')}`);
+    console.log(`bare undici POST loop: median ${fmt(b)}/s (rounds ${bare.map((x) => fmt(x)).join(', ')})`);
+    console.log(`atrium commit -> receiver: median ${fmt(a)} deliveries/s (rounds ${atrium.map((x) => fmt(x)).join(', ')})`);
+    // Each round pairs a bare loop with an Atrium round taken right after it, so the median of the rounds'
+    // ratios is less at the mercy of the load other work puts on the machine than the ratio of the medians.
+    console.log(
+      `ratio: median of the rounds' ratios ${median(ratios).toFixed(1)} % (rounds ${ratios.map((x) => `${x.toFixed(1)} %`).join(', ')}); ratio of the medians ${((a / b) * 100).toFixed(1)} % (target >= 30 %)`,
+    );
+    const pctBusy = (t: { busy: number; total: number }) => `${((t.busy / Math.max(1, t.total)) * 100).toFixed(0)} %`;
+    console.log(`CPU per delivery, bare loop: ${perDelivery(bareCpu, ROUNDS * EVENTS)}; machine busy ${pctBusy(busy.bare)}`);
+    console.log(`CPU per delivery, atrium: ${perDelivery(atriumCpu, ROUNDS * EVENTS)}; machine busy ${pctBusy(busy.atrium)}`);
     console.log(
       `latency at ${RATE} events/s for ${LATENCY_SECONDS} s: p50 ${median(lat).toFixed(1)} ms, p95 ${pct(lat, 95).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms, max ${Math.max(...lat).toFixed(1)} ms (target p50 < 100 ms)`,
     );

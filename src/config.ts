@@ -27,6 +27,15 @@ export interface Config {
   /** A subscription whose every delivery has failed for this long is set inactive. */
   webhookDisableAfterMs: number;
   webhookConcurrency: number;
+  /** Where scheduled-extraction files live (default DATA_DIR/exports); every process must see the same folder. */
+  exportsDir: string;
+  /** Files kept per schedule; older ones are deleted after each run. */
+  exportRetention: number;
+  /** A scheduled run's own time limit (the interactive 30 s limit does not apply to it). */
+  scheduleRunTimeoutMs: number;
+  /** smtp(s)://user:pass@host:port for failure e-mails; unset: none are sent. */
+  smtpUrl: string | undefined;
+  smtpFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -122,7 +131,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookLegacySecretHeader: boolVar(env, 'ATRIUM_WEBHOOK_LEGACY_SECRET_HEADER', true, problems),
     webhookDisableAfterMs: durationVar(env, 'ATRIUM_WEBHOOK_DISABLE_AFTER', 5 * 86_400_000, 1000, 365 * 86_400_000, problems),
     webhookConcurrency: intVar(env, 'ATRIUM_WEBHOOK_CONCURRENCY', 32, 1, 1024, problems),
+    exportsDir: '',
+    exportRetention: intVar(env, 'ATRIUM_EXPORT_RETENTION', 30, 1, 100_000, problems),
+    scheduleRunTimeoutMs: durationVar(env, 'ATRIUM_SCHEDULE_RUN_TIMEOUT', 3_600_000, 1000, 7 * 86_400_000, problems),
+    smtpUrl: env.ATRIUM_SMTP_URL || undefined,
+    smtpFrom: env.ATRIUM_SMTP_FROM || 'Atrium <atrium@localhost>',
   };
+  config.exportsDir = path.resolve(env.ATRIUM_EXPORTS_DIR || path.join(config.dataDir, 'exports'));
+  if (config.smtpUrl && !/^smtps?:\/\/[^/]+/.test(config.smtpUrl)) problems.push('ATRIUM_SMTP_URL must be an smtp:// or smtps:// URL');
   const publicUrl = env.ATRIUM_PUBLIC_URL || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   if (!/^https?:\/\/[^/]+/.test(publicUrl) || !URL.canParse(publicUrl)) problems.push(`ATRIUM_PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);
   config.publicUrl = publicUrl.replace(/\/+$/, '');

@@ -23,6 +23,8 @@ import { Jobs } from './platform/jobs/jobs.ts';
 import { defineMaintenance } from './platform/jobs/maintenance.ts';
 import { adminRoutes } from './platform/tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './platform/tenancy/service.ts';
+import { scheduleRoutes } from './schedules/routes.ts';
+import { defineSchedules } from './schedules/worker.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { defineWebhooks } from './webhooks/worker.ts';
 
@@ -87,7 +89,7 @@ export async function loadSecretKey(config: Config, log: Log): Promise<Buffer> {
 export function createContext(config: Config, db: DatabaseHandle, key: Buffer): AppContext {
   const box = new SecretBox(key);
   const auth = new AuthService(db, box, config);
-  return { config, db, box, auth };
+  return { config, db, box, auth, jobs: null };
 }
 
 /** Every surface's routes; a new surface adds one line here. */
@@ -98,12 +100,14 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await customTablesRoutes(app, ctx);
   await webhookRoutes(app, ctx);
   await extractionRoutes(app, ctx);
+  await scheduleRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 
 export function defineQueues(jobs: Jobs, ctx: AppContext): void {
   defineMaintenance(jobs, ctx.db);
   defineWebhooks(jobs, ctx);
+  defineSchedules(jobs, ctx);
 }
 
 export interface Runtime {
@@ -124,6 +128,7 @@ export async function startServer(config: Config, log: Log): Promise<Runtime> {
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
     const ctx = createContext(config, db, await loadSecretKey(config, log));
     jobs = new Jobs(db, { onError: (err) => log(`jobs: ${err.message}`) });
+    ctx.jobs = jobs;
     defineQueues(jobs, ctx);
     await jobs.start({ work: config.role !== 'api' });
     if (opened.embedded && config.role !== 'worker') await ensureDemoTenant(ctx, config, log);

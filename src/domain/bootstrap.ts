@@ -26,6 +26,7 @@ const TENANT_DOCUMENT_TYPES: ReadonlyArray<{ name: string; className: string }> 
   { name: 'Leave', className: 'Leave' },
   { name: 'Company', className: 'Company' },
   { name: 'Supplier', className: 'Supplier' },
+  { name: 'Data Extraction Schedule', className: 'DataExtractionSchedule' },
 ];
 
 export const STAGE_TYPES: ReadonlyArray<{ name: string; color: string }> = [

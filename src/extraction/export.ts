@@ -1,9 +1,11 @@
-// CSV (RFC 4180) and NDJSON exports of a named query, streamed from a server-side cursor: rows are
-// fetched in batches only as fast as the client reads them, so memory stays flat at any row count.
+// CSV (RFC 4180) and NDJSON exports of a named query, read only as fast as the client reads, so
+// memory stays flat at any row count: CSV through COPY (./copy-csv.ts), NDJSON from a server-side cursor.
 import { Readable } from 'node:stream';
-import type { RawBuilder } from 'kysely';
+import type { CompiledQuery, RawBuilder } from 'kysely';
+import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
 import { type DatabaseHandle, tenantBinding } from '../platform/db/database.ts';
+import { type ExportSource, openCopyCsv } from './copy-csv.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
 
 export type ExportFormat = 'csv' | 'ndjson';
@@ -17,9 +19,16 @@ const BATCH_ROWS = 1000;
 // Values arrive as PostgreSQL's text; formatting them straight from text avoids parsing and re-printing.
 const RAW_TYPES = { getTypeParser: () => (v: string) => v };
 
+export interface OpenedExport {
+  stream: Readable;
+  /** The data rows written (header not counted), once the stream has ended; null before. */
+  rowCount: () => number | null;
+}
+
 /**
- * Starts the export and waits for its first batch, so a query that fails early (bad input, the
- * time limit) still answers a problem; after that, a failure cuts the stream short.
+ * Starts the export in its own tenant-bound transaction and waits for its first chunk, so a query
+ * that fails early (bad input, the time limit) still answers a problem; after that, a failure cuts
+ * the stream short. A stream that is not read to its end (the client went away) destroys the connection.
  */
 export async function openExport(
   db: DatabaseHandle,
@@ -28,8 +37,7 @@ export async function openExport(
   query: RawBuilder<unknown>,
   columns: CatalogueColumn[],
   format: ExportFormat,
-): Promise<Readable> {
-  const compiled = query.compile(db.kysely);
+): Promise<OpenedExport> {
   const client = await db.pool.connect();
   let released = false;
   const release = (destroy: boolean) => {
@@ -37,106 +45,77 @@ export async function openExport(
     released = true;
     client.release(destroy);
   };
+  let source: ExportSource | undefined;
+  let first: IteratorResult<Buffer | string>;
   try {
-    await client.query(`begin; ${tenantBinding(tenantId, deadline)}; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'`);
+    // standard_conforming_strings: the CSV path inlines parameters into COPY and reads '…' as plain literals.
+    await client.query(
+      `begin; ${tenantBinding(tenantId, deadline)}; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local standard_conforming_strings = on`,
+    );
+    source = format === 'csv' ? await openCopyCsv(client, db.kysely, query, columns) : openCursorNdjson(client, query.compile(db.kysely), columns);
+    first = await source.chunks.next();
   } catch (err) {
+    source?.stop();
     release(true);
     throw err;
   }
-  const stream = client.query(new QueryStream(compiled.sql, compiled.parameters as unknown[], { batchSize: BATCH_ROWS, rowMode: 'array', types: RAW_TYPES }));
-  const chunks = format === 'csv' ? csvChunks(stream, columns) : ndjsonChunks(stream, columns);
-  const finish = async () => {
-    try {
-      await client.query('commit');
-      release(false);
-    } catch {
-      release(true);
-    }
-  };
-  let first: IteratorResult<string>;
-  try {
-    first = await chunks.next();
-  } catch (err) {
-    stream.destroy();
-    release(true);
-    throw err;
-  }
-  async function* rest(): AsyncGenerator<string> {
+  const chunks = source;
+  let rowCount: number | null = null;
+  async function* rest(): AsyncGenerator<Buffer | string> {
     let done = false;
     try {
       if (!first.done) yield first.value;
       for (;;) {
-        const next = await chunks.next();
+        const next = await chunks.chunks.next();
         if (next.done) break;
         yield next.value;
       }
+      // After COMMIT the COPY's command tag has surely been read (pg answers queries in order).
+      await client.query('commit');
+      rowCount = chunks.rows();
       done = true;
     } finally {
-      if (done) await finish();
+      if (done) release(false);
       else {
         // The client went away or the query failed mid-stream: drop the connection (PostgreSQL rolls back).
-        stream.destroy();
+        chunks.stop();
         release(true);
       }
     }
   }
-  return Readable.from(rest(), { objectMode: false });
+  return { stream: Readable.from(rest(), { objectMode: false }), rowCount: () => rowCount };
+}
+
+/** NDJSON from a server-side cursor, in batches of BATCH_ROWS. */
+function openCursorNdjson(client: pg.PoolClient, compiled: CompiledQuery, columns: CatalogueColumn[]): ExportSource {
+  const stream = client.query(new QueryStream(compiled.sql, compiled.parameters as unknown[], { batchSize: BATCH_ROWS, rowMode: 'array', types: RAW_TYPES }));
+  const counter = { rows: 0 };
+  return { chunks: ndjsonChunks(stream, columns, counter), rows: () => counter.rows, stop: () => stream.destroy() };
 }
 
 /**
  * One chunk per cursor batch, read from the stream's cursor directly: no per-row promise or buffer, so
  * rows die young and the heap stays small. The cursor answers fewer rows than asked once it is done.
  */
-async function* batched(stream: QueryStream, header: string, line: (row: (string | null)[]) => string): AsyncGenerator<string> {
+async function* ndjsonChunks(stream: QueryStream, columns: CatalogueColumn[], counter: { rows: number }): AsyncGenerator<string> {
   const cursor = stream.cursor as { read: (n: number, cb: (err: Error | undefined, rows: (string | null)[][]) => void) => void };
-  let out = header;
-  for (;;) {
-    const rows = await new Promise<(string | null)[][]>((resolve, reject) => cursor.read(BATCH_ROWS, (err, r) => (err ? reject(err) : resolve(r))));
-    for (const row of rows) out += line(row);
-    if (out) yield out;
-    out = '';
-    if (rows.length < BATCH_ROWS) return;
-  }
-}
-
-function csvChunks(stream: QueryStream, columns: CatalogueColumn[]): AsyncGenerator<string> {
-  const formatters = columns.map((c) => csvFormatter(c.type));
-  const header = `${columns.map((c) => csvText(c.name)).join(',')}\r\n`;
-  return batched(stream, header, (row) => {
-    let out = '';
-    for (let i = 0; i < formatters.length; i++) {
-      if (i > 0) out += ',';
-      const v = row[i];
-      if (v !== null) out += formatters[i](v);
-    }
-    return `${out}\r\n`;
-  });
-}
-
-function ndjsonChunks(stream: QueryStream, columns: CatalogueColumn[]): AsyncGenerator<string> {
   const formatters = columns.map((c) => jsonFormatter(c.type));
   const keys = columns.map((c, i) => `${i === 0 ? '{' : ','}${JSON.stringify(c.name)}:`);
-  return batched(stream, '', (row) => {
+  for (;;) {
+    const rows = await new Promise<(string | null)[][]>((resolve, reject) => cursor.read(BATCH_ROWS, (err, r) => (err ? reject(err) : resolve(r))));
     let out = '';
-    for (let i = 0; i < formatters.length; i++) {
-      const v = row[i];
-      out += keys[i] + (v === null ? 'null' : formatters[i](v));
+    for (const row of rows) {
+      let line = '';
+      for (let i = 0; i < formatters.length; i++) {
+        const v = row[i];
+        line += keys[i] + (v === null ? 'null' : formatters[i](v));
+      }
+      out += `${columns.length ? line : '{'}}\n`;
     }
-    return `${columns.length ? out : '{'}}\n`;
-  });
-}
-
-/** RFC 4180: quote a field holding a comma, quote, CR or LF, doubling the quotes. */
-function csvText(v: string): string {
-  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
-}
-
-function csvFormatter(type: ColumnType): (v: string) => string {
-  if (type === 'boolean') return (v) => (v === 't' ? 'true' : 'false');
-  if (type === 'datetime') return isoInstant;
-  if (type === 'decimal') return decimalText;
-  if (type === 'integer' || type === 'date' || type === 'guid') return (v) => v;
-  return csvText;
+    counter.rows += rows.length;
+    if (out) yield out;
+    if (rows.length < BATCH_ROWS) return;
+  }
 }
 
 function jsonFormatter(type: ColumnType): (v: string) => string {
@@ -160,7 +139,7 @@ function jsonFormatter(type: ColumnType): (v: string) => string {
   }
 }
 
-/** numeric(12,4) prints '1.5000'; the JSON pages answer 1.5, so every format drops the trailing zeros. */
+/** numeric(12,4) prints '1.5000'; the JSON pages answer 1.5, so NDJSON drops the trailing zeros too. */
 function decimalText(v: string): string {
   if (!v.includes('.') || v.includes('e') || v.includes('E')) return v;
   let end = v.length;

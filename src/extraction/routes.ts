@@ -10,8 +10,8 @@ import { describeNamedQuery, dynamicExecute, dynamicExport, listNamedQueries, MA
 
 const tags = ['Data Extraction API'];
 
-const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
-const QueryBuilder = Type.Object(
+export const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+export const QueryBuilder = Type.Object(
   {
     skip: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip (paging).' })),
     take: Type.Optional(Type.Integer({ minimum: 0, description: `Rows to return; at most ${MAX_PAGE_SIZE} for JSON (omitted: up to ${MAX_PAGE_SIZE}).` })),

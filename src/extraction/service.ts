@@ -30,7 +30,16 @@ export async function dynamicExecute(trx: Trx, principal: Principal, name: strin
   return executePage(trx, p.query, p.plan);
 }
 
-/** Plans in one short transaction, then streams from a cursor in its own transaction. */
+/** An export as it is being written: its stream, the columns it writes, and its row count once it has ended. */
+export interface NamedQueryExport {
+  name: string;
+  stream: Readable;
+  columns: CatalogueColumn[];
+  /** Data rows written (for CSV, COPY's command tag), once the stream has ended; null before. */
+  rowCount: () => number | null;
+}
+
+/** Plans in one short transaction, then streams (CSV through COPY, NDJSON from a cursor) in its own. */
 export async function dynamicExport(
   db: DatabaseHandle,
   principal: Principal,
@@ -38,11 +47,11 @@ export async function dynamicExport(
   body: ExecuteBody,
   format: ExportFormat,
   deadline: number,
-): Promise<{ name: string; stream: Readable }> {
+): Promise<NamedQueryExport> {
   const p = await db.withTenant(principal.tenantId, (trx) => plan(trx, principal, name, body, false), { deadline });
   const columns = p.query.isCount ? p.query.columns : p.plan.fields;
-  const stream = await openExport(db, principal.tenantId, deadline, rowsQuery(p.query, p.plan, true), columns, format);
-  return { name: p.query.name, stream };
+  const { stream, rowCount } = await openExport(db, principal.tenantId, deadline, rowsQuery(p.query, p.plan, true), columns, format);
+  return { name: p.query.name, stream, columns, rowCount };
 }
 
 export interface QuerySummary {

@@ -4,6 +4,7 @@
 import { type TSchema, Type } from 'typebox';
 import type { FastifyRequest } from '../platform/http/app.ts';
 import { badRequest } from '../platform/http/problem.ts';
+import { GUID_PATTERN } from '../platform/http/schemas.ts';
 
 export type Kind = 'string' | 'int' | 'double' | 'bool' | 'date' | 'guid';
 
@@ -20,7 +21,8 @@ export interface FieldDef {
 }
 
 const ISO_DATE = '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}(:?\\d{2})?)?)?$';
-export const GUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+export { GUID_PATTERN };
 
 export function kindSchema(kind: Kind, description?: string): TSchema {
   const d = description ? { description } : {};

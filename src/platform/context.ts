@@ -3,10 +3,13 @@ import type { Config } from '../config.ts';
 import type { SecretBox } from './auth/hashing.ts';
 import type { AuthService } from './auth/service.ts';
 import type { DatabaseHandle } from './db/database.ts';
+import type { Jobs } from './jobs/jobs.ts';
 
 export interface AppContext {
   config: Config;
   db: DatabaseHandle;
   auth: AuthService;
   box: SecretBox;
+  /** Background jobs (pg-boss); null in one-off CLI commands. */
+  jobs: Jobs | null;
 }

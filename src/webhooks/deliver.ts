@@ -1,61 +1,44 @@
 // The webhook worker: dispatches outbox events into invocations, delivers them (signed, with
-// concurrency), records every attempt and schedules retries. At-least-once: an invocation is leased
-// before its attempt and settled after it, so a worker killed mid-delivery leaves a lease that expires
-// and the invocation is delivered again, under the same webhook-id.
-import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+// concurrency), records every attempt and schedules retries. At-least-once: what it delivers is leased
+// first (a dispatch batch, renewed while the worker lives, or a claimed invocation row) and recorded
+// after, so a worker killed mid-delivery leaves a lease that lapses and the invocation is delivered
+// again, under the same webhook-id.
+import { createSecretKey, type KeyObject } from 'node:crypto';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Agent } from 'undici';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../platform/auth/hashing.ts';
-import type { Trx } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
-import { appendEvents } from '../platform/events/outbox.ts';
-import { dispatchOnce, type LeasedInvocation } from './dispatch.ts';
-import { createOutboundAgent, OutboundRefused } from './outbound.ts';
-import { signatureHeaders, signingKey } from './sign.ts';
+import { nextDelayMs, postAttempt } from './attempt.ts';
+import { type Delivery, type DispatchBatch, dispatchOnce, releaseLapsedBatch } from './dispatch.ts';
+import { createOutboundAgent } from './outbound.ts';
+import { claimDue, recordSettled, releaseLeases, renewBatches, type Settled } from './record.ts';
+import { signingKey } from './sign.ts';
 
 const IDLE_DISPATCH_MS = 50;
 const IDLE_CLAIM_MS = 100;
+const IDLE_FLUSH_MS = 1000;
 const DISPATCH_BATCH = 1000;
-/** Bytes of a response kept on the attempt; the rest of a large answer is not read. */
-export const RESPONSE_KEEP_BYTES = 4096;
-const RESPONSE_READ_LIMIT = 64 * 1024;
+/**
+ * With no room to deliver, the dispatcher still runs this often, into due invocation rows, so that the outbox
+ * keeps moving (for other workers, and the history). A worker holds about four seconds of work, so one whose
+ * room has not come back in five is slower than its recent pace.
+ */
+const FULL_DISPATCH_MS = 5000;
+/** Most deliveries one process holds (queued or in flight). */
+const MAX_LEASED = 2 * DISPATCH_BATCH;
+/** An attempt starts only when its lease outlasts it (the timeout) by this much. */
+const LEASE_MARGIN_MS = 1000;
+/** Finished attempts are recorded when this many wait, or when the first has waited FLUSH_LINGER_MS. */
+const FLUSH_BATCH = 256;
+const FLUSH_LINGER_MS = 20;
+/** Batch leases are renewed this often: well inside the lease's slack over the timeout (5 s). */
+const RENEW_MS = 1000;
+/** How often a worker looks for batches whose worker died, when it found none the last time. */
+const LAPSE_CHECK_MS = 1000;
 
-export interface AttemptOutcome {
-  statusCode: number | null;
-  responseBody: string | null;
-  error: string | null;
-  retryAfterMs: number | null;
-  refused: boolean;
-}
-
-/** Delay before the next attempt: the schedule's entry ±20%, or Retry-After within twice the entry. */
-export function nextDelayMs(scheduledMs: number, retryAfterMs: number | null, random = Math.random()): number {
-  if (retryAfterMs !== null) return Math.max(0, Math.min(retryAfterMs, 2 * scheduledMs));
-  return Math.round(scheduledMs * (0.8 + 0.4 * random));
-}
-
-/** Retry-After as seconds or an HTTP date, in ms; null when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (!text) return null;
-  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
-
-interface Settled {
-  invocation: LeasedInvocation;
-  attempt: number;
-  startedOnUtc: Date;
-  durationMs: number;
-  outcome: AttemptOutcome;
-  status: 'Succeeded' | 'Retrying' | 'Failed';
-  nextAttemptOnUtc: Date | null;
-  roundAttempts: number;
-}
+type LoopName = 'dispatch' | 'claim' | 'flush' | 'renew';
 
 export interface WebhookWorkerOptions {
   connectionString: string;
@@ -65,6 +48,7 @@ export interface WebhookWorkerOptions {
 }
 
 export class WebhookWorker {
+  readonly #pool: pg.Pool;
   readonly #db: Kysely<Database>;
   readonly #box: SecretBox;
   readonly #config: Config;
@@ -73,17 +57,37 @@ export class WebhookWorker {
   readonly #leaseMs: number;
   readonly #stop = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
-  readonly #secrets = new Map<string, { key: Buffer; plain: string }>();
-  readonly #queue: LeasedInvocation[] = [];
+  readonly #secrets = new Map<string, { key: KeyObject; plain: string }>();
+  readonly #queue: Delivery[] = [];
+  readonly #wakers = new Map<LoopName, () => void>();
+  readonly #woken = new Set<LoopName>();
+  /** This worker's dispatch batches with deliveries not recorded yet: their leases are renewed. */
+  readonly #batches = new Set<DispatchBatch>();
   #settled: Settled[] = [];
+  /** Claimed but never started: handed back by the flush loop. */
+  #unused: Delivery[] = [];
   #loops: Promise<void>[] = [];
-  #wakeClaim: (() => void) | null = null;
-  #wakeFlush: (() => void) | null = null;
+  #lastLapseCheck = 0;
+  /** When the oldest finished attempt not yet recorded finished. */
+  #settledSince = 0;
+  /** Recent attempt duration (moving average): how fast this process gets through its queue. */
+  #attemptMs = 100;
+  #lastDispatch = 0;
+  #dispatchWaitsForRoom = false;
 
   constructor(opts: WebhookWorkerOptions) {
-    const pool = new pg.Pool({ connectionString: opts.connectionString, max: 4, application_name: 'atrium-webhooks' });
-    pool.on('error', () => {});
-    this.#db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    // One connection for each loop (the recorder may use two) and one for a subscription's deactivation.
+    // Every statement of the worker finds its rows by key or by index. Without seq scans the planner keeps to
+    // those even when the statistics still describe an empty table (a fresh deployment, a sudden burst):
+    // else it would scan the invocations once per row of a batch, and keep that plan for its prepared statements.
+    this.#pool = new pg.Pool({
+      connectionString: opts.connectionString,
+      max: 6,
+      application_name: 'atrium-webhooks',
+      options: '-c enable_seqscan=off',
+    });
+    this.#pool.on('error', () => {});
+    this.#db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     this.#box = opts.box;
     this.#config = opts.config;
     this.#log = opts.log ?? (() => {});
@@ -97,150 +101,194 @@ export class WebhookWorker {
   }
 
   start(): void {
-    this.#loops = [this.#loop('dispatch', () => this.#dispatchTick()), this.#loop('claim', () => this.#claimTick()), this.#flushLoop()];
+    this.#loops = [
+      this.#loop('dispatch', () => this.#dispatchTick()),
+      this.#loop('claim', () => this.#claimTick()),
+      this.#loop('flush', () => this.#flushTick()),
+      this.#loop('renew', () => this.#renewTick()),
+    ];
   }
 
   /** Stops taking work, lets attempts in flight finish (they are bounded by the timeout) and records them. */
   async stop(): Promise<void> {
     if (this.#stop.signal.aborted) return;
     this.#stop.abort();
-    this.#wakeClaim?.();
-    this.#wakeFlush?.();
+    for (const wake of this.#wakers.values()) wake();
     await Promise.allSettled(this.#loops);
     await Promise.allSettled([...this.#inFlight]);
-    await this.#flush().catch(() => {});
-    await this.#releaseQueued().catch(() => {});
+    // Not started: handed back so that another worker need not wait for the leases to lapse. A batch's
+    // invocation becomes due (which finishes its batch); a claimed one is released.
+    for (const d of this.#queue.splice(0)) {
+      if (d.lease.kind === 'row') this.#unused.push(d);
+      else if (!d.lease.batch.abandoned) this.#settled.push(unattempted(d));
+    }
+    await this.#flushTick().catch(() => {});
     await this.#agent.close().catch(() => {});
     await this.#db.destroy();
   }
 
-  /** Leased but not started: handed back so that another worker need not wait for the leases to expire. */
-  async #releaseQueued(): Promise<void> {
-    const queued = this.#queue.splice(0);
-    if (queued.length === 0) return;
-    await sql`update webhook_invocations i set lease_until = null, lease_token = null
-      from unnest(${queued.map((q) => q.tenantId)}::uuid[], ${queued.map((q) => q.id)}::uuid[], ${queued.map((q) => q.leaseToken)}::uuid[]) as k(tenant_id, id, token)
-      where i.tenant_id = k.tenant_id and i.id = k.id and i.lease_token = k.token`.execute(this.#db);
+  /**
+   * Deliveries this process may hold, queued or in flight: as many as it expects to start within the lease's
+   * slack over the timeout at the recent pace (a fast receiver: up to MAX_LEASED; a slow one: twice the
+   * concurrency), so that work it cannot start soon is left for other workers.
+   */
+  get #capacity(): number {
+    const concurrency = this.#config.webhookConcurrency;
+    const slackMs = this.#leaseMs - this.#config.webhookTimeoutMs - LEASE_MARGIN_MS;
+    const expected = Math.floor((concurrency * slackMs) / Math.max(1, this.#attemptMs));
+    return Math.max(2 * concurrency, Math.min(MAX_LEASED, expected));
   }
 
-  /** Leases this process may still take: up to twice the concurrency, so claims come in batches. */
-  get #free(): number {
-    return 2 * this.#config.webhookConcurrency - this.#inFlight.size - this.#queue.length;
+  get #room(): number {
+    return this.#capacity - this.#inFlight.size - this.#queue.length;
   }
 
-  async #loop(name: string, tick: () => Promise<number>): Promise<void> {
+  /** Enough room for a dispatch or claim batch to be worth a round trip. */
+  get #minRoom(): number {
+    return Math.max(1, Math.floor(this.#capacity / 4));
+  }
+
+  async #loop(name: LoopName, tick: () => Promise<number>): Promise<void> {
     while (!this.#stop.signal.aborted) {
       let idleMs = 0;
       try {
         idleMs = await tick();
       } catch (err) {
         if (this.#stop.signal.aborted) return;
+        // Nothing is lost: the leases of unrecorded deliveries lapse and they are delivered again.
         this.#log(`webhooks ${name}: ${(err as Error).message}`);
         idleMs = 1000;
       }
-      if (idleMs > 0) await this.#idle(idleMs, name === 'claim');
+      if (idleMs > 0) await this.#idle(name, idleMs);
     }
   }
 
-  #idle(ms: number, claim: boolean): Promise<void> {
+  /** Rests up to ms, or until woken; a wake that came while the loop was busy ends the rest at once. */
+  #idle(name: LoopName, ms: number): Promise<void> {
+    if (this.#woken.delete(name)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        if (claim) this.#wakeClaim = null;
+        this.#wakers.delete(name);
+        this.#woken.delete(name);
         this.#stop.signal.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, ms);
-      if (claim) this.#wakeClaim = done;
+      this.#wakers.set(name, done);
       this.#stop.signal.addEventListener('abort', done);
     });
   }
 
-  /** One dispatcher pass; answers how long to rest (0: the outbox has more right now). */
-  async #dispatchTick(): Promise<number> {
-    const result = await dispatchOnce(this.#db, {
-      publicUrl: this.#config.publicUrl,
-      batchSize: DISPATCH_BATCH,
-      firstDelayMs: this.#config.webhookRetryScheduleMs[0] ?? 0,
-      leaseCount: Math.max(0, this.#free),
-      leaseMs: this.#leaseMs,
-    });
-    for (const invocation of result.leased) this.#deliver(invocation);
-    if (result.invocations > result.leased.length) this.#wakeClaim?.();
-    return result.events === DISPATCH_BATCH ? 0 : IDLE_DISPATCH_MS;
+  #wake(name: LoopName): void {
+    const wake = this.#wakers.get(name);
+    if (wake) wake();
+    else this.#woken.add(name);
   }
 
-  /** Leases due invocations up to the free delivery slots; answers how long to rest. */
+  /**
+   * One dispatcher pass; answers how long to rest (0: the outbox has more right now). With room, it takes
+   * only the events whose invocations it can deliver itself, as one leased batch. With its slots full it
+   * waits for room, but dispatches every few seconds into invocation rows that any worker can claim.
+   */
+  async #dispatchTick(): Promise<number> {
+    const firstDelayMs = this.#config.webhookRetryScheduleMs[0] ?? 0;
+    const room = this.#room;
+    const leasing = firstDelayMs === 0 && room >= this.#minRoom;
+    if (firstDelayMs === 0 && !leasing && Date.now() - this.#lastDispatch < FULL_DISPATCH_MS) {
+      this.#dispatchWaitsForRoom = true;
+      return IDLE_DISPATCH_MS;
+    }
+    const result = await dispatchOnce(this.#db, {
+      publicUrl: this.#config.publicUrl,
+      // Most events match one subscription or none: reading more than the room would mostly be read again.
+      batchSize: leasing ? Math.min(DISPATCH_BATCH, room) : DISPATCH_BATCH,
+      firstDelayMs,
+      leaseCount: leasing ? room : 0,
+      cutAtLeaseCount: leasing,
+      leaseMs: this.#leaseMs,
+    });
+    this.#lastDispatch = Date.now();
+    this.#take(result.deliveries);
+    if (result.due > 0) this.#wake('claim');
+    return result.more ? 0 : IDLE_DISPATCH_MS;
+  }
+
+  /** Queues a dispatch batch's deliveries; the batch's lease is renewed until they are all recorded. */
+  #take(deliveries: Delivery[]): void {
+    if (deliveries.length === 0) return;
+    const first = deliveries[0].lease;
+    if (first.kind === 'batch') this.#batches.add(first.batch);
+    this.#queue.push(...deliveries);
+    this.#pump();
+  }
+
+  /**
+   * Leases due invocations (retries, resends, tests, lapsed leases) up to the room, after handing the
+   * invocations of a dispatch batch whose worker died to this claim path; answers how long to rest.
+   */
   async #claimTick(): Promise<number> {
-    const free = this.#free;
+    const free = Math.min(this.#room, DISPATCH_BATCH);
     // Claim in batches so a busy worker spends its round trips on deliveries, not on claims.
     if (free < Math.max(1, Math.floor(this.#config.webhookConcurrency / 2))) {
       await Promise.race([...this.#inFlight]);
       return 0;
     }
-    const token = randomUUID();
-    const { rows } = await sql<{
-      tenant_id: string;
-      id: string;
-      subscription_id: string;
-      payload: string;
-      url: string | null;
-      secret: string;
-      attempt_count: number;
-      round_attempts: number;
-    }>`
-      update webhook_invocations i
-      set lease_until = now() + ${this.#leaseMs} * interval '1 millisecond', lease_token = ${token}::uuid
-      from (
-        select tenant_id, id from webhook_invocations
-        where status in ('Pending', 'Retrying') and destination = 'url' and next_attempt_on_utc <= now()
-          and (lease_until is null or lease_until < now())
-        order by next_attempt_on_utc
-        limit ${free}
-        for update skip locked
-      ) due, webhook_subscriptions s
-      where i.tenant_id = due.tenant_id and i.id = due.id and s.tenant_id = i.tenant_id and s.id = i.subscription_id
-      returning i.tenant_id, i.id, i.subscription_id, i.payload, s.url, s.secret, i.attempt_count, i.round_attempts`.execute(this.#db);
-    for (const r of rows) {
-      this.#deliver({
-        tenantId: r.tenant_id,
-        id: r.id,
-        subscriptionId: r.subscription_id,
-        payload: r.payload,
-        url: r.url ?? '',
-        secret: r.secret,
-        attemptCount: r.attempt_count,
-        roundAttempts: r.round_attempts,
-        leaseToken: token,
-      });
+    if (Date.now() - this.#lastLapseCheck >= LAPSE_CHECK_MS) {
+      const released = await releaseLapsedBatch(this.#db);
+      // Found one: there may be more, so look again at once; its invocations are claimed below.
+      if (released === null) this.#lastLapseCheck = Date.now();
+      else this.#log(`webhooks: a lapsed dispatch batch handed ${released} unsettled invocations to the claim path`);
     }
-    return rows.length === free ? 0 : IDLE_CLAIM_MS;
+    const claimed = await claimDue(this.#pool, this.#leaseMs, free);
+    this.#queue.push(...claimed);
+    this.#pump();
+    return claimed.length === free ? 0 : IDLE_CLAIM_MS;
   }
 
   /** Decrypted once per sealed secret: the signing key and the text for X-Webhook-Secret. */
-  #secret(sealed: string): { key: Buffer; plain: string } {
+  #secret(sealed: string): { key: KeyObject; plain: string } {
     let secret = this.#secrets.get(sealed);
     if (!secret) {
       const plain = this.#box.decrypt(sealed);
-      secret = { key: signingKey(plain), plain };
+      secret = { key: createSecretKey(signingKey(plain)), plain };
       if (this.#secrets.size > 10_000) this.#secrets.clear();
       this.#secrets.set(sealed, secret);
     }
     return secret;
   }
 
-  #deliver(invocation: LeasedInvocation): void {
-    this.#queue.push(invocation);
-    this.#pump();
+  /** Whether a delivery may start: its lease must outlast the attempt, or another worker could deliver it too. */
+  #mayStart(d: Delivery): boolean {
+    const latest = Date.now() + this.#config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    if (d.lease.kind === 'row') {
+      if (latest <= d.lease.deadline) return true;
+      this.#unused.push(d);
+      this.#wake('flush');
+      return false;
+    }
+    const batch = d.lease.batch;
+    if (!batch.abandoned && latest > batch.deadline) this.#abandon(batch);
+    return !batch.abandoned;
+  }
+
+  /** Gives up a batch: nothing more of it starts here; its lease lapses and its unsettled invocations become due. */
+  #abandon(batch: DispatchBatch): void {
+    if (batch.abandoned) return;
+    batch.abandoned = true;
+    this.#batches.delete(batch);
+    this.#log(`webhooks: dispatch batch ${batch.id} given up here; its invocations become due when its lease lapses`);
   }
 
   #pump(): void {
     while (this.#inFlight.size < this.#config.webhookConcurrency && this.#queue.length > 0) {
-      const invocation = this.#queue.shift() as LeasedInvocation;
-      const task = this.#attempt(invocation)
+      const delivery = this.#queue.shift() as Delivery;
+      if (!this.#mayStart(delivery)) continue;
+      const task = this.#attempt(delivery)
         .then((settled) => {
-          this.#settled.push(settled);
-          this.#wakeFlush?.();
+          // The recorder gathers attempts for a moment: one statement per handful would cost more per row.
+          if (this.#settled.push(settled) === 1) this.#settledSince = Date.now();
+          if (this.#settled.length === 1 || this.#settled.length >= FLUSH_BATCH) this.#wake('flush');
         })
         .catch((err) => this.#log(`webhooks deliver: ${(err as Error).message}`))
         .finally(() => {
@@ -249,13 +297,27 @@ export class WebhookWorker {
         });
       this.#inFlight.add(task);
     }
+    if (this.#dispatchWaitsForRoom && this.#room >= this.#minRoom) {
+      this.#dispatchWaitsForRoom = false;
+      this.#wake('dispatch');
+    }
   }
 
-  async #attempt(invocation: LeasedInvocation): Promise<Settled> {
+  async #attempt(invocation: Delivery): Promise<Settled> {
     const startedOnUtc = new Date();
     const started = performance.now();
-    const outcome = await this.#post(invocation);
+    const secret = this.#secret(invocation.secret);
+    const outcome = await postAttempt({
+      agent: this.#agent,
+      url: invocation.url,
+      webhookId: invocation.id,
+      payload: invocation.payload,
+      key: secret.key,
+      legacySecret: this.#config.webhookLegacySecretHeader ? secret.plain : null,
+      timeoutMs: this.#config.webhookTimeoutMs,
+    });
     const durationMs = Math.round(performance.now() - started);
+    this.#attemptMs += 0.05 * (durationMs - this.#attemptMs);
     const schedule = this.#config.webhookRetryScheduleMs;
     const roundAttempts = invocation.roundAttempts + 1;
     const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
@@ -268,202 +330,75 @@ export class WebhookWorker {
         nextAttemptOnUtc = new Date(Date.now() + nextDelayMs(schedule[roundAttempts], outcome.retryAfterMs));
       }
     }
-    return { invocation, attempt: invocation.attemptCount + 1, startedOnUtc, durationMs, outcome, status, nextAttemptOnUtc, roundAttempts };
-  }
-
-  async #post(invocation: LeasedInvocation): Promise<AttemptOutcome> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': 'Atrium-Webhooks/1',
-      ...signatureHeaders(this.#secret(invocation.secret).key, invocation.id, invocation.payload),
+    return {
+      delivery: invocation,
+      attempt: invocation.attemptCount + 1,
+      startedOnUtc,
+      durationMs,
+      outcome,
+      status,
+      nextAttemptOnUtc,
+      roundAttempts,
     };
-    if (this.#config.webhookLegacySecretHeader) headers['x-webhook-secret'] = this.#secret(invocation.secret).plain;
-    const timeout = AbortSignal.timeout(this.#config.webhookTimeoutMs);
-    try {
-      const res = await this.#agent.request({
-        origin: new URL(invocation.url).origin,
-        path: pathOf(invocation.url),
-        method: 'POST',
-        headers,
-        body: invocation.payload,
-        signal: timeout,
-        headersTimeout: this.#config.webhookTimeoutMs,
-        bodyTimeout: this.#config.webhookTimeoutMs,
-      });
-      const body = await readLimited(res.body);
-      return {
-        statusCode: res.statusCode,
-        responseBody: body,
-        error: null,
-        retryAfterMs: retryAfterOf(res.statusCode, res.headers['retry-after']),
-        refused: false,
-      };
-    } catch (err) {
-      const refused = findRefusal(err);
-      if (refused) return { statusCode: null, responseBody: null, error: refused.message, retryAfterMs: null, refused: true };
-      const message = timeout.aborted ? `timed out after ${this.#config.webhookTimeoutMs} ms` : describeError(err);
-      return { statusCode: null, responseBody: null, error: message, retryAfterMs: null, refused: false };
-    }
   }
 
-  async #flushLoop(): Promise<void> {
-    while (!this.#stop.signal.aborted) {
-      if (this.#settled.length === 0) {
-        await new Promise<void>((resolve) => {
-          this.#wakeFlush = () => {
-            this.#wakeFlush = null;
-            resolve();
-          };
-          if (this.#stop.signal.aborted) resolve();
-        });
-        continue;
-      }
-      try {
-        await this.#flush();
-      } catch (err) {
-        // The leases will expire and the invocations will be delivered again: at-least-once holds.
-        this.#log(`webhooks record: ${(err as Error).message}`);
-        await sleep(500);
-      }
-    }
-  }
-
-  /** Records settled attempts in one transaction; an attempt whose lease was lost is not recorded. */
-  async #flush(): Promise<void> {
-    const batch = this.#settled;
+  /** Records finished attempts and hands back unused leases, a batch at a time; answers how long to rest. */
+  async #flushTick(): Promise<number> {
+    const waited = Date.now() - this.#settledSince;
+    if (this.#settled.length > 0 && this.#settled.length < FLUSH_BATCH && waited < FLUSH_LINGER_MS && this.#unused.length === 0 && !this.#stop.signal.aborted)
+      return FLUSH_LINGER_MS - waited;
+    const settled = this.#settled;
+    const unused = this.#unused;
     this.#settled = [];
-    if (batch.length === 0) return;
-    const rows = batch.map((s) => ({
-      tenant_id: s.invocation.tenantId,
-      id: s.invocation.id,
-      subscription_id: s.invocation.subscriptionId,
-      lease_token: s.invocation.leaseToken,
-      attempt: s.attempt,
-      round_attempts: s.roundAttempts,
-      started: s.startedOnUtc.toISOString(),
-      duration_ms: s.durationMs,
-      status_code: s.outcome.statusCode,
-      response_body: s.outcome.responseBody,
-      error: s.outcome.error,
-      status: s.status,
-      next_attempt: s.nextAttemptOnUtc?.toISOString() ?? null,
-    }));
-    // One statement settles the batch (atomic on its own); only failures need the follow-up transaction.
-    const { rows: recorded } = await sql<{ tenant_id: string; subscription_id: string; status: string }>`
-      with r as (
-        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id uuid, id uuid, subscription_id uuid, lease_token uuid,
-          attempt int, round_attempts int, started timestamptz, duration_ms int, status_code int, response_body text, error text, status text,
-          next_attempt timestamptz)
-      ), settled as (
-        update webhook_invocations i
-        set status = r.status, attempt_count = r.attempt, round_attempts = r.round_attempts, next_attempt_on_utc = r.next_attempt,
-          lease_until = null, lease_token = null,
-          completed_on_utc = case when r.status in ('Succeeded', 'Failed') then now() end
-        from r
-        where i.tenant_id = r.tenant_id and i.id = r.id and i.lease_token = r.lease_token
-        returning i.tenant_id, i.id
-      ), attempts as (
-        insert into webhook_attempts (tenant_id, invocation_id, attempt, started_on_utc, duration_ms, status_code, response_body, error)
-        select r.tenant_id, r.id, r.attempt, r.started, r.duration_ms, r.status_code, r.response_body, r.error
-        from r join settled using (tenant_id, id)
-        on conflict do nothing
-      ), recovered as (
-        -- A success closes the subscription's failure window.
-        update webhook_subscriptions s set failing_since = null
-        from (select distinct r.tenant_id, r.subscription_id from r join settled using (tenant_id, id) where r.status = 'Succeeded') ok
-        where s.tenant_id = ok.tenant_id and s.id = ok.subscription_id and s.failing_since is not null
-      )
-      select r.tenant_id, r.subscription_id, r.status from r join settled using (tenant_id, id)`.execute(this.#db);
-    const failed = recorded.filter((r) => r.status !== 'Succeeded');
-    if (failed.length === 0) return;
-    const succeeded = new Set(recorded.filter((r) => r.status === 'Succeeded').map((r) => `${r.tenant_id}/${r.subscription_id}`));
-    const stillFailing = failed.filter((r) => !succeeded.has(`${r.tenant_id}/${r.subscription_id}`));
-    if (stillFailing.length === 0) return;
-    await this.#db.transaction().execute((trx) => this.#trackFailures(trx as unknown as Trx, stillFailing));
-  }
-
-  /**
-   * A failed attempt opens a subscription's failure window (a success closes it, above). When the window has
-   * lasted ATRIUM_WEBHOOK_DISABLE_AFTER (5 days), the subscription is set inactive and an event records it.
-   */
-  async #trackFailures(trx: Trx, recorded: { tenant_id: string; subscription_id: string }[]): Promise<void> {
-    const failed = unique(recorded);
-    const keys = sql`unnest(${failed.map((s) => s.tenant)}::uuid[], ${failed.map((s) => s.id)}::uuid[]) as k(tenant_id, id)`;
-    await sql`update webhook_subscriptions s set failing_since = now()
-      from ${keys} where s.tenant_id = k.tenant_id and s.id = k.id and s.failing_since is null`.execute(trx);
-    const { rows: justDisabled } = await sql<{ tenant_id: string; id: string; failing_since: Date }>`
-      update webhook_subscriptions s set active = false, modified_on_utc = now()
-      from ${keys}
-      where s.tenant_id = k.tenant_id and s.id = k.id and s.active
-        and s.failing_since <= now() - ${this.#config.webhookDisableAfterMs} * interval '1 millisecond'
-      returning s.tenant_id, s.id, s.failing_since`.execute(trx);
-    if (justDisabled.length === 0) return;
-    await appendEvents(
-      trx,
-      justDisabled.map((d) => ({
-        tenantId: d.tenant_id,
-        actionType: 'Updated',
-        documentType: 'WebhookSubscription',
-        documentId: d.id,
-        detail: {
-          Active: false,
-          Reason: `every delivery has failed since ${d.failing_since.toISOString()}`,
-          FailingSinceUtc: d.failing_since.toISOString(),
-        },
-      })),
-    );
-    for (const d of justDisabled)
-      this.#log(`webhooks: subscription ${d.id} of tenant ${d.tenant_id} set inactive (failing since ${d.failing_since.toISOString()})`);
-  }
-}
-
-function unique(rows: { tenant_id: string; subscription_id: string }[]): { key: string; tenant: string; id: string }[] {
-  const map = new Map<string, { key: string; tenant: string; id: string }>();
-  for (const r of rows)
-    map.set(`${r.tenant_id}/${r.subscription_id}`, { key: `${r.tenant_id}/${r.subscription_id}`, tenant: r.tenant_id, id: r.subscription_id });
-  return [...map.values()];
-}
-
-function pathOf(url: string): string {
-  const u = new URL(url);
-  return `${u.pathname}${u.search}`;
-}
-
-function retryAfterOf(status: number, header: string | string[] | undefined): number | null {
-  return status === 429 || status === 503 ? parseRetryAfter(header) : null;
-}
-
-/** The first RESPONSE_KEEP_BYTES of the answer; reading stops at RESPONSE_READ_LIMIT. */
-async function readLimited(body: AsyncIterable<Buffer> & { destroy: () => void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let read = 0;
-  for await (const chunk of body) {
-    read += chunk.length;
-    if (read - chunk.length < RESPONSE_KEEP_BYTES) chunks.push(chunk);
-    if (read >= RESPONSE_READ_LIMIT) {
-      body.destroy();
-      break;
+    this.#unused = [];
+    if (settled.length === 0 && unused.length === 0) return IDLE_FLUSH_MS;
+    // Batches whose last delivery is recorded here are deleted by the same statement.
+    const finished: DispatchBatch[] = [];
+    for (const s of settled) {
+      if (s.delivery.lease.kind !== 'batch') continue;
+      const batch = s.delivery.lease.batch;
+      if (--batch.outstanding === 0 && !batch.abandoned) {
+        finished.push(batch);
+        this.#batches.delete(batch);
+      }
     }
-  }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_KEEP_BYTES).toString('utf8');
-}
-
-function findRefusal(err: unknown): OutboundRefused | null {
-  let current: unknown = err;
-  for (let i = 0; i < 5 && current; i++) {
-    if (current instanceof OutboundRefused) return current;
-    if (current instanceof AggregateError) {
-      const inner = current.errors.find((e) => e instanceof OutboundRefused);
-      if (inner) return inner;
+    try {
+      await Promise.all([
+        recordSettled(this.#pool, this.#db, settled, finished, this.#config.webhookDisableAfterMs, this.#log),
+        releaseLeases(this.#pool, unused),
+      ]);
+    } catch (err) {
+      // Unrecorded: claimed invocations' leases lapse, and these batches' invocations become due when theirs does.
+      for (const s of settled) if (s.delivery.lease.kind === 'batch') this.#abandon(s.delivery.lease.batch);
+      throw err;
     }
-    current = (current as { cause?: unknown }).cause;
+    return this.#settled.length > 0 || this.#unused.length > 0 ? 0 : IDLE_FLUSH_MS;
   }
-  return null;
+
+  /** Extends the leases of this worker's unfinished batches; one that was taken over is given up. */
+  async #renewTick(): Promise<number> {
+    const live = [...this.#batches];
+    if (live.length === 0) return RENEW_MS;
+    const started = Date.now();
+    const kept = await renewBatches(this.#pool, live, this.#leaseMs);
+    for (const batch of live) {
+      if (kept.has(batch.id)) batch.deadline = started + this.#leaseMs;
+      else if (this.#batches.has(batch)) this.#abandon(batch);
+    }
+    return RENEW_MS;
+  }
 }
 
-function describeError(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e.code ?? e.cause?.code;
-  const message = e.message || e.cause?.message || String(err);
-  return code ? `${code}: ${message}` : message;
+/** A batch delivery handed back unattempted: written as a due invocation, for any worker to claim. */
+function unattempted(d: Delivery): Settled {
+  return {
+    delivery: d,
+    attempt: d.attemptCount,
+    startedOnUtc: new Date(),
+    durationMs: 0,
+    outcome: null,
+    status: 'Pending',
+    nextAttemptOnUtc: null,
+    roundAttempts: 0,
+  };
 }

@@ -1,6 +1,10 @@
 // The dispatcher: walks the event outbox and makes one invocation per (event, matching subscription).
 // One row-locked cursor serialises dispatchers across worker processes, and the invocations' unique
 // (subscription, event) key backs it up: an event is dispatched exactly once however many workers run.
+// The invocations a worker can deliver at once are written without a due time, so no claim sees them,
+// and the dispatcher leases their range of the outbox to itself (one row per batch, renewed while the
+// worker lives). A worker that dies leaves its batch lease to lapse; then the batch's invocations not
+// settled yet are made due, for any worker to claim.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../platform/db/schema.ts';
@@ -12,13 +16,30 @@ export interface DispatchOptions {
   batchSize: number;
   /** Delay of the first attempt (the retry schedule's first entry). */
   firstDelayMs: number;
-  /** Invocations this process may lease for itself at once (free delivery slots). */
+  /** Invocations this process may take to deliver itself (its room). */
   leaseCount: number;
+  /**
+   * End the batch at the last event whose invocations can all be taken (at least one event is taken), so
+   * that the dispatcher makes no more immediate invocations than this process can deliver itself.
+   */
+  cutAtLeaseCount: boolean;
   leaseMs: number;
 }
 
-/** An invocation leased to this process by the dispatcher, ready to deliver without another poll. */
-export interface LeasedInvocation {
+/** A range of the outbox leased to one worker, whose invocations it delivers and then settles. */
+export interface DispatchBatch {
+  id: string;
+  token: string;
+  /** Local clock (ms) at which the lease lapses, counted from before the statement that set it: never late. */
+  deadline: number;
+  /** Invocations not settled yet; the batch row is deleted with the last of them. */
+  outstanding: number;
+  /** Its lease is lost or could lapse: nothing more of it starts here, and its invocations go to the claim path. */
+  abandoned: boolean;
+}
+
+/** One invocation to attempt: from this worker's dispatch batch, or an invocation row claimed with a lease. */
+export interface Delivery {
   tenantId: string;
   id: string;
   subscriptionId: string;
@@ -27,7 +48,7 @@ export interface LeasedInvocation {
   secret: string;
   attemptCount: number;
   roundAttempts: number;
-  leaseToken: string;
+  lease: { kind: 'batch'; batch: DispatchBatch } | { kind: 'row'; token: string; deadline: number };
 }
 
 interface OutboxEvent {
@@ -55,15 +76,35 @@ interface ActiveSubscription {
   detail_filters: DetailFilter[];
 }
 
+interface Candidate {
+  event: OutboxEvent;
+  sub: ActiveSubscription;
+  id: string;
+  payload: string;
+  /** A URL delivery due at once, which the worker may take for itself. */
+  immediate: boolean;
+}
+
 export interface DispatchResult {
   events: number;
-  invocations: number;
-  leased: LeasedInvocation[];
+  /** Invocations made due for the claim path (automation destinations aside). */
+  due: number;
+  /** Invocations of this worker's batch, to deliver now. */
+  deliveries: Delivery[];
+  /** The outbox may hold more right now: the batch was full or cut at the lease count. */
+  more: boolean;
   /** false when another process holds the cursor. */
   ran: boolean;
 }
 
-export async function dispatchOnce(db: Kysely<Database>, opts: DispatchOptions): Promise<DispatchResult> {
+type Db = Kysely<Database>;
+
+/** An invocation its dispatch batch has not settled yet: Pending, with no due time and no claim lease. */
+export const AWAITING_BATCH = `i.status = 'Pending' and i.destination = 'url' and i.next_attempt_on_utc is null and i.lease_token is null`;
+
+export async function dispatchOnce(db: Db, opts: DispatchOptions): Promise<DispatchResult> {
+  const started = Date.now();
+  const none = { events: 0, due: 0, deliveries: [], more: false };
   return db.transaction().execute(async (trx) => {
     // Taken before anything else in this transaction: every transaction older than this horizon
     // has finished, so its events are all visible now and none can appear below it later.
@@ -71,7 +112,7 @@ export async function dispatchOnce(db: Kysely<Database>, opts: DispatchOptions):
     const horizon = horizonRows[0].xmin;
     const { rows: cursorRows } = await sql<{ last_txid: string; last_seq: string }>`
       select last_txid::text, last_seq::text from webhook_dispatch_cursor where id = 1 for update skip locked`.execute(trx);
-    if (cursorRows.length === 0) return { events: 0, invocations: 0, leased: [], ran: false };
+    if (cursorRows.length === 0) return { ...none, ran: false };
     const cursor = cursorRows[0];
     const { rows: events } = await sql<OutboxEvent>`
       select e.tenant_id, e.id, e.seq::text as seq_text, e.txid::text as txid_text, e.action_type, e.document_type, e.document_id,
@@ -81,111 +122,181 @@ export async function dispatchOnce(db: Kysely<Database>, opts: DispatchOptions):
       -- the columns themselves: ordering by the text output names would be lexicographic
       order by e.txid, e.seq
       limit ${opts.batchSize}`.execute(trx);
-    if (events.length === 0) return { events: 0, invocations: 0, leased: [], ran: true };
+    if (events.length === 0) return { ...none, ran: true };
 
-    const tenants = [...new Set(events.map((e) => e.tenant_id))];
-    const { rows: subs } = await sql<ActiveSubscription>`
-      select s.tenant_id, s.id, s.action_type, s.document_type, s.business_object_type_name, s.url, s.secret, s.is_automation,
-        coalesce((select jsonb_agg(jsonb_build_object('groupCondition', f.group_condition, 'jsonPathExpression', f.json_path_expression,
-          'condition', f.condition, 'value', f.value) order by f.position)
-          from webhook_detail_filters f where f.tenant_id = s.tenant_id and f.subscription_id = s.id), '[]'::jsonb) as detail_filters
-      from webhook_subscriptions s
-      where s.active and s.tenant_id = any(${tenants}::uuid[])`.execute(trx);
-    const preferences = await loadPreferences(trx, subs);
-
-    const rows: Record<string, unknown>[] = [];
-    const leaseable: { row: Record<string, unknown>; sub: ActiveSubscription }[] = [];
-    for (const event of events) {
-      for (const sub of subs) {
-        if (sub.tenant_id !== event.tenant_id) continue;
-        const matched = matches(
-          {
-            active: true,
-            actionType: sub.action_type,
-            documentType: sub.document_type,
-            businessObjectTypeName: sub.business_object_type_name,
-            detailFilters: sub.detail_filters,
-          },
-          {
-            actionType: event.action_type,
-            documentType: event.document_type,
-            businessObjectTypeName: event.business_object_type_name,
-            detail: event.detail,
-          },
-          preferences(event.tenant_id),
-        );
-        if (!matched) continue;
-        const payload = buildPayload(
-          opts.publicUrl,
-          {
-            id: event.id,
-            tenantId: event.tenant_id,
-            actionType: event.action_type,
-            documentType: event.document_type,
-            documentId: event.document_id,
-            businessObjectTypeName: event.business_object_type_name,
-            detail: event.detail,
-            occurredOnUtc: event.occurred_on_utc,
-          },
-          sub.id,
-        );
-        // Automation subscriptions keep their invocations for the automation engine (not delivered here).
-        const row: Record<string, unknown> = {
-          tenant_id: event.tenant_id,
-          id: randomUUID(),
-          subscription_id: sub.id,
-          event_id: event.id,
-          destination: sub.is_automation ? 'automation' : 'url',
-          action_type: event.action_type,
-          document_type: event.document_type,
-          document_id: event.document_id,
-          payload,
-          lease_token: null,
-        };
-        rows.push(row);
-        if (!sub.is_automation && sub.url && opts.firstDelayMs === 0) leaseable.push({ row, sub });
+    const all = await candidatesFor(trx, events, opts);
+    // Cut after the last event whose immediate deliveries fit the room (the first event is always taken).
+    let taken = events.length;
+    if (opts.cutAtLeaseCount) {
+      let immediate = 0;
+      let e = 0;
+      for (const c of all) {
+        while (events[e] !== c.event) e++;
+        if (c.immediate && ++immediate > opts.leaseCount && e > 0) {
+          taken = e;
+          break;
+        }
       }
     }
-
-    const leased: LeasedInvocation[] = [];
-    for (const { row, sub } of leaseable.slice(0, opts.leaseCount)) {
-      row.lease_token = randomUUID();
-      leased.push({
-        tenantId: row.tenant_id as string,
-        id: row.id as string,
-        subscriptionId: sub.id,
-        payload: row.payload as string,
-        url: sub.url as string,
-        secret: sub.secret,
-        attemptCount: 0,
-        roundAttempts: 0,
-        leaseToken: row.lease_token as string,
-      });
+    const takenEvents = new Set(events.slice(0, taken));
+    const candidates = all.filter((c) => takenEvents.has(c.event));
+    const mine = new Set(candidates.filter((c) => c.immediate).slice(0, opts.leaseCount));
+    const last = events[taken - 1];
+    let batch: DispatchBatch | null = null;
+    if (mine.size > 0) {
+      const token = randomUUID();
+      const { rows: batchRows } = await sql<{ id: string }>`
+        insert into webhook_dispatch_batches (after_txid, after_seq, last_txid, last_seq, lease_token, lease_until)
+        values (${cursor.last_txid}::xid8, ${cursor.last_seq}::bigint, ${last.txid_text}::xid8, ${last.seq_text}::bigint, ${token}::uuid,
+          now() + ${opts.leaseMs} * interval '1 millisecond')
+        returning id::text`.execute(trx);
+      batch = { id: batchRows[0].id, token, deadline: started + opts.leaseMs, outstanding: 0, abandoned: false };
     }
-    let inserted = new Set<string>();
-    if (rows.length > 0) {
-      const { rows: created } = await sql<{ id: string }>`
-        insert into webhook_invocations (tenant_id, id, subscription_id, event_id, destination, action_type, document_type, document_id, payload,
-          next_attempt_on_utc, lease_token, lease_until)
-        select x.tenant_id, x.id, x.subscription_id, x.event_id, x.destination, x.action_type, x.document_type, x.document_id, x.payload,
-          case when x.destination = 'url' then now() + ${opts.firstDelayMs} * interval '1 millisecond' end,
-          x.lease_token, case when x.lease_token is not null then now() + ${opts.leaseMs} * interval '1 millisecond' end
-        from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id uuid, id uuid, subscription_id uuid, event_id uuid, destination text,
-          action_type text, document_type text, document_id uuid, payload text, lease_token uuid)
-        on conflict (tenant_id, subscription_id, event_id) do nothing
-        returning id`.execute(trx);
-      inserted = new Set(created.map((r) => r.id));
-    }
-    const last = events[events.length - 1];
+    const inserted = await insertInvocations(trx, candidates, mine, opts);
     await sql`update webhook_dispatch_cursor set last_txid = ${last.txid_text}::xid8, last_seq = ${last.seq_text}::bigint, updated_on_utc = now() where id = 1`.execute(
       trx,
     );
-    return { events: events.length, invocations: inserted.size, leased: leased.filter((l) => inserted.has(l.id)), ran: true };
+    const deliveries: Delivery[] = [];
+    let due = 0;
+    for (const c of candidates) {
+      if (!inserted.has(c.id)) continue;
+      if (batch && mine.has(c)) deliveries.push(toDelivery(c, batch));
+      else if (!c.sub.is_automation) due++;
+    }
+    if (batch) {
+      batch.outstanding = deliveries.length;
+      if (deliveries.length === 0) await sql`delete from webhook_dispatch_batches where id = ${batch.id}::bigint`.execute(trx);
+    }
+    return { events: taken, due, deliveries, more: taken < events.length || events.length === opts.batchSize, ran: true };
   });
 }
 
+/**
+ * Hands the invocations of one batch whose lease has lapsed (its worker died or lost touch) to the claim
+ * path: those not settled yet become due now. Answers how many, or null when no batch has lapsed.
+ */
+export async function releaseLapsedBatch(db: Db): Promise<number | null> {
+  return db.transaction().execute(async (trx) => {
+    const { rows: lapsed } = await sql<{ after_txid: string; after_seq: string; last_txid: string; last_seq: string }>`
+      delete from webhook_dispatch_batches
+      where id = (select id from webhook_dispatch_batches where lease_until < now() order by id limit 1 for update skip locked)
+      returning after_txid::text, after_seq::text, last_txid::text, last_seq::text`.execute(trx);
+    if (lapsed.length === 0) return null;
+    const b = lapsed[0];
+    // Found by the unique (tenant, subscription, event) key, over every subscription of the events' tenants,
+    // active or not: one may have been switched off since.
+    const result = await sql`
+      update webhook_invocations i set next_attempt_on_utc = now()
+      from events e, webhook_subscriptions s
+      where (e.txid, e.seq) > (${b.after_txid}::xid8, ${b.after_seq}::bigint) and (e.txid, e.seq) <= (${b.last_txid}::xid8, ${b.last_seq}::bigint)
+        and s.tenant_id = e.tenant_id and i.tenant_id = e.tenant_id and i.subscription_id = s.id and i.event_id = e.id
+        and ${sql.raw(AWAITING_BATCH)}`.execute(trx);
+    return Number(result.numAffectedRows ?? 0);
+  });
+}
+
+function toDelivery(c: Candidate, batch: DispatchBatch): Delivery {
+  return {
+    tenantId: c.event.tenant_id,
+    id: c.id,
+    subscriptionId: c.sub.id,
+    payload: c.payload,
+    url: c.sub.url as string,
+    secret: c.sub.secret,
+    attemptCount: 0,
+    roundAttempts: 0,
+    lease: { kind: 'batch', batch },
+  };
+}
+
+/** Every (event, active subscription) that matches, in outbox order, with its payload. */
+async function candidatesFor(trx: Db, events: OutboxEvent[], opts: Pick<DispatchOptions, 'publicUrl' | 'firstDelayMs'>): Promise<Candidate[]> {
+  const tenants = [...new Set(events.map((e) => e.tenant_id))];
+  const { rows: subs } = await sql<ActiveSubscription>`
+    select s.tenant_id, s.id, s.action_type, s.document_type, s.business_object_type_name, s.url, s.secret, s.is_automation,
+      coalesce((select jsonb_agg(jsonb_build_object('groupCondition', f.group_condition, 'jsonPathExpression', f.json_path_expression,
+        'condition', f.condition, 'value', f.value) order by f.position)
+        from webhook_detail_filters f where f.tenant_id = s.tenant_id and f.subscription_id = s.id), '[]'::jsonb) as detail_filters
+    from webhook_subscriptions s
+    where s.active and s.tenant_id = any(${tenants}::uuid[])`.execute(trx);
+  const preferences = await loadPreferences(trx, subs);
+  const out: Candidate[] = [];
+  for (const event of events) {
+    for (const sub of subs) {
+      if (sub.tenant_id !== event.tenant_id) continue;
+      const matched = matches(
+        {
+          active: true,
+          actionType: sub.action_type,
+          documentType: sub.document_type,
+          businessObjectTypeName: sub.business_object_type_name,
+          detailFilters: sub.detail_filters,
+        },
+        {
+          actionType: event.action_type,
+          documentType: event.document_type,
+          businessObjectTypeName: event.business_object_type_name,
+          detail: event.detail,
+        },
+        preferences(event.tenant_id),
+      );
+      if (!matched) continue;
+      const payload = buildPayload(
+        opts.publicUrl,
+        {
+          id: event.id,
+          tenantId: event.tenant_id,
+          actionType: event.action_type,
+          documentType: event.document_type,
+          documentId: event.document_id,
+          businessObjectTypeName: event.business_object_type_name,
+          detail: event.detail,
+          occurredOnUtc: event.occurred_on_utc,
+        },
+        sub.id,
+      );
+      // Automation subscriptions keep their invocations for the automation engine (not delivered here).
+      const immediate = !sub.is_automation && !!sub.url && opts.firstDelayMs === 0;
+      out.push({ event, sub, id: randomUUID(), payload, immediate });
+    }
+  }
+  return out;
+}
+
+/**
+ * The invocation rows, in one statement: those this worker delivers itself without a due time (outside the
+ * due index, so no claim sees them, and settling them changes no indexed column), the others due after the
+ * first delay (automation destinations: never). Answers the ids written: an existing (subscription, event)
+ * is left as it is.
+ */
+async function insertInvocations(trx: Db, candidates: Candidate[], mine: Set<Candidate>, opts: Pick<DispatchOptions, 'firstDelayMs'>): Promise<Set<string>> {
+  if (candidates.length === 0) return new Set();
+  const rows = candidates.map((c) => ({
+    tenant_id: c.event.tenant_id,
+    id: c.id,
+    subscription_id: c.sub.id,
+    event_id: c.event.id,
+    destination: c.sub.is_automation ? 'automation' : 'url',
+    action_type: c.event.action_type,
+    document_type: c.event.document_type,
+    document_id: c.event.document_id,
+    payload: c.payload,
+    mine: mine.has(c),
+  }));
+  const { rows: created } = await sql<{ id: string }>`
+    insert into webhook_invocations (tenant_id, id, subscription_id, event_id, destination, action_type, document_type, document_id, payload,
+      next_attempt_on_utc)
+    select x.tenant_id, x.id, x.subscription_id, x.event_id, x.destination, x.action_type, x.document_type, x.document_id, x.payload,
+      case when x.destination = 'url' and not x.mine then now() + ${opts.firstDelayMs} * interval '1 millisecond' end
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id uuid, id uuid, subscription_id uuid, event_id uuid, destination text,
+      action_type text, document_type text, document_id uuid, payload text, mine boolean)
+    on conflict (tenant_id, subscription_id, event_id) do nothing
+    returning id`.execute(trx);
+  return new Set(created.map((r) => r.id));
+}
+
 /** The system preferences the subscriptions' filters name, per tenant. */
-async function loadPreferences(trx: Kysely<Database>, subs: ActiveSubscription[]): Promise<(tenantId: string) => PreferenceLookup> {
+async function loadPreferences(trx: Db, subs: ActiveSubscription[]): Promise<(tenantId: string) => PreferenceLookup> {
   const wanted = subs.flatMap((s) => preferenceReferences(s.detail_filters).map((r) => ({ tenant: s.tenant_id, ...r })));
   const values = new Map<string, string>();
   if (wanted.length > 0) {

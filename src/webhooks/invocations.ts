@@ -94,7 +94,12 @@ export async function resendInvocation(trx: Trx, subscriptionId: string, invocat
   await subscriptionFor(trx, subscriptionId);
   const row = await trx
     .selectFrom('webhook_invocations')
-    .select(['id', sql<boolean>`coalesce(lease_until > now(), false)`.as('in_flight')])
+    // In flight: claimed under a lease that has not lapsed, or awaiting the dispatch batch that is delivering it.
+    .select([
+      'id',
+      sql<boolean>`coalesce(lease_until > now(), false)
+        or (status = 'Pending' and destination = 'url' and next_attempt_on_utc is null and lease_token is null)`.as('in_flight'),
+    ])
     .where('id', '=', invocationId)
     .where('subscription_id', '=', subscriptionId)
     .forUpdate()

@@ -1,6 +1,6 @@
 // Standard Webhooks signatures (https://www.standardwebhooks.com): webhook-id, webhook-timestamp and
 // webhook-signature = "v1," + base64 HMAC-SHA256 of `id.timestamp.body`, keyed by the subscription's Secret.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, type KeyObject, randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';
 const BASE64_RE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -22,12 +22,12 @@ export function signingKey(secret: string): Buffer {
   return secret.startsWith(SECRET_PREFIX) ? Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64') : Buffer.from(secret, 'utf8');
 }
 
-export function sign(key: Buffer, webhookId: string, timestampSeconds: number, body: string): string {
+export function sign(key: Buffer | KeyObject, webhookId: string, timestampSeconds: number, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${webhookId}.${timestampSeconds}.`).update(body).digest('base64')}`;
 }
 
 /** Headers of one attempt; the timestamp is the attempt's own, the id is the invocation's on every attempt. */
-export function signatureHeaders(key: Buffer, webhookId: string, body: string, now = Date.now()): Record<string, string> {
+export function signatureHeaders(key: Buffer | KeyObject, webhookId: string, body: string, now = Date.now()): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   return {
     'webhook-id': webhookId,

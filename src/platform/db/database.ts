@@ -1,9 +1,25 @@
-// The database handle: an owner pool, and tenant-bound connections for requests. Request work runs
-// with atrium.tenant_id set and as the non-owner role atrium_app, so row-level security applies even
-// where a query forgets its WHERE tenant_id.
+// The database handle: an owner pool, tenant-bound connections for request transactions, and
+// pipelined tenant-bound read lanes for one-statement lookups. Request work runs with
+// atrium.tenant_id set and as the non-owner role atrium_app, so row-level security applies even where
+// a query forgets its WHERE tenant_id.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import {
+  type Compilable,
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+  sql,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
+import { TenantReadLanes } from './read-lanes.ts';
 import type { Database } from './schema.ts';
 
 // Dates stay strings in JSON responses the way PostgreSQL gives them back only for `date`;
@@ -19,7 +35,7 @@ export interface TenantTxOptions {
   deadline?: number;
 }
 
-/** The tenant a tenant-pool checkout is for (set by withTenant / readAsTenant around the checkout). */
+/** The tenant a tenant-pool checkout or a read is for (set by withTenant / readAsTenant around it). */
 const checkoutTenant = new AsyncLocalStorage<string>();
 
 type TaggedClient = pg.PoolClient & { atriumTenant?: string };
@@ -72,10 +88,12 @@ export class DatabaseHandle {
   readonly pool: pg.Pool;
   readonly kysely: Kysely<Database>;
   readonly connectionString: string;
-  /** Tenant-bound connections (TenantBoundPool); reached only through withTenant and readAsTenant. */
+  /** Tenant-bound connections (TenantBoundPool); reached only through withTenant. */
   readonly #tenantKysely: Kysely<Database>;
+  /** Pipelined tenant-bound read lanes; reached only through readAsTenant. */
+  readonly #readKysely: Kysely<Database>;
 
-  constructor(connectionString: string, opts: { poolSize?: number; statementTimeoutMs?: number } = {}) {
+  constructor(connectionString: string, opts: { poolSize?: number; readLanes?: number; statementTimeoutMs?: number } = {}) {
     this.connectionString = connectionString;
     const make = (max: number) => {
       const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, application_name: 'atrium' });
@@ -87,6 +105,16 @@ export class DatabaseHandle {
     this.kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.pool }) });
     const tenantPool = new TenantBoundPool(make(opts.poolSize ?? 20), opts.statementTimeoutMs ?? 30_000);
     this.#tenantKysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: tenantPool }) });
+    const lanes = new TenantReadLanes({
+      connectionString,
+      lanes: opts.readLanes ?? 2,
+      role: APP_ROLE,
+      statementTimeoutMs: opts.statementTimeoutMs ?? 30_000,
+    });
+    const driver = new ReadLaneDriver(lanes);
+    this.#readKysely = new Kysely<Database>({
+      dialect: { ...postgresDialect, createDriver: () => driver },
+    });
   }
 
   /**
@@ -117,12 +145,16 @@ export class DatabaseHandle {
   }
 
   /**
-   * Read-only work for one tenant without a transaction: each statement runs on its own on a
-   * connection bound to the tenant (RLS and the request role apply), so a one-statement lookup is one
-   * round trip. For anything that writes, or needs one snapshot across statements, use withTenant.
+   * Read-only lookups for one tenant without a transaction: each statement (a SELECT or WITH) runs
+   * on its own, as a prepared statement, on a pipelined read lane bound to the tenant (RLS and the
+   * request role apply; see read-lanes.ts), so a lookup costs no checkout and no parse or plan. For
+   * anything that writes, needs one snapshot across statements, or may run long (a slow statement
+   * holds up the lookups queued behind it on its lane), use withTenant. The statement texts must be a
+   * bounded set (lookups written in code, not SQL assembled from input): each is prepared per lane.
    */
   async readAsTenant<T>(tenantId: string, fn: (db: Trx) => Promise<T>): Promise<T> {
-    return checkoutTenant.run(tenantId, () => this.#tenantKysely.connection().execute((conn) => fn(conn as unknown as Trx)));
+    if (!isUuid(tenantId)) throw new Error('readAsTenant needs a tenant uuid');
+    return checkoutTenant.run(tenantId, () => fn(this.#readKysely as unknown as Trx));
   }
 
   /** Owner-level transaction (migrations, tenant creation, workers that span tenants). */
@@ -131,8 +163,50 @@ export class DatabaseHandle {
   }
 
   async close(): Promise<void> {
+    await this.#readKysely.destroy();
     await this.#tenantKysely.destroy();
     await this.kysely.destroy();
+  }
+}
+
+/**
+ * Kysely's driver for readAsTenant: each statement goes to a read lane for the tenant of the
+ * surrounding readAsTenant; there is no checkout to hold and no transaction to open.
+ */
+class ReadLaneDriver implements Driver {
+  readonly #lanes: TenantReadLanes;
+  constructor(lanes: TenantReadLanes) {
+    this.#lanes = lanes;
+  }
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const tenantId = checkoutTenant.getStore();
+    if (!tenantId || !isUuid(tenantId)) throw new Error('read lanes used outside readAsTenant');
+    const lanes = this.#lanes;
+    return {
+      async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+        const result = await lanes.read(tenantId, query.sql, query.parameters);
+        const { command, rowCount, rows } = result;
+        const affected = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+        return { rows: (rows ?? []) as R[], ...(affected ? { numAffectedRows: BigInt(rowCount ?? 0) } : {}) };
+      },
+      streamQuery(): AsyncIterableIterator<QueryResult<never>> {
+        throw new Error('readAsTenant does not stream; use withTenant');
+      },
+    };
+  }
+  async beginTransaction(): Promise<void> {
+    throw new Error('readAsTenant runs no transactions; use withTenant');
+  }
+  async commitTransaction(): Promise<void> {
+    throw new Error('readAsTenant runs no transactions; use withTenant');
+  }
+  async rollbackTransaction(): Promise<void> {
+    throw new Error('readAsTenant runs no transactions; use withTenant');
+  }
+  async releaseConnection(): Promise<void> {}
+  async destroy(): Promise<void> {
+    await this.#lanes.close();
   }
 }
 
@@ -145,6 +219,24 @@ export function tenantBinding(tenantId: string, deadline?: number): string {
   if (!isUuid(tenantId)) throw new Error('a tenant binding needs a tenant uuid');
   const timeoutMs = deadline === undefined ? 0 : Math.max(1, Math.floor(deadline - Date.now()));
   return `select set_config('atrium.tenant_id', '${tenantId}', true), set_config('statement_timeout', '${timeoutMs}', true), set_config('role', '${APP_ROLE}', true)`;
+}
+
+const postgresDialect = {
+  createAdapter: () => new PostgresAdapter(),
+  createIntrospector: (db: Kysely<unknown>) => new PostgresIntrospector(db),
+  createQueryCompiler: () => new PostgresQueryCompiler(),
+};
+/** Compiles queries only (never connected). */
+const compiler = new Kysely<Database>({ dialect: { ...postgresDialect, createDriver: () => new DummyDriver() } });
+
+/**
+ * A hot query built once with the query builder and compiled once; each call runs the same SQL text
+ * with new parameters ($1, $2, … in the order the builder placed the values), skipping Kysely's build
+ * and compile per request. For lookups on the request path; everything else uses the builder.
+ */
+export function compileOnce<R>(build: (db: Kysely<Database>) => Compilable<R>): (db: Trx, parameters: readonly unknown[]) => Promise<R[]> {
+  const text = build(compiler).compile().sql;
+  return async (db, parameters) => (await db.executeQuery(CompiledQuery.raw(text, [...parameters]) as CompiledQuery<R>)).rows;
 }
 
 /** Binds a transaction opened elsewhere (benchmarks replaying the service's statements). */

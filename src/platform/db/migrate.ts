@@ -8,6 +8,8 @@ import * as m0004 from './migrations/0004_integration.ts';
 import * as m0005 from './migrations/0005_custom_tables.ts';
 import * as m0006 from './migrations/0006_extraction_indexes.ts';
 import * as m0007 from './migrations/0007_webhooks.ts';
+import * as m0008 from './migrations/0008_schedules.ts';
+import * as m0009 from './migrations/0009_webhooks_throughput.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -17,6 +19,8 @@ export const migrations: Record<string, Migration> = {
   '0005_custom_tables': m0005,
   '0006_extraction_indexes': m0006,
   '0007_webhooks': m0007,
+  '0008_schedules': m0008,
+  '0009_webhooks_throughput': m0009,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -1,6 +1,6 @@
 // Background jobs and cron schedules on pg-boss, in the same database. Surfaces declare their
 // queues here; a process with ATRIUM_ROLE=api only sends, one with worker or all also works them.
-import { PgBoss } from 'pg-boss';
+import { PgBoss, type QueueOptions } from 'pg-boss';
 import type { DatabaseHandle } from '../db/database.ts';
 
 export interface QueueDefinition<T extends object = object> {
@@ -9,7 +9,13 @@ export interface QueueDefinition<T extends object = object> {
   cron?: string;
   batchSize?: number;
   pollingIntervalSeconds?: number;
-  work: (jobs: { id: string; data: T }[]) => Promise<void>;
+  /** Jobs worked at once in this process (each with its own fetch loop); default 1. */
+  localConcurrency?: number;
+  /** Expiry, retries and retention of the queue's jobs (pg-boss defaults otherwise). */
+  options?: QueueOptions;
+  work: (jobs: { id: string; data: T; createdOn: Date }[]) => Promise<void>;
+  /** Called once the workers run (processes that work jobs only). */
+  onStart?: () => Promise<void>;
 }
 
 export const PGBOSS_SCHEMA = 'pgboss';
@@ -26,6 +32,9 @@ export class Jobs {
       max: 4,
       application_name: 'atrium-jobs',
       useListenNotify: true,
+      // Cron occurrences reach their queue within a few seconds (defaults: a pass every 30 s).
+      cronMonitorIntervalSeconds: 5,
+      cronWorkerIntervalSeconds: 1,
     });
     this.boss.on('error', (err: Error) => opts.onError?.(err));
   }
@@ -39,12 +48,24 @@ export class Jobs {
     await this.boss.start();
     this.#started = true;
     for (const q of this.#queues) {
-      await this.boss.createQueue(q.name).catch(() => {});
+      // createQueue leaves an existing queue as it is; updateQueue brings its options up to date.
+      await this.boss.createQueue(q.name, q.options).catch(() => {});
+      if (q.options) await this.boss.updateQueue(q.name, q.options);
       if (!work) continue;
       if (q.cron) await this.boss.schedule(q.name, q.cron, {}, { tz: 'UTC' });
-      await this.boss.work(q.name, { batchSize: q.batchSize ?? 20, pollingIntervalSeconds: q.pollingIntervalSeconds ?? 1 }, async (jobs) => {
-        await q.work(jobs.map((j) => ({ id: j.id, data: j.data as any })));
-      });
+      await this.boss.work(
+        q.name,
+        {
+          batchSize: q.batchSize ?? 20,
+          pollingIntervalSeconds: q.pollingIntervalSeconds ?? 1,
+          localConcurrency: q.localConcurrency ?? 1,
+          includeMetadata: true,
+        },
+        async (jobs) => {
+          await q.work(jobs.map((j) => ({ id: j.id, data: j.data as any, createdOn: j.createdOn })));
+        },
+      );
+      await q.onStart?.();
     }
   }
 

@@ -1,0 +1,249 @@
+// Scheduled extraction API under /api/v3/analytics/schedules: CRUD, run-now, runs and their files.
+// HTTP only; validation and storage are the service's, running is the worker's.
+import { createReadStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Type } from 'typebox';
+import { QueryBuilder, Scalar } from '../extraction/routes.ts';
+import { canonicalKeys } from '../integration/fields.ts';
+import type { Principal } from '../platform/auth/principal.ts';
+import type { AppContext } from '../platform/context.ts';
+import type { Trx } from '../platform/db/database.ts';
+import { type App, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
+import { HttpProblem } from '../platform/http/problem.ts';
+import { Guid, nullable } from '../platform/http/schemas.ts';
+import {
+  CONTENT_TYPES,
+  createSchedule,
+  deleteSchedule,
+  FORMATS,
+  findRun,
+  findSchedule,
+  listRuns,
+  listSchedules,
+  MAX_RUNS_TAKE,
+  parseFormat,
+  type RunView,
+  replaceSchedule,
+  runView,
+  type ScheduleInput,
+  scheduleView,
+  startManualRun,
+} from './service.ts';
+import { enqueueRun, syncSchedule } from './worker.ts';
+
+const tags = ['Scheduled extraction'];
+
+const ScheduleBody = Type.Object(
+  {
+    Name: Type.String({ minLength: 1, maxLength: 200 }),
+    Query: Type.String({ minLength: 1, maxLength: 200, description: 'A named query of the catalogue (or an alias), or CT-{tableName}.' }),
+    Format: Type.String({ minLength: 1, maxLength: 10, description: `${FORMATS.join(', ')}; a leading dot (".csv") is accepted.` }),
+    CronExpression: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Five fields (minute hour day-of-month month day-of-week), UTC: "5 0 * * *" is 00:05 UTC every day.',
+    }),
+    Active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+    queryBuilder: Type.Optional(nullable(QueryBuilder)),
+    parameters: Type.Optional(nullable(Type.Record(Type.String(), Scalar))),
+  },
+  { additionalProperties: false },
+);
+
+const Schedule = Type.Object({
+  id: Guid,
+  tenantId: Guid,
+  name: Type.String(),
+  query: Type.String(),
+  format: Type.String(),
+  cronExpression: Type.String(),
+  active: Type.Boolean(),
+  queryBuilder: nullable(Type.Record(Type.String(), Type.Unknown())),
+  parameters: nullable(Type.Record(Type.String(), Type.Unknown())),
+  nextRunsUtc: Type.Array(Type.String({ format: 'date-time' }), { description: 'The next five fire times (UTC); empty while inactive.' }),
+  cronDescription: Type.String(),
+  runAsAppId: nullable(Guid),
+  runAsUserId: nullable(Guid),
+  createdOnUtc: Type.String({ format: 'date-time' }),
+  createdById: nullable(Guid),
+  modifiedOnUtc: Type.String({ format: 'date-time' }),
+  modifiedById: nullable(Guid),
+});
+
+const Run = Type.Object({
+  id: Guid,
+  scheduleId: Guid,
+  trigger: Type.Union([Type.Literal('schedule'), Type.Literal('manual')]),
+  fireTimeUtc: nullable(Type.String({ format: 'date-time' })),
+  startedOnUtc: Type.String({ format: 'date-time' }),
+  finishedOnUtc: nullable(Type.String({ format: 'date-time' })),
+  status: Type.Union([Type.Literal('Running'), Type.Literal('Succeeded'), Type.Literal('Failed')]),
+  rows: nullable(Type.Integer()),
+  bytes: nullable(Type.Integer()),
+  error: nullable(Type.String()),
+  fileName: nullable(Type.String()),
+  fileDeletedOnUtc: nullable(Type.String({ format: 'date-time' })),
+});
+
+const IdParams = Type.Object({ id: Guid });
+const RunParams = Type.Object({ id: Guid, runId: Guid });
+const RunsQuery = Type.Object(
+  {
+    skip: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'Runs to skip; default 0' })),
+    take: Type.Optional(Type.String({ pattern: '^(1000|[1-9][0-9]{0,2})$', description: `1 to ${MAX_RUNS_TAKE}; default 50` })),
+  },
+  { additionalProperties: false },
+);
+const RunNowQuery = Type.Object(
+  {
+    wait: Type.Optional(
+      Type.String({ pattern: '^([0-9]|1[0-9]|2[0-5])$', description: 'Seconds (0 to 25, default 10) to wait for the run to finish before answering 202.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** After the row's commit: pg-boss fires the schedule. A failure here is repaired by the worker's reconciliation. */
+async function afterSave(ctx: AppContext, request: FastifyRequest, view: { tenantId: string; id: string; cronExpression: string; active: boolean }) {
+  if (!ctx.jobs) return;
+  await syncSchedule(ctx.jobs, view).catch((err: Error) =>
+    request.log.warn({ err, scheduleId: view.id }, 'pg-boss schedule not synced; the worker reconciles it'),
+  );
+}
+
+export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
+  const inTenant = <T>(request: FastifyRequest, fn: (trx: Trx, principal: Principal) => Promise<T>): Promise<T> => {
+    const principal = requirePrincipal(request);
+    return ctx.db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: request.deadline });
+  };
+  const canonical = canonicalKeys(ScheduleBody);
+  const base = '/api/v3/analytics/schedules';
+
+  app.get(base, { schema: { tags, summary: 'List the schedules of the tenant', response: { 200: Type.Array(Schedule) } } }, async (request) =>
+    inTenant(request, (trx) => listSchedules(trx)),
+  );
+
+  app.get(`${base}/:id`, { schema: { tags, summary: 'Get one schedule', params: IdParams, response: { 200: Schedule } } }, async (request) =>
+    inTenant(request, async (trx) => scheduleView(await findSchedule(trx, request.params.id))),
+  );
+
+  app.post(
+    base,
+    {
+      preValidation: canonical,
+      schema: {
+        tags,
+        summary: 'Create a schedule',
+        description:
+          'Query, queryBuilder and parameters are validated exactly as a dynamic-execute body is; the schedule runs as the calling app (and X-AppUser). ' +
+          'The answer shows the next five fire times and the expression in words.',
+        body: ScheduleBody,
+        response: { 201: Schedule },
+      },
+    },
+    async (request, reply) => {
+      const view = await inTenant(request, (trx, principal) => createSchedule(trx, principal, request.body as ScheduleInput));
+      await afterSave(ctx, request, view);
+      return reply.code(201).header('location', `${base}/${view.id}`).send(view);
+    },
+  );
+
+  app.put(
+    `${base}/:id`,
+    { preValidation: canonical, schema: { tags, summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } } },
+    async (request) => {
+      const view = await inTenant(request, (trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body as ScheduleInput));
+      await afterSave(ctx, request, view);
+      return view;
+    },
+  );
+
+  app.delete(
+    `${base}/:id`,
+    { schema: { tags, summary: 'Delete a schedule, its runs and its files', params: IdParams, response: { 200: Schedule } } },
+    async (request) => {
+      const { view, files } = await inTenant(request, (trx, principal) => deleteSchedule(trx, principal, request.params.id));
+      await afterSave(ctx, request, { ...view, active: false });
+      for (const f of files) await rm(path.join(ctx.config.exportsDir, f), { force: true }).catch(() => {});
+      return view;
+    },
+  );
+
+  app.post(
+    `${base}/:id/run`,
+    {
+      schema: {
+        tags,
+        summary: 'Run the schedule now',
+        description:
+          'Queues a run and waits up to `wait` seconds (default 10) for it: 200 with the finished run, or 202 with the run still Running ' +
+          '(follow it at the Location). Runs are executed by worker processes.',
+        params: IdParams,
+        querystring: RunNowQuery,
+        response: { 200: Run, 202: Run },
+      },
+    },
+    async (request, reply) => {
+      const principal = requirePrincipal(request);
+      if (!ctx.jobs) throw new HttpProblem(503, 'Background jobs are not available in this process.');
+      const run = await inTenant(request, (trx) => startManualRun(trx, request.params.id));
+      await enqueueRun(ctx.jobs, principal.tenantId, request.params.id, run.id);
+      const waitMs = Math.min(Number(request.query.wait ?? 10) * 1000, Math.max(0, request.deadline - Date.now() - 1000));
+      const until = Date.now() + waitMs;
+      let current: RunView = run;
+      while (current.status === 'Running' && Date.now() < until) {
+        await sleep(Math.min(100, Math.max(0, until - Date.now())));
+        current = runView(await ctx.db.readAsTenant(principal.tenantId, (trx) => findRun(trx, request.params.id, run.id)));
+      }
+      return reply
+        .code(current.status === 'Running' ? 202 : 200)
+        .header('location', `${base}/${request.params.id}/runs/${run.id}`)
+        .send(current);
+    },
+  );
+
+  app.get(
+    `${base}/:id/runs`,
+    { schema: { tags, summary: 'Runs of the schedule, newest first', params: IdParams, querystring: RunsQuery, response: { 200: Type.Array(Run) } } },
+    async (request) => inTenant(request, (trx) => listRuns(trx, request.params.id, Number(request.query.skip ?? 0), Number(request.query.take ?? 50))),
+  );
+
+  app.get(`${base}/:id/runs/:runId`, { schema: { tags, summary: 'One run of the schedule', params: RunParams, response: { 200: Run } } }, async (request) =>
+    inTenant(request, async (trx) => runView(await findRun(trx, request.params.id, request.params.runId))),
+  );
+
+  app.get(
+    `${base}/:id/runs/:runId/file`,
+    {
+      schema: {
+        tags,
+        summary: "Download a run's file",
+        description:
+          'Content-Disposition names it {Query}_{yyyyMMddHHmmss}.{ext} (the run start, UTC). 409 while the run is Running or when it failed; 410 once retention deleted it.',
+        params: RunParams,
+      },
+    },
+    async (request, reply) => {
+      const { run, format } = await inTenant(request, async (trx) => {
+        const schedule = await findSchedule(trx, request.params.id);
+        return { run: await findRun(trx, request.params.id, request.params.runId), format: schedule.format };
+      });
+      if (run.status === 'Running') throw new HttpProblem(409, 'The run has not finished yet; its file is not ready.');
+      if (run.status === 'Failed') throw new HttpProblem(409, `The run failed and produced no file: ${run.error ?? 'unknown error'}`);
+      if (!run.file_path || !run.file_name)
+        throw new HttpProblem(410, `The file of this run was deleted by retention (${run.file_deleted_on_utc?.toISOString() ?? 'earlier'}).`);
+      const file = path.join(ctx.config.exportsDir, run.file_path);
+      const info = await stat(file).catch(() => null);
+      if (!info) throw new HttpProblem(410, 'The file of this run is no longer on disk.');
+      const ext = path.extname(run.file_path).slice(1);
+      return reply
+        .type(CONTENT_TYPES[parseFormat(ext) ?? format])
+        .header('content-length', info.size)
+        .header('content-disposition', `attachment; filename="${run.file_name}"`)
+        .header('cache-control', 'no-store')
+        .send(createReadStream(file));
+    },
+  );
+}

@@ -1,0 +1,267 @@
+// Executes one run of a schedule: acts as the schedule's app or user, streams the named query through
+// the Data Extraction engine into a temporary file, publishes it by rename, records the outcome with
+// an Executed event, applies retention, and e-mails the tenant's mailbox when the run failed.
+import { mkdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { sql } from 'kysely';
+import type { Config } from '../config.ts';
+import type { ExecuteBody } from '../extraction/query-builder.ts';
+import { dynamicExport } from '../extraction/service.ts';
+import type { Principal } from '../platform/auth/principal.ts';
+import { appRoles, userRoles } from '../platform/auth/service.ts';
+import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
+import { appendEvent } from '../platform/events/outbox.ts';
+import { HttpProblem } from '../platform/http/problem.ts';
+import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
+import { writeExportFile } from './formats.ts';
+import { DOCUMENT_TYPE, eventDetail, type RunRow, type RunView, runView, type ScheduleRow, scheduleView } from './service.ts';
+
+export interface RunnerDeps {
+  db: DatabaseHandle;
+  config: Pick<Config, 'exportsDir' | 'exportRetention' | 'scheduleRunTimeoutMs' | 'publicUrl'>;
+  mailer: Mailer;
+  log: (line: string) => void;
+}
+
+/** `{Query}_{yyyyMMddHHmmss}.{ext}`, the run's start in UTC; characters unsafe in a file name become _. */
+export function downloadName(query: string, startedOn: Date, format: string): string {
+  const stamp = startedOn
+    .toISOString()
+    .replace(/\.\d+Z$/, '')
+    .replace(/[-T:]/g, '');
+  return `${query.replace(/[^\w.-]/g, '_')}_${stamp}.${format}`;
+}
+
+class RunFailure extends Error {}
+
+/** The principal a run acts as: the schedule's user (roles now) or else its app, while it is not revoked. */
+async function runPrincipal(trx: Trx, schedule: ScheduleRow): Promise<Principal> {
+  const base = { tenantId: schedule.tenant_id, appId: schedule.run_as_app_id, via: 'app-headers' as const };
+  if (schedule.run_as_user_id) {
+    const user = await trx.selectFrom('users').select(['id', 'user_name', 'is_active']).where('id', '=', schedule.run_as_user_id).executeTakeFirst();
+    if (!user)
+      throw new RunFailure(`The user the schedule runs as (${schedule.run_as_user_id}) no longer exists; save the schedule again to run it as yourself.`);
+    if (!user.is_active) throw new RunFailure(`The user the schedule runs as (${user.user_name}) is inactive; save the schedule again to run it as yourself.`);
+    return { ...base, userId: user.id, userName: user.user_name, roles: new Set(await userRoles(trx, user.id)) };
+  }
+  if (schedule.run_as_app_id) {
+    const app = await trx.selectFrom('apps').select('id').where('id', '=', schedule.run_as_app_id).where('revoked_on_utc', 'is', null).executeTakeFirst();
+    if (!app) throw new RunFailure('The app that saved the schedule has been revoked; save the schedule again with a current app.');
+    return { ...base, userId: null, userName: null, roles: new Set(await appRoles(trx, app.id)) };
+  }
+  throw new RunFailure('The schedule names no app or user to run as; save it again.');
+}
+
+export class Runner {
+  readonly #deps: RunnerDeps;
+
+  constructor(deps: RunnerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Runs a run row that is Running and unfinished; a run already finished is left alone. */
+  async execute(tenantId: string, runId: string): Promise<RunView | null> {
+    const { db, config } = this.#deps;
+    const loaded = await db.withTenant(tenantId, async (trx) => {
+      const run = (await trx.selectFrom('extraction_schedule_runs').selectAll().where('id', '=', runId).executeTakeFirst()) as RunRow | undefined;
+      if (run?.status !== 'Running') return null;
+      const schedule = (await trx.selectFrom('extraction_schedules').selectAll().where('id', '=', run.schedule_id).executeTakeFirst()) as ScheduleRow;
+      let principal: Principal | RunFailure;
+      try {
+        principal = await runPrincipal(trx, schedule);
+      } catch (err) {
+        if (!(err instanceof RunFailure)) throw err;
+        principal = err;
+      }
+      return { run, schedule, principal };
+    });
+    if (!loaded) return null;
+    const { run, schedule, principal } = loaded;
+    const relative = path.join(tenantId, schedule.id, `${run.id}.${schedule.format}`);
+    const final = path.join(config.exportsDir, relative);
+    const part = `${final}.part`;
+    const started = Date.now();
+    try {
+      if (principal instanceof RunFailure) throw principal;
+      await mkdir(path.dirname(final), { recursive: true });
+      const deadline = started + config.scheduleRunTimeoutMs;
+      const body: ExecuteBody = {
+        queryBuilder: schedule.query_builder as ExecuteBody['queryBuilder'],
+        parameters: schedule.parameters as ExecuteBody['parameters'],
+      };
+      const exp = await dynamicExport(db, principal, schedule.query, body, schedule.format === 'csv' ? 'csv' : 'ndjson', deadline);
+      const written = await writeExportFile(
+        part,
+        schedule.format,
+        exp.name,
+        exp.columns,
+        exp.stream,
+        exp.rowCount,
+        AbortSignal.timeout(config.scheduleRunTimeoutMs),
+      );
+      await rename(part, final);
+      const fileName = downloadName(schedule.query, run.started_on_utc, schedule.format);
+      const view = await this.#finish(schedule, run, {
+        status: 'Succeeded',
+        rows: written.rows,
+        bytes: written.bytes,
+        fileName,
+        filePath: relative,
+        error: null,
+      });
+      this.#deps.log(`schedule ${schedule.id} run ${run.id}: ${written.rows} rows, ${written.bytes} bytes in ${Date.now() - started} ms`);
+      return view;
+    } catch (err) {
+      await rm(part, { force: true }).catch(() => {});
+      await rm(final, { force: true }).catch(() => {});
+      const message = failureMessage(err, config.scheduleRunTimeoutMs);
+      const view = await this.#finish(schedule, run, { status: 'Failed', rows: null, bytes: null, fileName: null, filePath: null, error: message });
+      this.#deps.log(`schedule ${schedule.id} run ${run.id} failed: ${message}`);
+      await this.#notify(schedule, view).catch((e) => this.#deps.log(`schedule ${schedule.id}: failure e-mail not sent: ${(e as Error).message}`));
+      return view;
+    }
+  }
+
+  /**
+   * Runs still Running after twice their time limit: their worker was killed, or no worker took
+   * them. They are marked Failed (with their Executed event), so that no run stays Running forever.
+   */
+  async sweep(): Promise<number> {
+    const { db, config } = this.#deps;
+    const cutoff = new Date(Date.now() - 2 * config.scheduleRunTimeoutMs);
+    const stale = await db.asOwner(
+      async (trx) =>
+        (
+          await sql<{
+            tenant_id: string;
+            id: string;
+          }>`select tenant_id, id from extraction_schedule_runs where status = 'Running' and started_on_utc < ${cutoff}`.execute(trx)
+        ).rows,
+    );
+    for (const r of stale) {
+      const found = await db.withTenant(r.tenant_id, async (trx) => {
+        const run = (await trx.selectFrom('extraction_schedule_runs').selectAll().where('id', '=', r.id).where('status', '=', 'Running').executeTakeFirst()) as
+          | RunRow
+          | undefined;
+        if (!run) return null;
+        const schedule = (await trx.selectFrom('extraction_schedules').selectAll().where('id', '=', run.schedule_id).executeTakeFirstOrThrow()) as ScheduleRow;
+        return { run, schedule };
+      });
+      if (!found) continue;
+      const error = 'The run did not finish within twice its time limit: the worker running it stopped, or no worker took it.';
+      const view = await this.#finish(found.schedule, found.run, { status: 'Failed', rows: null, bytes: null, fileName: null, filePath: null, error });
+      await this.#notify(found.schedule, view).catch(() => {});
+    }
+    return stale.length;
+  }
+
+  /** Records the outcome and its Executed event in one transaction. */
+  async #finish(
+    schedule: ScheduleRow,
+    run: RunRow,
+    outcome: {
+      status: 'Succeeded' | 'Failed';
+      rows: number | null;
+      bytes: number | null;
+      fileName: string | null;
+      filePath: string | null;
+      error: string | null;
+    },
+  ): Promise<RunView> {
+    const { view, expired } = await this.#deps.db.withTenant(schedule.tenant_id, async (trx) => {
+      const row = (await trx
+        .updateTable('extraction_schedule_runs')
+        .set({
+          status: outcome.status,
+          finished_on_utc: sql`now()`,
+          rows: outcome.rows,
+          bytes: outcome.bytes,
+          file_name: outcome.fileName,
+          file_path: outcome.filePath,
+          error: outcome.error,
+        })
+        .where('id', '=', run.id)
+        .where('status', '=', 'Running')
+        .returningAll()
+        .executeTakeFirst()) as RunRow | undefined;
+      // The schedule (and with it the run) was deleted while the run ran, or the sweep settled it: nothing to record.
+      if (!row) return { view: runView({ ...run, status: outcome.status, error: outcome.error }), expired: [] };
+      const view = runView(row);
+      const s = scheduleView(schedule);
+      await appendEvent(trx, {
+        tenantId: schedule.tenant_id,
+        actionType: 'Executed',
+        documentType: DOCUMENT_TYPE,
+        documentId: schedule.id,
+        detail: {
+          Schedule: { Id: s.id, ...eventDetail(s) },
+          Run: {
+            Id: view.id,
+            Trigger: view.trigger,
+            FireTimeUtc: view.fireTimeUtc,
+            StartedOnUtc: view.startedOnUtc,
+            FinishedOnUtc: view.finishedOnUtc,
+            Status: view.status,
+            Rows: view.rows,
+            Bytes: view.bytes,
+            Error: view.error,
+            FileName: view.fileName,
+          },
+        },
+      });
+      return { view, expired: outcome.filePath ? await this.#expire(trx, schedule) : [] };
+    });
+    // The files leave the disk after the commit that stopped listing them.
+    for (const f of expired) await rm(path.join(this.#deps.config.exportsDir, f), { force: true }).catch(() => {});
+    return view;
+  }
+
+  /** Retention: the newest N files of the schedule stay; the runs of older ones stay listed, marked deleted. */
+  async #expire(trx: Trx, schedule: ScheduleRow): Promise<string[]> {
+    const rows = await sql<{ id: string; file_path: string }>`
+        update extraction_schedule_runs r set file_path = null, file_deleted_on_utc = now()
+        from (
+          select id, file_path from extraction_schedule_runs
+          where schedule_id = ${schedule.id} and file_path is not null
+          order by started_on_utc desc, id desc offset ${this.#deps.config.exportRetention}
+        ) old
+        where r.id = old.id and r.tenant_id = ${schedule.tenant_id}
+        returning old.id, old.file_path`.execute(trx);
+    return rows.rows.map((r) => r.file_path);
+  }
+
+  async #notify(schedule: ScheduleRow, run: RunView): Promise<void> {
+    const { db, mailer, config } = this.#deps;
+    if (!mailer.configured) return;
+    const to = await db.withTenant(schedule.tenant_id, (trx) => notificationMailbox(trx));
+    if (to.length === 0) return;
+    await mailer.send({
+      to,
+      subject: `Scheduled export "${schedule.name}" failed`,
+      text: [
+        `The scheduled export "${schedule.name}" (${schedule.query}, ${schedule.format}) failed.`,
+        '',
+        `Run:      ${run.id} (${run.trigger}${run.fireTimeUtc ? `, due ${run.fireTimeUtc}` : ''})`,
+        `Started:  ${run.startedOnUtc}`,
+        `Finished: ${run.finishedOnUtc ?? ''}`,
+        `Error:    ${run.error ?? ''}`,
+        '',
+        `Runs: ${config.publicUrl}/api/v3/analytics/schedules/${schedule.id}/runs`,
+      ].join('\n'),
+    });
+  }
+}
+
+function failureMessage(err: unknown, timeoutMs: number): string {
+  if (err instanceof RunFailure) return err.message;
+  if (err instanceof HttpProblem) {
+    if (err.status === 504) return `The run exceeded its time limit of ${Math.round(timeoutMs / 1000)} s.`;
+    const details = err.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');
+    return details ? `${err.message} (${details})` : err.message;
+  }
+  if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError'))
+    return `The run exceeded its time limit of ${Math.round(timeoutMs / 1000)} s.`;
+  const code = (err as { code?: string }).code;
+  if (code === '57014') return `The run exceeded its time limit of ${Math.round(timeoutMs / 1000)} s.`;
+  return err instanceof Error ? err.message : String(err);
+}

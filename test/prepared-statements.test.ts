@@ -1,0 +1,169 @@
+// readAsTenant's read lanes: pipelined connections shared by all tenants, statements prepared once
+// per lane. One prepared statement on one lane, interleaved for two tenants, answers each tenant with
+// its own rows only (RLS reads the tenant at execution, generic plans included); lanes survive
+// errors, lost connections and a changed table, and refuse anything but queries.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type Kysely, sql } from 'kysely';
+import pg from 'pg';
+import { DatabaseHandle, type Trx } from '../src/platform/db/database.ts';
+import { MAX_PREPARED_PER_LANE } from '../src/platform/db/read-lanes.ts';
+import type { Database } from '../src/platform/db/schema.ts';
+import { startTestServer, type TestServer } from './helpers.ts';
+
+let server: TestServer;
+let a: Awaited<ReturnType<TestServer['createTenant']>>;
+let b: Awaited<ReturnType<TestServer['createTenant']>>;
+
+before(async () => {
+  server = await startTestServer();
+  a = await server.createTenant('Prepared A');
+  b = await server.createTenant('Prepared B');
+});
+after(() => server.close());
+
+/** The test database with every plan generic: a plan can then hold no tenant's id. */
+const genericPlansUrl = (): string => {
+  const url = new URL(server.databaseUrl);
+  url.searchParams.set('options', '-c plan_cache_mode=force_generic_plan');
+  return url.toString();
+};
+
+const lookup = (trx: Trx) => trx.selectFrom('user_types').select(['id', 'tenant_id']).where(sql`lower(name)`, '=', 'temporary').execute();
+
+interface PreparedRow {
+  statement: string;
+  generic_plans: string;
+  custom_plans: string;
+}
+const preparedOnLane = (trx: Trx) =>
+  sql<PreparedRow>`select statement, generic_plans::text, custom_plans::text from pg_prepared_statements`.execute(trx).then((r) => r.rows);
+const backendPid = (trx: Trx) => sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx).then((r) => r.rows[0].pid);
+
+test('one prepared statement on one lane, interleaved for two tenants, answers each only its own rows', async () => {
+  const db = new DatabaseHandle(genericPlansUrl(), { readLanes: 1 });
+  try {
+    const pid = await db.readAsTenant(a.tenantId, backendPid);
+    const expected = new Map<string, string>();
+    // 300 reads in flight at once, tenants in an irregular order, all written back to back on one lane.
+    const order = Array.from({ length: 300 }, (_, i) => ((i * 7) % 11 < 5 ? a : b));
+    const results = await Promise.all(order.map((t) => db.readAsTenant(t.tenantId, lookup).then((rows) => ({ t, rows }))));
+    for (const { t, rows } of results) {
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].tenant_id, t.tenantId);
+      if (!expected.has(t.tenantId)) expected.set(t.tenantId, rows[0].id);
+      assert.equal(rows[0].id, expected.get(t.tenantId));
+    }
+    assert.notEqual(expected.get(a.tenantId), expected.get(b.tenantId));
+    // The session setting seen by each statement is its own tenant's, even interleaved.
+    const settings = await Promise.all(
+      order
+        .slice(0, 60)
+        .map((t) =>
+          db
+            .readAsTenant(t.tenantId, (trx) => sql<{ t: string }>`select current_setting('atrium.tenant_id') as t`.execute(trx))
+            .then((r) => assert.equal(r.rows[0].t, t.tenantId)),
+        ),
+    );
+    assert.equal(settings.length, 60);
+    // It really was one connection and one prepared statement, executed with generic plans.
+    assert.equal(await db.readAsTenant(b.tenantId, backendPid), pid);
+    const prepared = (await db.readAsTenant(b.tenantId, preparedOnLane)).filter((p) => p.statement.includes('user_types'));
+    assert.equal(prepared.length, 1);
+    assert.equal(Number(prepared[0].generic_plans), 300);
+    assert.equal(Number(prepared[0].custom_plans), 0);
+  } finally {
+    await db.close();
+  }
+});
+
+test('several lanes under concurrent mixed tenants never cross tenants; lanes run as the request role', async () => {
+  const db = new DatabaseHandle(server.databaseUrl, { readLanes: 3 });
+  try {
+    // Bursts of one tenant spread over every lane, so the next burst rebinds them all.
+    const jobs = Array.from({ length: 400 }, (_, i) => {
+      const t = Math.floor(i / 50) % 2 ? a : b;
+      return db.readAsTenant(t.tenantId, lookup).then((rows) => assert.deepEqual([...new Set(rows.map((r) => r.tenant_id))], [t.tenantId]));
+    });
+    await Promise.all(jobs);
+    const who = await db.readAsTenant(a.tenantId, (trx) => sql<{ u: string }>`select current_user as u`.execute(trx));
+    assert.equal(who.rows[0].u, 'atrium_app');
+  } finally {
+    await db.close();
+  }
+});
+
+test('readAsTenant runs queries only, and transactions (withTenant) prepare nothing', async () => {
+  const db = new DatabaseHandle(server.databaseUrl, { readLanes: 1 });
+  try {
+    await assert.rejects(
+      db.readAsTenant(a.tenantId, (trx) => sql`set role postgres`.execute(trx)),
+      /SELECT and WITH/,
+    );
+    await assert.rejects(
+      db.readAsTenant(a.tenantId, (trx) => sql`reset all`.execute(trx)),
+      /SELECT and WITH/,
+    );
+    await assert.rejects(
+      db.readAsTenant(a.tenantId, (trx) => trx.insertInto('roles').values({ tenant_id: a.tenantId, name: 'Nope' }).execute()),
+      /SELECT and WITH/,
+    );
+    await assert.rejects(
+      db.readAsTenant(a.tenantId, (trx) => (trx as unknown as Kysely<Database>).transaction().execute(async () => {})),
+      /no transactions/,
+    );
+    await assert.rejects(db.readAsTenant('not-a-uuid', lookup));
+    assert.equal((await db.withTenant(a.tenantId, preparedOnLane)).length, 0);
+  } finally {
+    await db.close();
+  }
+});
+
+test('a lane holds at most MAX_PREPARED_PER_LANE prepared statements; errors leave it usable', async () => {
+  const db = new DatabaseHandle(server.databaseUrl, { readLanes: 1 });
+  try {
+    for (let i = 0; i < MAX_PREPARED_PER_LANE + 20; i++) {
+      const r = await db.readAsTenant(a.tenantId, (trx) => sql<{ n: number }>`select ${i}::int + ${sql.raw(String(i))} as n`.execute(trx));
+      assert.equal(r.rows[0].n, 2 * i);
+    }
+    assert.equal((await db.readAsTenant(a.tenantId, preparedOnLane)).length, MAX_PREPARED_PER_LANE);
+    // A failing statement between others on the same lane fails alone.
+    const [before, failed, next] = await Promise.allSettled([
+      db.readAsTenant(a.tenantId, lookup),
+      db.readAsTenant(b.tenantId, (trx) => sql`select 1 / ${0}::int`.execute(trx)),
+      db.readAsTenant(b.tenantId, lookup),
+    ]);
+    assert.equal(before.status === 'fulfilled' && before.value[0].tenant_id, a.tenantId);
+    assert.equal(failed.status, 'rejected');
+    assert.equal(next.status === 'fulfilled' && next.value[0].tenant_id, b.tenantId);
+  } finally {
+    await db.close();
+  }
+});
+
+test('a lane whose connection is lost is replaced; a changed table is re-prepared', async () => {
+  const db = new DatabaseHandle(server.databaseUrl, { readLanes: 1 });
+  const owner = new pg.Client({ connectionString: server.databaseUrl });
+  await owner.connect();
+  try {
+    const pid = await db.readAsTenant(a.tenantId, backendPid);
+    await owner.query('select pg_terminate_backend($1)', [pid]);
+    await new Promise((r) => setTimeout(r, 100));
+    await db.readAsTenant(a.tenantId, lookup).catch(() => {}); // may meet the dying lane once
+    const rows = await db.readAsTenant(b.tenantId, lookup);
+    assert.equal(rows[0].tenant_id, b.tenantId);
+    assert.notEqual(await db.readAsTenant(b.tenantId, backendPid), pid);
+
+    // select * prepared, then the table changes under it (another process migrating): the read still answers.
+    const all = (trx: Trx) => trx.selectFrom('user_types').selectAll().where(sql`lower(name)`, '=', 'temporary').execute();
+    for (let i = 0; i < 3; i++) assert.equal((await db.readAsTenant(a.tenantId, all))[0].tenant_id, a.tenantId);
+    await owner.query('alter table user_types add column lane_probe int');
+    const changed = (await db.readAsTenant(a.tenantId, all))[0] as Record<string, unknown>;
+    assert.equal(changed.tenant_id, a.tenantId);
+    assert.ok('lane_probe' in changed);
+  } finally {
+    await owner.query('alter table user_types drop column if exists lane_probe').catch(() => {});
+    await owner.end();
+    await db.close();
+  }
+});
