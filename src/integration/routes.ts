@@ -6,9 +6,10 @@ import { isAdministrator } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import { type App, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
 import { notFound } from '../platform/http/problem.ts';
+import { Guid } from '../platform/http/schemas.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
-import { canonicalKeys, GUID_PATTERN, nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
+import { canonicalKeys, nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
 import { IdempotencyHeaders, idempotent } from './idempotency.ts';
 import { departments, MASTER_DATA, typologies } from './master-data.ts';
 import { bodySchema, findResource, type ResourceDef, upsertResource, viewSchema } from './resources.ts';
@@ -29,7 +30,6 @@ import {
 
 const tags = ['Integration API'];
 const app_ = { auth: 'app' as const };
-const Guid = Type.String({ format: 'uuid', pattern: GUID_PATTERN });
 const ActionSchema = Type.Union([Type.Literal('Created'), Type.Literal('Updated')], { description: 'Created (201) or Updated (200)' });
 
 const UserType = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() });

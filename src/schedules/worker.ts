@@ -112,9 +112,5 @@ export function defineSchedules(jobs: Jobs, ctx: AppContext): void {
     },
   });
 
-  const stopJobs = jobs.stop.bind(jobs);
-  jobs.stop = async () => {
-    await stopJobs();
-    mailer.close();
-  };
+  jobs.onStop('after', async () => mailer.close());
 }

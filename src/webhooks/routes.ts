@@ -7,6 +7,7 @@ import type { Trx } from '../platform/db/database.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { type App, type FastifyReply, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
 import { forbidden } from '../platform/http/problem.ts';
+import { Guid, nullable } from '../platform/http/schemas.ts';
 import { DEFAULT_TAKE, invocationHistory, MAX_TAKE } from './history.ts';
 import { createTestInvocation, resendInvocation } from './invocations.ts';
 import { FILTER_CONDITIONS, GROUP_CONDITIONS } from './match.ts';
@@ -24,9 +25,6 @@ import {
 } from './subscriptions.ts';
 
 const tags = ['Webhooks'];
-const GUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const Guid = Type.String({ format: 'uuid', pattern: GUID });
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
 const Literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 const DetailFilterSchema = Type.Object(

@@ -14,11 +14,6 @@ export function defineWebhooks(jobs: Jobs, ctx: AppContext): void {
     log: (line) => process.stderr.write(`${JSON.stringify({ level: 40, time: Date.now(), msg: line })}\n`),
   });
   worker.start();
-  // Jobs offers no shutdown hook: the worker stops (finishing and recording attempts in flight) before
-  // pg-boss and the database pool do.
-  const stopJobs = jobs.stop.bind(jobs);
-  jobs.stop = async () => {
-    await worker.stop();
-    await stopJobs();
-  };
+  // The worker stops (finishing and recording attempts in flight) before pg-boss and the database pool do.
+  jobs.onStop('before', () => worker.stop());
 }

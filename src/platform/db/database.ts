@@ -185,10 +185,9 @@ class ReadLaneDriver implements Driver {
     const lanes = this.#lanes;
     return {
       async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-        const result = await lanes.read(tenantId, query.sql, query.parameters);
-        const { command, rowCount, rows } = result;
-        const affected = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
-        return { rows: (rows ?? []) as R[], ...(affected ? { numAffectedRows: BigInt(rowCount ?? 0) } : {}) };
+        // Lanes take SELECT and WITH only, so there is never an affected-row count to report.
+        const { rows } = await lanes.read(tenantId, query.sql, query.parameters);
+        return { rows: (rows ?? []) as R[] };
       },
       streamQuery(): AsyncIterableIterator<QueryResult<never>> {
         throw new Error('readAsTenant does not stream; use withTenant');

@@ -23,6 +23,7 @@ export const PGBOSS_SCHEMA = 'pgboss';
 export class Jobs {
   readonly boss: PgBoss;
   readonly #queues: QueueDefinition<any>[] = [];
+  readonly #stopHooks: { before: (() => Promise<void>)[]; after: (() => Promise<void>)[] } = { before: [], after: [] };
   #started = false;
 
   constructor(db: DatabaseHandle, opts: { onError?: (err: Error) => void } = {}) {
@@ -73,9 +74,17 @@ export class Jobs {
     return this.boss.send(name, data, options);
   }
 
+  /** Work of the process's own that must end before pg-boss stops (`before`), or may end after (`after`). */
+  onStop(when: 'before' | 'after', fn: () => Promise<void>): void {
+    this.#stopHooks[when].push(fn);
+  }
+
   async stop(): Promise<void> {
-    if (!this.#started) return;
-    this.#started = false;
-    await this.boss.stop({ graceful: true, timeout: 10_000 });
+    for (const fn of this.#stopHooks.before.splice(0)) await fn();
+    if (this.#started) {
+      this.#started = false;
+      await this.boss.stop({ graceful: true, timeout: 10_000 });
+    }
+    for (const fn of this.#stopHooks.after.splice(0)) await fn();
   }
 }
