@@ -24,11 +24,15 @@ export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawB
   return sql`select ${select} ${from(q, plan)}${order}${limit}${offset}`;
 }
 
-/** ORDER BY the asked fields, then the key, so pages never overlap or skip rows with equal values. */
+/**
+ * ORDER BY the asked fields, then the key, so pages never overlap or skip rows with equal values. Strings
+ * sort ignoring case (collation atrium_ci, migration 0010), as the platform's case-insensitive collation does.
+ */
 function orderBy(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
-  const terms = plan.orderBy.map((o) => sql`${sql.id('q', o.column.name)} ${o.desc ? sql`desc` : sql`asc`}`);
-  const named = new Set(plan.orderBy.map((o) => o.column.name));
-  for (const k of q.key) if (!named.has(k)) terms.push(sql`${sql.id('q', k)} asc`);
+  const terms = plan.orderBy.map((o) => sql`${sortValue(o.column)} ${o.desc ? sql`desc` : sql`asc`}`);
+  // A key ordered ignoring case can still tie (A-1 and a-1), so it is then also ordered exactly.
+  const exact = new Set(plan.orderBy.filter((o) => o.column.type !== 'string').map((o) => o.column.name));
+  for (const k of q.key) if (!exact.has(k)) terms.push(sql`${sql.id('q', k)} asc`);
   return terms.length ? sql` order by ${sql.join(terms)}` : sql``;
 }
 
@@ -70,3 +74,6 @@ function shapeValue(v: unknown, c: CatalogueColumn): unknown {
       return v;
   }
 }
+
+const sortValue = (c: CatalogueColumn): RawBuilder<unknown> =>
+  c.type === 'string' ? sql`${sql.id('q', c.name)} collate atrium_ci` : sql`${sql.id('q', c.name)}`;
