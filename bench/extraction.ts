@@ -2,6 +2,7 @@
 // (1) a 100-row page of DE-TimeSheets with a contains filter, a date range and an orderBy, totalCount
 //     included: median latency over HTTP vs the same SQL (binding, page, count) sent through pg from
 //     this process; EXPLAIN ANALYZE of both statements. Target: ratio <= 1.5.
+// (1b) the same page ordered by a string column (case-insensitive order) vs the same SQL and vs byte order.
 // (2) the full CSV stream of DE-TimeSheets over HTTP vs COPY (SELECT …) TO STDOUT WITH CSV of the same
 //     query through pg-copy-streams, alternating runs: median rows/s (target >= 50%) and the server's
 //     peak RSS during the exports (VmHWM, reset before them; < 300 MB). Once on the server of part (1)
@@ -116,6 +117,46 @@ try {
     await client.query('commit');
     console.log(`\n    EXPLAIN ANALYZE (${label}):\n${explain.rows.map((r) => `      ${r['QUERY PLAN']}`).join('\n')}`);
   }
+
+  // (1b) The same page ordered by a string (User asc), which sorts ignoring case (collation atrium_ci,
+  // migration 0010): HTTP vs the same SQL, and that SQL with the column's default (byte) order instead,
+  // for the cost of the case-insensitive order itself.
+  const byUser = { queryBuilder: { ...body.queryBuilder, orderBy: [{ field: 'User', direction: 'asc' }] } };
+  const userPlan = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, 'DE-TimeSheets', byUser, true));
+  const userPage = rowsQuery(userPlan.query, userPlan.plan).compile(handle.kysely);
+  if (!userPage.sql.includes('collate atrium_ci')) throw new Error('the string order is not case-insensitive');
+  const bytePage = userPage.sql.replace(' collate atrium_ci', '');
+  const timed = async (text: string) => {
+    const s = performance.now();
+    await client.query(`begin; ${tenantBinding(creds.tenantId, Date.now() + 600_000)}`);
+    await client.query(text, userPage.parameters as unknown[]);
+    await client.query(countSql.sql, countSql.parameters as unknown[]);
+    await client.query('commit');
+    return performance.now() - s;
+  };
+  const httpUser = async () => {
+    const s = performance.now();
+    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(byUser) });
+    const json = (await res.json()) as { totalCount: number; data: { User: string }[] };
+    if (res.status !== 200 || json.totalCount !== check.totalCount) throw new Error(JSON.stringify(json).slice(0, 300));
+    return { ms: performance.now() - s, json };
+  };
+  const firstUser = await httpUser();
+  const names = firstUser.json.data.map((r) => r.User);
+  const folded = [...names].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'accent' }));
+  if (names.join('|') !== folded.join('|')) throw new Error('the User order is not case-insensitive');
+  const userHttp: number[] = [];
+  const userSql: number[] = [];
+  const byteSql: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    userHttp.push((await httpUser()).ms);
+    userSql.push(await timed(userPage.sql));
+    byteSql.push(await timed(bytePage));
+  }
+  console.log(`\n(1b) the same page ordered by User asc (case-insensitive), ${RUNS} alternating runs`);
+  console.log(`    HTTP dynamic-execute:                median ${fmt(median(userHttp), 1)} ms`);
+  console.log(`    same SQL through pg:                 median ${fmt(median(userSql), 1)} ms (ratio ${fmt(median(userHttp) / median(userSql), 2)}x)`);
+  console.log(`    same SQL in byte order (no collate): median ${fmt(median(byteSql), 1)} ms (case-insensitive / byte ${fmt(median(userSql) / median(byteSql), 2)}x)`);
 
   const afterPages = status('VmHWM');
   console.log(`\n    server RSS idle after start: ${fmt(idleRss, 1)} MB; peak so far (VmHWM): ${fmt(afterPages, 1)} MB`);
