@@ -156,7 +156,9 @@ try {
   console.log(`\n(1b) the same page ordered by User asc (case-insensitive), ${RUNS} alternating runs`);
   console.log(`    HTTP dynamic-execute:                median ${fmt(median(userHttp), 1)} ms`);
   console.log(`    same SQL through pg:                 median ${fmt(median(userSql), 1)} ms (ratio ${fmt(median(userHttp) / median(userSql), 2)}x)`);
-  console.log(`    same SQL in byte order (no collate): median ${fmt(median(byteSql), 1)} ms (case-insensitive / byte ${fmt(median(userSql) / median(byteSql), 2)}x)`);
+  console.log(
+    `    same SQL in byte order (no collate): median ${fmt(median(byteSql), 1)} ms (case-insensitive / byte ${fmt(median(userSql) / median(byteSql), 2)}x)`,
+  );
 
   const afterPages = status('VmHWM');
   console.log(`\n    server RSS idle after start: ${fmt(idleRss, 1)} MB; peak so far (VmHWM): ${fmt(afterPages, 1)} MB`);
