@@ -12,8 +12,8 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres } from '../src/platform/db/embedded-postgres.ts';
-import { createTenant } from '../src/platform/tenancy/service.ts';
 import { startServer } from '../src/server.ts';
+import { createTenant } from '../src/tenancy/service.ts';
 
 const ROWS = Number(process.argv[2] ?? 10_000);
 const EXPORT_ROWS = Number(process.argv[3] ?? 100_000);

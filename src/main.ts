@@ -4,8 +4,8 @@ import { ConfigError, loadConfig } from './config.ts';
 import type { AppContext } from './platform/context.ts';
 import { DatabaseHandle } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
-import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp } from './platform/tenancy/service.ts';
 import { createContext, loadSecretKey, openDatabase, startServer } from './server.ts';
+import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp } from './tenancy/service.ts';
 
 const USAGE = `Usage: atrium [command] [options]
 

@@ -21,10 +21,10 @@ import { type App, buildApp } from './platform/http/app.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { Jobs } from './platform/jobs/jobs.ts';
 import { defineMaintenance } from './platform/jobs/maintenance.ts';
-import { adminRoutes } from './platform/tenancy/routes.ts';
-import { createTenant, type TenantCredentials } from './platform/tenancy/service.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
+import { adminRoutes } from './tenancy/routes.ts';
+import { createTenant, type TenantCredentials } from './tenancy/service.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { defineWebhooks } from './webhooks/worker.ts';
 

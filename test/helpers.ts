@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
-import type { TenantCredentials } from '../src/platform/tenancy/service.ts';
 import { type Runtime, startServer } from '../src/server.ts';
+import type { TenantCredentials } from '../src/tenancy/service.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 

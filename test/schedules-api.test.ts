@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
-import type { TenantCredentials } from '../src/platform/tenancy/service.ts';
+import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { apiFor, appToken } from './custom-tables-helpers.ts';
 import { ADMIN_TOKEN, appHeaders, startTestServer, type TestServer } from './helpers.ts';
 

@@ -7,9 +7,9 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
-import type { TenantCredentials } from '../src/platform/tenancy/service.ts';
 import { QUEUE } from '../src/schedules/worker.ts';
 import { type Runtime, startServer } from '../src/server.ts';
+import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 
 const BASE = '/api/v3/analytics/schedules';

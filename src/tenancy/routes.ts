@@ -1,8 +1,8 @@
 // The operator API under /admin: tenants, apps and users. Registered only when ATRIUM_ADMIN_TOKEN is
 // set, and every call needs `Authorization: Bearer <that token>`.
 import { Type } from 'typebox';
-import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { AppContext } from '../platform/context.ts';
+import type { App } from '../platform/http/app.ts';
 import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp } from './service.ts';
 
 const Uuid = Type.String({ format: 'uuid' });

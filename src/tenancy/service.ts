@@ -3,14 +3,14 @@
 // Administrator user and an Administrator app) in one transaction, under the tenant's own RLS binding.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { createTenantDefaults, type TenantDefaults } from '../../domain/bootstrap.ts';
-import { generateDemoData } from '../../domain/demo-data.ts';
-import { hashSecret, randomToken } from '../auth/hashing.ts';
-import { ADMINISTRATOR, BUILT_IN_ROLES } from '../auth/roles.ts';
-import type { AppContext } from '../context.ts';
-import type { Trx } from '../db/database.ts';
-import { appendEvent } from '../events/outbox.ts';
-import { HttpProblem } from '../http/problem.ts';
+import { createTenantDefaults, type TenantDefaults } from '../domain/bootstrap.ts';
+import { generateDemoData } from '../domain/demo-data.ts';
+import { hashSecret, randomToken } from '../platform/auth/hashing.ts';
+import { ADMINISTRATOR, BUILT_IN_ROLES } from '../platform/auth/roles.ts';
+import type { AppContext } from '../platform/context.ts';
+import type { Trx } from '../platform/db/database.ts';
+import { appendEvent } from '../platform/events/outbox.ts';
+import { HttpProblem } from '../platform/http/problem.ts';
 
 export type TenantCredentials = {
   tenantId: string;

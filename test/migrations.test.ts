@@ -1,0 +1,167 @@
+// Migrations are history: a database migrated one migration at a time (as a server upgraded release by
+// release, pg-boss installing its schema at each start) must end up with exactly the catalog of a
+// database migrated at once. And a migration that has run anywhere stays as it was.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { DatabaseHandle } from '../src/platform/db/database.ts';
+import { migrateToLatest, migrations } from '../src/platform/db/migrate.ts';
+import { Jobs } from '../src/platform/jobs/jobs.ts';
+
+const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../src/platform/db/migrations');
+
+/**
+ * SHA-256 (first 16 hex digits) of every file of a migration that has been released. Editing one would
+ * give fresh databases a schema that existing ones never get: write a new migration instead.
+ */
+const FROZEN: Record<string, string> = {
+  '0001_platform.ts': '1ffedca4e1adeb57',
+  '0002_domain.sql': '863bb96d19e37f2d',
+  '0002_domain.ts': '5fca074fb719e082',
+  '0003_grants.ts': '5c549c826b3fe15c',
+  '0004_integration.ts': '54bd4f4ef25662a0',
+  '0005_custom_tables.ts': 'c97f1c01be461a76',
+  '0006_extraction_indexes.ts': 'f3e4c3cc97f328e1',
+  '0007_webhooks.ts': '2336d93e265ad4e9',
+  '0008_schedules.ts': '26af8f001856c960',
+  '0009_webhooks_throughput.ts': 'd725dcb998c0774b',
+  '0010_case_insensitive_order.ts': '641a8d35116046c8',
+};
+
+/** One line per catalog object of the application's schemas, in a stable order. */
+const CATALOG = `
+with ns as (
+  select oid, nspname from pg_namespace
+   where nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and nspname not like 'pg_temp%' and nspname not like 'pg_toast_temp%'
+)
+select line from (
+  select 'schema ' || ns.nspname || ' owner=' || pg_get_userbyid(n.nspowner) || ' acl=' || coalesce(n.nspacl::text, '') as line
+    from pg_namespace n join ns using (oid)
+  union all
+  select 'extension ' || extname || ' ' || extversion from pg_extension
+  union all
+  select format('relation %s.%s kind=%s persistence=%s rls=%s/%s options=%s acl=%s', ns.nspname, c.relname, c.relkind, c.relpersistence,
+                c.relrowsecurity, c.relforcerowsecurity, coalesce(c.reloptions::text, ''), coalesce(c.relacl::text, ''))
+    from pg_class c join ns on ns.oid = c.relnamespace where c.relkind in ('r', 'p', 'v', 'm', 'S', 'f')
+  union all
+  select format('column %s.%s #%s %s %s notnull=%s default=%s identity=%s generated=%s collation=%s', ns.nspname, c.relname,
+                row_number() over (partition by c.oid order by a.attnum), a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+                coalesce(pg_get_expr(d.adbin, d.adrelid), ''), a.attidentity, a.attgenerated, coalesce(co.collname, ''))
+    from pg_attribute a
+    join pg_class c on c.oid = a.attrelid and c.relkind in ('r', 'p', 'v', 'm', 'f')
+    join ns on ns.oid = c.relnamespace
+    left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+    left join pg_collation co on co.oid = a.attcollation and a.attcollation <> 0 and co.collname <> 'default'
+   where a.attnum > 0 and not a.attisdropped
+  union all
+  select format('constraint %s.%s %s %s', ns.nspname, coalesce(c.relname, t.typname), co.conname, pg_get_constraintdef(co.oid))
+    from pg_constraint co join ns on ns.oid = co.connamespace
+    left join pg_class c on c.oid = co.conrelid left join pg_type t on t.oid = co.contypid
+  union all
+  select format('index %s.%s', ns.nspname, pg_get_indexdef(i.indexrelid)) from pg_index i join pg_class c on c.oid = i.indexrelid join ns on ns.oid = c.relnamespace
+  union all
+  select format('policy %s.%s %s cmd=%s permissive=%s roles=%s using=%s check=%s', ns.nspname, c.relname, p.polname, p.polcmd, p.polpermissive,
+                array(select pg_get_userbyid(r) from unnest(p.polroles) r order by 1), coalesce(pg_get_expr(p.polqual, p.polrelid), ''),
+                coalesce(pg_get_expr(p.polwithcheck, p.polrelid), ''))
+    from pg_policy p join pg_class c on c.oid = p.polrelid join ns on ns.oid = c.relnamespace
+  union all
+  select format('function %s.%s(%s) %s acl=%s', ns.nspname, p.proname, pg_get_function_identity_arguments(p.oid), md5(pg_get_functiondef(p.oid)),
+                coalesce(p.proacl::text, ''))
+    from pg_proc p join ns on ns.oid = p.pronamespace where p.prokind in ('f', 'p')
+  union all
+  select format('trigger %s.%s', ns.nspname, pg_get_triggerdef(t.oid)) from pg_trigger t join pg_class c on c.oid = t.tgrelid join ns on ns.oid = c.relnamespace
+   where not t.tgisinternal
+  union all
+  select format('type %s.%s kind=%s labels=%s', ns.nspname, t.typname, t.typtype, array(select enumlabel from pg_enum e where e.enumtypid = t.oid order by e.enumsortorder))
+    from pg_type t join ns on ns.oid = t.typnamespace where t.typtype in ('e', 'd')
+  union all
+  select format('collation %s.%s provider=%s locale=%s deterministic=%s', ns.nspname, c.collname, c.collprovider, coalesce(c.colllocale, c.collcollate), c.collisdeterministic)
+    from pg_collation c join ns on ns.oid = c.collnamespace
+  union all
+  select format('default acl %s %s %s', pg_get_userbyid(d.defaclrole), coalesce(ns.nspname, ''), d.defaclacl) from pg_default_acl d left join ns on ns.oid = d.defaclnamespace
+) objects order by line`;
+
+const dropped: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const drop of dropped) await drop();
+});
+
+/** An empty database of its own (not a clone of the migrated template). */
+async function emptyDatabase(): Promise<DatabaseHandle> {
+  const base = process.env.ATRIUM_TEST_PG_URL;
+  if (!base) throw new Error('Run tests with `npm test`.');
+  const name = `m_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const db = new DatabaseHandle(url.toString(), { poolSize: 2 });
+  dropped.push(async () => {
+    await db.close();
+    const c = new pg.Client({ connectionString: base });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+  });
+  return db;
+}
+
+async function installJobs(db: DatabaseHandle): Promise<void> {
+  const jobs = new Jobs(db);
+  await jobs.start({ work: false });
+  await jobs.stop();
+}
+
+async function catalog(db: DatabaseHandle): Promise<string[]> {
+  return (await db.pool.query<{ line: string }>(CATALOG)).rows.map((r) => r.line);
+}
+
+test('a database migrated one step at a time equals one migrated at once', async () => {
+  const stepwise = await emptyDatabase();
+  const migrator = new Migrator({ db: stepwise.kysely, provider: { getMigrations: async () => migrations } });
+  const names: string[] = [];
+  for (;;) {
+    const { error, results } = await migrator.migrateUp();
+    if (error) throw error;
+    if (!results?.length) break;
+    names.push(...results.map((r) => r.migrationName));
+    // Each release started the server after migrating, and pg-boss installed or upgraded its schema.
+    await installJobs(stepwise);
+  }
+  assert.deepEqual(names, Object.keys(migrations), 'every migration ran, in order, one per step');
+
+  const atOnce = await emptyDatabase();
+  await migrateToLatest(atOnce.kysely);
+  await installJobs(atOnce);
+
+  const [a, b] = [await catalog(stepwise), await catalog(atOnce)];
+  assert.ok(
+    a.some((l) => l.startsWith('relation public.timesheets ')),
+    'the catalog query sees the domain tables',
+  );
+  assert.ok(
+    a.some((l) => l.startsWith('collation public.atrium_ci ')),
+    'the catalog query sees collations',
+  );
+  assert.deepEqual(a, b);
+});
+
+test('released migrations are frozen', () => {
+  const files = readdirSync(MIGRATIONS_DIR).sort();
+  const actual: Record<string, string> = {};
+  for (const file of files) {
+    if (!(file in FROZEN)) continue;
+    actual[file] = createHash('sha256')
+      .update(readFileSync(path.join(MIGRATIONS_DIR, file)))
+      .digest('hex')
+      .slice(0, 16);
+  }
+  assert.deepEqual(actual, FROZEN, 'a released migration changed: revert it and put the change in a new migration');
+  for (const name of Object.keys(migrations)) assert.ok(files.includes(`${name}.ts`), `migration ${name} has its file`);
+});
