@@ -9,8 +9,8 @@ import { hashSecret, randomToken } from '../auth/hashing.ts';
 import { ADMINISTRATOR, BUILT_IN_ROLES } from '../auth/roles.ts';
 import type { AppContext } from '../context.ts';
 import type { Trx } from '../db/database.ts';
+import { HttpProblem } from '../errors.ts';
 import { appendEvent } from '../events/outbox.ts';
-import { HttpProblem } from '../http/problem.ts';
 
 export type TenantCredentials = {
   tenantId: string;
