@@ -33,8 +33,6 @@ export type Trx = Transaction<Database>;
 export interface TenantTxOptions {
   /** Absolute epoch ms after which the statement is cancelled by PostgreSQL (57014 -> 504). */
   deadline?: number;
-  /** BEGIN READ ONLY: PostgreSQL rejects any write, so a read path cannot change rows by mistake. */
-  readOnly?: boolean;
 }
 
 /** The tenant a tenant-pool checkout or a read is for (set by withTenant / readAsTenant around it). */
@@ -128,7 +126,7 @@ export class DatabaseHandle {
     const binding = tenantBinding(tenantId, opts.deadline);
     return checkoutTenant.run(tenantId, () =>
       this.#tenantKysely.connection().execute(async (conn) => {
-        await sql.raw(`begin${opts.readOnly ? ' read only' : ''}; ${binding}`).execute(conn);
+        await sql.raw(`begin; ${binding}`).execute(conn);
         let result: T;
         try {
           // The connection is inside the transaction opened above, so it serves as the transaction handle.

@@ -11,7 +11,8 @@ export interface ReadOptions {
   /**
    * A single short lookup (one SELECT, or a few independent ones, with statement texts written in code):
    * runs on a pipelined read lane without a transaction (DatabaseHandle.readAsTenant, decision 0010).
-   * Without it the read is one READ ONLY transaction: one snapshot, the request's deadline, cursors.
+   * Without it the read is one transaction: one snapshot, the request's deadline, cursors and row locks
+   * (custom-table reads hold FOR SHARE on the table's definition, which READ ONLY would refuse).
    */
   lane?: boolean;
 }
@@ -46,7 +47,7 @@ export function registerTenantSeam(app: FastifyInstance<any, any, any, any, any>
   app.decorateRequest('readTenant', function readTenant<T>(this: FastifyRequest, fn: TenantWork<T>, opts: ReadOptions = {}): Promise<T> {
     const principal = requirePrincipal(this);
     if (opts.lane) return db.readAsTenant(principal.tenantId, (trx) => fn(trx, principal));
-    return db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: this.deadline, readOnly: true });
+    return db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: this.deadline });
   });
 
   app.decorateRequest('writeTenant', function writeTenant<T>(this: FastifyRequest, fn: TenantWork<T>, opts: WriteOptions = {}): Promise<T> {
