@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import { APP_ROLE, isUuid, type Trx } from '../platform/db/database.ts';
+import { badRequest, type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { badRequest, type FieldError, forbidden, HttpProblem, notFound } from '../platform/http/problem.ts';
 import { type ColumnDef, dataTypeById, ddlType, MAX_VARCHAR_LENGTH, VARCHAR_OTHER } from './column-types.ts';
 
 export const SCHEMA = 'customtables';
@@ -401,9 +401,8 @@ export async function dropTable(trx: Trx, p: Principal, tableName: string): Prom
   return { TableName: t.name, Id: t.id, Dropped: true };
 }
 
-/** Sets a table's Read and Save roles (replacing both lists). Administrator only. */
+/** Sets a table's Read and Save roles (replacing both lists). Administrator only: the caller checks the role. */
 export async function setDefinition(trx: Trx, p: Principal, id: string, roles: { ReadRoles?: string[]; SaveRoles?: string[] }): Promise<TableSummary> {
-  if (!isAdministrator(p)) throw forbidden('Administrator');
   const t = await loadTable(trx, { id }, 'update');
   if (!t) throw notFound(`Custom table ${id} does not exist.`);
   const read = [...new Set(roles.ReadRoles ?? [])];

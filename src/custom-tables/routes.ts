@@ -6,7 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type TSchema, Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { type App, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
+import type { App } from '../platform/http/app.ts';
 import { describeTable, dropTable, ensureTable, listTables, setDefinition, summarize, type TableDef } from './catalogue.ts';
 import { deleteRows, readColumnValue, readRow, readRows, writeRows } from './rows.ts';
 import { importTable, openExport, writeExport } from './transfer.ts';
@@ -90,29 +90,27 @@ const RowObject = Type.Object({
 });
 const toInt = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s));
 
-export async function customTablesRoutes(app: App, ctx: AppContext): Promise<void> {
-  const inTenant = <T>(request: FastifyRequest, fn: Parameters<typeof ctx.db.withTenant<T>>[1]) =>
-    ctx.db.withTenant(requirePrincipal(request).tenantId, fn, { deadline: request.deadline });
-  const route = <S extends Record<string, TSchema | Record<number, TSchema>>>(summary: string, extra: S) => ({
-    config,
+export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<void> {
+  const route = <S extends Record<string, TSchema | Record<number, TSchema>>>(summary: string, extra: S, roles?: string[]) => ({
+    config: roles ? { ...config, roles } : config,
     schema: { tags, summary, ...extra },
   });
 
   app.get('/api/v3/custom-tables', route('List the custom tables the caller may read', { response: { 200: Type.Array(TableSummary) } }), async (request) =>
-    inTenant(request, (trx) => listTables(trx, requirePrincipal(request))),
+    request.readTenant((trx, p) => listTables(trx, p)),
   );
 
   app.get(
     '/api/v3/custom-tables/:tableName',
     route('Table schema and columns, with the row count', { params: TableParams, response: { 200: TableSchema } }),
-    async (request) => inTenant(request, (trx) => describeTable(trx, requirePrincipal(request), request.params.tableName)),
+    async (request) => request.readTenant((trx, p) => describeTable(trx, p, request.params.tableName)),
   );
 
   app.post(
     '/api/v3/custom-tables/:tableName',
     route('Create the table; if it exists, add the new columns', { params: TableParams, body: CreateBody, response: { 200: CreateResult, 201: CreateResult } }),
     async (request, reply) => {
-      const r = await inTenant(request, (trx) => ensureTable(trx, requirePrincipal(request), request.params.tableName, request.body));
+      const r = await request.writeTenant((trx, p) => ensureTable(trx, p, request.params.tableName, request.body));
       reply.code(r.created ? 201 : 200);
       return { ...summarize(r.table), Created: r.created, AddedColumns: r.addedColumns };
     },
@@ -124,7 +122,7 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
       params: TableParams,
       response: { 200: Type.Object({ TableName: Type.String(), Id: Type.String(), Dropped: Type.Boolean() }) },
     }),
-    async (request) => inTenant(request, (trx) => dropTable(trx, requirePrincipal(request), request.params.tableName)),
+    async (request) => request.writeTenant((trx, p) => dropTable(trx, p, request.params.tableName)),
   );
 
   app.get(
@@ -135,15 +133,13 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
       response: { 200: Type.Array(RowObject) },
     }),
     async (request) =>
-      inTenant(request, (trx) =>
-        readRows(trx, requirePrincipal(request), request.params.tableName, { skip: toInt(request.query.skip), take: toInt(request.query.take) }),
-      ),
+      request.readTenant((trx, p) => readRows(trx, p, request.params.tableName, { skip: toInt(request.query.skip), take: toInt(request.query.take) })),
   );
 
   app.get(
     '/api/v3/custom-tables/:tableName/row',
     route('A single row by key', { params: TableParams, querystring: Type.Object({ keyValue: Type.String() }), response: { 200: RowObject } }),
-    async (request) => inTenant(request, (trx) => readRow(trx, requirePrincipal(request), request.params.tableName, request.query.keyValue)),
+    async (request) => request.readTenant((trx, p) => readRow(trx, p, request.params.tableName, request.query.keyValue)),
   );
 
   app.get(
@@ -161,8 +157,7 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
         }),
       },
     }),
-    async (request) =>
-      inTenant(request, (trx) => readColumnValue(trx, requirePrincipal(request), request.params.tableName, request.query.keyValue, request.query.columnName)),
+    async (request) => request.readTenant((trx, p) => readColumnValue(trx, p, request.params.tableName, request.query.keyValue, request.query.columnName)),
   );
 
   app.put(
@@ -180,7 +175,7 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
         }),
       },
     }),
-    async (request) => inTenant(request, (trx) => writeRows(trx, requirePrincipal(request), request.params.tableName, request.body, request.url)),
+    async (request) => request.writeTenant((trx, p) => writeRows(trx, p, request.params.tableName, request.body, request.url)),
   );
 
   app.delete(
@@ -190,20 +185,24 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
       body: DeleteBody,
       response: { 200: Type.Object({ TableName: Type.String(), OperationType: Type.String(), Deleted: Type.Integer() }) },
     }),
-    async (request) => inTenant(request, (trx) => deleteRows(trx, requirePrincipal(request), request.params.tableName, request.body, request.url)),
+    async (request) => request.writeTenant((trx, p) => deleteRows(trx, p, request.params.tableName, request.body, request.url)),
   );
 
   app.put(
     '/api/v3/custom-table-definitions/:id',
-    route('Set the Read and Save roles of a table (Administrator)', {
-      params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
-      body: Type.Object(
-        { ReadRoles: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })), SaveRoles: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })) },
-        { additionalProperties: false },
-      ),
-      response: { 200: TableSummary },
-    }),
-    async (request) => inTenant(request, (trx) => setDefinition(trx, requirePrincipal(request), request.params.id, request.body)),
+    route(
+      'Set the Read and Save roles of a table',
+      {
+        params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+        body: Type.Object(
+          { ReadRoles: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })), SaveRoles: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: TableSummary },
+      },
+      ['Administrator'],
+    ),
+    async (request) => request.writeTenant((trx, p) => setDefinition(trx, p, request.params.id, request.body)),
   );
 
   app.get(
@@ -213,19 +212,21 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
       const out = new PassThrough();
       let sending = false;
       const opened = new Promise<TableDef>((resolve, reject) => {
-        inTenant(request, async (trx) => {
-          const t = await openExport(trx, requirePrincipal(request), request.params.tableName);
-          sending = true;
-          resolve(t);
-          await writeExport(trx, t, (text) => writeTo(out, text));
-        }).then(
-          () => out.end(),
-          (err) => {
-            // Before the headers the error is the answer; after them the client sees a cut-off download.
-            if (sending) out.destroy(err);
-            else reject(err);
-          },
-        );
+        request
+          .readTenant(async (trx, p) => {
+            const t = await openExport(trx, p, request.params.tableName);
+            sending = true;
+            resolve(t);
+            await writeExport(trx, t, (text) => writeTo(out, text));
+          })
+          .then(
+            () => out.end(),
+            (err) => {
+              // Before the headers the error is the answer; after them the client sees a cut-off download.
+              if (sending) out.destroy(err);
+              else reject(err);
+            },
+          );
       });
       const t = await opened;
       reply.header('content-disposition', `attachment; filename="${t.name}.json"`).type('application/json; charset=utf-8');
@@ -255,7 +256,8 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
       }),
       async (request) => {
         const body = (request.body ?? null) as Readable | null;
-        return inTenant(request, (trx) => importTable(trx, requirePrincipal(request), request.params.tableName, decode(body), request.url));
+        // The body stream is read once, so a conflict cannot be retried here.
+        return request.writeTenant((trx, p) => importTable(trx, p, request.params.tableName, decode(body), request.url), { retry: false });
       },
     );
   });

@@ -4,9 +4,9 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
+import { badRequest, type FieldError, notFound } from '../platform/errors.ts';
 import { fullTypeName } from '../platform/events/catalogue.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { badRequest, type FieldError, notFound } from '../platform/http/problem.ts';
 import { assertMay, ROW_DOCUMENT, requireTable, TABLE_DOCUMENT, type TableDef, tableRef } from './catalogue.ts';
 import { type ColumnDef, type DbValue, dataTypeById, keyToString, parseKey, parseValue, toJson } from './column-types.ts';
 

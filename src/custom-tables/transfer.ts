@@ -4,9 +4,9 @@
 import { sql } from 'kysely';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
+import { badRequest } from '../platform/errors.ts';
 import { fullTypeName } from '../platform/events/catalogue.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { badRequest } from '../platform/http/problem.ts';
 import { assertMay, ensureTable, ROW_DOCUMENT, requireTable, summarize, TABLE_DOCUMENT, type TableDef, type TableSpec, tableRef } from './catalogue.ts';
 import { toJson } from './column-types.ts';
 import { JsonStreamError, type RowsDocumentEvent, RowsDocumentParser } from './json-stream.ts';

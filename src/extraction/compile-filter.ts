@@ -1,7 +1,7 @@
 // DevExtreme filter expressions -> one SQL boolean over the output columns of a named query (the
 // subquery `q`). Values are always bound parameters; identifiers come only from the query's columns.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import { badRequest, type FieldError } from '../platform/http/problem.ts';
+import { badRequest, type FieldError } from '../platform/errors.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
 import { convertValue, type DateValue, nextDayInstant } from './values.ts';
 

@@ -5,7 +5,7 @@ import { mayAccess } from '../custom-tables/catalogue.ts';
 import { type CustomTableExtraction, describeCustomTableForExtraction, NAMED_QUERY_PREFIX } from '../custom-tables/extraction.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
-import { HttpProblem, notFound } from '../platform/http/problem.ts';
+import { HttpProblem, notFound } from '../platform/errors.ts';
 import {
   CATALOGUE,
   type CatalogueColumn,

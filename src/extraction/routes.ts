@@ -2,11 +2,12 @@
 // list of named queries and each query's metadata. HTTP only; the service does the rest.
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { type App, requirePrincipal } from '../platform/http/app.ts';
+import type { App } from '../platform/http/app.ts';
+import { requirePrincipal } from '../platform/http/tenant-seam.ts';
 import type { ExportFormat } from './export.ts';
 import { EXPORT_CONTENT_TYPES } from './export.ts';
 import { odataRoutes } from './odata/routes.ts';
-import { describeNamedQuery, dynamicExecute, dynamicExport, listNamedQueries, MAX_PAGE_SIZE, TIMEOUT_ADVICE } from './service.ts';
+import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, MAX_PAGE_SIZE, plan, TIMEOUT_ADVICE } from './service.ts';
 
 const tags = ['Data Extraction API'];
 
@@ -65,37 +66,31 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
       },
     },
     async (request, reply) => {
-      const principal = requirePrincipal(request);
       const body = request.body ?? {};
       const format = exportFormat(request.headers.accept);
       if (format) {
-        const { name, stream } = await dynamicExport(ctx.db, principal, request.params.NamedQuery, body, format, request.deadline);
+        const planned = await request.readTenant((trx, p) => plan(trx, p, request.params.NamedQuery, body, false));
+        const { name, stream } = await exportPlanned(ctx.db, requirePrincipal(request).tenantId, planned, format, request.deadline);
         reply
           .type(EXPORT_CONTENT_TYPES[format])
           .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.${format === 'csv' ? 'csv' : 'ndjson'}"`)
           .header('cache-control', 'no-store');
         return reply.send(stream as never);
       }
-      return ctx.db.withTenant(principal.tenantId, (trx) => dynamicExecute(trx, principal, request.params.NamedQuery, body), { deadline: request.deadline });
+      return request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body));
     },
   );
 
   app.get(
     '/api/v3/analytics/named-queries',
     { schema: { tags, summary: 'The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName}' } },
-    async (request) => {
-      const principal = requirePrincipal(request);
-      return ctx.db.withTenant(principal.tenantId, (trx) => listNamedQueries(trx, principal), { deadline: request.deadline });
-    },
+    async (request) => request.readTenant((trx, p) => listNamedQueries(trx, p)),
   );
 
   app.get(
     '/api/v3/analytics/named-query/:NamedQuery/metadata',
     { schema: { tags, summary: 'Fields of a named query with their data types and filter operations, its key and parameters', params: NameParams } },
-    async (request) => {
-      const principal = requirePrincipal(request);
-      return ctx.db.withTenant(principal.tenantId, (trx) => describeNamedQuery(trx, principal, request.params.NamedQuery), { deadline: request.deadline });
-    },
+    async (request) => request.readTenant((trx, p) => describeNamedQuery(trx, p, request.params.NamedQuery)),
   );
 
   await odataRoutes(app, ctx);

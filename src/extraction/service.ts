@@ -48,10 +48,25 @@ export async function dynamicExport(
   format: ExportFormat,
   deadline: number,
 ): Promise<NamedQueryExport> {
-  const p = await db.withTenant(principal.tenantId, (trx) => plan(trx, principal, name, body, false), { deadline });
-  const columns = p.query.isCount ? p.query.columns : p.plan.fields;
-  const { stream, rowCount } = await openExport(db, principal.tenantId, deadline, rowsQuery(p.query, p.plan, true), columns, format);
-  return { name: p.query.name, stream, columns, rowCount };
+  const planned = await db.withTenant(principal.tenantId, (trx) => plan(trx, principal, name, body, false), { deadline });
+  return exportPlanned(db, principal.tenantId, planned, format, deadline);
+}
+
+/**
+ * Streams a query planned unpaged (plan(…, false)). The stream holds its own tenant-bound connection
+ * until it is read to the end, so it cannot live inside the caller's transaction.
+ */
+export async function exportPlanned(
+  db: DatabaseHandle,
+  tenantId: string,
+  planned: { query: ResolvedQuery; plan: Plan },
+  format: ExportFormat,
+  deadline: number,
+): Promise<NamedQueryExport> {
+  const { query, plan: p } = planned;
+  const columns = query.isCount ? query.columns : p.fields;
+  const { stream, rowCount } = await openExport(db, tenantId, deadline, rowsQuery(query, p, true), columns, format);
+  return { name: query.name, stream, columns, rowCount };
 }
 
 export interface QuerySummary {

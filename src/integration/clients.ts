@@ -4,8 +4,8 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Trx } from '../platform/db/database.ts';
+import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { HttpProblem } from '../platform/http/problem.ts';
 import type { FieldDef } from './fields.ts';
 import { companyCurrency, defaultCompany, defaultPaymentCondition, defaultVat, firstPaymentCondition } from './master-data.ts';
 import type { RefDef, ResourceDef } from './resources.ts';

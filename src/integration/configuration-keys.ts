@@ -4,7 +4,7 @@
 // for a secret keeps the stored value, so a masked read can be edited and written without losing it.
 import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
-import { notFound } from '../platform/http/problem.ts';
+import { notFound } from '../platform/errors.ts';
 import { type Actor, emitWrite, upsertRow } from './upsert.ts';
 
 export const MASK = '********';

@@ -2,8 +2,8 @@
 // double, bool, DateTime, Guid). Request and response schemas, value checks and the column values of a
 // write are all derived from one table, so a field cannot be accepted by the schema and lost by the write.
 import { type TSchema, Type } from 'typebox';
+import { badRequest } from '../platform/errors.ts';
 import type { FastifyRequest } from '../platform/http/app.ts';
-import { badRequest } from '../platform/http/problem.ts';
 import { GUID_PATTERN } from '../platform/http/schemas.ts';
 
 export type Kind = 'string' | 'int' | 'double' | 'bool' | 'date' | 'guid';

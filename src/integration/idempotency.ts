@@ -8,8 +8,9 @@
 import { Type } from 'typebox';
 import { sha256 } from '../platform/auth/hashing.ts';
 import type { AppContext } from '../platform/context.ts';
-import { type FastifyReply, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
-import { badRequest, HttpProblem } from '../platform/http/problem.ts';
+import { badRequest, conflict, HttpProblem } from '../platform/errors.ts';
+import type { FastifyReply, FastifyRequest } from '../platform/http/app.ts';
+import { requirePrincipal } from '../platform/http/tenant-seam.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -129,11 +130,11 @@ async function claim(ctx: AppContext, ref: KeyRef, req: { method: string; path: 
       });
     }
     if (row.status_code === null) {
-      throw new HttpProblem(409, 'A request with this Idempotency-Key is still in progress; retry after it finishes.', { headers: { 'retry-after': '1' } });
+      throw conflict('A request with this Idempotency-Key is still in progress; retry after it finishes.', { 'retry-after': '1' });
     }
     return row;
   }
-  throw new HttpProblem(409, 'The Idempotency-Key is contended; retry shortly.', { headers: { 'retry-after': '1' } });
+  throw conflict('The Idempotency-Key is contended; retry shortly.', { 'retry-after': '1' });
 }
 
 async function release(ctx: AppContext, ref: KeyRef): Promise<void> {

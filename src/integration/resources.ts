@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
 import type { Trx } from '../platform/db/database.ts';
-import { badRequest, HttpProblem } from '../platform/http/problem.ts';
+import { badRequest, HttpProblem } from '../platform/errors.ts';
 import { columnValues, type FieldDef, GUID_PATTERN, nullable, requestProperties, responseProperties, viewOf } from './fields.ts';
 import { type Actor, emitWrite, naming, type Row, upsertRow, type WriteResult } from './upsert.ts';
 

@@ -2,10 +2,11 @@
 // thin handlers over the services. Every route authenticates with the app headers; every POST that
 // creates or updates honours Idempotency-Key; property names are matched case-insensitively.
 import { type TSchema, Type } from 'typebox';
-import { isAdministrator } from '../platform/auth/principal.ts';
+import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
-import { type App, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
-import { notFound } from '../platform/http/problem.ts';
+import type { Trx } from '../platform/db/database.ts';
+import { notFound } from '../platform/errors.ts';
+import type { App } from '../platform/http/app.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
@@ -14,7 +15,6 @@ import { IdempotencyHeaders, idempotent } from './idempotency.ts';
 import { departments, MASTER_DATA, typologies } from './master-data.ts';
 import { bodySchema, findResource, type ResourceDef, upsertResource, viewSchema } from './resources.ts';
 import { findUserTypeByName } from './service.ts';
-import { inTenantWrite } from './transaction.ts';
 import {
   EMPLOYEE_FIELDS,
   getUserByExternalId,
@@ -102,12 +102,6 @@ const unwrap = (body: Record<string, { value: unknown }>): Record<string, unknow
   Object.fromEntries(Object.entries(body).map(([name, v]) => [name, v.value]));
 
 export async function integrationRoutes(app: App, ctx: AppContext): Promise<void> {
-  // Lookups are single reads: no transaction needed (see DatabaseHandle.readAsTenant).
-  const read = <T>(request: FastifyRequest, fn: Parameters<typeof ctx.db.readAsTenant<T>>[1]): Promise<T> =>
-    ctx.db.readAsTenant(requirePrincipal(request).tenantId, fn);
-  const write = <T>(request: FastifyRequest, fn: Parameters<typeof inTenantWrite<T>>[3]): Promise<T> =>
-    inTenantWrite(ctx, requirePrincipal(request), request.deadline, fn);
-
   app.get(
     '/api/usertypes/name',
     {
@@ -119,7 +113,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
         response: { 200: UserType },
       },
     },
-    async (request) => read(request, (trx) => findUserTypeByName(trx, request.query.name)),
+    async (request) => request.readTenant((db) => findUserTypeByName(db, request.query.name), { lane: true }),
   );
 
   // Users ------------------------------------------------------------------------------------------
@@ -141,7 +135,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       },
     },
     idempotent(ctx, async (request, reply) => {
-      const { user, action } = await write(request, (trx, actor) => upsertUser(trx, actor, request.body as Record<string, unknown>));
+      const { user, action } = await request.writeTenant((trx: Trx, actor: Principal) => upsertUser(trx, actor, request.body as Record<string, unknown>));
       reply.code(action === 'Created' ? 201 : 200);
       return answer({ ...user, Action: action });
     }),
@@ -163,7 +157,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     },
     async (request) =>
       answer(
-        await write(request, (trx, actor) =>
+        await request.writeTenant((trx: Trx, actor: Principal) =>
           patchUser(trx, actor, request.params.id.toLowerCase(), unwrap(request.body as Record<string, { value: unknown }>)),
         ),
       ),
@@ -175,13 +169,13 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       config: app_,
       schema: { tags, summary: 'Look a user up by external id', querystring: ExternalIdQuery, response: { 200: User } },
     },
-    async (request) => answer(await read(request, (trx) => getUserByExternalId(trx, request.query.externalId))),
+    async (request) => answer(await request.readTenant((db) => getUserByExternalId(db, request.query.externalId), { lane: true })),
   );
 
   app.get(
     '/api/users/:id',
     { config: app_, schema: { tags, summary: 'Get a user by id', params: Type.Object({ id: Guid }), response: { 200: User } } },
-    async (request) => answer(await read(request, (trx) => getUserById(trx, request.params.id))),
+    async (request) => answer(await request.readTenant((db) => getUserById(db, request.params.id), { lane: true })),
   );
 
   app.post(
@@ -199,7 +193,9 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       },
     },
     idempotent(ctx, async (request, reply) => {
-      const { employee, action } = await write(request, (trx, actor) => upsertEmployee(trx, actor, request.body as Record<string, unknown>));
+      const { employee, action } = await request.writeTenant((trx: Trx, actor: Principal) =>
+        upsertEmployee(trx, actor, request.body as Record<string, unknown>),
+      );
       reply.code(action === 'Created' ? 201 : 200);
       return answer({ ...employee, Action: action });
     }),
@@ -218,7 +214,9 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
         schema: { tags, summary: def.summary, description: def.description, headers: IdempotencyHeaders, body, response: { 200: saved, 201: saved } },
       },
       idempotent(ctx, async (request, reply) => {
-        const { view, inserted } = await write(request, (trx, actor) => upsertResource(trx, actor, def, request.body as Record<string, unknown>));
+        const { view, inserted } = await request.writeTenant((trx: Trx, actor: Principal) =>
+          upsertResource(trx, actor, def, request.body as Record<string, unknown>),
+        );
         reply.code(inserted ? 201 : 200);
         return answer({ ...view, action: inserted ? 'Created' : 'Updated' });
       }),
@@ -242,7 +240,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       },
     },
     idempotent(ctx, async (request, reply) => {
-      const view = await write(request, (trx, actor) => associate(trx, actor, request.body));
+      const view = await request.writeTenant((trx: Trx, actor: Principal) => associate(trx, actor, request.body));
       reply.code(201);
       return answer(view);
     }),
@@ -266,11 +264,13 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     async (request) => {
       const { companyId } = request.params;
       const { externalId } = request.query;
-      const found = await read(request, (trx) =>
-        findResource(trx, departments, [
-          ['company_id', companyId],
-          ['external_id', externalId],
-        ]),
+      const found = await request.readTenant(
+        (db) =>
+          findResource(db, departments, [
+            ['company_id', companyId],
+            ['external_id', externalId],
+          ]),
+        { lane: true },
       );
       if (!found) throw notFound(`Company ${companyId} has no department with externalId "${externalId}".`);
       return answer(found);
@@ -293,11 +293,13 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     async (request) => {
       const { departmentId } = request.params;
       const { externalId } = request.query;
-      const found = await read(request, (trx) =>
-        findResource(trx, typologies, [
-          ['department_id', departmentId],
-          ['external_id', externalId],
-        ]),
+      const found = await request.readTenant(
+        (db) =>
+          findResource(db, typologies, [
+            ['department_id', departmentId],
+            ['external_id', externalId],
+          ]),
+        { lane: true },
       );
       if (!found) throw notFound(`Department ${departmentId} has no user typology with externalId "${externalId}".`);
       return answer(found);
@@ -318,10 +320,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
         response: { 200: ConfigurationKey },
       },
     },
-    async (request) => {
-      const reveal = isAdministrator(requirePrincipal(request));
-      return read(request, (trx) => getConfigurationKey(trx, ctx.box, request.params.key, reveal));
-    },
+    async (request) => request.readTenant((db, p) => getConfigurationKey(db, ctx.box, request.params.key, isAdministrator(p)), { lane: true }),
   );
 
   app.put(
@@ -340,9 +339,8 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       },
     },
     async (request, reply) => {
-      const principal = requirePrincipal(request);
-      const { view, inserted } = await write(request, (trx, actor) =>
-        putConfigurationKey(trx, actor, ctx.box, request.params.key, request.body as JsonObject, isAdministrator(principal)),
+      const { view, inserted } = await request.writeTenant((trx, p) =>
+        putConfigurationKey(trx, p, ctx.box, request.params.key, request.body as JsonObject, isAdministrator(p)),
       );
       reply.code(inserted ? 201 : 200);
       return view;

@@ -2,7 +2,7 @@
 // tenant-bound transaction and plain values; they know nothing of HTTP.
 import { sql } from 'kysely';
 import { compileOnce, type Trx } from '../platform/db/database.ts';
-import { notFound } from '../platform/http/problem.ts';
+import { notFound } from '../platform/errors.ts';
 
 // Built and compiled once: the lookup runs on every request of GET /api/usertypes/name.
 const userTypeByName = compileOnce((db) => db.selectFrom('user_types').select(['id', 'name']).where(sql`lower(name)`, '=', ''));

@@ -4,8 +4,8 @@
 // and which columns changed, which is exactly what its Created/Updated event carries.
 import { sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
+import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { HttpProblem } from '../platform/http/problem.ts';
 import { pascalCase } from './fields.ts';
 
 export type Row = Record<string, unknown>;

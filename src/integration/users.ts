@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { hashSecret } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
-import { HttpProblem, notFound } from '../platform/http/problem.ts';
+import { HttpProblem, notFound } from '../platform/errors.ts';
 import { columnValues, type FieldDef, viewOf } from './fields.ts';
 import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from './upsert.ts';
 

@@ -7,11 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { QueryBuilder, Scalar } from '../extraction/routes.ts';
 import { canonicalKeys } from '../integration/fields.ts';
-import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
-import type { Trx } from '../platform/db/database.ts';
-import { type App, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
-import { HttpProblem } from '../platform/http/problem.ts';
+import { conflict, HttpProblem } from '../platform/errors.ts';
+import type { App, FastifyRequest } from '../platform/http/app.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import {
   CONTENT_TYPES,
@@ -114,19 +112,15 @@ async function afterSave(ctx: AppContext, request: FastifyRequest, view: { tenan
 }
 
 export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
-  const inTenant = <T>(request: FastifyRequest, fn: (trx: Trx, principal: Principal) => Promise<T>): Promise<T> => {
-    const principal = requirePrincipal(request);
-    return ctx.db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: request.deadline });
-  };
   const canonical = canonicalKeys(ScheduleBody);
   const base = '/api/v3/analytics/schedules';
 
   app.get(base, { schema: { tags, summary: 'List the schedules of the tenant', response: { 200: Type.Array(Schedule) } } }, async (request) =>
-    inTenant(request, (trx) => listSchedules(trx)),
+    request.readTenant((trx) => listSchedules(trx)),
   );
 
   app.get(`${base}/:id`, { schema: { tags, summary: 'Get one schedule', params: IdParams, response: { 200: Schedule } } }, async (request) =>
-    inTenant(request, async (trx) => scheduleView(await findSchedule(trx, request.params.id))),
+    request.readTenant(async (trx) => scheduleView(await findSchedule(trx, request.params.id))),
   );
 
   app.post(
@@ -144,7 +138,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const view = await inTenant(request, (trx, principal) => createSchedule(trx, principal, request.body as ScheduleInput));
+      const view = await request.writeTenant((trx, principal) => createSchedule(trx, principal, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
       return reply.code(201).header('location', `${base}/${view.id}`).send(view);
     },
@@ -154,7 +148,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     `${base}/:id`,
     { preValidation: canonical, schema: { tags, summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } } },
     async (request) => {
-      const view = await inTenant(request, (trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body as ScheduleInput));
+      const view = await request.writeTenant((trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
       return view;
     },
@@ -164,7 +158,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     `${base}/:id`,
     { schema: { tags, summary: 'Delete a schedule, its runs and its files', params: IdParams, response: { 200: Schedule } } },
     async (request) => {
-      const { view, files } = await inTenant(request, (trx, principal) => deleteSchedule(trx, principal, request.params.id));
+      const { view, files } = await request.writeTenant((trx, principal) => deleteSchedule(trx, principal, request.params.id));
       await afterSave(ctx, request, { ...view, active: false });
       for (const f of files) await rm(path.join(ctx.config.exportsDir, f), { force: true }).catch(() => {});
       return view;
@@ -186,16 +180,15 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const principal = requirePrincipal(request);
       if (!ctx.jobs) throw new HttpProblem(503, 'Background jobs are not available in this process.');
-      const run = await inTenant(request, (trx) => startManualRun(trx, request.params.id));
-      await enqueueRun(ctx.jobs, principal.tenantId, request.params.id, run.id);
+      const { run, tenantId } = await request.writeTenant(async (trx, p) => ({ run: await startManualRun(trx, request.params.id), tenantId: p.tenantId }));
+      await enqueueRun(ctx.jobs, tenantId, request.params.id, run.id);
       const waitMs = Math.min(Number(request.query.wait ?? 10) * 1000, Math.max(0, request.deadline - Date.now() - 1000));
       const until = Date.now() + waitMs;
       let current: RunView = run;
       while (current.status === 'Running' && Date.now() < until) {
         await sleep(Math.min(100, Math.max(0, until - Date.now())));
-        current = runView(await ctx.db.readAsTenant(principal.tenantId, (trx) => findRun(trx, request.params.id, run.id)));
+        current = runView(await request.readTenant((db) => findRun(db, request.params.id, run.id), { lane: true }));
       }
       return reply
         .code(current.status === 'Running' ? 202 : 200)
@@ -207,11 +200,11 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     `${base}/:id/runs`,
     { schema: { tags, summary: 'Runs of the schedule, newest first', params: IdParams, querystring: RunsQuery, response: { 200: Type.Array(Run) } } },
-    async (request) => inTenant(request, (trx) => listRuns(trx, request.params.id, Number(request.query.skip ?? 0), Number(request.query.take ?? 50))),
+    async (request) => request.readTenant((trx) => listRuns(trx, request.params.id, Number(request.query.skip ?? 0), Number(request.query.take ?? 50))),
   );
 
   app.get(`${base}/:id/runs/:runId`, { schema: { tags, summary: 'One run of the schedule', params: RunParams, response: { 200: Run } } }, async (request) =>
-    inTenant(request, async (trx) => runView(await findRun(trx, request.params.id, request.params.runId))),
+    request.readTenant(async (trx) => runView(await findRun(trx, request.params.id, request.params.runId))),
   );
 
   app.get(
@@ -226,12 +219,12 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { run, format } = await inTenant(request, async (trx) => {
+      const { run, format } = await request.readTenant(async (trx) => {
         const schedule = await findSchedule(trx, request.params.id);
         return { run: await findRun(trx, request.params.id, request.params.runId), format: schedule.format };
       });
-      if (run.status === 'Running') throw new HttpProblem(409, 'The run has not finished yet; its file is not ready.');
-      if (run.status === 'Failed') throw new HttpProblem(409, `The run failed and produced no file: ${run.error ?? 'unknown error'}`);
+      if (run.status === 'Running') throw conflict('The run has not finished yet; its file is not ready.');
+      if (run.status === 'Failed') throw conflict(`The run failed and produced no file: ${run.error ?? 'unknown error'}`);
       if (!run.file_path || !run.file_name)
         throw new HttpProblem(410, `The file of this run was deleted by retention (${run.file_deleted_on_utc?.toISOString() ?? 'earlier'}).`);
       const file = path.join(ctx.config.exportsDir, run.file_path);

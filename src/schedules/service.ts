@@ -5,8 +5,8 @@ import type { ExecuteBody } from '../extraction/query-builder.ts';
 import { plan } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
+import { type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { type FieldError, HttpProblem, notFound } from '../platform/http/problem.ts';
 import { CronError, describeCron, nextRuns, normalizeCron, validateCron } from './cron.ts';
 
 export const DOCUMENT_TYPE = 'DataExtractionSchedule';

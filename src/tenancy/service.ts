@@ -9,8 +9,8 @@ import { hashSecret, randomToken } from '../platform/auth/hashing.ts';
 import { ADMINISTRATOR, BUILT_IN_ROLES } from '../platform/auth/roles.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
+import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { HttpProblem } from '../platform/http/problem.ts';
 
 export type TenantCredentials = {
   tenantId: string;

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
-import { badRequest, notFound } from '../platform/http/problem.ts';
+import { badRequest, notFound } from '../platform/errors.ts';
 
 export interface AttemptView {
   attempt: number;

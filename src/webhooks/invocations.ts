@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
+import { HttpProblem, notFound } from '../platform/errors.ts';
 import { TYPE_NAMESPACE } from '../platform/events/catalogue.ts';
-import { HttpProblem, notFound } from '../platform/http/problem.ts';
 
 export interface PayloadEvent {
   id: string;

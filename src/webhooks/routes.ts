@@ -1,12 +1,10 @@
 // Webhook subscription API (/api/webhook-subscriptions), invocation history, test and resend, the
 // document-type lookup and POST /api/v3/events (a custom event on a document). HTTP only.
 import { type Static, Type } from 'typebox';
-import { hasRole, type Principal } from '../platform/auth/principal.ts';
+import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
-import type { Trx } from '../platform/db/database.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { type App, type FastifyReply, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
-import { forbidden } from '../platform/http/problem.ts';
+import type { App, FastifyReply, FastifyRequest } from '../platform/http/app.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { DEFAULT_TAKE, invocationHistory, MAX_TAKE } from './history.ts';
 import { createTestInvocation, resendInvocation } from './invocations.ts';
@@ -155,15 +153,7 @@ function canonicalFilter(filter: unknown): unknown {
 }
 
 export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
-  const allowed = (request: FastifyRequest, role: string): Principal => {
-    const principal = requirePrincipal(request);
-    if (!hasRole(principal, role)) throw forbidden(role);
-    return principal;
-  };
-  const inTenant = <T>(request: FastifyRequest, role: string | null, fn: (trx: Trx, principal: Principal) => Promise<T>): Promise<T> => {
-    const principal = role ? allowed(request, role) : requirePrincipal(request);
-    return ctx.db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: request.deadline });
-  };
+  const roles = (role: string) => ({ roles: [role] });
   const subscriptionCtx = (principal: Principal) => ({
     box: ctx.box,
     allowPrivateNetworks: ctx.config.webhookAllowPrivateNetworks,
@@ -173,23 +163,27 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.get(
     '/api/webhook-subscriptions',
-    { schema: { tags, summary: 'List the webhook subscriptions of the tenant (WebhookSubscriptionGet)', response: { 200: Type.Array(Subscription) } } },
-    async (request) => answer(await inTenant(request, 'WebhookSubscriptionGet', (trx) => listSubscriptions(trx, ctx.box))),
+    {
+      config: roles('WebhookSubscriptionGet'),
+      schema: { tags, summary: 'List the webhook subscriptions of the tenant', response: { 200: Type.Array(Subscription) } },
+    },
+    async (request) => answer(await request.readTenant((trx) => listSubscriptions(trx, ctx.box))),
   );
 
   app.get(
     '/api/webhook-subscriptions/:id',
-    { schema: { tags, summary: 'Get one webhook subscription (WebhookSubscriptionGet)', params: IdParams, response: { 200: Subscription } } },
-    async (request) => answer(await inTenant(request, 'WebhookSubscriptionGet', (trx) => getSubscription(trx, ctx.box, request.params.id))),
+    { config: roles('WebhookSubscriptionGet'), schema: { tags, summary: 'Get one webhook subscription', params: IdParams, response: { 200: Subscription } } },
+    async (request) => answer(await request.readTenant((trx) => getSubscription(trx, ctx.box, request.params.id))),
   );
 
   app.post(
     '/api/webhook-subscriptions',
     {
+      config: roles('WebhookSubscriptionCreate'),
       preValidation: canonicalBody,
       schema: {
         tags,
-        summary: 'Create a webhook subscription (WebhookSubscriptionCreate)',
+        summary: 'Create a webhook subscription',
         description: 'Without a Secret one is generated (whsec_…) and answered, so that every delivery is signed.',
         body: SubscriptionBody,
         response: { 201: Subscription },
@@ -197,9 +191,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (request, reply) => {
       const body = request.body as Static<typeof SubscriptionBody>;
-      const created = await inTenant(request, 'WebhookSubscriptionCreate', (trx, p) =>
-        createSubscription(trx, p.tenantId, body as SubscriptionInput, subscriptionCtx(p)),
-      );
+      const created = await request.writeTenant((trx, p) => createSubscription(trx, p.tenantId, body as SubscriptionInput, subscriptionCtx(p)));
       reply.code(201).header('location', `/api/webhook-subscriptions/${created.id}`);
       return answer(created);
     },
@@ -208,10 +200,11 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
   app.put(
     '/api/webhook-subscriptions/:id',
     {
+      config: roles('WebhookSubscriptionWrite'),
       preValidation: canonicalBody,
       schema: {
         tags,
-        summary: 'Replace a webhook subscription (WebhookSubscriptionWrite)',
+        summary: 'Replace a webhook subscription',
         params: IdParams,
         body: SubscriptionBody,
         response: { 200: Subscription },
@@ -219,31 +212,31 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (request) =>
       answer(
-        await inTenant(request, 'WebhookSubscriptionWrite', (trx, p) =>
-          updateSubscription(trx, p.tenantId, request.params.id, request.body as SubscriptionInput, subscriptionCtx(p)),
-        ),
+        await request.writeTenant((trx, p) => updateSubscription(trx, p.tenantId, request.params.id, request.body as SubscriptionInput, subscriptionCtx(p))),
       ),
   );
 
   app.delete(
     '/api/webhook-subscriptions/:id',
     {
+      config: roles('WebhookSubscriptionDelete'),
       schema: {
         tags,
-        summary: 'Delete a webhook subscription and its invocation history (WebhookSubscriptionDelete)',
+        summary: 'Delete a webhook subscription and its invocation history',
         params: IdParams,
         response: { 200: Subscription },
       },
     },
-    async (request) => answer(await inTenant(request, 'WebhookSubscriptionDelete', (trx) => deleteSubscription(trx, ctx.box, request.params.id))),
+    async (request) => answer(await request.writeTenant((trx) => deleteSubscription(trx, ctx.box, request.params.id))),
   );
 
   app.get(
     '/api/webhook-subscriptions/:id/invocation-history',
     {
+      config: roles('WebhookSubscriptionGet'),
       schema: {
         tags,
-        summary: 'Invocations of a subscription, newest first, with every attempt (WebhookSubscriptionGet)',
+        summary: 'Invocations of a subscription, newest first, with every attempt',
         description:
           'take defaults to 100 (at most 1000). When more remain, the X-Continuation-Token header (and Link rel="next") carries the token of the next page; ' +
           'send it back as continuationToken with the same date limits.',
@@ -253,7 +246,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { items, continuationToken } = await inTenant(request, 'WebhookSubscriptionGet', (trx) =>
+      const { items, continuationToken } = await request.readTenant((trx) =>
         invocationHistory(trx, ctx.box, request.params.id, { ...request.query, take: request.query.take ? Number(request.query.take) : undefined }),
       );
       if (continuationToken) {
@@ -270,17 +263,16 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/webhook-subscriptions/:id/test',
     {
+      config: roles('WebhookSubscriptionWrite'),
       schema: {
         tags,
-        summary: 'Send a test event (action "test") to the subscription (WebhookSubscriptionWrite)',
+        summary: 'Send a test event (action "test") to the subscription',
         params: IdParams,
         response: { 202: Queued },
       },
     },
     async (request, reply) => {
-      const id = await inTenant(request, 'WebhookSubscriptionWrite', (trx, p) =>
-        createTestInvocation(trx, p.tenantId, request.params.id, ctx.config.publicUrl),
-      );
+      const id = await request.writeTenant((trx, p) => createTestInvocation(trx, p.tenantId, request.params.id, ctx.config.publicUrl));
       reply.code(202);
       return { invocationId: id, webhookId: id, status: 'Pending' as const };
     },
@@ -289,15 +281,16 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/webhook-subscriptions/:id/invocations/:invocationId/resend',
     {
+      config: roles('WebhookSubscriptionWrite'),
       schema: {
         tags,
-        summary: 'Deliver an invocation again, with the same webhook-id and a fresh retry schedule (WebhookSubscriptionWrite)',
+        summary: 'Deliver an invocation again, with the same webhook-id and a fresh retry schedule',
         params: Type.Object({ id: Guid, invocationId: Guid }),
         response: { 202: Queued },
       },
     },
     async (request, reply) => {
-      await inTenant(request, 'WebhookSubscriptionWrite', (trx) => resendInvocation(trx, request.params.id, request.params.invocationId));
+      await request.writeTenant((trx) => resendInvocation(trx, request.params.id, request.params.invocationId));
       reply.code(202);
       return { invocationId: request.params.invocationId, webhookId: request.params.invocationId, status: 'Pending' as const };
     },
@@ -312,7 +305,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
         response: { 200: Type.Array(DocumentType) },
       },
     },
-    async (request) => ctx.db.readAsTenant(requirePrincipal(request).tenantId, (trx) => documentTypes(trx)),
+    async (request) => request.readTenant((db) => documentTypes(db), { lane: true }),
   );
 
   app.post(
@@ -329,7 +322,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (request, reply) => {
       const body = request.body;
-      const raised = await inTenant(request, null, async (trx, p) => {
+      const raised = await request.writeTenant(async (trx, p) => {
         const documentType = await resolveDocumentType(trx, body.documentType, '/body/documentType');
         const actionType = canonicalActionType(body.actionType);
         await appendEvent(trx, {

@@ -3,8 +3,8 @@
 import { sql } from 'kysely';
 import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
+import { type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
 import { ACTION_TYPES } from '../platform/events/catalogue.ts';
-import { type FieldError, HttpProblem, notFound } from '../platform/http/problem.ts';
 import { type DetailFilter, parsePath } from './match.ts';
 import { literalHostProblem } from './outbound.ts';
 import { generateSecret, secretProblem } from './sign.ts';

@@ -1,6 +1,6 @@
 // OData v4 $filter -> the query builder's DevExtreme filter, so both feeds share one compiler and one
 // set of semantics: eq ne gt ge lt le, and or not, parentheses, contains/startswith/endswith, null.
-import { badRequest } from '../../platform/http/problem.ts';
+import { badRequest } from '../../platform/errors.ts';
 
 type Token = { kind: 'lparen' | 'rparen' | 'comma' } | { kind: 'string'; value: string } | { kind: 'word'; value: string };
 

@@ -5,8 +5,8 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { type App, requirePrincipal } from '../../platform/http/app.ts';
-import { HttpProblem } from '../../platform/http/problem.ts';
+import { HttpProblem } from '../../platform/errors.ts';
+import type { App } from '../../platform/http/app.ts';
 import { TIMEOUT_ADVICE } from '../service.ts';
 import { csdl } from './model.ts';
 import { entityModels, ODATA_PAGE_SIZE, type ODataOptions, readEntitySet } from './service.ts';
@@ -47,8 +47,7 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
   const headers = { 'odata-version': '4.0' };
 
   app.get('/odata/v4', { schema: { tags, summary: 'OData service document' }, config: odataConfig, onRequest }, async (request, reply) => {
-    const principal = requirePrincipal(request);
-    const models = await ctx.db.withTenant(principal.tenantId, (trx) => entityModels(trx, principal), { deadline: request.deadline });
+    const models = await request.readTenant((trx, p) => entityModels(trx, p));
     reply.headers(headers).type('application/json; odata.metadata=minimal');
     return {
       '@odata.context': `${serviceRoot(request)}/$metadata`,
@@ -57,8 +56,7 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
   });
 
   app.get('/odata/v4/$metadata', { schema: { tags, summary: 'OData CSDL of every entity set' }, config: odataConfig, onRequest }, async (request, reply) => {
-    const principal = requirePrincipal(request);
-    const models = await ctx.db.withTenant(principal.tenantId, (trx) => entityModels(trx, principal), { deadline: request.deadline });
+    const models = await request.readTenant((trx, p) => entityModels(trx, p));
     reply.headers(headers).type('application/xml');
     return csdl(models);
   });
@@ -89,16 +87,13 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
       onRequest,
     },
     async (request, reply) => {
-      const principal = requirePrincipal(request);
       const q = request.query as ODataOptions & Record<string, string | undefined>;
       for (const option of ['$expand', '$apply', '$search', '$compute']) {
         if (q[option] !== undefined) throw new HttpProblem(501, `${option} is not supported by this feed.`);
       }
       const preferred = /odata\.maxpagesize=(\d+)/i.exec(String(request.headers.prefer ?? ''));
       const pageSize = preferred ? Math.max(1, Math.min(ODATA_PAGE_SIZE, Number(preferred[1]))) : ODATA_PAGE_SIZE;
-      const page = await ctx.db.withTenant(principal.tenantId, (trx) => readEntitySet(trx, principal, request.params.entitySet, q, pageSize), {
-        deadline: request.deadline,
-      });
+      const page = await request.readTenant((trx, p) => readEntitySet(trx, p, request.params.entitySet, q, pageSize));
       const root = serviceRoot(request);
       const body: Record<string, unknown> = { '@odata.context': `${root}/$metadata#${page.model.entitySet}` };
       if (String(q.$count).toLowerCase() === 'true') body['@odata.count'] = page.count;
@@ -124,15 +119,8 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
       onRequest,
     },
     async (request, reply) => {
-      const principal = requirePrincipal(request);
       const q = request.query as ODataOptions;
-      const page = await ctx.db.withTenant(
-        principal.tenantId,
-        (trx) => readEntitySet(trx, principal, request.params.entitySet, { $filter: q.$filter, $top: '0' }, 1),
-        {
-          deadline: request.deadline,
-        },
-      );
+      const page = await request.readTenant((trx, p) => readEntitySet(trx, p, request.params.entitySet, { $filter: q.$filter, $top: '0' }, 1));
       reply.headers(headers).type('text/plain');
       return String(page.count);
     },

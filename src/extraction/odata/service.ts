@@ -4,7 +4,7 @@ import { listTables } from '../../custom-tables/catalogue.ts';
 import { NAMED_QUERY_PREFIX } from '../../custom-tables/extraction.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
-import { badRequest, HttpProblem, notFound } from '../../platform/http/problem.ts';
+import { badRequest, HttpProblem, notFound } from '../../platform/errors.ts';
 import { CATALOGUE } from '../definition.ts';
 import { definitionOf } from '../resolve.ts';
 import { dynamicExecute, plan } from '../service.ts';

@@ -2,8 +2,9 @@
 // POST /api/auth/token/refresh.
 import { Type } from 'typebox';
 import type { AppContext } from '../context.ts';
-import { type App, requirePrincipal } from '../http/app.ts';
-import { badRequest } from '../http/problem.ts';
+import { badRequest } from '../errors.ts';
+import type { App } from '../http/app.ts';
+import { requirePrincipal } from '../http/tenant-seam.ts';
 import type { LoginBody } from './service.ts';
 
 const TokenResponse = Type.Object({

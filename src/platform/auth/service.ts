@@ -4,8 +4,8 @@ import { jwtVerify, SignJWT } from 'jose';
 import { sql } from 'kysely';
 import type { DatabaseHandle, Trx } from '../db/database.ts';
 import { isUuid } from '../db/database.ts';
+import { unauthorized } from '../errors.ts';
 import { appendEvent } from '../events/outbox.ts';
-import { HttpProblem } from '../http/problem.ts';
 import { DUMMY_HASH, randomToken, type SecretBox, sha256, verifySecret } from './hashing.ts';
 import type { Principal } from './principal.ts';
 import { ADMINISTRATOR } from './roles.ts';
@@ -38,9 +38,6 @@ interface UserRow {
   is_active: boolean;
   password_hash: string | null;
 }
-
-/** The same answer for every credential failure, so a caller learns nothing about what exists. */
-export const unauthorized = (detail = 'Missing or invalid credentials.'): HttpProblem => new HttpProblem(401, detail);
 
 class TtlCache<V> {
   readonly #map = new Map<string, { value: V; expires: number }>();

@@ -6,12 +6,13 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController, type RouteOptions } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
-import { unauthorized } from '../auth/service.ts';
 import type { AppContext } from '../context.ts';
+import { HttpProblem, unauthorized } from '../errors.ts';
 import { sendProblem, toProblem } from './errors.ts';
 import { Metrics } from './metrics.ts';
-import { HttpProblem, ProblemSchema } from './problem.ts';
+import { ProblemSchema } from './problem.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { registerTenantSeam, rolesOf } from './tenant-seam.ts';
 
 /** How a route authenticates. `appOrToken` is the default for every /api route. */
 export type AuthMode = 'none' | 'app' | 'token' | 'appOrToken' | 'admin';
@@ -43,15 +44,12 @@ export interface RouteInfo {
   method: string;
   url: string;
   auth: AuthMode;
+  /** Static roles from `config.roles` (any one of them). */
+  roles: readonly string[];
 }
 
 const ERROR_STATUSES = ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '504'];
 const { $id: _problemId, ...problemSchemaInline } = ProblemSchema as typeof ProblemSchema & { $id?: string };
-
-export function requirePrincipal(request: FastifyRequest): Principal {
-  if (!request.principal) throw unauthorized();
-  return request.principal;
-}
 
 export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => Promise<void>): Promise<App> {
   const { config } = ctx;
@@ -78,6 +76,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   app.decorate('routeList', routes);
   app.decorateRequest('principal', null);
   app.decorateRequest('deadline', 0);
+  registerTenantSeam(app, ctx.db);
 
   await app.register(swagger, {
     openapi: {
@@ -108,7 +107,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     route.config = { ...(route.config ?? {}), auth };
     if (isDocs) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const m of methods) if (m !== 'HEAD') routes.push({ method: m, url, auth });
+    for (const m of methods) if (m !== 'HEAD') routes.push({ method: m, url, auth, roles: rolesOf(route) });
     const schema = (route.schema ?? {}) as Record<string, unknown>;
     const response = { ...((schema.response as Record<string, unknown>) ?? {}) };
     for (const status of ERROR_STATUSES) if (!(status in response)) response[status] = { ...problemSchemaInline, description: 'Problem details' };

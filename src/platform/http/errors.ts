@@ -1,6 +1,7 @@
 // Maps every failure (ours, Fastify's, PostgreSQL's) to a problem+json answer; nothing escapes as a bare 500.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { type FieldError, HttpProblem, titleFor, typeFor } from './problem.ts';
+import { type FieldError, HttpProblem } from '../errors.ts';
+import { titleFor, typeFor } from './problem.ts';
 
 interface PgError extends Error {
   code?: string;

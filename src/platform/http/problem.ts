@@ -1,4 +1,5 @@
-// RFC 9457 problem details: the one shape of every error Atrium answers.
+// RFC 9457 problem details on the wire: the one shape of every error Atrium answers (the thrown
+// type is HttpProblem in src/platform/errors.ts).
 import { Type } from 'typebox';
 
 const TITLES: Record<number, string> = {
@@ -18,32 +19,6 @@ const TITLES: Record<number, string> = {
   504: 'Gateway Timeout',
 };
 
-export interface FieldError {
-  /** JSON path of the offending value, e.g. `/queryBuilder/filters/0`. */
-  path: string;
-  message: string;
-}
-
-export class HttpProblem extends Error {
-  readonly status: number;
-  readonly errors: FieldError[] | undefined;
-  readonly extra: Record<string, unknown>;
-  readonly headers: Record<string, string>;
-
-  constructor(
-    status: number,
-    detail: string,
-    opts: { errors?: FieldError[]; extra?: Record<string, unknown>; headers?: Record<string, string>; title?: string } = {},
-  ) {
-    super(detail);
-    this.status = status;
-    this.errors = opts.errors;
-    this.extra = opts.extra ?? {};
-    this.headers = opts.headers ?? {};
-    if (opts.title) this.extra.title = opts.title;
-  }
-}
-
 export const titleFor = (status: number): string => TITLES[status] ?? 'Error';
 
 export const typeFor = (status: number): string => `https://atrium.dev/problems/${status}`;
@@ -60,7 +35,3 @@ export const ProblemSchema = Type.Object(
   },
   { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
 );
-
-export const badRequest = (detail: string, errors?: FieldError[]): HttpProblem => new HttpProblem(400, detail, { errors });
-export const notFound = (detail: string): HttpProblem => new HttpProblem(404, detail);
-export const forbidden = (role: string): HttpProblem => new HttpProblem(403, `This operation requires the role ${role}.`, { extra: { requiredRole: role } });

@@ -1,0 +1,77 @@
+// The one way routes reach tenant data: request.readTenant and request.writeTenant, bound to the
+// authenticated principal's tenant and the request's deadline; and the static roles a route declares in
+// `config.roles`, checked in one hook and shown in the route's OpenAPI description.
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { hasRole, type Principal } from '../auth/principal.ts';
+import { retryOnConflict } from '../db/conflict-retry.ts';
+import type { DatabaseHandle, Trx } from '../db/database.ts';
+import { forbidden, unauthorized } from '../errors.ts';
+
+export interface ReadOptions {
+  /**
+   * A single short lookup (one SELECT, or a few independent ones, with statement texts written in code):
+   * runs on a pipelined read lane without a transaction (DatabaseHandle.readAsTenant, decision 0010).
+   * Without it the read is one transaction: one snapshot, the request's deadline, cursors and row locks
+   * (custom-table reads hold FOR SHARE on the table's definition, which READ ONLY would refuse).
+   */
+  lane?: boolean;
+}
+
+export interface WriteOptions {
+  /** false when `fn` cannot run twice, e.g. it consumes the request body as a stream. */
+  retry?: boolean;
+}
+
+type TenantWork<T> = (trx: Trx, principal: Principal) => Promise<T>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Static roles the route needs: any one of them (Administrator has every role). */
+    roles?: readonly string[];
+  }
+  interface FastifyRequest {
+    /** Reads of the principal's tenant; see ReadOptions for lane or transaction. */
+    readTenant<T>(fn: TenantWork<T>, opts?: ReadOptions): Promise<T>;
+    /** One transaction of the principal's tenant, bounded by the request's deadline and run again on a concurrency conflict. */
+    writeTenant<T>(fn: TenantWork<T>, opts?: WriteOptions): Promise<T>;
+  }
+}
+
+export function requirePrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}
+
+/** Decorates requests with the seam and checks `config.roles`; call before any route is added. */
+export function registerTenantSeam(app: FastifyInstance<any, any, any, any, any>, db: DatabaseHandle): void {
+  app.decorateRequest('readTenant', function readTenant<T>(this: FastifyRequest, fn: TenantWork<T>, opts: ReadOptions = {}): Promise<T> {
+    const principal = requirePrincipal(this);
+    if (opts.lane) return db.readAsTenant(principal.tenantId, (trx) => fn(trx, principal));
+    return db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: this.deadline });
+  });
+
+  app.decorateRequest('writeTenant', function writeTenant<T>(this: FastifyRequest, fn: TenantWork<T>, opts: WriteOptions = {}): Promise<T> {
+    const principal = requirePrincipal(this);
+    const deadline = this.deadline;
+    const once = () => db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline });
+    return opts.retry === false ? once() : retryOnConflict(once, deadline);
+  });
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const roles = rolesOf(route);
+    if (!roles.length) return;
+    const schema = (route.schema ?? {}) as { description?: string };
+    const line = `Roles: ${roles.join(' or ')}${roles.includes('Administrator') ? '' : ' (or Administrator)'}.`;
+    route.schema = { ...schema, description: schema.description ? `${schema.description}\n\n${line}` : line };
+  });
+
+  // After validation, as the role checks inside the handlers were, so a request keeps the same answer.
+  app.addHook('preHandler', async (request) => {
+    const roles = request.routeOptions.config.roles;
+    if (!roles?.length) return;
+    const principal = requirePrincipal(request);
+    if (!roles.some((role) => hasRole(principal, role))) throw forbidden(roles);
+  });
+}
+
+export const rolesOf = (route: Pick<RouteOptions, 'config'>): readonly string[] => (route.config as { roles?: readonly string[] } | undefined)?.roles ?? [];
