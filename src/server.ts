@@ -21,12 +21,13 @@ import { type App, buildApp } from './platform/http/app.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { Jobs } from './platform/jobs/jobs.ts';
 import { defineMaintenance } from './platform/jobs/maintenance.ts';
+import { createLogger } from './platform/log.ts';
 import { adminRoutes } from './platform/tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './platform/tenancy/service.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
-import { webhookRoutes } from './webhooks/routes.ts';
-import { defineWebhooks } from './webhooks/worker.ts';
+import { webhookRoutes } from './webhooks/api/routes.ts';
+import { defineWebhooks } from './webhooks/delivery/start.ts';
 
 export type Log = (line: string) => void;
 
@@ -89,7 +90,7 @@ export async function loadSecretKey(config: Config, log: Log): Promise<Buffer> {
 export function createContext(config: Config, db: DatabaseHandle, key: Buffer): AppContext {
   const box = new SecretBox(key);
   const auth = new AuthService(db, box, config);
-  return { config, db, box, auth, jobs: null };
+  return { config, db, box, auth, log: createLogger(config), jobs: null };
 }
 
 /** Every surface's routes; a new surface adds one line here. */

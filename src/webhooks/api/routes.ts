@@ -1,16 +1,16 @@
 // Webhook subscription API (/api/webhook-subscriptions), invocation history, test and resend, the
 // document-type lookup and POST /api/v3/events (a custom event on a document). HTTP only.
 import { type Static, Type } from 'typebox';
-import { hasRole, type Principal } from '../platform/auth/principal.ts';
-import type { AppContext } from '../platform/context.ts';
-import type { Trx } from '../platform/db/database.ts';
-import { appendEvent } from '../platform/events/outbox.ts';
-import { type App, type FastifyReply, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
-import { forbidden } from '../platform/http/problem.ts';
-import { Guid, nullable } from '../platform/http/schemas.ts';
+import { hasRole, type Principal } from '../../platform/auth/principal.ts';
+import type { AppContext } from '../../platform/context.ts';
+import type { Trx } from '../../platform/db/database.ts';
+import { appendEvent } from '../../platform/events/outbox.ts';
+import { type App, type FastifyReply, type FastifyRequest, requirePrincipal } from '../../platform/http/app.ts';
+import { forbidden } from '../../platform/http/problem.ts';
+import { Guid, nullable } from '../../platform/http/schemas.ts';
+import { createTestInvocation, resendInvocation } from '../invocations.ts';
+import { FILTER_CONDITIONS, GROUP_CONDITIONS } from '../match.ts';
 import { DEFAULT_TAKE, invocationHistory, MAX_TAKE } from './history.ts';
-import { createTestInvocation, resendInvocation } from './invocations.ts';
-import { FILTER_CONDITIONS, GROUP_CONDITIONS } from './match.ts';
 import {
   canonicalActionType,
   createSubscription,
