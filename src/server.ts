@@ -28,6 +28,7 @@ import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
 import { webhookRoutes } from './webhooks/api/routes.ts';
 import { defineWebhooks } from './webhooks/delivery/start.ts';
+import { sweepExpired } from './webhooks/retention.ts';
 
 export type Log = (line: string) => void;
 
@@ -106,7 +107,13 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
 }
 
 export function defineQueues(jobs: Jobs, ctx: AppContext): void {
-  defineMaintenance(jobs, ctx.db);
+  const retentionLog = ctx.log.child({ component: 'retention' });
+  defineMaintenance(jobs, ctx.db, [
+    async () => {
+      const swept = await sweepExpired(ctx.db.kysely, { retentionMs: ctx.config.eventRetentionMs });
+      if (swept.events + swept.invocations > 0 || !swept.complete) retentionLog.info(swept, 'deleted events and webhook history past ATRIUM_EVENT_RETENTION');
+    },
+  ]);
   defineWebhooks(jobs, ctx);
   defineSchedules(jobs, ctx);
 }
