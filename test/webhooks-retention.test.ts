@@ -200,3 +200,36 @@ test('deliveries go on while the sweep deletes a large backlog', async () => {
     await w.stop();
   }
 });
+
+test('the maintenance job runs the sweep with ATRIUM_EVENT_RETENTION', async () => {
+  // A server of its own that works jobs (the worker and pg-boss), with a retention of an hour.
+  const full = await startTestServer({ ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ATRIUM_EVENT_RETENTION: '1h' });
+  const fullPool = new pg.Pool({ connectionString: full.databaseUrl, max: 1 });
+  try {
+    const tenant = await full.createTenant('Maintenance Agency');
+    const h = appHeaders(tenant);
+    const sub = await createSubscription(full, h, { Url: receiver.url, ActionType: 'Ok', DocumentType: DELIVERABLE_TYPE });
+    const old = (await raiseEvent(full, h, 'Ok')).id;
+    const recent = (await raiseEvent(full, h, 'Ok')).id;
+    await waitForHistory(full, h, sub.id, (items) => items.length === 2 && items.every((i) => i.status === 'Succeeded'));
+    await fullPool.query(`update events set occurred_on_utc = now() - interval '2 hours' where id = $1`, [old]);
+    await fullPool.query(
+      `update webhook_invocations set created_on_utc = now() - interval '2 hours', completed_on_utc = now() - interval '2 hours' where event_id = $1`,
+      [old],
+    );
+
+    const exists = async (id: string) => (await fullPool.query('select count(*)::int as n from events where id = $1', [id])).rows[0].n === 1;
+    await full.runtime.jobs.send('platform-maintenance', {});
+    const until = Date.now() + 30_000;
+    while ((await exists(old)) && Date.now() < until) await sleep(200);
+    assert.equal(await exists(old), false, 'the old event is swept');
+    assert.equal(await exists(recent), true, 'the recent one stays');
+    assert.deepEqual(
+      (await history(full, h, sub.id)).map((i) => i.eventId),
+      [recent],
+    );
+  } finally {
+    await fullPool.end();
+    await full.close();
+  }
+});
