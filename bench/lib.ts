@@ -81,3 +81,51 @@ export const median = (xs: number[]): number => {
 };
 
 export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/** A webhook receiver in its own process: answers 200 to every POST and notes when each payload (detail.i) arrived. */
+const RECEIVER = `
+import http from 'node:http';
+const recv = new Map();
+const now = () => performance.timeOrigin + performance.now();
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    if (req.method === 'GET') {
+      // Polls ask for the count only: serialising every time on each poll would load the receiver
+      // (and so the measurement) while Atrium delivers, and not during the bare loop.
+      const body = JSON.stringify(req.url === '/times' ? { count: recv.size, times: Object.fromEntries(recv) } : { count: recv.size });
+      if (req.url === '/reset') recv.clear();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      return;
+    }
+    const payload = JSON.parse(Buffer.concat(chunks).toString());
+    if (!recv.has(payload.detail.i)) recv.set(payload.detail.i, now());
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
+`;
+
+export async function startReceiver(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve) => child.stdout?.once('data', (d) => resolve(String(d).trim())));
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+export const now = (): number => performance.timeOrigin + performance.now();
+
+export async function receiverState(url: string, what: 'count' | 'reset' | 'times' = 'count'): Promise<{ count: number; times: Record<string, number> }> {
+  return (await fetch(`${url}/${what}`)).json() as Promise<{ count: number; times: Record<string, number> }>;
+}
+
+export async function waitForCount(url: string, count: number, timeoutMs = 600_000): Promise<{ count: number; times: Record<string, number> }> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await receiverState(url);
+    if (s.count >= count) return receiverState(url, 'times');
+    if (Date.now() > until) throw new Error(`receiver got ${s.count} of ${count}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -6,13 +6,12 @@
 // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there)
 // Besides the rates it prints the CPU time each process spent per delivery (server, PostgreSQL, receiver,
 // the benchmark itself), which says where a delivery's cost lies on this shared 2-core machine.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { Agent } from 'undici';
-import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts';
+import { benchDatabase, fmt, median, now, receiverState, runCli, startReceiver, startServerProcess, waitForCount } from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -20,54 +19,6 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const RATE = 100;
 const LATENCY_SECONDS = 10;
 const DELIVERABLE = 'Skill.Module.BusinessObjects.Deliverable';
-
-/** The receiver: answers 200 to every POST and notes when each payload (detail.i) arrived. */
-const RECEIVER = `
-import http from 'node:http';
-const recv = new Map();
-const now = () => performance.timeOrigin + performance.now();
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    if (req.method === 'GET') {
-      // Polls ask for the count only: serialising every time on each poll would load the receiver
-      // (and so the measurement) while Atrium delivers, and not during the bare loop.
-      const body = JSON.stringify(req.url === '/times' ? { count: recv.size, times: Object.fromEntries(recv) } : { count: recv.size });
-      if (req.url === '/reset') recv.clear();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-      return;
-    }
-    const payload = JSON.parse(Buffer.concat(chunks).toString());
-    if (!recv.has(payload.detail.i)) recv.set(payload.detail.i, now());
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-  });
-});
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));
-`;
-
-async function startReceiver(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout?.once('data', (d) => resolve(String(d).trim())));
-  return { child, url: `http://127.0.0.1:${port}` };
-}
-
-const now = () => performance.timeOrigin + performance.now();
-
-async function receiverState(url: string, what: 'count' | 'reset' | 'times' = 'count'): Promise<{ count: number; times: Record<string, number> }> {
-  return (await fetch(`${url}/${what}`)).json() as Promise<{ count: number; times: Record<string, number> }>;
-}
-
-async function waitForCount(url: string, count: number, timeoutMs = 600_000): Promise<{ count: number; times: Record<string, number> }> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const s = await receiverState(url);
-    if (s.count >= count) return receiverState(url, 'times');
-    if (Date.now() > until) throw new Error(`receiver got ${s.count} of ${count}`);
-    await sleep(50);
-  }
-}
 
 /** CPU seconds so far of this process's descendants, by role (exited PostgreSQL backends count in the postmaster's). */
 function cpuSeconds(roles: Record<number, string>): Record<string, number> {

@@ -27,6 +27,8 @@ export interface Config {
   /** A subscription whose every delivery has failed for this long is set inactive. */
   webhookDisableAfterMs: number;
   webhookConcurrency: number;
+  /** Delivered events and settled invocations (with their attempts) older than this are deleted by the maintenance job. */
+  eventRetentionMs: number;
   /** Where scheduled-extraction files live (default DATA_DIR/exports); every process must see the same folder. */
   exportsDir: string;
   /** Files kept per schedule; older ones are deleted after each run. */
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookLegacySecretHeader: boolVar(env, 'ATRIUM_WEBHOOK_LEGACY_SECRET_HEADER', true, problems),
     webhookDisableAfterMs: durationVar(env, 'ATRIUM_WEBHOOK_DISABLE_AFTER', 5 * 86_400_000, 1000, 365 * 86_400_000, problems),
     webhookConcurrency: intVar(env, 'ATRIUM_WEBHOOK_CONCURRENCY', 32, 1, 1024, problems),
+    eventRetentionMs: durationVar(env, 'ATRIUM_EVENT_RETENTION', 30 * 86_400_000, 60_000, 3650 * 86_400_000, problems),
     exportsDir: '',
     exportRetention: intVar(env, 'ATRIUM_EXPORT_RETENTION', 30, 1, 100_000, problems),
     scheduleRunTimeoutMs: durationVar(env, 'ATRIUM_SCHEDULE_RUN_TIMEOUT', 3_600_000, 1000, 7 * 86_400_000, problems),

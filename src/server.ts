@@ -21,12 +21,14 @@ import { type App, buildApp } from './platform/http/app.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { Jobs } from './platform/jobs/jobs.ts';
 import { defineMaintenance } from './platform/jobs/maintenance.ts';
+import { createLogger } from './platform/log.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
 import { adminRoutes } from './tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './tenancy/service.ts';
-import { webhookRoutes } from './webhooks/routes.ts';
-import { defineWebhooks } from './webhooks/worker.ts';
+import { webhookRoutes } from './webhooks/api/routes.ts';
+import { defineWebhooks } from './webhooks/delivery/start.ts';
+import { sweepExpired } from './webhooks/retention.ts';
 
 export type Log = (line: string) => void;
 
@@ -89,7 +91,7 @@ export async function loadSecretKey(config: Config, log: Log): Promise<Buffer> {
 export function createContext(config: Config, db: DatabaseHandle, key: Buffer): AppContext {
   const box = new SecretBox(key);
   const auth = new AuthService(db, box, config);
-  return { config, db, box, auth, jobs: null };
+  return { config, db, box, auth, log: createLogger(config), jobs: null };
 }
 
 /** Every surface's routes; a new surface adds one line here. */
@@ -105,7 +107,13 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
 }
 
 export function defineQueues(jobs: Jobs, ctx: AppContext): void {
-  defineMaintenance(jobs, ctx.db);
+  const retentionLog = ctx.log.child({ component: 'retention' });
+  defineMaintenance(jobs, ctx.db, [
+    async () => {
+      const swept = await sweepExpired(ctx.db.kysely, { retentionMs: ctx.config.eventRetentionMs });
+      if (swept.events + swept.invocations > 0 || !swept.complete) retentionLog.info(swept, 'deleted events and webhook history past ATRIUM_EVENT_RETENTION');
+    },
+  ]);
   defineWebhooks(jobs, ctx);
   defineSchedules(jobs, ctx);
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { WebhookWorker } from '../src/webhooks/deliver.ts';
+import { WebhookWorker } from '../src/webhooks/delivery/worker.ts';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 import { createSubscription, DELIVERABLE_TYPE, history, type Receiver, raiseEvent, startReceiver, USER_TYPE, waitForHistory } from './webhooks-helpers.ts';
 

@@ -4,12 +4,15 @@ import type { SecretBox } from './auth/hashing.ts';
 import type { AuthService } from './auth/service.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import type { Jobs } from './jobs/jobs.ts';
+import type { Logger } from './log.ts';
 
 export interface AppContext {
   config: Config;
   db: DatabaseHandle;
   auth: AuthService;
   box: SecretBox;
+  /** Logs work outside requests; each part takes a child ({ component }). */
+  log: Logger;
   /** Background jobs (pg-boss); null in one-off CLI commands. */
   jobs: Jobs | null;
 }

@@ -57,10 +57,8 @@ async function reconcile(jobs: Jobs, db: DatabaseHandle): Promise<void> {
 }
 
 export function defineSchedules(jobs: Jobs, ctx: AppContext): void {
-  const verbose = ['trace', 'debug', 'info'].includes(ctx.config.logLevel);
-  const log = (line: string) => {
-    if (verbose) process.stderr.write(`${JSON.stringify({ level: 30, time: Date.now(), msg: line })}\n`);
-  };
+  const logger = ctx.log.child({ component: 'schedules' });
+  const log = (line: string) => logger.info(line);
   const mailer = new Mailer(ctx.config);
   const runner = new Runner({ db: ctx.db, config: ctx.config, mailer, log });
 

@@ -1,13 +1,13 @@
 // Webhook subscriptions of a tenant: validation of the spec's body, storage with the Secret sealed
 // by the app's SecretBox, and the subscription view the API answers.
 import { sql } from 'kysely';
-import type { SecretBox } from '../platform/auth/hashing.ts';
-import type { Trx } from '../platform/db/database.ts';
-import { type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
-import { ACTION_TYPES } from '../platform/events/catalogue.ts';
-import { type DetailFilter, parsePath } from './match.ts';
-import { literalHostProblem } from './outbound.ts';
-import { generateSecret, secretProblem } from './sign.ts';
+import type { SecretBox } from '../../platform/auth/hashing.ts';
+import type { Trx } from '../../platform/db/database.ts';
+import { type FieldError, HttpProblem, notFound } from '../../platform/errors.ts';
+import { ACTION_TYPES } from '../../platform/events/catalogue.ts';
+import { type DetailFilter, parsePath } from '../match.ts';
+import { literalHostProblem } from '../outbound.ts';
+import { generateSecret, secretProblem } from '../sign.ts';
 
 export interface SubscriptionInput {
   Name: string;

@@ -7,9 +7,9 @@
 // settled yet are made due, for any worker to claim.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
-import type { Database } from '../platform/db/schema.ts';
-import { buildPayload } from './invocations.ts';
-import { type DetailFilter, matches, type PreferenceLookup, preferenceReferences } from './match.ts';
+import type { Database } from '../../platform/db/schema.ts';
+import { buildPayload } from '../invocations.ts';
+import { type DetailFilter, matches, type PreferenceLookup, preferenceReferences } from '../match.ts';
 
 export interface DispatchOptions {
   publicUrl: string;

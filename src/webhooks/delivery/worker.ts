@@ -7,14 +7,15 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Agent } from 'undici';
-import type { Config } from '../config.ts';
-import type { SecretBox } from '../platform/auth/hashing.ts';
-import type { Database } from '../platform/db/schema.ts';
+import type { Config } from '../../config.ts';
+import type { SecretBox } from '../../platform/auth/hashing.ts';
+import type { Database } from '../../platform/db/schema.ts';
+import { type Logger, silentLogger } from '../../platform/log.ts';
+import { createOutboundAgent } from '../outbound.ts';
+import { signingKey } from '../sign.ts';
 import { nextDelayMs, postAttempt } from './attempt.ts';
 import { type Delivery, type DispatchBatch, dispatchOnce, releaseLapsedBatch } from './dispatch.ts';
-import { createOutboundAgent } from './outbound.ts';
 import { claimDue, recordSettled, releaseLeases, renewBatches, type Settled } from './record.ts';
-import { signingKey } from './sign.ts';
 
 const IDLE_DISPATCH_MS = 50;
 const IDLE_CLAIM_MS = 100;
@@ -44,7 +45,8 @@ export interface WebhookWorkerOptions {
   connectionString: string;
   box: SecretBox;
   config: Config;
-  log?: (line: string) => void;
+  /** The process logger's child for webhooks; silent when not given. */
+  log?: Logger;
 }
 
 export class WebhookWorker {
@@ -53,7 +55,7 @@ export class WebhookWorker {
   readonly #box: SecretBox;
   readonly #config: Config;
   readonly #agent: Agent;
-  readonly #log: (line: string) => void;
+  readonly #log: Logger;
   readonly #leaseMs: number;
   readonly #stop = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
@@ -90,7 +92,7 @@ export class WebhookWorker {
     this.#db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     this.#box = opts.box;
     this.#config = opts.config;
-    this.#log = opts.log ?? (() => {});
+    this.#log = opts.log ?? silentLogger;
     // Long enough for an attempt to time out and be recorded; after it, another worker may take over.
     this.#leaseMs = opts.config.webhookTimeoutMs + 5000;
     this.#agent = createOutboundAgent({
@@ -156,7 +158,7 @@ export class WebhookWorker {
       } catch (err) {
         if (this.#stop.signal.aborted) return;
         // Nothing is lost: the leases of unrecorded deliveries lapse and they are delivered again.
-        this.#log(`webhooks ${name}: ${(err as Error).message}`);
+        this.#log.warn({ loop: name, err }, 'webhook loop failed; it rests a second and goes on');
         idleMs = 1000;
       }
       if (idleMs > 0) await this.#idle(name, idleMs);
@@ -238,7 +240,7 @@ export class WebhookWorker {
       const released = await releaseLapsedBatch(this.#db);
       // Found one: there may be more, so look again at once; its invocations are claimed below.
       if (released === null) this.#lastLapseCheck = Date.now();
-      else this.#log(`webhooks: a lapsed dispatch batch handed ${released} unsettled invocations to the claim path`);
+      else this.#log.info({ released }, 'a lapsed dispatch batch handed its unsettled invocations to the claim path');
     }
     const claimed = await claimDue(this.#pool, this.#leaseMs, free);
     this.#queue.push(...claimed);
@@ -277,7 +279,7 @@ export class WebhookWorker {
     if (batch.abandoned) return;
     batch.abandoned = true;
     this.#batches.delete(batch);
-    this.#log(`webhooks: dispatch batch ${batch.id} given up here; its invocations become due when its lease lapses`);
+    this.#log.warn({ batch: batch.id }, 'dispatch batch given up here; its invocations become due when its lease lapses');
   }
 
   #pump(): void {
@@ -290,7 +292,7 @@ export class WebhookWorker {
           if (this.#settled.push(settled) === 1) this.#settledSince = Date.now();
           if (this.#settled.length === 1 || this.#settled.length >= FLUSH_BATCH) this.#wake('flush');
         })
-        .catch((err) => this.#log(`webhooks deliver: ${(err as Error).message}`))
+        .catch((err) => this.#log.error({ err, invocation: delivery.id }, 'webhook delivery failed before its attempt was recorded'))
         .finally(() => {
           this.#inFlight.delete(task);
           if (!this.#stop.signal.aborted) this.#pump();

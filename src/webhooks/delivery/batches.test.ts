@@ -6,11 +6,11 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { appHeaders, startTestServer, type TestServer } from '../../test/helpers.ts';
-import { createSubscription, DELIVERABLE_TYPE, history, type Receiver, raiseEvent, startReceiver, waitForHistory } from '../../test/webhooks-helpers.ts';
-import type { Database } from '../platform/db/schema.ts';
-import { WebhookWorker } from './deliver.ts';
+import { appHeaders, startTestServer, type TestServer } from '../../../test/helpers.ts';
+import { createSubscription, DELIVERABLE_TYPE, history, type Receiver, raiseEvent, startReceiver, waitForHistory } from '../../../test/webhooks-helpers.ts';
+import type { Database } from '../../platform/db/schema.ts';
 import { dispatchOnce } from './dispatch.ts';
+import { WebhookWorker } from './worker.ts';
 
 let server: TestServer;
 let receiver: Receiver;

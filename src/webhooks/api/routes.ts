@@ -1,14 +1,14 @@
 // Webhook subscription API (/api/webhook-subscriptions), invocation history, test and resend, the
 // document-type lookup and POST /api/v3/events (a custom event on a document). HTTP only.
 import { type Static, Type } from 'typebox';
-import type { Principal } from '../platform/auth/principal.ts';
-import type { AppContext } from '../platform/context.ts';
-import { appendEvent } from '../platform/events/outbox.ts';
-import type { App, FastifyReply, FastifyRequest } from '../platform/http/app.ts';
-import { Guid, nullable } from '../platform/http/schemas.ts';
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { appendEvent } from '../../platform/events/outbox.ts';
+import type { App, FastifyReply, FastifyRequest } from '../../platform/http/app.ts';
+import { Guid, nullable } from '../../platform/http/schemas.ts';
+import { createTestInvocation, resendInvocation } from '../invocations.ts';
+import { FILTER_CONDITIONS, GROUP_CONDITIONS } from '../match.ts';
 import { DEFAULT_TAKE, invocationHistory, MAX_TAKE } from './history.ts';
-import { createTestInvocation, resendInvocation } from './invocations.ts';
-import { FILTER_CONDITIONS, GROUP_CONDITIONS } from './match.ts';
 import {
   canonicalActionType,
   createSubscription,

@@ -1,9 +1,9 @@
 // Invocation history of a subscription: newest first, with every attempt, paged by an opaque
 // continuation token (sealed by the SecretBox, so a tampered or foreign token is refused).
 import { sql } from 'kysely';
-import type { SecretBox } from '../platform/auth/hashing.ts';
-import type { Trx } from '../platform/db/database.ts';
-import { badRequest, notFound } from '../platform/errors.ts';
+import type { SecretBox } from '../../platform/auth/hashing.ts';
+import type { Trx } from '../../platform/db/database.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
 
 export interface AttemptView {
   attempt: number;

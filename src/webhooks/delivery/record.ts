@@ -5,9 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type pg from 'pg';
-import type { Trx } from '../platform/db/database.ts';
-import type { Database } from '../platform/db/schema.ts';
-import { appendEvents } from '../platform/events/outbox.ts';
+import type { Trx } from '../../platform/db/database.ts';
+import type { Database } from '../../platform/db/schema.ts';
+import { appendEvents } from '../../platform/events/outbox.ts';
+import type { Logger } from '../../platform/log.ts';
 import type { AttemptOutcome } from './attempt.ts';
 import { AWAITING_BATCH, type Delivery, type DispatchBatch } from './dispatch.ts';
 
@@ -103,7 +104,7 @@ export async function recordSettled(
   settled: Settled[],
   finished: DispatchBatch[],
   disableAfterMs: number,
-  log: (line: string) => void,
+  log: Logger,
 ): Promise<void> {
   const attemptOf = (s: Settled) => ({
     attempt: s.attempt,
@@ -211,12 +212,7 @@ export async function renewBatches(pool: pg.Pool, batches: DispatchBatch[], leas
  * A failed attempt opens a subscription's failure window (a success closes it, above). When the window has
  * lasted ATRIUM_WEBHOOK_DISABLE_AFTER (5 days), the subscription is set inactive and an event records it.
  */
-async function trackFailures(
-  trx: Trx,
-  recorded: { tenant_id: string; subscription_id: string }[],
-  disableAfterMs: number,
-  log: (line: string) => void,
-): Promise<void> {
+async function trackFailures(trx: Trx, recorded: { tenant_id: string; subscription_id: string }[], disableAfterMs: number, log: Logger): Promise<void> {
   const failed = unique(recorded);
   const keys = sql`unnest(${failed.map((s) => s.tenant)}::uuid[], ${failed.map((s) => s.id)}::uuid[]) as k(tenant_id, id)`;
   await sql`update webhook_subscriptions s set failing_since = now()
@@ -242,7 +238,12 @@ async function trackFailures(
       },
     })),
   );
-  for (const d of justDisabled) log(`webhooks: subscription ${d.id} of tenant ${d.tenant_id} set inactive (failing since ${d.failing_since.toISOString()})`);
+  for (const d of justDisabled) {
+    log.warn(
+      { tenant: d.tenant_id, subscription: d.id, failingSince: d.failing_since.toISOString() },
+      'webhook subscription set inactive: every delivery has failed',
+    );
+  }
 }
 
 function unique(rows: { tenant_id: string; subscription_id: string }[]): { tenant: string; id: string }[] {
