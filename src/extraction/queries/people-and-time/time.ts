@@ -1,7 +1,7 @@
 // Named queries over time: timesheets, leaves, attendances and workloads, their counts and their
 // tombstones (deleted rows). DE-TimeSheets runs on a million rows: see the note on its source.
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { dateAsUtc, userName } from './common.ts';
+import { numberAndName, userName, utcMidnight } from '../fragments.ts';
 
 // A user's periods (typology history, costs) cut into disjoint segments at every start and end, each
 // carrying the value of the latest-starting period that covers it: at most one segment covers a day, so a
@@ -107,9 +107,9 @@ export const time: NamedQueryDefinition[] = [
     // One row per live leave day. Hours is an integer in the catalogue: total minutes / 60, rounded.
     source: (ctx) => sql`
       select c.id as "CompanyId", c.name as "Company", l.id as "LeaveId", lt.id as "LeaveTypeId", lt.name as "LeaveType",
-             l.user_id as "UserId", ${userName('u')} as "User", ${dateAsUtc('l.day')} as "Day", l.is_half_day as "IsHalfDay",
+             l.user_id as "UserId", ${userName('u')} as "User", ${utcMidnight('l.day')} as "Day", l.is_half_day as "IsHalfDay",
              round(l.total_minutes / 60.0)::int as "Hours", lt.year as "LeaveTypeYear",
-             ${dateAsUtc('lt.expires_on')} as "LeaveTypeExpiresOn", l.modified_on_utc as "ModifiedOn",
+             ${utcMidnight('lt.expires_on')} as "LeaveTypeExpiresOn", l.modified_on_utc as "ModifiedOn",
              l.requested_approval as "RequestedApproval", l.status as "Status",
              ${leaveApprovers('Approver')} as "Approvers", ${leaveApprovers('HR')} as "HRApprovers"
         from leaves l
@@ -162,9 +162,9 @@ export const time: NamedQueryDefinition[] = [
     visibility: { documentIdColumn: 'JobId' },
     // Workloads planned on jobs only (the inner join); Workload in decimal hours; Project is "number - name".
     source: (ctx) => sql`
-      select w.id as "WorkloadId", ${dateAsUtc('w.day')} as "DayUtc", round(w.workload_minutes / 60.0, 4) as "Workload",
+      select w.id as "WorkloadId", ${utcMidnight('w.day')} as "DayUtc", round(w.workload_minutes / 60.0, 4) as "Workload",
              j.id as "JobId", w.timesheet_id as "TimesheetId", w.user_id as "UserIs", ${userName('u')} as "User",
-             cl.id as "ClientId", cl.name as "Client", p.id as "ProjectId", p.number || ' - ' || p.name as "Project",
+             cl.id as "ClientId", cl.name as "Client", p.id as "ProjectId", ${numberAndName('p')} as "Project",
              j.name as "Job"
         from workloads w
         join jobs j on j.tenant_id = w.tenant_id and j.id = w.document_id
