@@ -1,6 +1,7 @@
 // Named queries over time: timesheets, leaves, attendances and workloads, their counts and their
 // tombstones (deleted rows). DE-TimeSheets runs on a million rows: see the note on its source.
-import { type NamedQueryDefinition, sql } from '../../definition.ts';
+import type { RawBuilder } from 'kysely';
+import { type NamedQueryDefinition, type QueryContext, sql } from '../../definition.ts';
 import { numberAndName, userName, utcMidnight } from '../fragments.ts';
 
 // A user's periods (typology history, costs) cut into disjoint segments at every start and end, each
@@ -22,6 +23,15 @@ const leaveApprovers = (role: 'Approver' | 'HR') => sql`
      from approvals ap
      join users au on au.tenant_id = ap.tenant_id and au.id = ap.approver_id
     where ap.tenant_id = l.tenant_id and ap.document_id = l.id and ap.role = ${role})`;
+
+/** A *Deleted query: the id and deletion time of each tombstoned row of `table`. */
+const tombstones =
+  (table: 'timesheets' | 'leaves', idColumn: string) =>
+  (ctx: QueryContext): RawBuilder<unknown> =>
+    sql`
+      select x.id as ${sql.id(idColumn)}, x.deleted_on as "ModifiedOnUtc"
+        from ${sql.table(table)} x
+       where x.tenant_id = ${ctx.tenantId} and x.deleted_on is not null`;
 
 export const time: NamedQueryDefinition[] = [
   {
@@ -88,10 +98,7 @@ export const time: NamedQueryDefinition[] = [
     key: ['TimesheetId'],
     // Only the id and the deletion time are output, so From/To apply to the deletion time too.
     parameters: { ModifiedFrom: 'ModifiedOnUtc', From: 'ModifiedOnUtc', To: 'ModifiedOnUtc' },
-    source: (ctx) => sql`
-      select t.id as "TimesheetId", t.deleted_on as "ModifiedOnUtc"
-        from timesheets t
-       where t.tenant_id = ${ctx.tenantId} and t.deleted_on is not null`,
+    source: tombstones('timesheets', 'TimesheetId'),
   },
   {
     name: 'DE-TimeSheetsDeletedCount',
@@ -128,10 +135,7 @@ export const time: NamedQueryDefinition[] = [
     name: 'DE-LeavesDeleted',
     key: ['LeaveId'],
     parameters: { ModifiedFrom: 'ModifiedOnUtc' },
-    source: (ctx) => sql`
-      select l.id as "LeaveId", l.deleted_on as "ModifiedOnUtc"
-        from leaves l
-       where l.tenant_id = ${ctx.tenantId} and l.deleted_on is not null`,
+    source: tombstones('leaves', 'LeaveId'),
   },
   {
     name: 'DE-LeavesDeletedCount',
