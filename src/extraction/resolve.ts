@@ -70,7 +70,6 @@ const defined = ((): Map<string, Defined> => {
   return found;
 })();
 
-export const catalogueEntry = (name: string): CatalogueEntry | undefined => defined.get(fold(name))?.entry;
 export const isCustomTableName = (name: string): boolean => name.toUpperCase().startsWith(NAMED_QUERY_PREFIX);
 
 /** Resolves a name for this tenant and caller; unknown names are a 404, unreadable custom tables a 403. */
