@@ -89,6 +89,25 @@ export const userFieldValues = (idColumn: string, className: string): RawBuilder
 export const lineVat = (net: RawBuilder<unknown>, percentage: RawBuilder<unknown>): RawBuilder<string> =>
   sql`round(${net} * coalesce(${percentage}, 0) / 100, 2)::numeric(19,4)`;
 
+/**
+ * LEFT JOIN LATERAL `t` with the totals of a money document (bill, purchase order, expense sheet) from
+ * its lines `li` in `itemsTable` whose `ownerColumn` is `ownerIdColumn`: net = Σ `lineNet`, vat = Σ
+ * lineVat of each line's net at the line's VAT. Null (no row values) for a document without lines.
+ */
+export function documentTotals(
+  itemsTable: 'bill_items' | 'purchase_order_items' | 'expense_items',
+  ownerColumn: 'bill_id' | 'purchase_order_id' | 'expense_sheet_id',
+  ownerIdColumn: string,
+  lineNet: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`left join lateral (
+        select round(sum(${lineNet}), 4) as net, sum(${lineVat(lineNet, sql`v.percentage`)}) as vat
+        from ${sql.table(itemsTable)} li
+        left join vats v on v.tenant_id = li.tenant_id and v.id = li.vat_id
+        where li.tenant_id = ${sql.ref(ownerIdColumn.replace(/\.id$/, '.tenant_id'))} and ${sql.ref(`li.${ownerColumn}`)} = ${sql.ref(ownerIdColumn)}
+      ) t on true`;
+}
+
 // Estimate amounts (docs/data-model.md, "Estimate amounts"). In the estimate's own currency a quote
 // line's cost and income are rounded to cents, its VAT is lineVat of that; an item's and an estimate's
 // amounts are the exact sums of their lines. In the company currency, amounts are the estimate's

@@ -1,7 +1,7 @@
 // Named queries over the money documents: bills, purchase orders, expense sheets and their expense
 // items. Values are summed from the document's lines; per-user flags use the calling user.
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { currentUserRowId, forCurrentUser, inCurrentUserDepartment, lineVat, numberAndName, userName } from '../fragments.ts';
+import { currentUserRowId, documentTotals, forCurrentUser, inCurrentUserDepartment, lineVat, numberAndName, userName } from '../fragments.ts';
 
 export const purchasesAndBilling: NamedQueryDefinition[] = [
   {
@@ -45,12 +45,7 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
       left join payment_conditions pc on pc.tenant_id = b.tenant_id and pc.id = b.payment_condition_id
       left join workflow_stages ws on ws.tenant_id = b.tenant_id and ws.id = b.stage_id
       left join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
-      left join lateral (
-        select round(sum(bi.quantity * bi.unit_price), 4) as net, sum(${lineVat(sql`bi.quantity * bi.unit_price`, sql`v.percentage`)}) as vat
-        from bill_items bi
-        left join vats v on v.tenant_id = bi.tenant_id and v.id = bi.vat_id
-        where bi.tenant_id = b.tenant_id and bi.bill_id = b.id
-      ) t on true
+      ${documentTotals('bill_items', 'bill_id', 'b.id', sql`li.quantity * li.unit_price`)}
       where b.tenant_id = ${ctx.tenantId}`,
   },
   {
@@ -77,7 +72,14 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
         wst.name as "StageType", ws.name as "Stage", ws.color as "Color",
         ${forCurrentUser(ctx, 'document_reads', 'po.id')} as "AlreadyRead", ${forCurrentUser(ctx, 'assignments', 'po.id')} as "CurrentUserInTeam",
         ${forCurrentUser(ctx, 'approvals', 'po.id')} as "CurrentUserPending", ${inCurrentUserDepartment(ctx, 'po.department_id')} as "CurrentUserInDepartment",
-        cur.iso_code as "CurrencyIsoCode", cur.name as "Currency", t.articles as "Articles"
+        cur.iso_code as "CurrencyIsoCode", cur.name as "Currency",
+        -- The articles (services) bought, each once, in the order of their first line.
+        (select string_agg(a.name, ', ' order by a.first_line)
+           from (select sv.name, min(i.sort_order) as first_line
+                   from purchase_order_items i
+                   join services sv on sv.tenant_id = i.tenant_id and sv.id = i.service_id
+                  where i.tenant_id = po.tenant_id and i.purchase_order_id = po.id
+                  group by sv.name) a) as "Articles"
       from purchase_orders po
       join companies co on co.tenant_id = po.tenant_id and co.id = po.company_id
       join suppliers s on s.tenant_id = po.tenant_id and s.id = po.supplier_id
@@ -91,19 +93,7 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
       left join users mb on mb.tenant_id = po.tenant_id and mb.id = po.modified_by_id
       left join workflow_stages ws on ws.tenant_id = po.tenant_id and ws.id = po.stage_id
       left join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
-      left join lateral (
-        select round(sum(i.quantity * i.unit_price), 4) as net, sum(${lineVat(sql`i.quantity * i.unit_price`, sql`v.percentage`)}) as vat,
-          -- The articles (services) bought, each once, in the order of their first line.
-          (select string_agg(a.name, ', ' order by a.first_line)
-             from (select sv.name, min(i2.sort_order) as first_line
-                     from purchase_order_items i2
-                     join services sv on sv.tenant_id = i2.tenant_id and sv.id = i2.service_id
-                    where i2.tenant_id = po.tenant_id and i2.purchase_order_id = po.id
-                    group by sv.name) a) as articles
-        from purchase_order_items i
-        left join vats v on v.tenant_id = i.tenant_id and v.id = i.vat_id
-        where i.tenant_id = po.tenant_id and i.purchase_order_id = po.id
-      ) t on true
+      ${documentTotals('purchase_order_items', 'purchase_order_id', 'po.id', sql`li.quantity * li.unit_price`)}
       where po.tenant_id = ${ctx.tenantId}`,
   },
   {
@@ -124,12 +114,7 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
       join companies co on co.tenant_id = es.tenant_id and co.id = es.company_id
       left join users cb on cb.tenant_id = es.tenant_id and cb.id = es.created_by_id
       left join users mb on mb.tenant_id = es.tenant_id and mb.id = es.modified_by_id
-      left join lateral (
-        select sum(ei.value_without_vat) as net, sum(${lineVat(sql`ei.value_without_vat`, sql`v.percentage`)}) as vat
-        from expense_items ei
-        left join vats v on v.tenant_id = ei.tenant_id and v.id = ei.vat_id
-        where ei.tenant_id = es.tenant_id and ei.expense_sheet_id = es.id
-      ) t on true
+      ${documentTotals('expense_items', 'expense_sheet_id', 'es.id', sql`li.value_without_vat`)}
       where es.tenant_id = ${ctx.tenantId}`,
   },
   {
