@@ -39,12 +39,37 @@ export interface ResolvedQuery {
 }
 
 const fold = (s: string) => s.toLowerCase();
-const entries = new Map<string, CatalogueEntry>();
-for (const e of CATALOGUE) for (const n of [e.name, ...e.aliases]) entries.set(fold(n), e);
-const definitions = new Map<string, NamedQueryDefinition>(NAMED_QUERIES.map((d) => [fold(d.name), d]));
 
-export const catalogueEntry = (name: string): CatalogueEntry | undefined => entries.get(fold(name));
-export const definitionOf = (name: string): NamedQueryDefinition | undefined => definitions.get(fold(name));
+/** A catalogue query that answers rows, with its definition's source. */
+interface RowsQuery {
+  entry: CatalogueEntry;
+  def: NamedQueryDefinition;
+  source: NonNullable<NamedQueryDefinition['source']>;
+}
+/** A catalogue query and its definition; a count query carries the query whose rows it counts. */
+type Defined = (RowsQuery & { countOf?: undefined }) | { entry: CatalogueEntry; def: NamedQueryDefinition; countOf: RowsQuery };
+
+/**
+ * Every catalogue name and alias -> its definition. Built once at load, and the server refuses to start
+ * when a catalogue query has no definition: every named query exists, so none answers "not available".
+ */
+const defined = ((): Map<string, Defined> => {
+  const definitions = new Map<string, NamedQueryDefinition>(NAMED_QUERIES.map((d) => [fold(d.name), d]));
+  const rowsQuery = (name: string): RowsQuery => {
+    const entry = CATALOGUE.find((e) => fold(e.name) === fold(name));
+    const def = definitions.get(fold(name));
+    if (!entry || !def?.source) throw new Error(`The named query ${name} has no definition with a source in src/extraction/queries.`);
+    return { entry, def, source: def.source };
+  };
+  const found = new Map<string, Defined>();
+  for (const entry of CATALOGUE) {
+    const def = definitions.get(fold(entry.name));
+    const resolved: Defined = def?.countOf ? { entry, def, countOf: rowsQuery(def.countOf) } : rowsQuery(entry.name);
+    for (const n of [entry.name, ...entry.aliases]) found.set(fold(n), resolved);
+  }
+  return found;
+})();
+
 export const isCustomTableName = (name: string): boolean => name.toUpperCase().startsWith(NAMED_QUERY_PREFIX);
 
 /** Resolves a name for this tenant and caller; unknown names are a 404, unreadable custom tables a 403. */
@@ -59,33 +84,27 @@ export async function resolveQuery(trx: Trx, principal: Principal, name: string)
     }
     return customTableQuery(table);
   }
-  const entry = catalogueEntry(name);
-  if (!entry) throw notFound(`No named query "${name}". GET /api/v3/analytics/named-queries lists them.`);
+  const found = defined.get(fold(name));
+  if (!found) throw notFound(`No named query "${name}". GET /api/v3/analytics/named-queries lists them.`);
   const ctx: QueryContext = { tenantId: principal.tenantId, userId: principal.userId };
-  const definition = definitionOf(entry.name);
-  if (!definition) throw new HttpProblem(501, `The named query ${entry.name} is not available yet.`);
-  if (definition.countOf) {
-    const baseEntry = catalogueEntry(definition.countOf);
-    const base = definitionOf(definition.countOf);
-    if (!baseEntry || !base) throw new HttpProblem(501, `The named query ${entry.name} is not available yet.`);
-    const counted = await expand(trx, ctx, baseEntry, base);
+  if (found.countOf) {
+    const counted = await expand(trx, ctx, found.countOf);
     return {
       ...counted,
-      name: entry.name,
-      purpose: entry.purpose,
+      name: found.entry.name,
+      purpose: found.entry.purpose,
       columns: [{ name: 'Count', type: 'integer' }],
-      allowedParameters: entry.parameters,
-      parameterColumns: { ...counted.parameterColumns, ...definition.parameters },
+      allowedParameters: found.entry.parameters,
+      parameterColumns: { ...counted.parameterColumns, ...found.def.parameters },
       isCount: true,
     };
   }
-  return expand(trx, ctx, entry, definition);
+  return expand(trx, ctx, found);
 }
 
-async function expand(trx: Trx, ctx: QueryContext, entry: CatalogueEntry, def: NamedQueryDefinition): Promise<ResolvedQuery> {
-  if (!def.source) throw new HttpProblem(501, `The named query ${entry.name} is not available yet.`);
+async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceOf }: RowsQuery): Promise<ResolvedQuery> {
   let columns = entry.columns;
-  let source = def.source(ctx);
+  let source = sourceOf(ctx);
   const hidden = def.hiddenColumns ?? [];
   if (def.userFields) {
     const fixed = entry.columns.filter((c) => c.name !== '*');

@@ -10,7 +10,7 @@ import { CATALOGUE, type CatalogueColumn } from './definition.ts';
 import { executePage, type Page, rowsQuery } from './execute.ts';
 import { type ExportFormat, openExport } from './export.ts';
 import { type ExecuteBody, MAX_PAGE_SIZE, type Plan, planQuery } from './query-builder.ts';
-import { definitionOf, type ResolvedQuery, resolveQuery } from './resolve.ts';
+import { type ResolvedQuery, resolveQuery } from './resolve.ts';
 
 export { MAX_PAGE_SIZE };
 
@@ -75,7 +75,6 @@ export interface QuerySummary {
   purpose: string;
   fieldCount: number;
   parameters: string[];
-  available: boolean;
 }
 
 /** Every catalogue query, then the custom tables the caller may read (as CT-{tableName}). */
@@ -86,7 +85,6 @@ export async function listNamedQueries(trx: Trx, principal: Principal): Promise<
     purpose: e.purpose,
     fieldCount: e.columns.length,
     parameters: e.parameters,
-    available: Boolean(definitionOf(e.name)),
   }));
   const tables = await listTables(trx, principal);
   return [
@@ -97,7 +95,6 @@ export async function listNamedQueries(trx: Trx, principal: Principal): Promise<
       purpose: `custom table ${t.TableName}`,
       fieldCount: t.Columns.length + 1,
       parameters: [],
-      available: true,
     })),
   ];
 }

@@ -4,9 +4,8 @@ import { listTables } from '../../custom-tables/catalogue.ts';
 import { NAMED_QUERY_PREFIX } from '../../custom-tables/extraction.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
-import { badRequest, HttpProblem, notFound } from '../../platform/errors.ts';
+import { badRequest, notFound } from '../../platform/errors.ts';
 import { CATALOGUE } from '../definition.ts';
-import { definitionOf } from '../resolve.ts';
 import { dynamicExecute, plan } from '../service.ts';
 import { odataFilterToDevExtreme } from './filter.ts';
 import { type EntityModel, entityModel, odataName } from './model.ts';
@@ -15,16 +14,10 @@ import { type EntityModel, entityModel, odataName } from './model.ts';
 export const ODATA_PAGE_SIZE = 5000;
 
 export async function entityModels(trx: Trx, principal: Principal): Promise<EntityModel[]> {
-  const names = CATALOGUE.filter((e) => definitionOf(e.name)).map((e) => e.name);
+  const names = CATALOGUE.map((e) => e.name);
   for (const t of await listTables(trx, principal)) names.push(`${NAMED_QUERY_PREFIX}${t.TableName}`);
   const models: EntityModel[] = [];
-  for (const name of names) {
-    try {
-      models.push(entityModel((await plan(trx, principal, name, {}, true)).query));
-    } catch (err) {
-      if (!(err instanceof HttpProblem) || err.status !== 501) throw err; // a definition still to come
-    }
-  }
+  for (const name of names) models.push(entityModel((await plan(trx, principal, name, {}, true)).query));
   return models;
 }
 

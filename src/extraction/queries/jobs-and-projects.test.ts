@@ -233,7 +233,10 @@ describe('values are computed from the data', () => {
     assert.ok(anonymous.every((r) => r.IsFavorite === false && r.FavoriteId === null && r.BaseObjectReadId === null));
   });
 
-  /** Estimated totals per owner (project or contract), computed line by line in JS. */
+  /**
+   * Estimated totals per owner (project or contract), computed in JS by the money rule: line amounts
+   * and line VAT in cents in the estimate's currency, times the estimate's exchange rate, summed.
+   */
   async function estimatedByOwner(
     column: 'project_id' | 'contract_id',
   ): Promise<Map<string, { cost: number; costTax: number; sell: number; sellTax: number }>> {
@@ -248,18 +251,19 @@ describe('values are computed from the data', () => {
       join workflow_stage_types st on st.id = s.stage_type_id
       left join vats dv on dv.id = d.vat_id
       left join vats iv on iv.id = i.vat_id`;
+    const inCents = (v: number) => Math.round(v * 100) / 100;
     const totals = new Map<string, { cost: number; costTax: number; sell: number; sellTax: number }>();
     for (const l of lines) {
       const owner = l[column] as string | null;
       if (!owner || l.stage_type === 'Draft' || l.stage_type === 'Canceled') continue;
       const x = Number(l.exchange);
-      const cost = (Number(l.quantity_cost) * Number(l.unit_price_cost) - Number(l.discount_cost)) * x;
-      const sell = (Number(l.quantity_income) * Number(l.unit_price_income) - Number(l.discount_income) + Number(l.agency_commission_value)) * x;
+      const cost = inCents(Number(l.quantity_cost) * Number(l.unit_price_cost) - Number(l.discount_cost));
+      const sell = inCents(Number(l.quantity_income) * Number(l.unit_price_income) - Number(l.discount_income) + Number(l.agency_commission_value));
       const t = totals.get(owner) ?? { cost: 0, costTax: 0, sell: 0, sellTax: 0 };
-      t.cost += cost;
-      t.costTax += (cost * Number(l.cost_vat ?? 0)) / 100;
-      t.sell += sell;
-      t.sellTax += (sell * Number(l.sell_vat ?? 0)) / 100;
+      t.cost += cost * x;
+      t.costTax += inCents((cost * Number(l.cost_vat ?? 0)) / 100) * x;
+      t.sell += sell * x;
+      t.sellTax += inCents((sell * Number(l.sell_vat ?? 0)) / 100) * x;
       totals.set(owner, t);
     }
     return totals;

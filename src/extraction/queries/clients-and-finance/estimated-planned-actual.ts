@@ -2,6 +2,7 @@
 // the contracted (estimates), planned (project planned time) and actual (timesheets) time, cost, income
 // and profit, in the project's currency and in its company's currency.
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
+import { estimateCounts, numberAndName, userName } from '../fragments.ts';
 
 export const estimatedPlannedActual: NamedQueryDefinition[] = [
   {
@@ -11,7 +12,9 @@ export const estimatedPlannedActual: NamedQueryDefinition[] = [
     source: (ctx) => sql`
       with
       -- Contracted: the monthly split of the quote lines of the project's estimates that count (not
-      -- Draft/Canceled), turned into the company currency with the estimate's exchange rate.
+      -- Draft/Canceled), turned into the company currency with the estimate's exchange rate. The split
+      -- adds up to the line's amounts, and conversion is not rounded before the figures are shown
+      -- (fragments.ts, estimate amounts), so a project's rows add up to its DE-Projects Estimated*.
       contracted as (
         select e.project_id, dt.department_id, dt.typology_group_id, dt.user_id, m.month,
           sum(m.hours) as hours, sum(m.cost * e.exchange) as cost_co, sum(m.income * e.exchange) as income_co
@@ -19,9 +22,9 @@ export const estimatedPlannedActual: NamedQueryDefinition[] = [
         join estimate_item_details dt on dt.tenant_id = m.tenant_id and dt.id = m.estimate_item_detail_id
         join estimate_items i on i.tenant_id = dt.tenant_id and i.id = dt.estimate_item_id
         join estimates e on e.tenant_id = i.tenant_id and e.id = i.estimate_id
-        join workflow_stages ws on ws.tenant_id = e.tenant_id and ws.id = e.stage_id
-        join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
-        where m.tenant_id = ${ctx.tenantId} and e.project_id is not null and wst.name not in ('Draft', 'Canceled')
+        left join workflow_stages ws on ws.tenant_id = e.tenant_id and ws.id = e.stage_id
+        left join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
+        where m.tenant_id = ${ctx.tenantId} and e.project_id is not null and ${estimateCounts('wst')}
         group by 1, 2, 3, 4, 5
       ),
       -- Planned: project planned time; cost at the user's hourly cost of that month, income at the
@@ -38,9 +41,9 @@ export const estimatedPlannedActual: NamedQueryDefinition[] = [
           select e.id from estimate_item_details dt
           join estimate_items i on i.tenant_id = dt.tenant_id and i.id = dt.estimate_item_id
           join estimates e on e.tenant_id = i.tenant_id and e.id = i.estimate_id
-          join workflow_stages ws on ws.tenant_id = e.tenant_id and ws.id = e.stage_id
-          join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
-          where dt.tenant_id = pt.tenant_id and dt.id = pt.estimate_item_detail_id and wst.name not in ('Draft', 'Canceled')
+          left join workflow_stages ws on ws.tenant_id = e.tenant_id and ws.id = e.stage_id
+          left join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
+          where dt.tenant_id = pt.tenant_id and dt.id = pt.estimate_item_detail_id and ${estimateCounts('wst')}
         ) ce on true
         left join lateral (
           select c.hourly_value from user_costs c
@@ -141,8 +144,8 @@ export const estimatedPlannedActual: NamedQueryDefinition[] = [
         co.id as "CompanyId", co.name as "Company", co.image_file_id is not null as "CompanyHasImage",
         dv.name as "Division", d.name as "Department", tg.name as "TypologyGroup",
         cc.id as "ClientId", cc.name as "Client", cc.image_file_id is not null as "ClientHasImage", pr.name as "Product",
-        p.id as "ProjectId", p.number || ' - ' || p.name as "Project",
-        u.id as "UserId", coalesce(u.name, u.user_name) as "User", coalesce(u.image_file_id is not null, false) as "UserHasImage",
+        p.id as "ProjectId", ${numberAndName('p')} as "Project",
+        u.id as "UserId", ${userName('u')} as "User", coalesce(u.image_file_id is not null, false) as "UserHasImage",
         ut.name as "UserType",
         date_trunc('month', p.start_date)::date as "FromMonth", date_trunc('month', p.end_date)::date as "ToMonth", g.month as "Month",
         round(g.c_hours, 4) as "ContractedTime", round(g.pc_hours, 4) as "PlannedContractedTime",

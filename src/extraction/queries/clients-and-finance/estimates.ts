@@ -1,7 +1,7 @@
 // Named queries over estimates: the estimates with their cost and sell totals, their billing
 // conditions, their quote lines and the monthly split of those lines, and the matching counts.
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { LINE_COST, LINE_INCOME, lineVat } from './shared.ts';
+import { estimateAmounts, estimateCounts, LINE_COST, LINE_COST_VAT, LINE_INCOME, numberAndName, userName, utcMidnight } from '../fragments.ts';
 
 /** Joins of the estimate `e` every estimate query shows: department, stage, client, contract, project, product, currency. */
 const ESTIMATE_JOINS = sql`
@@ -32,33 +32,25 @@ export const estimates: NamedQueryDefinition[] = [
     visibility: { documentIdColumn: 'EstimateId', departmentIdColumn: 'DepartmentId' },
     source: (ctx) => sql`
       select
-        e.id as "EstimateId", e.number || ' - ' || e.name as "Estimate", e.number as "EstimateNumber",
+        e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
         d.id as "DepartmentId", d.name as "Department", e.modified_on_utc as "ModifiedOn",
         ws.id as "StageId", ws.name as "Stage", jt.id as "TypeId", jt.name as "Type", cc.id as "ClientId", cc.name as "Client",
-        ct.id as "ContractId", ct.number || ' - ' || ct.name as "Contract", p.id as "ProjectId", p.number || ' - ' || p.name as "Project",
+        ct.id as "ContractId", ${numberAndName('ct')} as "Contract", p.id as "ProjectId", ${numberAndName('p')} as "Project",
         pr.id as "ProductId", pr.name as "Product", cur.id as "CurrencyId", cur.name as "Currency", e.exchange as "Exchange",
         e.date as "StartDate", e.expiration_date as "EndDate",
         rc.id as "RateCardId", rc.name as "RateCard", rcc.id as "RateCardColumnId", rcc.name as "RateCardColumn",
         (select string_agg(coalesce(tag ->> 'label', tag #>> '{}'), ', ' order by n)
            from jsonb_array_elements(case when jsonb_typeof(e.tags) = 'array' then e.tags else '[]'::jsonb end) with ordinality as x(tag, n)
         ) as "Tags",
-        coalesce(t.cost, 0) as "ValueWithoutTaxCost", coalesce(t.cost_vat, 0) as "TaxValueCost", coalesce(t.cost + t.cost_vat, 0) as "ValueWithTaxCost",
-        coalesce(t.sell, 0) as "ValueWithoutTaxSell", coalesce(t.sell_vat, 0) as "TaxValueSell", coalesce(t.sell + t.sell_vat, 0) as "ValueWithTaxSell"
+        t.cost as "ValueWithoutTaxCost", t.cost_vat as "TaxValueCost", t.cost + t.cost_vat as "ValueWithTaxCost",
+        t.sell as "ValueWithoutTaxSell", t.sell_vat as "TaxValueSell", t.sell + t.sell_vat as "ValueWithTaxSell"
       from estimates e
       ${ESTIMATE_JOINS}
       left join job_types jt on jt.tenant_id = e.tenant_id and jt.id = e.type_id
       left join rate_cards rc on rc.tenant_id = e.tenant_id and rc.id = e.rate_card_id
       left join rate_card_columns rcc on rcc.tenant_id = e.tenant_id and rcc.id = e.rate_card_column_id
-      left join lateral (
-        select sum(${LINE_COST}) as cost, sum(${lineVat(LINE_COST, sql`cv.percentage`)}) as cost_vat,
-          sum(${LINE_INCOME}) as sell, sum(${lineVat(LINE_INCOME, sql`iv.percentage`)}) as sell_vat
-        from estimate_items i
-        join estimate_item_details dt on dt.tenant_id = i.tenant_id and dt.estimate_item_id = i.id
-        left join vats cv on cv.tenant_id = dt.tenant_id and cv.id = dt.vat_id
-        left join vats iv on iv.tenant_id = i.tenant_id and iv.id = i.vat_id
-        where i.tenant_id = e.tenant_id and i.estimate_id = e.id
-      ) t on true
-      where e.tenant_id = ${ctx.tenantId} and wst.name is distinct from 'Draft' and wst.name is distinct from 'Canceled'`,
+      ${estimateAmounts('estimate', 'e.id', 't')}
+      where e.tenant_id = ${ctx.tenantId} and ${estimateCounts('wst')}`,
   },
   { name: 'DE-EstimatesCount', key: [], countOf: 'DE-Estimates' },
   {
@@ -68,7 +60,7 @@ export const estimates: NamedQueryDefinition[] = [
     visibility: { documentIdColumn: 'EstimateId' },
     source: (ctx) => sql`
       select
-        bcn.id as "BillingConditionId", e.id as "EstimateId", e.number || ' - ' || e.name as "Estimate", e.number as "EstimateNumber",
+        bcn.id as "BillingConditionId", e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
         bc.id as "BillingClientId", bc.name as "BillingClient", bcn.condition_type as "Type", bcn.frequency as "Frequency",
         pc.name as "PaymentCondition", pc.id as "PaymentConditionId", bcn.amount_type as "AmountType",
         bcn.percentage as "Percentage", bcn.value as "Value", bcn.your_reference as "YourReference", bcn.date as "Date",
@@ -90,28 +82,28 @@ export const estimates: NamedQueryDefinition[] = [
     visibility: { documentIdColumn: 'EstimateId', departmentIdColumn: 'DepartmentId' },
     source: (ctx) => sql`
       select
-        e.id as "EstimateId", e.number || ' - ' || e.name as "Estimate", e.number as "EstimateNumber",
+        e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
         d.id as "DepartmentId", d.name as "Department", e.modified_on_utc as "ModifiedOn", ws.id as "StageId", ws.name as "Stage",
-        cc.id as "ClientId", cc.name as "Client", ct.number || ' - ' || ct.name as "Contract", ct.id as "ContractId",
-        p.id as "ProjectId", p.number || ' - ' || p.name as "Project",
+        cc.id as "ClientId", cc.name as "Client", ${numberAndName('ct')} as "Contract", ct.id as "ContractId",
+        p.id as "ProjectId", ${numberAndName('p')} as "Project",
         i.id as "EstimateItemId", i.name as "EstimateItem", i.description as "EstimateItemDescription",
         dt.description as "EstimateItemDetailDescription", su.id as "SupplierId", su.name as "Supplier",
         sv.id as "ServiceId", sv.name as "Service", dt.detail_type as "EstimateItemDetailType",
         dd.id as "EstimateItemDetailDepartmentId", dd.name as "EstimateItemDetailDepartment",
         tg.id as "EstimateItemDetailTypologyGroupId", tg.name as "EstimateItemDetailTypologyGroup",
-        du.id as "EstimateItemDetailUserId", coalesce(du.name, du.user_name) as "EstimateItemDetailUser",
+        du.id as "EstimateItemDetailUserId", ${userName('du')} as "EstimateItemDetailUser",
         pr.id as "ProductId", pr.name as "Product", br.id as "BrandId", br.name as "Brand", dt.id as "EstimateItemDetailId",
         cur.id as "CurrencyId", cur.name as "Currency", e.exchange as "Exchange",
         isv.id as "EstimateItemServiceId", isv.name as "EstimateItemService", i.is_retainer as "EstimateItemRetainer",
-        i.quantity as "EstimateItemQuantityIncome", it.income as "EstimateItemValueWithoutVatIncome",
-        it.income_vat as "EstimateItemVatValueIncome", it.income + it.income_vat as "EstimateItemValueWithVatIncome",
+        i.quantity as "EstimateItemQuantityIncome", it.sell as "EstimateItemValueWithoutVatIncome",
+        it.sell_vat as "EstimateItemVatValueIncome", it.sell + it.sell_vat as "EstimateItemValueWithVatIncome",
         i.client_direct_value as "EstimateItemClientDirectTotal",
-        it.income + it.income_vat + i.client_direct_value as "EstimateItemValueWithVatIncomeWithClientDirect",
+        it.sell + it.sell_vat + i.client_direct_value as "EstimateItemValueWithVatIncomeWithClientDirect",
         ${LINE_COST} as "EstimateItemDetailCost", ${LINE_INCOME} as "EstimateItemDetailIncome",
         dt.table_rate as "EstimateItemDetailTableRate", dt.unit_price_cost as "EstimateItemDetailUnitPriceCost",
         dt.unit_price_income as "EstimateItemDetailUnitPriceIncome",
         dt.discount_cost as "DiscountCost", dt.quantity_cost as "QuantityCost", ${LINE_COST} as "ValueWithoutVatCost",
-        ${lineVat(LINE_COST, sql`cv.percentage`)} as "VatValueCost", ${LINE_COST} + ${lineVat(LINE_COST, sql`cv.percentage`)} as "ValueWithVatCost",
+        ${LINE_COST_VAT} as "VatValueCost", ${LINE_COST} + ${LINE_COST_VAT} as "ValueWithVatCost",
         dt.discount_income as "DiscountIncome", dt.quantity_income as "QuantityIncome", dt.agency_commission_value as "AgencyCommissionValue",
         ${LINE_INCOME} as "ValueWithoutVatIncome", ${LINE_INCOME} - ${LINE_COST} as "Margin",
         case when ${LINE_INCOME} <> 0 then round((${LINE_INCOME} - ${LINE_COST}) * 100 / ${LINE_INCOME}, 4) end as "MarginPercentage"
@@ -123,13 +115,7 @@ export const estimates: NamedQueryDefinition[] = [
       left join services isv on isv.tenant_id = i.tenant_id and isv.id = i.service_id
       left join vats cv on cv.tenant_id = dt.tenant_id and cv.id = dt.vat_id
       ${QUOTE_LINE_JOINS}
-      -- The item's income over all its lines, and its VAT at the item's rate (line by line, as DE-Estimates).
-      cross join lateral (
-        select coalesce(sum(${LINE_INCOME}), 0) as income, coalesce(sum(${lineVat(LINE_INCOME, sql`iv.percentage`)}), 0) as income_vat
-        from estimate_item_details dt
-        left join vats iv on iv.tenant_id = i.tenant_id and iv.id = i.vat_id
-        where dt.tenant_id = i.tenant_id and dt.estimate_item_id = i.id
-      ) it
+      ${estimateAmounts('item', 'i.id', 'it')}
       where dt.tenant_id = ${ctx.tenantId}`,
   },
   { name: 'DE-EstimatesQuotesCount', key: [], countOf: 'DE-EstimatesQuotes' },
@@ -140,17 +126,17 @@ export const estimates: NamedQueryDefinition[] = [
     visibility: { documentIdColumn: 'EstimateId', departmentIdColumn: 'DepartmentId' },
     source: (ctx) => sql`
       select
-        e.id as "EstimateId", e.number || ' - ' || e.name as "Estimate", e.number as "EstimateNumber",
+        e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
         d.id as "DepartmentId", d.name as "Department", ws.id as "StageId", ws.name as "Stage",
-        cc.id as "ClientId", cc.name as "Client", p.id as "ProjectId", p.number || ' - ' || p.name as "Project",
+        cc.id as "ClientId", cc.name as "Client", p.id as "ProjectId", ${numberAndName('p')} as "Project",
         i.name as "EstimateItem", i.description as "EstimateItemDescription",
         dd.id as "EstimateItemDetailDepartmentId", dd.name as "EstimateItemDetailDepartment",
         tg.id as "EstimateItemDetailTypologyGroupId", tg.name as "EstimateItemDetailTypologyGroup",
-        du.id as "EstimateItemDetailUserId", coalesce(du.name, du.user_name) as "EstimateItemDetailUser",
+        du.id as "EstimateItemDetailUserId", ${userName('du')} as "EstimateItemDetailUser",
         dt.description as "EstimateItemDetailDescription", pr.id as "ProductId", pr.name as "Product", dt.id as "EstimateItemDetailId",
         cur.id as "CurrencyId", cur.name as "Currency", e.exchange as "Exchange",
         m.hours as "EstimateItemDetailTime", m.cost as "EstimateItemDetailCost", m.income as "EstimateItemDetailIncome",
-        m.month::timestamp at time zone 'UTC' as "EstimateItemDetailMonth",
+        ${utcMidnight('m.month')} as "EstimateItemDetailMonth",
         dt.table_rate as "EstimateItemDetailTableRate", dt.unit_price_cost as "EstimateItemDetailUnitPriceCost"
       from estimate_item_detail_months m
       join estimate_item_details dt on dt.tenant_id = m.tenant_id and dt.id = m.estimate_item_detail_id

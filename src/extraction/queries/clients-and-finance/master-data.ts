@@ -1,6 +1,7 @@
 // Named queries over client and supplier master data: clients, their companies, brands and products,
 // suppliers and expense types. Not documents: no team, so no visibility rule.
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
+import { userName } from '../fragments.ts';
 
 export const masterData: NamedQueryDefinition[] = [
   {
@@ -25,8 +26,8 @@ export const masterData: NamedQueryDefinition[] = [
         cc.allows_timesheet as "AllowsTimesheet", cg.id as "ClientGroupId", cg.name as "ClientGroup",
         cc.tax_payer_number as "TaxPayerNumber", cc.margin as "Margin", cc.full_time_employee_time as "FullTimeEmployeeTime",
         cc.supplier_margin as "SupplierMargin", ws.id as "StageId", ws.name as "Stage", wst.id as "StageTypeId", wst.name as "StageType",
-        m.id as "ManagerId", coalesce(m.name, m.user_name) as "ManagerName", m.image_file_id is not null as "ManagerHasImage",
-        o.id as "OwnerId", coalesce(o.name, o.user_name) as "OwnerName", o.image_file_id is not null as "OwnerHasImage"
+        m.id as "ManagerId", ${userName('m')} as "ManagerName", m.image_file_id is not null as "ManagerHasImage",
+        o.id as "OwnerId", ${userName('o')} as "OwnerName", o.image_file_id is not null as "OwnerHasImage"
       from commercial_clients cc
       left join cities ci on ci.tenant_id = cc.tenant_id and ci.id = cc.city_id
       left join client_groups cg on cg.tenant_id = cc.tenant_id and cg.id = cc.client_group_id
@@ -67,8 +68,8 @@ export const masterData: NamedQueryDefinition[] = [
         dv.name as "Division", dv.id as "DivisionId", d.name as "Department", d.id as "DepartmentId",
         cur.name as "Currency", cur.id as "CurrencyId", v.id as "VatId", v.name as "Vat", s.external_id as "ExternalId",
         s.is_active as "IsActive", pc.id as "PaymentConditionId", pc.name as "PaymentCondition", s.category as "Category",
-        s.created_by_id as "CreatedById", coalesce(cb.name, cb.user_name) as "CreatedBy",
-        s.modified_by_id as "ModifiedById", coalesce(mb.name, mb.user_name) as "ModifiedBy",
+        s.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy",
+        s.modified_by_id as "ModifiedById", ${userName('mb')} as "ModifiedBy",
         s.created_on_utc as "CreatedOnUtc", s.modified_on_utc as "ModifiedOnUtc", s.email as "Mail", s.remarks as "Remarks",
         s.discount_percentage as "DiscountPercentage", s.volume_discount_percentage as "VolumeDiscountPercentage",
         s.other_creditor as "OtherCreditor", s.street as "Street", s.tax_payer_number as "TaxPayerNumber",
@@ -97,7 +98,7 @@ export const masterData: NamedQueryDefinition[] = [
         et.id as "ExpenseTypeId", et.name as "ExpenseType", co.name as "Company", co.id as "CompanyId", v.name as "Vat",
         et.external_id as "ExternalId", et.vat_deductible_percentage as "VatDeductiblePercentage", et.value as "Value",
         et.is_active as "Active", et.created_on_utc as "CreatedOnUtc", et.modified_on_utc as "ModifiedOnUtc",
-        coalesce(cb.name, cb.user_name) as "CreatedByName", coalesce(mb.name, mb.user_name) as "ModifiedByName",
+        ${userName('cb')} as "CreatedByName", ${userName('mb')} as "ModifiedByName",
         et.created_by_id as "CreatedById", et.modified_by_id as "ModifiedById"
       from expense_types et
       join companies co on co.tenant_id = et.tenant_id and co.id = et.company_id

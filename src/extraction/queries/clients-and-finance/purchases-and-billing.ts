@@ -1,7 +1,7 @@
 // Named queries over the money documents: bills, purchase orders, expense sheets and their expense
 // items. Values are summed from the document's lines; per-user flags use the calling user.
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { alreadyRead, callingUser, inDepartment, inTeam, lineVat, pendingApproval } from './shared.ts';
+import { currentUserRowId, documentTotals, forCurrentUser, inCurrentUserDepartment, lineVat, numberAndName, userName } from '../fragments.ts';
 
 export const purchasesAndBilling: NamedQueryDefinition[] = [
   {
@@ -15,20 +15,21 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
         co.name as "Company", co.id as "CompanyId", co.image_file_id is not null as "CompanyHasImage",
         cg.name as "ClientGroup", cc.name as "Client", cc.id as "ClientId", cc.image_file_id is not null as "ClientHasImage",
         bc.name as "BillingClient",
-        b.created_on_utc as "CreatedOnUtc", coalesce(cb.name, cb.user_name) as "CreatedBy", b.created_by_id as "CreatedById",
+        b.created_on_utc as "CreatedOnUtc", ${userName('cb')} as "CreatedBy", b.created_by_id as "CreatedById",
         cb.image_file_id is not null as "CreatedByHasImage",
-        b.modified_on_utc as "ModifiedOnUtc", coalesce(mb.name, mb.user_name) as "ModifiedBy", b.modified_by_id as "ModifiedById",
+        b.modified_on_utc as "ModifiedOnUtc", ${userName('mb')} as "ModifiedBy", b.modified_by_id as "ModifiedById",
         mb.image_file_id is not null as "ModifiedByHasImage",
-        p.id as "ProjectId", p.number || ' - ' || p.name as "Project", ct.id as "ContractId", ct.number || ' - ' || ct.name as "Contract",
-        e.id as "EstimateId", e.number || ' - ' || e.name as "Estimate", d.name as "Department",
+        p.id as "ProjectId", ${numberAndName('p')} as "Project", ct.id as "ContractId", ${numberAndName('ct')} as "Contract",
+        e.id as "EstimateId", ${numberAndName('e')} as "Estimate", d.name as "Department",
         cur.name as "Currency", cur.iso_code as "CurrencyIsoCode", cur.symbol as "CurrencySymbol", pc.name as "PaymentCondition",
         b.your_reference as "YourReference",
         coalesce(t.net, 0) as "ValueWithoutVat", coalesce(t.vat, 0) as "VatValue", coalesce(t.net + t.vat, 0) as "ValueWithVat",
         b.external_id is not null as "External", b.external_id as "ExternalId", b.external_error as "ExternalError",
         b.paid as "Paid", b.paid_value as "PaidValue", b.remarks as "Remarks",
         ws.name as "Stage", ws.color as "StageColor", wst.name as "StateType", wst.name as "StageType",
-        ${alreadyRead(ctx, sql`b.id`)} as "AlreadyRead", ${inTeam(ctx, sql`b.id`)} as "CurrentUserInTeam",
-        dr.id as "BaseObjectReadId", f.id as "FavoriteId", f.id is not null as "IsFavorite"
+        ${forCurrentUser(ctx, 'document_reads', 'b.id')} as "AlreadyRead", ${forCurrentUser(ctx, 'assignments', 'b.id')} as "CurrentUserInTeam",
+        ${currentUserRowId(ctx, 'document_reads', 'b.id')} as "BaseObjectReadId", ${currentUserRowId(ctx, 'favorites', 'b.id')} as "FavoriteId",
+        ${forCurrentUser(ctx, 'favorites', 'b.id')} as "IsFavorite"
       from bills b
       join companies co on co.tenant_id = b.tenant_id and co.id = b.company_id
       join commercial_clients cc on cc.tenant_id = b.tenant_id and cc.id = b.commercial_client_id
@@ -44,14 +45,7 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
       left join payment_conditions pc on pc.tenant_id = b.tenant_id and pc.id = b.payment_condition_id
       left join workflow_stages ws on ws.tenant_id = b.tenant_id and ws.id = b.stage_id
       left join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
-      left join document_reads dr on dr.tenant_id = b.tenant_id and dr.user_id = ${callingUser(ctx)} and dr.document_id = b.id
-      left join favorites f on f.tenant_id = b.tenant_id and f.user_id = ${callingUser(ctx)} and f.document_id = b.id
-      left join lateral (
-        select round(sum(bi.quantity * bi.unit_price), 4) as net, sum(${lineVat(sql`bi.quantity * bi.unit_price`, sql`v.percentage`)}) as vat
-        from bill_items bi
-        left join vats v on v.tenant_id = bi.tenant_id and v.id = bi.vat_id
-        where bi.tenant_id = b.tenant_id and bi.bill_id = b.id
-      ) t on true
+      ${documentTotals('bill_items', 'bill_id', 'b.id', sql`li.quantity * li.unit_price`)}
       where b.tenant_id = ${ctx.tenantId}`,
   },
   {
@@ -62,23 +56,30 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
       select
         po.id as "Oid", po.id as "DocumentOid", po.number as "Name", po.number as "Number",
         po.status as "Status", po.financial_status as "FinancialStatus",
-        po.created_on_utc as "CreatedOnUtc", po.created_by_id as "CreatedById", coalesce(cb.name, cb.user_name) as "CreatedBy",
+        po.created_on_utc as "CreatedOnUtc", po.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy",
         cb.image_file_id is not null as "CreatedByHasImage",
-        po.modified_on_utc as "ModifiedOnUtc", po.modified_by_id as "ModifiedById", coalesce(mb.name, mb.user_name) as "ModifiedBy",
+        po.modified_on_utc as "ModifiedOnUtc", po.modified_by_id as "ModifiedById", ${userName('mb')} as "ModifiedBy",
         mb.image_file_id is not null as "ModifiedByHasImage",
         po.date as "StartDate", po.delivery_date as "DeliveryDate",
         cc.name as "Client", cc.id as "ClientId", coalesce(cc.image_file_id is not null, false) as "ClientHasImage", d.name as "Department",
-        ct.id as "ContractId", ct.number || ' - ' || ct.name as "Contract", p.number || ' - ' || p.name as "Project", p.id as "ProjectId",
-        e.number || ' - ' || e.name as "Estimate", e.id as "EstimateId",
+        ct.id as "ContractId", ${numberAndName('ct')} as "Contract", ${numberAndName('p')} as "Project", p.id as "ProjectId",
+        ${numberAndName('e')} as "Estimate", e.id as "EstimateId",
         co.name as "Company", co.id as "CompanyId", co.image_file_id is not null as "CompanyHasImage",
         s.name || coalesce(' (' || s.external_id || ')', '') as "Supplier",
         coalesce(t.net, 0) as "ValueWithoutVat", coalesce(t.net + t.vat, 0) as "ValueWithVat", coalesce(t.vat, 0) as "VatValue",
         po.invoiced as "Invoiced", po.invoiced_value as "InvoicedValue", po.controlled_value as "ControlledValue",
         po.external_id is not null as "External", po.external_id as "ExternalId", po.external_error as "ExternalError",
         wst.name as "StageType", ws.name as "Stage", ws.color as "Color",
-        ${alreadyRead(ctx, sql`po.id`)} as "AlreadyRead", ${inTeam(ctx, sql`po.id`)} as "CurrentUserInTeam",
-        ${pendingApproval(ctx, sql`po.id`)} as "CurrentUserPending", ${inDepartment(ctx, sql`po.department_id`)} as "CurrentUserInDepartment",
-        cur.iso_code as "CurrencyIsoCode", cur.name as "Currency", t.articles as "Articles"
+        ${forCurrentUser(ctx, 'document_reads', 'po.id')} as "AlreadyRead", ${forCurrentUser(ctx, 'assignments', 'po.id')} as "CurrentUserInTeam",
+        ${forCurrentUser(ctx, 'approvals', 'po.id')} as "CurrentUserPending", ${inCurrentUserDepartment(ctx, 'po.department_id')} as "CurrentUserInDepartment",
+        cur.iso_code as "CurrencyIsoCode", cur.name as "Currency",
+        -- The articles (services) bought, each once, in the order of their first line.
+        (select string_agg(a.name, ', ' order by a.first_line)
+           from (select sv.name, min(i.sort_order) as first_line
+                   from purchase_order_items i
+                   join services sv on sv.tenant_id = i.tenant_id and sv.id = i.service_id
+                  where i.tenant_id = po.tenant_id and i.purchase_order_id = po.id
+                  group by sv.name) a) as "Articles"
       from purchase_orders po
       join companies co on co.tenant_id = po.tenant_id and co.id = po.company_id
       join suppliers s on s.tenant_id = po.tenant_id and s.id = po.supplier_id
@@ -92,19 +93,7 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
       left join users mb on mb.tenant_id = po.tenant_id and mb.id = po.modified_by_id
       left join workflow_stages ws on ws.tenant_id = po.tenant_id and ws.id = po.stage_id
       left join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
-      left join lateral (
-        select round(sum(i.quantity * i.unit_price), 4) as net, sum(${lineVat(sql`i.quantity * i.unit_price`, sql`v.percentage`)}) as vat,
-          -- The articles (services) bought, each once, in the order of their first line.
-          (select string_agg(a.name, ', ' order by a.first_line)
-             from (select sv.name, min(i2.sort_order) as first_line
-                     from purchase_order_items i2
-                     join services sv on sv.tenant_id = i2.tenant_id and sv.id = i2.service_id
-                    where i2.tenant_id = po.tenant_id and i2.purchase_order_id = po.id
-                    group by sv.name) a) as articles
-        from purchase_order_items i
-        left join vats v on v.tenant_id = i.tenant_id and v.id = i.vat_id
-        where i.tenant_id = po.tenant_id and i.purchase_order_id = po.id
-      ) t on true
+      ${documentTotals('purchase_order_items', 'purchase_order_id', 'po.id', sql`li.quantity * li.unit_price`)}
       where po.tenant_id = ${ctx.tenantId}`,
   },
   {
@@ -119,18 +108,13 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
         es.paid as "Paid", es.paid_value as "PaidValue",
         coalesce(t.net + t.vat, 0) as "ValueWithVat", coalesce(t.net, 0) as "ValueWithoutVat", coalesce(t.vat, 0) as "VatValue",
         co.name as "Company", co.id as "CompanyId", es.created_on_utc as "CreatedOnUtc", es.modified_on_utc as "ModifiedOnUtc",
-        coalesce(cb.name, cb.user_name) as "CreatedByName", coalesce(mb.name, mb.user_name) as "ModifiedByName",
+        ${userName('cb')} as "CreatedByName", ${userName('mb')} as "ModifiedByName",
         es.created_by_id as "CreatedById", es.modified_by_id as "ModifiedById"
       from expense_sheets es
       join companies co on co.tenant_id = es.tenant_id and co.id = es.company_id
       left join users cb on cb.tenant_id = es.tenant_id and cb.id = es.created_by_id
       left join users mb on mb.tenant_id = es.tenant_id and mb.id = es.modified_by_id
-      left join lateral (
-        select sum(ei.value_without_vat) as net, sum(${lineVat(sql`ei.value_without_vat`, sql`v.percentage`)}) as vat
-        from expense_items ei
-        left join vats v on v.tenant_id = ei.tenant_id and v.id = ei.vat_id
-        where ei.tenant_id = es.tenant_id and ei.expense_sheet_id = es.id
-      ) t on true
+      ${documentTotals('expense_items', 'expense_sheet_id', 'es.id', sql`li.value_without_vat`)}
       where es.tenant_id = ${ctx.tenantId}`,
   },
   {
@@ -160,7 +144,7 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
         ei.value_without_vat + ${lineVat(sql`ei.value_without_vat`, sql`v.percentage`)} as "ValueWithVat",
         ${lineVat(sql`ei.value_without_vat`, sql`v.percentage`)} as "VatValue",
         ei.created_on_utc as "CreatedOnUtc", ei.modified_on_utc as "ModifiedOnUtc",
-        coalesce(cb.name, cb.user_name) as "CreatedByName", coalesce(mb.name, mb.user_name) as "ModifiedByName",
+        ${userName('cb')} as "CreatedByName", ${userName('mb')} as "ModifiedByName",
         ei.created_by_id as "CreatedById", ei.modified_by_id as "ModifiedById"
       from expense_items ei
       join expense_sheets es on es.tenant_id = ei.tenant_id and es.id = ei.expense_sheet_id

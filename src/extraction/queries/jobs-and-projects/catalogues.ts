@@ -2,7 +2,7 @@
 // and rate-card columns (one row per column × row of each rate card, with its hourly rate).
 import type { NamedQueryDefinition } from '../../definition.ts';
 import { sql } from '../../definition.ts';
-import { userName } from './fragments.ts';
+import { userName } from '../fragments.ts';
 
 export const projectsClassifications: NamedQueryDefinition = {
   name: 'DE-ProjectsClassifications',

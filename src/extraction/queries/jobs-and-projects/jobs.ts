@@ -2,7 +2,7 @@
 // company and division, the stage, and whether the job is late.
 import type { NamedQueryDefinition } from '../../definition.ts';
 import { sql } from '../../definition.ts';
-import { daysOverdue, forCurrentUser, jobIsDelayed, userName, utcMidnight } from './fragments.ts';
+import { daysOverdue, forCurrentUser, jobIsDelayed, userName, utcMidnight } from '../fragments.ts';
 
 export const jobs: NamedQueryDefinition = {
   name: 'DE-Jobs',

@@ -2,7 +2,7 @@
 // (and count): one row per project, per project with its user-field values, per planned-time entry.
 import type { NamedQueryDefinition } from '../../definition.ts';
 import { sql } from '../../definition.ts';
-import { daysOverdue, estimatedColumns, estimatedTotals, forCurrentUser, jobIsDelayed, userName } from './fragments.ts';
+import { daysOverdue, estimatedColumns, estimatedTotals, forCurrentUser, jobIsDelayed, userName } from '../fragments.ts';
 
 export const projects: NamedQueryDefinition = {
   name: 'DE-Projects',

@@ -2,7 +2,7 @@
 // contract that is past Draft, with its estimated totals).
 import type { NamedQueryDefinition } from '../../definition.ts';
 import { sql } from '../../definition.ts';
-import { currentUserRowId, estimatedColumns, estimatedTotals, forCurrentUser, userName } from './fragments.ts';
+import { currentUserRowId, estimatedColumns, estimatedTotals, forCurrentUser, userName } from '../fragments.ts';
 
 export const requests: NamedQueryDefinition = {
   name: 'DE-Requests',

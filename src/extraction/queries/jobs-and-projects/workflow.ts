@@ -2,7 +2,7 @@
 // its lists flattened to text) and DE-Types (one row per job/request/estimate/contract type).
 import type { NamedQueryDefinition } from '../../definition.ts';
 import { sql } from '../../definition.ts';
-import { userName } from './fragments.ts';
+import { userName } from '../fragments.ts';
 
 export const stages: NamedQueryDefinition = {
   name: 'DE-Stages',

@@ -1,7 +1,7 @@
 // Named queries over collaboration on any document: teams (assignments), feed comments and replies,
 // description versions and document history. DocumentType is the short class name (e.g. Deliverable).
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { userName } from './common.ts';
+import { userName } from '../fragments.ts';
 
 export const collaboration: NamedQueryDefinition[] = [
   {

@@ -1,7 +1,7 @@
 // Named queries over the organisation's master data: geography, currencies, companies and their
 // structure, holidays, taxes, work types and the business-object-type catalogue.
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { userFieldsOf, userFieldValues, userName } from './common.ts';
+import { userFieldsOf, userFieldValues, userName } from '../fragments.ts';
 
 export const organisation: NamedQueryDefinition[] = [
   {

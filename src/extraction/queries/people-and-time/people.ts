@@ -1,6 +1,6 @@
 // Named queries over people: users, employees, user types, typologies and their groups, user costs.
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { userFieldsOf, userFieldValues, userName } from './common.ts';
+import { userFieldsOf, userFieldValues, userName } from '../fragments.ts';
 
 export const people: NamedQueryDefinition[] = [
   {

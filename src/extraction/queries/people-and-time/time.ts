@@ -1,7 +1,8 @@
 // Named queries over time: timesheets, leaves, attendances and workloads, their counts and their
 // tombstones (deleted rows). DE-TimeSheets runs on a million rows: see the note on its source.
-import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { dateAsUtc, userName } from './common.ts';
+import type { RawBuilder } from 'kysely';
+import { type NamedQueryDefinition, type QueryContext, sql } from '../../definition.ts';
+import { numberAndName, userName, utcMidnight } from '../fragments.ts';
 
 // A user's periods (typology history, costs) cut into disjoint segments at every start and end, each
 // carrying the value of the latest-starting period that covers it: at most one segment covers a day, so a
@@ -22,6 +23,15 @@ const leaveApprovers = (role: 'Approver' | 'HR') => sql`
      from approvals ap
      join users au on au.tenant_id = ap.tenant_id and au.id = ap.approver_id
     where ap.tenant_id = l.tenant_id and ap.document_id = l.id and ap.role = ${role})`;
+
+/** A *Deleted query: the id and deletion time of each tombstoned row of `table`. */
+const tombstones =
+  (table: 'timesheets' | 'leaves', idColumn: string) =>
+  (ctx: QueryContext): RawBuilder<unknown> =>
+    sql`
+      select x.id as ${sql.id(idColumn)}, x.deleted_on as "ModifiedOnUtc"
+        from ${sql.table(table)} x
+       where x.tenant_id = ${ctx.tenantId} and x.deleted_on is not null`;
 
 export const time: NamedQueryDefinition[] = [
   {
@@ -88,10 +98,7 @@ export const time: NamedQueryDefinition[] = [
     key: ['TimesheetId'],
     // Only the id and the deletion time are output, so From/To apply to the deletion time too.
     parameters: { ModifiedFrom: 'ModifiedOnUtc', From: 'ModifiedOnUtc', To: 'ModifiedOnUtc' },
-    source: (ctx) => sql`
-      select t.id as "TimesheetId", t.deleted_on as "ModifiedOnUtc"
-        from timesheets t
-       where t.tenant_id = ${ctx.tenantId} and t.deleted_on is not null`,
+    source: tombstones('timesheets', 'TimesheetId'),
   },
   {
     name: 'DE-TimeSheetsDeletedCount',
@@ -107,9 +114,9 @@ export const time: NamedQueryDefinition[] = [
     // One row per live leave day. Hours is an integer in the catalogue: total minutes / 60, rounded.
     source: (ctx) => sql`
       select c.id as "CompanyId", c.name as "Company", l.id as "LeaveId", lt.id as "LeaveTypeId", lt.name as "LeaveType",
-             l.user_id as "UserId", ${userName('u')} as "User", ${dateAsUtc('l.day')} as "Day", l.is_half_day as "IsHalfDay",
+             l.user_id as "UserId", ${userName('u')} as "User", ${utcMidnight('l.day')} as "Day", l.is_half_day as "IsHalfDay",
              round(l.total_minutes / 60.0)::int as "Hours", lt.year as "LeaveTypeYear",
-             ${dateAsUtc('lt.expires_on')} as "LeaveTypeExpiresOn", l.modified_on_utc as "ModifiedOn",
+             ${utcMidnight('lt.expires_on')} as "LeaveTypeExpiresOn", l.modified_on_utc as "ModifiedOn",
              l.requested_approval as "RequestedApproval", l.status as "Status",
              ${leaveApprovers('Approver')} as "Approvers", ${leaveApprovers('HR')} as "HRApprovers"
         from leaves l
@@ -128,10 +135,7 @@ export const time: NamedQueryDefinition[] = [
     name: 'DE-LeavesDeleted',
     key: ['LeaveId'],
     parameters: { ModifiedFrom: 'ModifiedOnUtc' },
-    source: (ctx) => sql`
-      select l.id as "LeaveId", l.deleted_on as "ModifiedOnUtc"
-        from leaves l
-       where l.tenant_id = ${ctx.tenantId} and l.deleted_on is not null`,
+    source: tombstones('leaves', 'LeaveId'),
   },
   {
     name: 'DE-LeavesDeletedCount',
@@ -162,9 +166,9 @@ export const time: NamedQueryDefinition[] = [
     visibility: { documentIdColumn: 'JobId' },
     // Workloads planned on jobs only (the inner join); Workload in decimal hours; Project is "number - name".
     source: (ctx) => sql`
-      select w.id as "WorkloadId", ${dateAsUtc('w.day')} as "DayUtc", round(w.workload_minutes / 60.0, 4) as "Workload",
+      select w.id as "WorkloadId", ${utcMidnight('w.day')} as "DayUtc", round(w.workload_minutes / 60.0, 4) as "Workload",
              j.id as "JobId", w.timesheet_id as "TimesheetId", w.user_id as "UserIs", ${userName('u')} as "User",
-             cl.id as "ClientId", cl.name as "Client", p.id as "ProjectId", p.number || ' - ' || p.name as "Project",
+             cl.id as "ClientId", cl.name as "Client", p.id as "ProjectId", ${numberAndName('p')} as "Project",
              j.name as "Job"
         from workloads w
         join jobs j on j.tenant_id = w.tenant_id and j.id = w.document_id

@@ -1,0 +1,185 @@
+// The SQL fragments the named queries share: one definition of each rule that more than one query
+// shows (a user's name, a document's label, per-user flags, delays, user fields, estimate amounts).
+import type { RawBuilder } from 'kysely';
+import { type ColumnType, type QueryContext, sql } from '../definition.ts';
+
+/** A user's display name: the full name, else the login (names are optional, logins are not). */
+export const userName = (alias: string): RawBuilder<string> => sql<string>`coalesce(${sql.ref(`${alias}.name`)}, ${sql.ref(`${alias}.user_name`)})`;
+
+/** The label of a numbered document (project, contract, estimate): `Number - Name`. */
+export const numberAndName = (alias: string): RawBuilder<string> => sql<string>`${sql.ref(`${alias}.number`)} || ' - ' || ${sql.ref(`${alias}.name`)}`;
+
+/** A calendar date exposed as a catalogue datetime: midnight UTC of that day. */
+export const utcMidnight = (column: string): RawBuilder<Date> => sql<Date>`(${sql.ref(column)}::timestamp at time zone 'UTC')`;
+
+/** The calendar day delays are counted from; UTC, like every date the API accepts without an offset. */
+const TODAY = sql`(now() at time zone 'UTC')::date`;
+
+/**
+ * True when a job (aliases: the job, and its stage type joined as `stageTypeAlias`) is past its agreed
+ * date while its stage is still open (not Completed or Canceled). A job without an agreed date or
+ * stage type is never delayed.
+ */
+export const jobIsDelayed = (jobAlias: string, stageTypeAlias: string): RawBuilder<boolean> =>
+  sql<boolean>`(${sql.ref(`${jobAlias}.end_date`)} < ${TODAY} and coalesce(${sql.ref(`${stageTypeAlias}.name`)}, '') not in ('Completed', 'Canceled'))`;
+
+/** Days overdue as the platform reports them: agreed date minus today, negative for a late job. */
+export const daysOverdue = (jobAlias: string): RawBuilder<number> => sql<number>`(${sql.ref(`${jobAlias}.end_date`)} - ${TODAY})`;
+
+type PerUserTable = 'document_reads' | 'assignments' | 'favorites' | 'approvals';
+
+/** The per-user link row of `documentIdColumn` for the calling user, as a FROM … WHERE over alias x. */
+function perUserWhere(ctx: QueryContext, userId: string, table: PerUserTable, documentIdColumn: string): RawBuilder<unknown> {
+  const userColumn = table === 'approvals' ? sql`x.approver_id` : sql`x.user_id`;
+  const pending = table === 'approvals' ? sql` and x.status = 'Pending'` : sql``;
+  return sql`from ${sql.table(table)} x where x.tenant_id = ${ctx.tenantId} and x.document_id = ${sql.ref(documentIdColumn)} and ${userColumn} = ${userId}${pending}`;
+}
+
+/**
+ * Whether the calling user has a row in `table` for the document: read it (document_reads, the
+ * AlreadyRead flag), is on its team (assignments, CurrentUserInTeam), marked it favourite (favorites,
+ * IsFavorite), or has a pending approval on it (approvals, CurrentUserPending). False without an X-AppUser.
+ */
+export function forCurrentUser(ctx: QueryContext, table: PerUserTable, documentIdColumn: string): RawBuilder<boolean> {
+  if (ctx.userId === null) return sql<boolean>`false`;
+  return sql<boolean>`exists (select 1 ${perUserWhere(ctx, ctx.userId, table, documentIdColumn)})`;
+}
+
+/** The id of the calling user's read mark (BaseObjectReadId) or favourite (FavoriteId) of the document; null without an X-AppUser. */
+export function currentUserRowId(ctx: QueryContext, table: 'document_reads' | 'favorites', documentIdColumn: string): RawBuilder<string | null> {
+  if (ctx.userId === null) return sql<null>`null::uuid`;
+  return sql<string | null>`(select x.id ${perUserWhere(ctx, ctx.userId, table, documentIdColumn)} limit 1)`;
+}
+
+/** CurrentUserInDepartment: the calling user belongs to the department in `departmentIdColumn`. */
+export const inCurrentUserDepartment = (ctx: QueryContext, departmentIdColumn: string): RawBuilder<boolean> =>
+  ctx.userId === null
+    ? sql<boolean>`false`
+    : sql<boolean>`exists (select 1 from users cu where cu.tenant_id = ${ctx.tenantId} and cu.id = ${ctx.userId} and cu.department_id = ${sql.ref(departmentIdColumn)})`;
+
+/** The tenant's user-defined fields of one document type (by class name), in column order, typed as the catalogue types. */
+export const userFieldsOf =
+  (className: string) =>
+  (ctx: QueryContext): RawBuilder<{ name: string; type: ColumnType }> =>
+    sql<{ name: string; type: ColumnType }>`
+      select uf.column_name as name,
+             case uf.data_type when 'Text' then 'string' when 'Number' then 'decimal' when 'Date' then 'date'
+                               when 'Boolean' then 'boolean' else 'guid' end as type
+        from user_fields uf
+        join document_types dt on dt.tenant_id = uf.tenant_id and dt.id = uf.document_type_id
+       where uf.tenant_id = ${ctx.tenantId} and dt.class_name = ${className}
+       order by uf.sort_order, uf.column_name`;
+
+/**
+ * The `__fields` column of an *AdditionalInformation row: field column name -> stored JSON scalar, for
+ * the document whose id is `idColumn` (fields of other document types are ignored).
+ */
+export const userFieldValues = (idColumn: string, className: string): RawBuilder<unknown> => sql`
+  coalesce((select jsonb_object_agg(uf.column_name, v.value order by uf.sort_order)
+              from user_field_values v
+              join user_fields uf on uf.tenant_id = v.tenant_id and uf.id = v.user_field_id
+              join document_types dt on dt.tenant_id = uf.tenant_id and dt.id = uf.document_type_id
+             where v.tenant_id = ${sql.ref(idColumn.replace(/\.id$/, '.tenant_id'))} and v.document_id = ${sql.ref(idColumn)}
+               and dt.class_name = ${className}), '{}'::jsonb)`;
+
+/**
+ * VAT of a net amount at a percentage, rounded to cents per line (as on an invoice line), so
+ * ValueWithVat = ValueWithoutVat + VatValue holds exactly. Every document's VAT is computed this way.
+ */
+export const lineVat = (net: RawBuilder<unknown>, percentage: RawBuilder<unknown>): RawBuilder<string> =>
+  sql`round(${net} * coalesce(${percentage}, 0) / 100, 2)::numeric(19,4)`;
+
+/**
+ * LEFT JOIN LATERAL `t` with the totals of a money document (bill, purchase order, expense sheet) from
+ * its lines `li` in `itemsTable` whose `ownerColumn` is `ownerIdColumn`: net = Σ `lineNet`, vat = Σ
+ * lineVat of each line's net at the line's VAT. Null (no row values) for a document without lines.
+ */
+export function documentTotals(
+  itemsTable: 'bill_items' | 'purchase_order_items' | 'expense_items',
+  ownerColumn: 'bill_id' | 'purchase_order_id' | 'expense_sheet_id',
+  ownerIdColumn: string,
+  lineNet: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`left join lateral (
+        select round(sum(${lineNet}), 4) as net, sum(${lineVat(lineNet, sql`v.percentage`)}) as vat
+        from ${sql.table(itemsTable)} li
+        left join vats v on v.tenant_id = li.tenant_id and v.id = li.vat_id
+        where li.tenant_id = ${sql.ref(ownerIdColumn.replace(/\.id$/, '.tenant_id'))} and ${sql.ref(`li.${ownerColumn}`)} = ${sql.ref(ownerIdColumn)}
+      ) t on true`;
+}
+
+// Estimate amounts (docs/data-model.md, "Estimate amounts"). In the estimate's own currency a quote
+// line's cost and income are rounded to cents, its VAT is lineVat of that; an item's and an estimate's
+// amounts are the exact sums of their lines. In the company currency, amounts are the estimate's
+// amounts times its exchange rate, summed unrounded and rounded to cents once, on the figure shown.
+
+/** Cost of the quote line `dt`: quantity × unit cost − cost discount, in cents. */
+export const LINE_COST: RawBuilder<string> = sql`round(dt.quantity_cost * dt.unit_price_cost - dt.discount_cost, 2)`;
+
+/** Income (sell) of the quote line `dt`: quantity × unit price − discount + agency commission, in cents. */
+export const LINE_INCOME: RawBuilder<string> = sql`round(dt.quantity_income * dt.unit_price_income - dt.discount_income + dt.agency_commission_value, 2)`;
+
+/** Cost VAT of the quote line `dt` at its own (supplier) VAT joined as `cv`. */
+export const LINE_COST_VAT: RawBuilder<string> = lineVat(LINE_COST, sql`cv.percentage`);
+
+/** Income VAT of the quote line `dt` at its item's VAT joined as `iv`; client-direct values are not agency income. */
+export const LINE_INCOME_VAT: RawBuilder<string> = lineVat(LINE_INCOME, sql`iv.percentage`);
+
+/**
+ * LEFT JOIN LATERAL `alias` with the amounts of one estimate (`scope` 'estimate', id in `idColumn`) or
+ * one estimate item ('item'), in the estimate's currency: cost, cost_vat, sell, sell_vat, each the sum
+ * of its quote lines (0 when it has none).
+ */
+export function estimateAmounts(scope: 'estimate' | 'item', idColumn: string, alias: string): RawBuilder<unknown> {
+  const owner = sql.ref(idColumn);
+  const ownerTenant = sql.ref(idColumn.replace(/\.id$/, '.tenant_id'));
+  // The items are `ei`, not `i`, so that an owner column of an outer item `i` still names the outer one.
+  const match = scope === 'estimate' ? sql`ei.estimate_id = ${owner}` : sql`ei.id = ${owner}`;
+  return sql`left join lateral (
+      select coalesce(sum(${LINE_COST}), 0) as cost, coalesce(sum(${LINE_COST_VAT}), 0) as cost_vat,
+             coalesce(sum(${LINE_INCOME}), 0) as sell, coalesce(sum(${LINE_INCOME_VAT}), 0) as sell_vat
+        from estimate_items ei
+        join estimate_item_details dt on dt.tenant_id = ei.tenant_id and dt.estimate_item_id = ei.id
+        left join vats cv on cv.tenant_id = dt.tenant_id and cv.id = dt.vat_id
+        left join vats iv on iv.tenant_id = ei.tenant_id and iv.id = ei.vat_id
+       where ei.tenant_id = ${ownerTenant} and ${match}
+    ) ${sql.raw(alias)} on true`;
+}
+
+/**
+ * Whether an estimate counts in its project's and contract's figures: its stage type (joined as
+ * `stageTypeAlias`) is neither Draft nor Canceled. An estimate without a stage counts.
+ */
+export const estimateCounts = (stageTypeAlias: string): RawBuilder<boolean> =>
+  sql<boolean>`coalesce(${sql.ref(`${stageTypeAlias}.name`)}, '') not in ('Draft', 'Canceled')`;
+
+/**
+ * LEFT JOIN LATERAL `alias` with the estimated totals of a project or contract: the estimates whose
+ * `estimateColumn` is `ownerIdColumn` and that count, their amounts in the company currency (each
+ * estimate's amounts times its exchange rate), rounded to cents: cost, cost_tax, sell, sell_tax.
+ */
+export function estimatedTotals(ctx: QueryContext, estimateColumn: 'project_id' | 'contract_id', ownerIdColumn: string, alias: string): RawBuilder<unknown> {
+  return sql`left join lateral (
+    select
+      round(coalesce(sum(a.cost * e.exchange), 0), 2) as cost,
+      round(coalesce(sum(a.cost_vat * e.exchange), 0), 2) as cost_tax,
+      round(coalesce(sum(a.sell * e.exchange), 0), 2) as sell,
+      round(coalesce(sum(a.sell_vat * e.exchange), 0), 2) as sell_tax
+    from estimates e
+    left join workflow_stages es on es.tenant_id = e.tenant_id and es.id = e.stage_id
+    left join workflow_stage_types est on est.tenant_id = es.tenant_id and est.id = es.stage_type_id
+    ${estimateAmounts('estimate', 'e.id', 'a')}
+    where e.tenant_id = ${ctx.tenantId} and ${sql.ref(`e.${estimateColumn}`)} = ${sql.ref(ownerIdColumn)} and ${estimateCounts('est')}
+  ) ${sql.raw(alias)} on true`;
+}
+
+/** The six Estimated* output columns from an estimatedTotals subquery; WithTax is WithoutTax + Tax. */
+export const estimatedColumns = (alias: string): RawBuilder<unknown> => {
+  const a = (c: string) => sql.ref(`${alias}.${c}`);
+  return sql`${a('cost')} as "EstimatedWithoutTaxCost",
+    ${a('cost_tax')} as "EstimatedTaxCost",
+    ${a('cost')} + ${a('cost_tax')} as "EstimatedWithTaxCost",
+    ${a('sell')} as "EstimatedWithoutTaxSell",
+    ${a('sell_tax')} as "EstimatedTaxSell",
+    ${a('sell')} + ${a('sell_tax')} as "EstimatedWithTaxSell"`;
+};
