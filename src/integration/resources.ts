@@ -143,10 +143,10 @@ async function resolveCompany(trx: Trx, def: ResourceDef, body: Row): Promise<Co
     if (!byCode) {
       const byId = await trx.selectFrom('companies').select(['id', 'code']).where('id', '=', id).executeTakeFirst();
       if (!byId) throw problem422('companyId', id, 'does not match any company');
-      return byId as Company;
+      return byId;
     }
   }
-  return byCode as Company;
+  return byCode ?? null;
 }
 
 /**

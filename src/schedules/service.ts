@@ -274,7 +274,7 @@ export async function deleteSchedule(trx: Trx, principal: Principal, id: string)
     detail: eventDetail(view),
     userId: principal.userId,
   });
-  return { view, files: files.map((f) => f.file_path as string) };
+  return { view, files: files.flatMap((f) => (f.file_path === null ? [] : [f.file_path])) };
 }
 
 export const MAX_RUNS_TAKE = 1000;

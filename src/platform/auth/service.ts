@@ -126,7 +126,7 @@ export class AuthService {
       user = await this.#db.withTenant(principal.tenantId, async (trx) => {
         const row = await trx.selectFrom('users').select(['user_name', 'is_active']).where('id', '=', userId).executeTakeFirst();
         if (!row?.is_active) return null;
-        return { userName: row.user_name as string, roles: await userRoles(trx, userId) };
+        return { userName: row.user_name, roles: await userRoles(trx, userId) };
       });
       this.#userCache.set(key, user);
     }

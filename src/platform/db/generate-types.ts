@@ -19,7 +19,7 @@ export async function generateDatabaseTypes(connectionString: string): Promise<s
   // Our own pool rather than kysely-codegen's connect(), which tries SSL first and leaves that pool open.
   const pool = new pg.Pool({ connectionString, max: 2 });
   pool.on('error', () => {}); // an idle client killed by the cluster stopping is not our failure
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   try {
     return await generate({
       db,
@@ -45,7 +45,7 @@ export async function generateDatabaseTypes(connectionString: string): Promise<s
  * PostgreSQL keeps such a check as `CHECK ((col = ANY (ARRAY['a'::text, 'b'::text])))`; checks of
  * any other shape say nothing about a column's type and are left alone.
  */
-async function checkedValues(db: Kysely<any>): Promise<Map<string, string[]>> {
+async function checkedValues(db: Kysely<unknown>): Promise<Map<string, string[]>> {
   const { rows } = await sql<{ table: string; definition: string }>`
     select c.conrelid::regclass::text as table, pg_get_constraintdef(c.oid) as definition
     from pg_constraint c join pg_namespace n on n.oid = c.connamespace
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
   try {
     const cluster = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), fast: true, log: () => {} });
     try {
-      const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: cluster.connectionString, max: 2 }) }) });
+      const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: cluster.connectionString, max: 2 }) }) });
       try {
         await migrateToLatest(db);
       } finally {

@@ -163,7 +163,7 @@ async function insertUser(
     documentId: row.id,
     detail: { UserName: u.userName, Name: u.name, Mail: u.email, IsActive: true },
   });
-  return row.id as string;
+  return row.id;
 }
 
 async function requireTenant(trx: Trx): Promise<void> {
