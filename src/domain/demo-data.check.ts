@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { Database } from '../platform/db/schema.ts';
 import { createTenantDefaults, type TenantDefaults } from './bootstrap.ts';
 import { generateDemoData } from './demo-data.ts';
 
@@ -37,7 +38,7 @@ url.pathname = `/${dbName}`;
 const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
 // Idle clients are killed by the final "drop database ... with (force)"; that is expected.
 pool.on('error', () => {});
-const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 let failed = false;
 
 try {
