@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import { startEmbeddedPostgres } from '../src/platform/db/embedded-postgres.ts';
+import { checkDatabaseTypes } from '../src/platform/db/generate-types.ts';
 import { migrateToLatest } from '../src/platform/db/migrate.ts';
 import { Jobs } from '../src/platform/jobs/jobs.ts';
 
@@ -40,6 +41,9 @@ try {
   await jobs.stop();
   await db.close();
   process.stdout.write(`test database template ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running ${files.length} test files\n`);
+  // The committed Database types must describe the schema just migrated (decision 0016).
+  const stale = await checkDatabaseTypes(templateUrl.toString());
+  if (stale) throw new Error(stale);
   code = await new Promise<number>((resolve) => {
     const child = spawn(process.execPath, ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '3'}`, '--test-timeout=300000', ...files], {
       cwd: root,

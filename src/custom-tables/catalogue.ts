@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import { APP_ROLE, isUuid, type Trx } from '../platform/db/database.ts';
+import type { RowOf } from '../platform/db/schema.ts';
 import { badRequest, type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { type ColumnDef, dataTypeById, ddlType, MAX_VARCHAR_LENGTH, VARCHAR_OTHER } from './column-types.ts';
@@ -71,28 +72,8 @@ export function physicalTableName(tenantId: string, name: string): string {
 /** Schema-qualified, quoted reference to a physical table. */
 export const tableRef = (t: Pick<TableDef, 'physical'>) => sql.id(SCHEMA, t.physical);
 
-interface TableRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  physical_name: string;
-  key_column_name: string;
-  key_physical_name: string;
-  key_data_type_id: number;
-  key_length: number | null;
-  read_roles: string[];
-  save_roles: string[];
-  created_on_utc: Date;
-  modified_on_utc: Date;
-}
-
-interface ColumnRow {
-  table_id: string;
-  name: string;
-  physical_name: string;
-  data_type_id: number;
-  length: number | null;
-}
+type TableRow = RowOf<'custom_tables'>;
+type ColumnRow = Pick<RowOf<'custom_table_columns'>, 'table_id' | 'name' | 'physical_name' | 'data_type_id' | 'length'>;
 
 function toDef(t: TableRow, cols: ColumnRow[]): TableDef {
   return {
@@ -111,10 +92,12 @@ function toDef(t: TableRow, cols: ColumnRow[]): TableDef {
 
 async function columnsOf(trx: Trx, tableIds: string[]): Promise<ColumnRow[]> {
   if (tableIds.length === 0) return [];
-  const res = await sql<ColumnRow>`
-    select table_id, name, physical_name, data_type_id, length from custom_table_columns
-    where table_id = any(${tableIds}::uuid[]) order by ordinal`.execute(trx);
-  return res.rows;
+  return trx
+    .selectFrom('custom_table_columns')
+    .select(['table_id', 'name', 'physical_name', 'data_type_id', 'length'])
+    .where((eb) => eb('table_id', '=', eb.fn.any(eb.val(tableIds))))
+    .orderBy('ordinal')
+    .execute();
 }
 
 /**
@@ -122,10 +105,11 @@ async function columnsOf(trx: Trx, tableIds: string[]): Promise<ColumnRow[]> {
  * read or written; `update` is taken by schema changes.
  */
 export async function loadTable(trx: Trx, by: { name: string } | { id: string }, lock: 'share' | 'update' | null = null): Promise<TableDef | null> {
-  const where = 'name' in by ? sql`name_key = ${by.name.toLowerCase()}` : sql`id = ${by.id}::uuid`;
-  const locking = lock === 'share' ? sql`for share` : lock === 'update' ? sql`for update` : sql``;
-  const res = await sql<TableRow>`select * from custom_tables where ${where} ${locking}`.execute(trx);
-  const row = res.rows[0];
+  let q = trx.selectFrom('custom_tables').selectAll();
+  q = 'name' in by ? q.where('name_key', '=', by.name.toLowerCase()) : q.where('id', '=', by.id);
+  if (lock === 'share') q = q.forShare();
+  else if (lock === 'update') q = q.forUpdate();
+  const row = await q.executeTakeFirst();
   if (!row) return null;
   return toDef(row, await columnsOf(trx, [row.id]));
 }
@@ -169,7 +153,7 @@ export function summarize(t: TableDef): TableSummary {
 
 /** Every table the principal may read, by name. */
 export async function listTables(trx: Trx, p: Principal): Promise<TableSummary[]> {
-  const tables = (await sql<TableRow>`select * from custom_tables order by name_key`.execute(trx)).rows;
+  const tables = await trx.selectFrom('custom_tables').selectAll().orderBy('name_key').execute();
   const cols = await columnsOf(
     trx,
     tables.map((t) => t.id),

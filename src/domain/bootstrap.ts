@@ -1,6 +1,6 @@
 // Tenant bootstrap: the minimum master data every new tenant needs before any API can be used
 // (first company and its organisation, user types, the document-type catalogue, default workflows).
-import type { Transaction } from 'kysely';
+import type { Trx } from '../platform/db/database.ts';
 import { DOCUMENT_TYPES, fullTypeName } from '../platform/events/catalogue.ts';
 
 export interface TenantDefaults {
@@ -55,38 +55,78 @@ export function companyCodeFromName(name: string): string {
   return letters.length > 0 ? letters : 'MAIN';
 }
 
-async function insertId(trx: Transaction<any>, table: string, values: Record<string, unknown>): Promise<string> {
-  const row = await trx.insertInto(table).values(values).returning('id').executeTakeFirstOrThrow();
-  return row.id as string;
+/** The id of the one row an INSERT … RETURNING id wrote. */
+async function insertedId(insert: { executeTakeFirstOrThrow(): Promise<{ id: string }> }): Promise<string> {
+  return (await insert.executeTakeFirstOrThrow()).id;
 }
 
-export async function createTenantDefaults(trx: Transaction<any>, tenantId: string, tenantName: string): Promise<TenantDefaults> {
+/** Ids by name of rows just inserted; a name the bootstrap did not insert is a bug in its own tables. */
+function idsBy(pairs: [string, string][]): (name: string) => string {
+  const ids = new Map(pairs);
+  return (name) => {
+    const id = ids.get(name);
+    if (id === undefined) throw new Error(`tenant bootstrap: no row named ${name}`);
+    return id;
+  };
+}
+
+export async function createTenantDefaults(trx: Trx, tenantId: string, tenantName: string): Promise<TenantDefaults> {
   const t = { tenant_id: tenantId };
 
-  const currencyId = await insertId(trx, 'currencies', { ...t, name: 'Euro', iso_code: 'EUR', symbol: '€', external_id: 'EUR' });
-  const countryId = await insertId(trx, 'countries', { ...t, name: 'Portugal', iso_code: 'PT', external_id: 'PT' });
+  const currencyId = await insertedId(
+    trx
+      .insertInto('currencies')
+      .values({ ...t, name: 'Euro', iso_code: 'EUR', symbol: '€', external_id: 'EUR' })
+      .returning('id'),
+  );
+  const countryId = await insertedId(
+    trx
+      .insertInto('countries')
+      .values({ ...t, name: 'Portugal', iso_code: 'PT', external_id: 'PT' })
+      .returning('id'),
+  );
 
   const companyCode = companyCodeFromName(tenantName);
-  const companyId = await insertId(trx, 'companies', {
-    ...t,
-    code: companyCode,
-    name: tenantName.trim() || 'Main company',
-    currency_id: currencyId,
-    country_id: countryId,
-    required_hours: 8,
-  });
+  const companyId = await insertedId(
+    trx
+      .insertInto('companies')
+      .values({
+        ...t,
+        code: companyCode,
+        name: tenantName.trim() || 'Main company',
+        currency_id: currencyId,
+        country_id: countryId,
+        required_hours: 8,
+      })
+      .returning('id'),
+  );
 
-  const divisionId = await insertId(trx, 'divisions', { ...t, company_id: companyId, name: 'General', external_id: 'DIV-001' });
+  const divisionId = await insertedId(
+    trx
+      .insertInto('divisions')
+      .values({ ...t, company_id: companyId, name: 'General', external_id: 'DIV-001' })
+      .returning('id'),
+  );
   const departmentExternalId = 'DEP-001';
-  const departmentId = await insertId(trx, 'departments', {
-    ...t,
-    company_id: companyId,
-    division_id: divisionId,
-    name: 'General',
-    external_id: departmentExternalId,
-  });
+  const departmentId = await insertedId(
+    trx
+      .insertInto('departments')
+      .values({
+        ...t,
+        company_id: companyId,
+        division_id: divisionId,
+        name: 'General',
+        external_id: departmentExternalId,
+      })
+      .returning('id'),
+  );
 
-  const typologyGroupId = await insertId(trx, 'typology_groups', { ...t, name: 'Staff', external_id: 'TG-001', company_id: companyId });
+  const typologyGroupId = await insertedId(
+    trx
+      .insertInto('typology_groups')
+      .values({ ...t, name: 'Staff', external_id: 'TG-001', company_id: companyId })
+      .returning('id'),
+  );
   await trx
     .insertInto('typology_group_companies')
     .values({ ...t, typology_group_id: typologyGroupId, company_id: companyId })
@@ -96,49 +136,69 @@ export async function createTenantDefaults(trx: Transaction<any>, tenantId: stri
     .values({ ...t, typology_group_id: typologyGroupId, department_id: departmentId })
     .execute();
   const typologyExternalId = 'TYP-001';
-  const typologyId = await insertId(trx, 'typologies', {
-    ...t,
-    name: 'Staff',
-    external_id: typologyExternalId,
-    department_id: departmentId,
-    typology_group_id: typologyGroupId,
-  });
+  const typologyId = await insertedId(
+    trx
+      .insertInto('typologies')
+      .values({
+        ...t,
+        name: 'Staff',
+        external_id: typologyExternalId,
+        department_id: departmentId,
+        typology_group_id: typologyGroupId,
+      })
+      .returning('id'),
+  );
 
   // The user feed looks user types up by these exact names.
-  const regular = await insertId(trx, 'user_types', { ...t, name: 'Regular/Permanent' });
-  const temporary = await insertId(trx, 'user_types', { ...t, name: 'Temporary' });
+  const regular = await insertedId(
+    trx
+      .insertInto('user_types')
+      .values({ ...t, name: 'Regular/Permanent' })
+      .returning('id'),
+  );
+  const temporary = await insertedId(
+    trx
+      .insertInto('user_types')
+      .values({ ...t, name: 'Temporary' })
+      .returning('id'),
+  );
 
   const docTypes = await trx
     .insertInto('document_types')
     .values(TENANT_DOCUMENT_TYPES.map((d) => ({ ...t, name: d.name, class_name: d.className, full_name: fullTypeName(d.className) })))
     .returning(['id', 'class_name'])
     .execute();
-  const docTypeId = new Map(docTypes.map((r) => [r.class_name as string, r.id as string]));
+  const docTypeId = idsBy(docTypes.map((r) => [r.class_name, r.id]));
 
   const stageTypes = await trx
     .insertInto('workflow_stage_types')
     .values(STAGE_TYPES.map((s, i) => ({ ...t, name: s.name, color: s.color, sort_order: i })))
     .returning(['id', 'name'])
     .execute();
-  const stageTypeId = new Map(stageTypes.map((r) => [r.name as string, r.id as string]));
+  const stageTypeId = idsBy(stageTypes.map((r) => [r.name, r.id]));
 
   for (const [className, label] of [
     ['Deliverable', 'Job'],
     ['Project', 'Project'],
   ] as const) {
-    const workflowId = await insertId(trx, 'workflows', {
-      ...t,
-      document_type_id: docTypeId.get(className),
-      name: `Default ${label} Workflow`,
-      is_default: true,
-    });
+    const workflowId = await insertedId(
+      trx
+        .insertInto('workflows')
+        .values({
+          ...t,
+          document_type_id: docTypeId(className),
+          name: `Default ${label} Workflow`,
+          is_default: true,
+        })
+        .returning('id'),
+    );
     const stages = await trx
       .insertInto('workflow_stages')
       .values(
         STAGE_TYPES.map((s, i) => ({
           ...t,
           workflow_id: workflowId,
-          stage_type_id: stageTypeId.get(s.name),
+          stage_type_id: stageTypeId(s.name),
           name: s.name,
           color: s.color,
           sort_order: i,
@@ -147,15 +207,15 @@ export async function createTenantDefaults(trx: Transaction<any>, tenantId: stri
       )
       .returning(['id', 'name'])
       .execute();
-    const stageId = new Map(stages.map((r) => [r.name as string, r.id as string]));
+    const stageId = idsBy(stages.map((r) => [r.name, r.id]));
     await trx
       .insertInto('workflow_transitions')
       .values(
         DEFAULT_TRANSITIONS.map((tr, i) => ({
           ...t,
           workflow_id: workflowId,
-          from_stage_id: stageId.get(tr.from),
-          to_stage_id: stageId.get(tr.to),
+          from_stage_id: stageId(tr.from),
+          to_stage_id: stageId(tr.to),
           name: tr.name,
           sort_order: i,
           comment_required: tr.commentRequired ?? false,

@@ -14,7 +14,7 @@ export interface Page {
 const from = (q: ResolvedQuery, plan: Plan) => sql`from (${q.source}) as q${plan.where.length ? sql` where ${sql.join(plan.where, sql` and `)}` : sql``}`;
 
 /** The rows of the plan (count queries: the one Count row). `forExport` orders only when asked or paged. */
-export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawBuilder<unknown> {
+export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawBuilder<Record<string, unknown>> {
   if (q.isCount) return sql`select count(*) as "Count" ${from(q, plan)}`;
   const select = sql.join(plan.fields.map((c) => sql.id('q', c.name)));
   const paged = plan.take !== null || plan.skip > 0;
@@ -36,18 +36,18 @@ function orderBy(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
   return terms.length ? sql` order by ${sql.join(terms)}` : sql``;
 }
 
-export function countQuery(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
-  return sql`select count(*) as "n" ${from(q, plan)}`;
+export function countQuery(q: ResolvedQuery, plan: Plan): RawBuilder<{ n: string }> {
+  return sql<{ n: string }>`select count(*) as "n" ${from(q, plan)}`;
 }
 
 export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Page> {
-  const rows = (await rowsQuery(q, plan).execute(trx)).rows as Record<string, unknown>[];
+  const { rows } = await rowsQuery(q, plan).execute(trx);
   const columns = q.isCount ? q.columns : plan.fields;
   const data = rows.map((r) => shapeRow(r, columns));
   if (q.isCount) return { data, totalCount: data.length };
   // A non-empty page shorter than take ends the result: no second scan needed.
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + rows.length : Number(((await countQuery(q, plan).execute(trx)).rows[0] as { n: string }).n);
+  const totalCount = complete ? plan.skip + rows.length : Number((await countQuery(q, plan).execute(trx)).rows[0].n);
   return { data, totalCount };
 }
 

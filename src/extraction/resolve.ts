@@ -111,7 +111,7 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
     const taken = new Set(fixed.map((c) => c.name));
     const found = await def.userFields.fields(ctx).execute(trx);
     const extra: { name: string; type: ColumnType }[] = [];
-    for (const f of found.rows as { name: string; type: ColumnType }[]) {
+    for (const f of found.rows) {
       if (taken.has(f.name)) continue;
       taken.add(f.name);
       extra.push(f);

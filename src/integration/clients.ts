@@ -243,7 +243,7 @@ export async function associate(trx: Trx, actor: Actor, body: AssociationBody): 
   try {
     const res = await sql<{ row: Row }>`
       insert into commercial_client_companies as t (tenant_id, company_id, commercial_client_id, billing_client_id, external_id, vat_external_id, created_by_id, modified_by_id)
-      values (${actor.tenantId}, ${companyId}, ${commercial.id as string}, ${billing.id as string}, ${body.externalId ?? null}, ${body.vatExternalId ?? null}, ${actor.userId}, ${actor.userId})
+      values (${actor.tenantId}, ${companyId}, ${commercial.id}, ${billing.id}, ${body.externalId ?? null}, ${body.vatExternalId ?? null}, ${actor.userId}, ${actor.userId})
       returning to_jsonb(t) as row`.execute(trx);
     row = res.rows[0].row;
   } catch (err) {
@@ -258,7 +258,7 @@ export async function associate(trx: Trx, actor: Actor, body: AssociationBody): 
     }
     throw constraintProblem(err, () => undefined, {});
   }
-  await sql`insert into client_companies (tenant_id, commercial_client_id, company_id) values (${actor.tenantId}, ${commercial.id as string}, ${companyId})
+  await sql`insert into client_companies (tenant_id, commercial_client_id, company_id) values (${actor.tenantId}, ${commercial.id}, ${companyId})
     on conflict do nothing`.execute(trx);
   const view = {
     id: row.id,

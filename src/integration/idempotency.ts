@@ -8,6 +8,7 @@
 import { Type } from 'typebox';
 import { sha256 } from '../platform/auth/hashing.ts';
 import type { AppContext } from '../platform/context.ts';
+import type { RowOf } from '../platform/db/schema.ts';
 import { badRequest, conflict, HttpProblem } from '../platform/errors.ts';
 import type { FastifyReply, FastifyRequest } from '../platform/http/app.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
@@ -30,15 +31,8 @@ export const IdempotencyHeaders = Type.Object({
 
 type Handler = (request: any, reply: FastifyReply) => Promise<unknown>;
 
-interface StoredKey {
-  method: string;
-  path: string;
-  body_hash: string;
-  status_code: number | null;
-  response_body: string | null;
-  response_headers: unknown;
-  created_on_utc: Date;
-}
+const STORED = ['method', 'path', 'body_hash', 'status_code', 'response_body', 'response_headers', 'created_on_utc'] as const;
+type StoredKey = Pick<RowOf<'idempotency_keys'>, (typeof STORED)[number]>;
 
 export function idempotent<H extends Handler>(ctx: AppContext, handler: H): H {
   const wrapped = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
@@ -100,12 +94,7 @@ async function claim(ctx: AppContext, ref: KeyRef, req: { method: string; path: 
           .returning('key')
           .executeTakeFirst();
         if (inserted) return { claimed: true as const };
-        const row = (await trx
-          .selectFrom('idempotency_keys')
-          .select(['method', 'path', 'body_hash', 'status_code', 'response_body', 'response_headers', 'created_on_utc'])
-          .where('principal', '=', ref.owner)
-          .where('key', '=', ref.key)
-          .executeTakeFirst()) as StoredKey | undefined;
+        const row = await trx.selectFrom('idempotency_keys').select(STORED).where('principal', '=', ref.owner).where('key', '=', ref.key).executeTakeFirst();
         if (!row) return { claimed: false as const, row: null };
         const age = Date.now() - new Date(row.created_on_utc).getTime();
         if (age > TTL_MS || (row.status_code === null && age > ABANDONED_AFTER_MS)) {

@@ -214,7 +214,7 @@ export const MASTER_DATA: ResourceDef[] = [
 /** The tenant's first company (the one it was set up with): the default company. */
 export async function defaultCompany(trx: Trx): Promise<Company | null> {
   const row = await trx.selectFrom('companies').select(['id', 'code']).orderBy('created_on_utc').orderBy('code').limit(1).executeTakeFirst();
-  return (row as Company | undefined) ?? null;
+  return row ?? null;
 }
 
 const companyOrDefault = async (trx: Trx, company: Company | null): Promise<Company | null> => company ?? (await defaultCompany(trx));
@@ -231,7 +231,7 @@ export async function defaultPaymentCondition(trx: Trx, company: Company | null)
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
-  return (row?.id as string | undefined) ?? null;
+  return row?.id ?? null;
 }
 
 export async function firstPaymentCondition(trx: Trx, company: Company | null): Promise<string | null> {
@@ -246,14 +246,14 @@ export async function firstPaymentCondition(trx: Trx, company: Company | null): 
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
-  return (row?.id as string | undefined) ?? null;
+  return row?.id ?? null;
 }
 
 export async function companyCurrency(trx: Trx, company: Company | null): Promise<string | null> {
   const c = await companyOrDefault(trx, company);
   if (!c) return null;
   const row = await trx.selectFrom('companies').select('currency_id').where('id', '=', c.id).executeTakeFirst();
-  return (row?.currency_id as string | null | undefined) ?? null;
+  return row?.currency_id ?? null;
 }
 
 export async function defaultVat(trx: Trx, company: Company | null): Promise<string | null> {
@@ -269,5 +269,5 @@ export async function defaultVat(trx: Trx, company: Company | null): Promise<str
     .orderBy('id')
     .limit(1)
     .executeTakeFirst();
-  return (row?.id as string | undefined) ?? null;
+  return row?.id ?? null;
 }

@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
 import type { Trx } from '../platform/db/database.ts';
+import type { TableName } from '../platform/db/schema.ts';
 import { badRequest, HttpProblem } from '../platform/errors.ts';
 import { columnValues, type FieldDef, GUID_PATTERN, nullable, requestProperties, responseProperties, viewOf } from './fields.ts';
 import { type Actor, emitWrite, naming, type Row, upsertRow, type WriteResult } from './upsert.ts';
@@ -20,7 +21,7 @@ export interface RefDef {
   /** Body property holding the referenced record's external id (or code), e.g. `countryExternalId`. */
   name?: string;
   column: string;
-  table: string;
+  table: TableName;
   /** Column `name` is matched against; default external_id. */
   by?: string;
   /** The referenced record belongs to a company and must belong to the record's company. */
@@ -42,7 +43,7 @@ export interface ResourceDef {
   path: string;
   summary: string;
   description: string;
-  table: string;
+  table: TableName;
   /** Document type of the Created/Updated events. */
   documentType: string;
   /** How the owning company is given: `code` companyCode required (companyId optional, must agree),
@@ -142,10 +143,22 @@ async function resolveCompany(trx: Trx, def: ResourceDef, body: Row): Promise<Co
     if (!byCode) {
       const byId = await trx.selectFrom('companies').select(['id', 'code']).where('id', '=', id).executeTakeFirst();
       if (!byId) throw problem422('companyId', id, 'does not match any company');
-      return byId as Company;
+      return byId;
     }
   }
-  return byCode as Company;
+  return byCode ?? null;
+}
+
+/**
+ * Up to two records of the referenced table whose `column` equals value (of company, when given), with
+ * their company where the table has one. Table and column come from the resource's definition.
+ */
+async function findRefs(trx: Trx, r: RefDef, column: string, value: string, company: Company | null): Promise<{ id: string; company_id: string | null }[]> {
+  const companyId = r.withinCompany ? sql.ref('company_id') : sql`null::uuid`;
+  const inCompany = company ? sql` and company_id = ${company.id}` : sql``;
+  const { rows } = await sql<{ id: string; company_id: string | null }>`
+    select id, ${companyId} as company_id from ${sql.table(r.table)} where ${sql.ref(column)} = ${value}${inCompany} limit 2`.execute(trx);
+  return rows;
 }
 
 async function resolveRef(trx: Trx, r: RefDef, body: Row, company: Company | null): Promise<string | null | undefined> {
@@ -153,29 +166,19 @@ async function resolveRef(trx: Trx, r: RefDef, body: Row, company: Company | nul
   if (body[r.idName] !== undefined) {
     value = body[r.idName] as string | null;
     if (value !== null) {
-      const found = await trx
-        .selectFrom(r.table)
-        .select(r.withinCompany ? ['id', 'company_id'] : ['id'])
-        .where('id', '=', value)
-        .executeTakeFirst();
+      const [found] = await findRefs(trx, r, 'id', value, null);
       if (!found) throw problem422(r.idName, value, 'does not match any record');
       if (r.withinCompany && company && found.company_id !== company.id) throw problem422(r.idName, value, `does not belong to company ${company.code}`);
-      value = found.id as string;
+      value = found.id;
     }
   } else if (r.name && body[r.name] !== undefined) {
     const key = body[r.name] as string | null;
     value = null;
     if (key !== null) {
-      let q = trx
-        .selectFrom(r.table)
-        .select('id')
-        .where(r.by ?? 'external_id', '=', key)
-        .limit(2);
-      if (r.withinCompany && company) q = q.where('company_id', '=', company.id);
-      const rows = await q.execute();
+      const rows = await findRefs(trx, r, r.by ?? 'external_id', key, r.withinCompany ? company : null);
       if (rows.length === 0) throw problem422(r.name, key, `does not match any record${r.withinCompany && company ? ` of company ${company.code}` : ''}`);
       if (rows.length > 1) throw problem422(r.name, key, 'matches several records; send the id instead');
-      value = rows[0].id as string;
+      value = rows[0].id;
     }
   }
   if (value == null) {

@@ -4,6 +4,7 @@
 // and which columns changed, which is exactly what its Created/Updated event carries.
 import { sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
+import type { TableName } from '../platform/db/schema.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { pascalCase } from './fields.ts';
@@ -17,7 +18,7 @@ export interface Actor {
 }
 
 export interface UpsertSpec {
-  table: string;
+  table: TableName;
   /** The unique key the row is matched by: [expression as in the unique index, value]; tenant_id is added. */
   key: [string, unknown][];
   /** Column values to insert (key columns included where they are columns). */
@@ -75,7 +76,7 @@ export async function upsertRow(trx: Trx, actor: Actor, spec: UpsertSpec): Promi
  * Updates the row with this id, writing only the columns whose value differs (compared under a row
  * lock with the stored value as to_jsonb gives it); null when there is no such row.
  */
-export async function updateRow(trx: Trx, actor: Actor, table: string, id: string, set: Row, alwaysChanged: string[] = []): Promise<WriteResult | null> {
+export async function updateRow(trx: Trx, actor: Actor, table: TableName, id: string, set: Row, alwaysChanged: string[] = []): Promise<WriteResult | null> {
   const locked = await sql<{ row: Row }>`select to_jsonb(t) as row from ${sql.table(table)} as t where t.id = ${id} for update`.execute(trx);
   const before = locked.rows[0]?.row;
   if (!before) return null;
@@ -93,7 +94,7 @@ export async function updateRow(trx: Trx, actor: Actor, table: string, id: strin
   return { inserted: false, row: after, changes };
 }
 
-export async function selectRow(trx: Trx, table: string, where: [string, unknown][]): Promise<Row | null> {
+export async function selectRow(trx: Trx, table: TableName, where: [string, unknown][]): Promise<Row | null> {
   const conditions = where.map(([expr, v]) => sql`${sql.raw(expr)} = ${v}`);
   const res = await sql<{ row: Row }>`select to_jsonb(t) as row from ${sql.table(table)} as t where ${sql.join(conditions, sql` and `)}`.execute(trx);
   return res.rows[0]?.row ?? null;

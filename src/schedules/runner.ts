@@ -63,9 +63,9 @@ export class Runner {
   async execute(tenantId: string, runId: string): Promise<RunView | null> {
     const { db, config } = this.#deps;
     const loaded = await db.withTenant(tenantId, async (trx) => {
-      const run = (await trx.selectFrom('extraction_schedule_runs').selectAll().where('id', '=', runId).executeTakeFirst()) as RunRow | undefined;
+      const run = await trx.selectFrom('extraction_schedule_runs').selectAll().where('id', '=', runId).executeTakeFirst();
       if (run?.status !== 'Running') return null;
-      const schedule = (await trx.selectFrom('extraction_schedules').selectAll().where('id', '=', run.schedule_id).executeTakeFirst()) as ScheduleRow;
+      const schedule = await trx.selectFrom('extraction_schedules').selectAll().where('id', '=', run.schedule_id).executeTakeFirstOrThrow();
       let principal: Principal | RunFailure;
       try {
         principal = await runPrincipal(trx, schedule);
@@ -140,11 +140,9 @@ export class Runner {
     );
     for (const r of stale) {
       const found = await db.withTenant(r.tenant_id, async (trx) => {
-        const run = (await trx.selectFrom('extraction_schedule_runs').selectAll().where('id', '=', r.id).where('status', '=', 'Running').executeTakeFirst()) as
-          | RunRow
-          | undefined;
+        const run = await trx.selectFrom('extraction_schedule_runs').selectAll().where('id', '=', r.id).where('status', '=', 'Running').executeTakeFirst();
         if (!run) return null;
-        const schedule = (await trx.selectFrom('extraction_schedules').selectAll().where('id', '=', run.schedule_id).executeTakeFirstOrThrow()) as ScheduleRow;
+        const schedule = await trx.selectFrom('extraction_schedules').selectAll().where('id', '=', run.schedule_id).executeTakeFirstOrThrow();
         return { run, schedule };
       });
       if (!found) continue;
@@ -169,7 +167,7 @@ export class Runner {
     },
   ): Promise<RunView> {
     const { view, expired } = await this.#deps.db.withTenant(schedule.tenant_id, async (trx) => {
-      const row = (await trx
+      const row = await trx
         .updateTable('extraction_schedule_runs')
         .set({
           status: outcome.status,
@@ -183,7 +181,7 @@ export class Runner {
         .where('id', '=', run.id)
         .where('status', '=', 'Running')
         .returningAll()
-        .executeTakeFirst()) as RunRow | undefined;
+        .executeTakeFirst();
       // The schedule (and with it the run) was deleted while the run ran, or the sweep settled it: nothing to record.
       if (!row) return { view: runView({ ...run, status: outcome.status, error: outcome.error }), expired: [] };
       const view = runView(row);

@@ -5,6 +5,7 @@ import type { ExecuteBody } from '../extraction/query-builder.ts';
 import { plan } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
+import { jsonObject, type RowOf } from '../platform/db/schema.ts';
 import { type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { CronError, describeCron, nextRuns, normalizeCron, validateCron } from './cron.ts';
@@ -66,40 +67,8 @@ export interface RunView {
   fileDeletedOnUtc: string | null;
 }
 
-export interface ScheduleRow {
-  tenant_id: string;
-  id: string;
-  name: string;
-  query: string;
-  format: ScheduleFormat;
-  cron_expression: string;
-  active: boolean;
-  query_builder: Record<string, unknown> | null;
-  parameters: Record<string, unknown> | null;
-  run_as_app_id: string | null;
-  run_as_user_id: string | null;
-  created_on_utc: Date;
-  created_by_id: string | null;
-  modified_on_utc: Date;
-  modified_by_id: string | null;
-}
-
-export interface RunRow {
-  tenant_id: string;
-  id: string;
-  schedule_id: string;
-  trigger: 'schedule' | 'manual';
-  fire_time_utc: Date | null;
-  started_on_utc: Date;
-  finished_on_utc: Date | null;
-  status: RunView['status'];
-  rows: string | null;
-  bytes: string | null;
-  error: string | null;
-  file_name: string | null;
-  file_path: string | null;
-  file_deleted_on_utc: Date | null;
-}
+export type ScheduleRow = RowOf<'extraction_schedules'>;
+export type RunRow = RowOf<'extraction_schedule_runs'>;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -112,8 +81,8 @@ export function scheduleView(row: ScheduleRow, now = new Date()): ScheduleView {
     format: row.format,
     cronExpression: row.cron_expression,
     active: row.active,
-    queryBuilder: row.query_builder,
-    parameters: row.parameters,
+    queryBuilder: jsonObject(row.query_builder),
+    parameters: jsonObject(row.parameters),
     nextRunsUtc: row.active ? nextRuns(row.cron_expression, now, 5).map((d) => d.toISOString()) : [],
     cronDescription: describeCron(row.cron_expression),
     runAsAppId: row.run_as_app_id,
@@ -222,7 +191,7 @@ export const eventDetail = (view: ScheduleView) => ({
 });
 
 export async function listSchedules(trx: Trx): Promise<ScheduleView[]> {
-  const rows = (await trx.selectFrom('extraction_schedules').selectAll().orderBy('name').orderBy('id').execute()) as ScheduleRow[];
+  const rows = await trx.selectFrom('extraction_schedules').selectAll().orderBy('name').orderBy('id').execute();
   const now = new Date();
   return rows.map((r) => scheduleView(r, now));
 }
@@ -230,14 +199,14 @@ export async function listSchedules(trx: Trx): Promise<ScheduleView[]> {
 export async function findSchedule(trx: Trx, id: string, lock = false): Promise<ScheduleRow> {
   let q = trx.selectFrom('extraction_schedules').selectAll().where('id', '=', id);
   if (lock) q = q.forUpdate();
-  const row = (await q.executeTakeFirst()) as ScheduleRow | undefined;
+  const row = await q.executeTakeFirst();
   if (!row) throw notFound(`No schedule ${id}.`);
   return row;
 }
 
 export async function createSchedule(trx: Trx, principal: Principal, input: ScheduleInput): Promise<ScheduleView> {
   const v = await validate(trx, principal, input);
-  const row = (await trx
+  const row = await trx
     .insertInto('extraction_schedules')
     .values({
       tenant_id: principal.tenantId,
@@ -246,7 +215,7 @@ export async function createSchedule(trx: Trx, principal: Principal, input: Sche
       modified_by_id: principal.userId,
     })
     .returningAll()
-    .executeTakeFirstOrThrow()) as ScheduleRow;
+    .executeTakeFirstOrThrow();
   const view = scheduleView(row);
   await appendEvent(trx, {
     tenantId: principal.tenantId,
@@ -262,7 +231,7 @@ export async function createSchedule(trx: Trx, principal: Principal, input: Sche
 export async function replaceSchedule(trx: Trx, principal: Principal, id: string, input: ScheduleInput): Promise<ScheduleView> {
   const before = scheduleView(await findSchedule(trx, id, true));
   const v = await validate(trx, principal, input);
-  const row = (await trx
+  const row = await trx
     .updateTable('extraction_schedules')
     .set({
       ...columns(v, principal),
@@ -271,7 +240,7 @@ export async function replaceSchedule(trx: Trx, principal: Principal, id: string
     })
     .where('id', '=', id)
     .returningAll()
-    .executeTakeFirstOrThrow()) as ScheduleRow;
+    .executeTakeFirstOrThrow();
   const view = scheduleView(row);
   // Updated carries the changed properties, as every Updated event does.
   const after = eventDetail(view);
@@ -305,14 +274,14 @@ export async function deleteSchedule(trx: Trx, principal: Principal, id: string)
     detail: eventDetail(view),
     userId: principal.userId,
   });
-  return { view, files: files.map((f) => f.file_path as string) };
+  return { view, files: files.flatMap((f) => (f.file_path === null ? [] : [f.file_path])) };
 }
 
 export const MAX_RUNS_TAKE = 1000;
 
 export async function listRuns(trx: Trx, scheduleId: string, skip: number, take: number): Promise<RunView[]> {
   await findSchedule(trx, scheduleId);
-  const rows = (await trx
+  const rows = await trx
     .selectFrom('extraction_schedule_runs')
     .selectAll()
     .where('schedule_id', '=', scheduleId)
@@ -320,14 +289,12 @@ export async function listRuns(trx: Trx, scheduleId: string, skip: number, take:
     .orderBy('id', 'desc')
     .offset(skip)
     .limit(take)
-    .execute()) as RunRow[];
+    .execute();
   return rows.map(runView);
 }
 
 export async function findRun(trx: Trx, scheduleId: string, runId: string): Promise<RunRow> {
-  const row = (await trx.selectFrom('extraction_schedule_runs').selectAll().where('schedule_id', '=', scheduleId).where('id', '=', runId).executeTakeFirst()) as
-    | RunRow
-    | undefined;
+  const row = await trx.selectFrom('extraction_schedule_runs').selectAll().where('schedule_id', '=', scheduleId).where('id', '=', runId).executeTakeFirst();
   if (!row) throw notFound(`No run ${runId} of schedule ${scheduleId}.`);
   return row;
 }
@@ -335,10 +302,10 @@ export async function findRun(trx: Trx, scheduleId: string, runId: string): Prom
 /** A run-now: the run row exists (Running) before its job is queued, so the caller can follow it at once. */
 export async function startManualRun(trx: Trx, scheduleId: string): Promise<RunView> {
   const schedule = await findSchedule(trx, scheduleId);
-  const row = (await trx
+  const row = await trx
     .insertInto('extraction_schedule_runs')
     .values({ tenant_id: schedule.tenant_id, schedule_id: scheduleId, trigger: 'manual' })
     .returningAll()
-    .executeTakeFirstOrThrow()) as RunRow;
+    .executeTakeFirstOrThrow();
   return runView(row);
 }

@@ -8,7 +8,6 @@ import type { Jobs } from '../platform/jobs/jobs.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
 import { latestRun } from './cron.ts';
 import { Runner } from './runner.ts';
-import type { ScheduleRow } from './service.ts';
 
 export const QUEUE = 'scheduled-extraction';
 
@@ -65,9 +64,7 @@ export function defineSchedules(jobs: Jobs, ctx: AppContext): void {
   /** A cron occurrence: claim its fire time with a run row, or learn that another worker has. */
   async function occurrence(data: JobData, createdOn: Date): Promise<string | null> {
     return ctx.db.withTenant(data.tenantId, async (trx) => {
-      const schedule = (await trx.selectFrom('extraction_schedules').selectAll().where('id', '=', data.scheduleId).executeTakeFirst()) as
-        | ScheduleRow
-        | undefined;
+      const schedule = await trx.selectFrom('extraction_schedules').selectAll().where('id', '=', data.scheduleId).executeTakeFirst();
       if (!schedule?.active) return null;
       const fireTime = latestRun(schedule.cron_expression, createdOn);
       // An occurrence before the schedule was saved as it is now is not one of its fire times (pg-boss's

@@ -130,10 +130,13 @@ export async function removeRoles(trx: Trx, tenantId: string, userId: string, na
   }
 }
 
+/** Where a new user lands; a tenant whose bootstrap units were deleted places users nowhere (the columns are nullable). */
+type OrgUnit = { companyId: string | null; departmentId: string | null; typologyId: string | null; userTypeIds: { regular: string | null } };
+
 async function insertUser(
   trx: Trx,
   tenantId: string,
-  defaults: Pick<TenantDefaults, 'companyId' | 'departmentId' | 'typologyId' | 'userTypeIds'>,
+  defaults: OrgUnit,
   u: { userName: string; name: string | null; passwordHash: string | null; email: string | null },
 ): Promise<string> {
   const row = await trx
@@ -160,7 +163,7 @@ async function insertUser(
     documentId: row.id,
     detail: { UserName: u.userName, Name: u.name, Mail: u.email, IsActive: true },
   });
-  return row.id as string;
+  return row.id;
 }
 
 async function requireTenant(trx: Trx): Promise<void> {
@@ -259,13 +262,12 @@ export async function createUser(
 }
 
 /** The tenant's first company, department, typology and the Regular user type: where a new user lands by default. */
-async function firstOrgUnit(trx: Trx): Promise<Pick<TenantDefaults, 'companyId' | 'departmentId' | 'typologyId' | 'userTypeIds'>> {
+async function firstOrgUnit(trx: Trx): Promise<OrgUnit> {
   const dep = await trx.selectFrom('departments').select(['id', 'company_id']).orderBy('created_on_utc').limit(1).executeTakeFirst();
   const typ = await trx.selectFrom('typologies').select('id').orderBy('created_on_utc').limit(1).executeTakeFirst();
   const types = await trx.selectFrom('user_types').select(['id', 'name']).execute();
   const regular = types.find((t) => t.name === 'Regular/Permanent')?.id ?? types[0]?.id ?? null;
-  const temporary = types.find((t) => t.name === 'Temporary')?.id ?? regular;
-  return { companyId: dep?.company_id, departmentId: dep?.id, typologyId: typ?.id, userTypeIds: { regular, temporary } };
+  return { companyId: dep?.company_id ?? null, departmentId: dep?.id ?? null, typologyId: typ?.id ?? null, userTypeIds: { regular } };
 }
 
 export async function listTenants(ctx: AppContext): Promise<{ id: string; name: string; createdOnUtc: Date }[]> {

@@ -4,6 +4,7 @@ import { jwtVerify, SignJWT } from 'jose';
 import { sql } from 'kysely';
 import type { DatabaseHandle, Trx } from '../db/database.ts';
 import { isUuid } from '../db/database.ts';
+import type { RowOf } from '../db/schema.ts';
 import { unauthorized } from '../errors.ts';
 import { appendEvent } from '../events/outbox.ts';
 import { DUMMY_HASH, randomToken, type SecretBox, sha256, verifySecret } from './hashing.ts';
@@ -31,13 +32,8 @@ export interface LoginBody {
   delegatedUserName?: string | null;
 }
 
-interface UserRow {
-  id: string;
-  user_name: string;
-  name: string | null;
-  is_active: boolean;
-  password_hash: string | null;
-}
+const USER_COLUMNS = ['id', 'user_name', 'name', 'is_active', 'password_hash'] as const;
+type UserRow = Pick<RowOf<'users'>, (typeof USER_COLUMNS)[number]>;
 
 class TtlCache<V> {
   readonly #map = new Map<string, { value: V; expires: number }>();
@@ -127,7 +123,7 @@ export class AuthService {
       user = await this.#db.withTenant(principal.tenantId, async (trx) => {
         const row = await trx.selectFrom('users').select(['user_name', 'is_active']).where('id', '=', userId).executeTakeFirst();
         if (!row?.is_active) return null;
-        return { userName: row.user_name as string, roles: await userRoles(trx, userId) };
+        return { userName: row.user_name, roles: await userRoles(trx, userId) };
       });
       this.#userCache.set(key, user);
     }
@@ -211,7 +207,7 @@ export class AuthService {
       }
       let user: UserRow | undefined;
       if (row.user_id) {
-        user = await trx.selectFrom('users').select(['id', 'user_name', 'name', 'is_active', 'password_hash']).where('id', '=', row.user_id).executeTakeFirst();
+        user = await trx.selectFrom('users').select(USER_COLUMNS).where('id', '=', row.user_id).executeTakeFirst();
         userId = row.user_id;
         userName = user?.user_name ?? '';
         if (!user?.is_active) {
@@ -311,11 +307,7 @@ export class AuthService {
 }
 
 async function findUserByName(trx: Trx, userName: string): Promise<UserRow | undefined> {
-  return trx
-    .selectFrom('users')
-    .select(['id', 'user_name', 'name', 'is_active', 'password_hash'])
-    .where(sql`lower(user_name)`, '=', userName.toLowerCase())
-    .executeTakeFirst();
+  return trx.selectFrom('users').select(USER_COLUMNS).where(sql`lower(user_name)`, '=', userName.toLowerCase()).executeTakeFirst();
 }
 
 export async function appRoles(trx: Trx, appId: string): Promise<string[]> {

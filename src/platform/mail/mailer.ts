@@ -3,6 +3,7 @@
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Config } from '../../config.ts';
 import type { Trx } from '../db/database.ts';
+import { jsonObject } from '../db/schema.ts';
 
 export interface Mail {
   to: string[];
@@ -40,7 +41,7 @@ export const NOTIFICATIONS_KEY = 'Notifications';
 /** The tenant's notification mailbox: configuration key `Notifications`, property `Mailbox` (comma-separated). */
 export async function notificationMailbox(trx: Trx): Promise<string[]> {
   const row = await trx.selectFrom('configuration_keys').select('value').where('key', '=', NOTIFICATIONS_KEY).executeTakeFirst();
-  const value = row?.value as Record<string, unknown> | undefined;
+  const value = row ? jsonObject(row.value) : null;
   const mailbox = value && (value.Mailbox ?? value.mailbox);
   if (typeof mailbox !== 'string') return [];
   return mailbox

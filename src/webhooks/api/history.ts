@@ -120,10 +120,10 @@ export async function invocationHistory(
       actionType: r.action_type,
       documentType: r.document_type,
       documentId: r.document_id,
-      createdOnUtc: (r.created_on_utc as Date).toISOString(),
+      createdOnUtc: r.created_on_utc.toISOString(),
       status: r.status,
-      attempts: (r.attempts as AttemptView[]).map((a) => ({ ...a, startedOnUtc: new Date(a.startedOnUtc).toISOString() })),
-      nextAttemptOnUtc: r.status === 'Pending' || r.status === 'Retrying' ? ((r.next_attempt_on_utc as Date | null)?.toISOString() ?? null) : null,
+      attempts: r.attempts.map((a) => ({ ...a, startedOnUtc: new Date(a.startedOnUtc).toISOString() })),
+      nextAttemptOnUtc: r.status === 'Pending' || r.status === 'Retrying' ? (r.next_attempt_on_utc?.toISOString() ?? null) : null,
     })),
     continuationToken: more
       ? writeToken(box, { s: subscriptionId, q: String(page[page.length - 1].seq), f: query.fromDateUtc ?? null, t: query.toDateUtc ?? null })

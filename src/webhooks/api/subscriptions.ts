@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { SecretBox } from '../../platform/auth/hashing.ts';
 import type { Trx } from '../../platform/db/database.ts';
+import type { RowOf } from '../../platform/db/schema.ts';
 import { type FieldError, HttpProblem, notFound } from '../../platform/errors.ts';
 import { ACTION_TYPES } from '../../platform/events/catalogue.ts';
 import { type DetailFilter, parsePath } from '../match.ts';
@@ -115,25 +116,7 @@ function validate(input: SubscriptionInput, allowPrivate: boolean): FieldError[]
   return errors;
 }
 
-interface SubscriptionRow {
-  tenant_id: string;
-  id: string;
-  name: string;
-  description: string | null;
-  action_type: string;
-  document_type: string;
-  url: string | null;
-  secret: string;
-  active: boolean;
-  is_automation: boolean;
-  automation_id: string | null;
-  business_object_type_name: string | null;
-  created_on_utc: Date;
-  created_by_id: string | null;
-  modified_on_utc: Date;
-  modified_by_id: string | null;
-  detail_filters: DetailFilter[];
-}
+type SubscriptionRow = RowOf<'webhook_subscriptions'> & { detail_filters: DetailFilter[] };
 
 const FILTERS_JSON = sql<DetailFilter[]>`coalesce((
   select jsonb_agg(jsonb_build_object('groupCondition', f.group_condition, 'jsonPathExpression', f.json_path_expression, 'condition', f.condition, 'value', f.value) order by f.position)
@@ -164,7 +147,7 @@ function view(row: SubscriptionRow, box: SecretBox): SubscriptionView {
 async function selectSubscriptions(trx: Trx, id?: string): Promise<SubscriptionRow[]> {
   let q = trx.selectFrom('webhook_subscriptions as s').selectAll('s').select(FILTERS_JSON.as('detail_filters')).orderBy('s.created_on_utc').orderBy('s.id');
   if (id) q = q.where('s.id', '=', id);
-  return (await q.execute()) as SubscriptionRow[];
+  return q.execute();
 }
 
 export async function listSubscriptions(trx: Trx, box: SecretBox): Promise<SubscriptionView[]> {
