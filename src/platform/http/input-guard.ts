@@ -11,14 +11,10 @@ import { type FieldError, HttpProblem, titleFor, typeFor } from './problem.ts';
 /** Deeper than any body of the spec (the deepest, a query builder's nested filters, is about ten levels). */
 export const MAX_JSON_DEPTH = 64;
 
-const NUL = /\u0000/;
-// A high surrogate not followed by a low one, or a low one not preceded by a high one.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** Why a string cannot be accepted, or null. */
 export function unsafeTextReason(text: string): string | null {
-  if (NUL.test(text)) return 'contains a NUL character (\\u0000), which is not allowed';
-  if (LONE_SURROGATE.test(text)) return 'contains a lone UTF-16 surrogate (not valid Unicode text)';
+  if (text.includes('\0')) return 'contains a NUL character (\\u0000), which is not allowed';
+  if (!text.isWellFormed()) return 'contains a lone UTF-16 surrogate (not valid Unicode text)';
   return null;
 }
 
@@ -39,7 +35,7 @@ export function findUnsafeText(value: unknown, path: string): FieldError | null 
       for (const [key, item] of Object.entries(current).reverse()) {
         const reason = unsafeTextReason(key);
         // The offending characters cannot appear in the answer's path either, so they show as U+FFFD there.
-        if (reason) return { path: `${at}/${pointerToken(key.replace(/[\u0000\uD800-\uDFFF]/g, '\uFFFD'))}`, message: `property name ${reason}` };
+        if (reason) return { path: `${at}/${pointerToken(key.toWellFormed().replaceAll('\0', '\uFFFD'))}`, message: `property name ${reason}` };
         stack.push([item, `${at}/${pointerToken(key)}`]);
       }
     }
