@@ -48,11 +48,11 @@ function isPlain(value: object): boolean {
   return !ArrayBuffer.isView(value) && typeof (value as { pipe?: unknown }).pipe !== 'function';
 }
 
-/** preValidation: path parameters, query and a parsed body carry no text PostgreSQL would refuse. */
+/** preValidation: path parameters, query string and a parsed body carry no text PostgreSQL would refuse. */
 export async function rejectUnsafeText(request: FastifyRequest): Promise<void> {
   for (const [where, value] of [
     ['params', request.params],
-    ['query', request.query],
+    ['querystring', request.query],
     ['body', request.body],
   ] as const) {
     const error = findUnsafeText(value, `/${where}`);
