@@ -8,7 +8,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem, toProblem } from './errors.ts';
 import { type FieldError, HttpProblem, titleFor, typeFor } from './problem.ts';
 
-/** Deeper than any body of the spec (the deepest, a query builder's nested filters, is about ten levels). */
+/** Far deeper than any body of the spec needs, far shallower than what overflows a recursive walk of it. */
 export const MAX_JSON_DEPTH = 64;
 
 /** Why a string cannot be accepted, or null. */
