@@ -1,7 +1,8 @@
-// The `atrium` CLI: serve (default), migrate, tenants, apps, users.
+// The `atrium` CLI: serve (default), migrate, tenants, apps, users, clusters.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.ts';
 import type { AppContext } from './platform/context.ts';
+import { isOrphan, listClusters, pruneClusters, RELOCATE_ROOT, type RelocatedCluster } from './platform/db/clusters.ts';
 import { DatabaseHandle } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { createContext, loadSecretKey, openDatabase, startServer } from './server.ts';
@@ -18,6 +19,8 @@ Commands:
   apps rotate --tenant T --app A
   apps revoke --tenant T --app A
   users create --tenant T --username U [--password P] [--name N] [--email E] [--role R ...]
+  clusters list [--dir D] [--json]        embedded clusters kept outside their DATA_DIR (running as root)
+  clusters prune [--dir D] [--json]       remove those whose DATA_DIR no longer exists (never a running one)
 
 Configuration comes from the environment (see README): PORT, HOST, DATABASE_URL, DATA_DIR,
 ATRIUM_ADMIN_TOKEN, ATRIUM_SECRET_KEY, LOG_LEVEL, ATRIUM_ROLE.`;
@@ -39,6 +42,7 @@ async function main(argv: string[]): Promise<number> {
       username: { type: 'string' },
       password: { type: 'string' },
       email: { type: 'string' },
+      dir: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -47,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  if (command === 'clusters') return clusters(sub, values.dir ?? RELOCATE_ROOT, values.json);
   const config = loadConfig();
   if (command === 'serve') return serve(config);
 
@@ -111,6 +116,37 @@ async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+/** No database needed: the clusters are read from the directory that holds them. */
+async function clusters(sub: string | undefined, dir: string, json: boolean): Promise<number> {
+  const describe = (c: RelocatedCluster) => {
+    const state =
+      c.runningPid !== null ? `running (pid ${c.runningPid})` : c.dataDir === null ? 'owner not recorded' : c.ownerExists ? 'in use' : 'DATA_DIR gone';
+    return `${c.clusterDir}  ${(c.bytes / 1024 / 1024).toFixed(1)} MB  ${state}  ${c.dataDir ?? ''}`.trimEnd();
+  };
+  const out = (obj: unknown, text: string) => process.stdout.write(`${json ? JSON.stringify(obj, null, 2) : text}\n`);
+  if (sub === 'list') {
+    const all = await listClusters(dir);
+    out(
+      all.map((c) => ({ ...c, orphan: isOrphan(c) })),
+      all.length ? all.map(describe).join('\n') : `No clusters in ${dir}.`,
+    );
+    return 0;
+  }
+  if (sub === 'prune') {
+    const { removed, kept } = await pruneClusters(dir);
+    const freed = removed.reduce((sum, c) => sum + c.bytes, 0);
+    out(
+      { removed, kept },
+      [
+        ...removed.map((c) => `removed ${describe(c)}`),
+        `Removed ${removed.length} cluster(s), ${(freed / 1024 / 1024).toFixed(1)} MB; kept ${kept.length}.`,
+      ].join('\n'),
+    );
+    return 0;
+  }
+  throw new UsageError(`unknown command "clusters${sub ? ` ${sub}` : ''}"`);
+}
 
 async function withContext(config: ReturnType<typeof loadConfig>, fn: (ctx: AppContext) => Promise<number>): Promise<number> {
   const opened = await openDatabase(config, err);

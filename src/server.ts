@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { type Config, decodeSecretKey } from './config.ts';
@@ -22,6 +22,7 @@ import { healthRoutes } from './platform/http/health.ts';
 import { Jobs } from './platform/jobs/jobs.ts';
 import { defineMaintenance } from './platform/jobs/maintenance.ts';
 import { createLogger } from './platform/log.ts';
+import { mkdirPrivate } from './platform/private-files.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
 import { adminRoutes } from './tenancy/routes.ts';
@@ -44,7 +45,7 @@ const DATABASE_NAME = 'atrium';
 /** DATABASE_URL, or the embedded cluster under DATA_DIR/pg (reused when a live process already runs it). */
 export async function openDatabase(config: Config, log: Log): Promise<OpenedDatabase> {
   if (config.databaseUrl) return { connectionString: config.databaseUrl, stop: async () => {}, embedded: false };
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdirPrivate(config.dataDir);
   const ownerFile = path.join(config.dataDir, 'embedded-postgres.json');
   const owner = existsSync(ownerFile) ? (JSON.parse(await readFile(ownerFile, 'utf8')) as { pid: number; connectionString: string }) : null;
   if (owner && owner.pid !== process.pid && isAlive(owner.pid)) {
@@ -81,7 +82,7 @@ export async function loadSecretKey(config: Config, log: Log): Promise<Buffer> {
   if (config.secretKey) return decodeSecretKey(config.secretKey);
   const file = path.join(config.dataDir, 'secret.key');
   if (existsSync(file)) return decodeSecretKey((await readFile(file, 'utf8')).trim());
-  await mkdir(config.dataDir, { recursive: true });
+  await mkdirPrivate(config.dataDir);
   const key = randomBytes(32).toString('hex');
   await writeFile(file, `${key}\n`, { mode: 0o600 });
   log(`Generated ATRIUM_SECRET_KEY into ${file}; back it up, or set ATRIUM_SECRET_KEY for every process sharing this database.`);

@@ -7,11 +7,13 @@ import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { removeClusterOf } from '../src/platform/db/clusters.ts';
 import { freePort } from '../src/platform/db/embedded-postgres.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 let dataDir: string;
 let port: number;
+const started: Running[] = [];
 
 interface Running {
   child: ChildProcess;
@@ -29,6 +31,7 @@ async function startServer(): Promise<Running> {
   child.stdout?.on('data', (d) => (out += d));
   child.stderr?.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  started.push({ child, output: () => out, exited });
   const deadline = Date.now() + 180_000;
   while (!out.includes('Atrium listening on')) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
@@ -48,7 +51,17 @@ before(async () => {
   await chmod(dataDir, 0o755);
   port = await freePort();
 });
-after(() => rm(dataDir, { recursive: true, force: true }));
+after(async () => {
+  // A server left running by a failed assertion would keep its cluster alive (and undeletable).
+  for (const s of started) {
+    if (s.child.exitCode === null && s.child.signalCode === null) {
+      s.child.kill('SIGTERM');
+      await s.exited;
+    }
+  }
+  await removeClusterOf(path.join(dataDir, 'pg'));
+  await rm(dataDir, { recursive: true, force: true });
+});
 
 test('first start, graceful restart, restart after kill -9', async () => {
   // First start: migrates, creates the demo tenant, prints its credentials and a curl.

@@ -1,6 +1,7 @@
 // Test helpers: a database of one's own cloned from the migrated template, a real server on a
 // loopback port, and tenants created through the operator API.
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { type Runtime, startServer } from '../src/server.ts';
@@ -90,6 +91,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     close: async () => {
       await runtime.close();
       await database.drop();
+      // Exports written under the default DATA_DIR would otherwise pile up in TMPDIR; a caller's own DATA_DIR is theirs.
+      if (!env.DATA_DIR) await rm(config.dataDir, { recursive: true, force: true });
     },
     createTenant: async (name = 'Test Agency', opts = {}) => {
       const res = await request('POST', '/admin/tenants', {

@@ -7,6 +7,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { removeClusterOf } from '../src/platform/db/clusters.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import { startEmbeddedPostgres } from '../src/platform/db/embedded-postgres.ts';
 import { checkDatabaseTypes } from '../src/platform/db/generate-types.ts';
@@ -54,6 +55,8 @@ try {
   });
 } finally {
   await cluster.stop();
+  // When the cluster had to be relocated (root, untraversable TMPDIR), removing dir alone would leave it behind.
+  await removeClusterOf(path.join(dir, 'pg')).catch((err: Error) => process.stderr.write(`test cluster left behind: ${err.message}\n`));
   await rm(dir, { recursive: true, force: true });
 }
 process.exit(code);

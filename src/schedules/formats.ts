@@ -6,6 +6,7 @@ import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { CatalogueColumn, ColumnType } from '../extraction/definition.ts';
+import { PRIVATE_FILE_MODE } from '../platform/private-files.ts';
 import type { ScheduleFormat } from './service.ts';
 import { sheetNameOf, type XlsxCellType, xlsxChunks } from './xlsx.ts';
 
@@ -94,10 +95,11 @@ export async function writeExportFile(
       xlsxRows(stream, columns, counter),
     );
   else source = stream;
-  await pipeline(counted(source, total), createWriteStream(file, { flags: 'wx' }), { signal });
+  await pipeline(counted(source, total), createWriteStream(file, { flags: 'wx', mode: PRIVATE_FILE_MODE }), { signal });
   // The rename that publishes the file must not come before its bytes are on disk.
   const handle = await open(file, 'r');
   try {
+    await handle.chmod(PRIVATE_FILE_MODE); // whatever the umask left of the mode given at creation
     await handle.sync();
   } finally {
     await handle.close();

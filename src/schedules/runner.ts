@@ -1,7 +1,7 @@
 // Executes one run of a schedule: acts as the schedule's app or user, streams the named query through
 // the Data Extraction engine into a temporary file, publishes it by rename, records the outcome with
 // an Executed event, applies retention, and e-mails the tenant's mailbox when the run failed.
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { Config } from '../config.ts';
@@ -13,6 +13,7 @@ import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
+import { mkdirPrivate } from '../platform/private-files.ts';
 import { writeExportFile } from './formats.ts';
 import { DOCUMENT_TYPE, eventDetail, type RunRow, type RunView, runView, type ScheduleRow, scheduleView } from './service.ts';
 
@@ -83,7 +84,7 @@ export class Runner {
     const started = Date.now();
     try {
       if (principal instanceof RunFailure) throw principal;
-      await mkdir(path.dirname(final), { recursive: true });
+      await mkdirPrivate(path.dirname(final), config.exportsDir);
       const deadline = started + config.scheduleRunTimeoutMs;
       const body: ExecuteBody = {
         queryBuilder: schedule.query_builder as ExecuteBody['queryBuilder'],

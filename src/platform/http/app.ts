@@ -9,6 +9,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, unauthorized } from '../errors.ts';
 import { sendProblem, toProblem } from './errors.ts';
+import { clientErrorHandler, depthLimitedJsonParser, frameworkErrors, rejectUnsafeText } from './input-guard.ts';
 import { Metrics } from './metrics.ts';
 import { ProblemSchema } from './problem.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -68,7 +69,14 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     forceCloseConnections: 'idle',
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(defaultJsonParser));
+  app.addHook('preValidation', rejectUnsafeText);
 
   const metrics = new Metrics();
   const limiter = new RateLimiter(config.rateLimitPerMinute);
