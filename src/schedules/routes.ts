@@ -6,13 +6,13 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { QueryBuilder, Scalar } from '../extraction/routes.ts';
-import { canonicalKeys } from '../integration/fields.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { type App, type FastifyRequest, requirePrincipal } from '../platform/http/app.ts';
 import { HttpProblem } from '../platform/http/problem.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
+import { basePathOf } from '../platform/http/tenant-address.ts';
 import {
   CONTENT_TYPES,
   createSchedule,
@@ -118,7 +118,6 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     const principal = requirePrincipal(request);
     return ctx.db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: request.deadline });
   };
-  const canonical = canonicalKeys(ScheduleBody);
   const base = '/api/v3/analytics/schedules';
 
   app.get(base, { schema: { tags, summary: 'List the schedules of the tenant', response: { 200: Type.Array(Schedule) } } }, async (request) =>
@@ -132,7 +131,6 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     base,
     {
-      preValidation: canonical,
       schema: {
         tags,
         summary: 'Create a schedule',
@@ -146,13 +144,16 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     async (request, reply) => {
       const view = await inTenant(request, (trx, principal) => createSchedule(trx, principal, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
-      return reply.code(201).header('location', `${base}/${view.id}`).send(view);
+      return reply
+        .code(201)
+        .header('location', `${basePathOf(request)}${base}/${view.id}`)
+        .send(view);
     },
   );
 
   app.put(
     `${base}/:id`,
-    { preValidation: canonical, schema: { tags, summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } } },
+    { schema: { tags, summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } } },
     async (request) => {
       const view = await inTenant(request, (trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
@@ -199,7 +200,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
       }
       return reply
         .code(current.status === 'Running' ? 202 : 200)
-        .header('location', `${base}/${request.params.id}/runs/${run.id}`)
+        .header('location', `${basePathOf(request)}${base}/${request.params.id}/runs/${run.id}`)
         .send(current);
     },
   );

@@ -7,6 +7,7 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 export interface TenantsTable {
   id: Generated<string>;
   name: string;
+  slug: string;
   created_on_utc: Timestamp;
 }
 
