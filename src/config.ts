@@ -19,6 +19,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Base address of this deployment as callers reach it; webhook payloads link documents under it. */
   publicUrl: string;
+  /** `apiv2-{tenant}.example.com`: a request's Host names its tenant by slug; unset: hosts name no tenant. */
+  tenantHostPattern: string | undefined;
   /** Delay before each webhook delivery attempt (the first is usually 0); its length is the number of attempts. */
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: intVar(env, 'ATRIUM_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
     rateLimitPerMinute: intVar(env, 'ATRIUM_RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000, problems),
     publicUrl: '',
+    tenantHostPattern: tenantHostPatternVar(env, problems),
     webhookRetryScheduleMs: retryScheduleVar(env, problems),
     webhookTimeoutMs: durationVar(env, 'ATRIUM_WEBHOOK_TIMEOUT', 15_000, 100, 300_000, problems),
     webhookAllowPrivateNetworks: boolVar(env, 'ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS', false, problems),
@@ -147,6 +150,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   config.publicUrl = publicUrl.replace(/\/+$/, '');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
+}
+
+/** A host name (optionally with :port) holding `{tenant}` once, where the tenant's slug goes. */
+function tenantHostPatternVar(env: NodeJS.ProcessEnv, problems: string[]): string | undefined {
+  const raw = env.ATRIUM_TENANT_HOST_PATTERN;
+  if (raw === undefined || raw === '') return undefined;
+  const pattern = raw.trim().toLowerCase();
+  if (pattern.split('{tenant}').length !== 2 || !/^[a-z0-9.-]*\{tenant\}[a-z0-9.-]*(:\d{1,5})?$/.test(pattern)) {
+    problems.push(`ATRIUM_TENANT_HOST_PATTERN must be a host name holding {tenant} once, such as apiv2-{tenant}.atrium.example.com (got "${raw}")`);
+    return undefined;
+  }
+  return pattern;
 }
 
 export function decodeSecretKey(value: string): Buffer {

@@ -5,6 +5,7 @@ import type { AppContext } from './platform/context.ts';
 import { isOrphan, listClusters, pruneClusters, RELOCATE_ROOT, type RelocatedCluster } from './platform/db/clusters.ts';
 import { DatabaseHandle } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
+import { HttpProblem } from './platform/errors.ts';
 import { createContext, loadSecretKey, openDatabase, startServer } from './server.ts';
 import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp } from './tenancy/service.ts';
 
@@ -13,7 +14,7 @@ const USAGE = `Usage: atrium [command] [options]
 Commands:
   serve                                   start the server (default)
   migrate                                 apply database migrations and exit
-  tenants create --name N [--demo] [--scale S] [--json]
+  tenants create --name N [--slug S] [--demo] [--scale S] [--json]
   tenants list [--json]
   apps create --tenant T --name N [--role R ...]
   apps rotate --tenant T --app A
@@ -23,7 +24,7 @@ Commands:
   clusters prune [--dir D] [--json]       remove those whose DATA_DIR no longer exists (never a running one)
 
 Configuration comes from the environment (see README): PORT, HOST, DATABASE_URL, DATA_DIR,
-ATRIUM_ADMIN_TOKEN, ATRIUM_SECRET_KEY, LOG_LEVEL, ATRIUM_ROLE.`;
+ATRIUM_ADMIN_TOKEN, ATRIUM_SECRET_KEY, LOG_LEVEL, ATRIUM_ROLE, ATRIUM_PUBLIC_URL, ATRIUM_TENANT_HOST_PATTERN.`;
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -33,6 +34,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       name: { type: 'string' },
+      slug: { type: 'string' },
       demo: { type: 'boolean', default: false },
       scale: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -71,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
       case 'tenants create': {
         const scale = values.scale === undefined ? 1 : Number(values.scale);
         if (!Number.isFinite(scale) || scale <= 0) throw new UsageError('--scale must be a positive number');
-        const creds = await createTenant(ctx, { name: need(values.name, 'name'), demoData: values.demo, scale, log: err });
+        const creds = await createTenant(ctx, { name: need(values.name, 'name'), slug: values.slug, demoData: values.demo, scale, log: err });
         print(
           creds,
           Object.entries(creds)
@@ -82,7 +84,7 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'tenants list': {
         const tenants = await listTenants(ctx);
-        print(tenants, tenants.map((t) => `${t.id}  ${t.name}`).join('\n'));
+        print(tenants, tenants.map((t) => `${t.id}  ${t.slug}  ${t.name}`).join('\n'));
         return 0;
       }
       case 'apps create': {
@@ -192,6 +194,11 @@ main(process.argv.slice(2)).then(
     if (e instanceof ConfigError || e instanceof UsageError) {
       err(e instanceof UsageError ? `atrium: ${e.message}\n\n${USAGE}` : e.message);
       process.exit(2);
+    }
+    // A refused value (a taken or malformed slug, an unknown role) is a message, not a crash.
+    if (e instanceof HttpProblem) {
+      err(`atrium: ${e.message}`);
+      process.exit(1);
     }
     err(`atrium: ${(e as Error).stack ?? String(e)}`);
     process.exit(1);

@@ -19,6 +19,7 @@ import { startEmbeddedPostgres } from './platform/db/embedded-postgres.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { type App, buildApp } from './platform/http/app.ts';
 import { healthRoutes } from './platform/http/health.ts';
+import { tenantBaseUrl } from './platform/http/tenant-address.ts';
 import { Jobs } from './platform/jobs/jobs.ts';
 import { defineMaintenance } from './platform/jobs/maintenance.ts';
 import { createLogger } from './platform/log.ts';
@@ -174,17 +175,24 @@ async function ensureDemoTenant(ctx: AppContext, config: Config, log: Log): Prom
   let creds: TenantCredentials;
   if (existsSync(file)) {
     creds = JSON.parse(await readFile(file, 'utf8'));
+    // A file written before tenants had slugs (or before the public URL changed) is brought up to date.
+    const row = await ctx.db.withTenant(creds.tenantId, (trx) => trx.selectFrom('tenants').select('slug').executeTakeFirst());
+    const baseUrl = row ? tenantBaseUrl(config, row.slug) : undefined;
+    if (row && (creds.slug !== row.slug || creds.baseUrl !== baseUrl)) {
+      const { tenantId, slug: _slug, baseUrl: _baseUrl, ...rest } = creds;
+      creds = { tenantId, slug: row.slug, baseUrl: baseUrl as string, ...rest };
+      await writeCredentials(file, creds);
+    }
   } else {
     log('Creating the "Demo Agency" tenant with demo data (first start)...');
-    creds = await createTenant(ctx, { name: 'Demo Agency', demoData: true, scale: 1, seed: 1, log });
-    await writeFile(file, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
-    await chmod(file, 0o600);
+    creds = await createTenant(ctx, { name: 'Demo Agency', slug: 'demo', demoData: true, scale: 1, seed: 1, log });
+    await writeCredentials(file, creds);
   }
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   log(
     [
       `Demo tenant credentials (also in ${file}):`,
-      `  X-AppTenant: ${creds.tenantId}`,
+      `  X-AppTenant: ${creds.tenantId} (or slug ${creds.slug}: base URL ${creds.baseUrl})`,
       `  X-AppId:     ${creds.appId}`,
       `  X-AppSecret: ${creds.appSecret}`,
       `  Administrator login: ${creds.username} / ${creds.password}`,
@@ -193,7 +201,15 @@ async function ensureDemoTenant(ctx: AppContext, config: Config, log: Log): Prom
       `    -H 'Content-Type: application/json' -H 'X-AppTenant: ${creds.tenantId}' \\`,
       `    -H 'X-AppId: ${creds.appId}' -H 'X-AppSecret: ${creds.appSecret}' \\`,
       `    -d '{"queryBuilder":{"skip":0,"take":5}}'`,
+      'or with no X-AppTenant, under the base URL:',
+      `  curl -s -X POST ${creds.baseUrl}/api/auth/token -H 'Content-Type: application/json' \\`,
+      `    -d '{"UserName":"${creds.username}","Password":"${creds.password}"}'`,
       `API reference: ${base}/docs`,
     ].join('\n'),
   );
+}
+
+async function writeCredentials(file: string, creds: TenantCredentials): Promise<void> {
+  await writeFile(file, `${JSON.stringify(creds, null, 2)}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
 }

@@ -74,6 +74,16 @@ test('first start, graceful restart, restart after kill -9', async () => {
   const headers = { 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
   assert.equal((await get('/health/ready')).status, 200);
   assert.equal((await get('/api/usertypes/name?name=Temporary', headers)).status, 200);
+  // The demo tenant is `demo`, and its base URL takes the printed login with no X-AppTenant.
+  assert.equal(creds.slug, 'demo');
+  assert.equal(creds.baseUrl, `http://127.0.0.1:${port}/t/demo`);
+  const login = await fetch(`${creds.baseUrl}/api/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ UserName: creds.username, Password: creds.password }),
+  });
+  assert.equal(login.status, 200);
+  assert.equal((await login.json()).UserId, creds.userId);
 
   // SIGTERM: drains, stops workers and PostgreSQL, exits 0.
   first.child.kill('SIGTERM');

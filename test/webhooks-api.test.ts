@@ -126,7 +126,6 @@ describe('subscription operations', () => {
       [{ ...body, Secret: 'whsec_not*base64' }, '/body/Secret'],
       [{ ...body, Name: '' }, '/body/Name'],
       [{ ...body, Active: 'yes' }, '/body/Active'],
-      [{ ...body, Unknown: 1 }, '/body'],
       [
         { ...body, DetailFilters: [{ groupCondition: 'Maybe', jsonPathExpression: 'a', condition: 'Equal', value: 'x' }] },
         '/body/DetailFilters/0/groupCondition',

@@ -3,7 +3,6 @@
 // write are all derived from one table, so a field cannot be accepted by the schema and lost by the write.
 import { type TSchema, Type } from 'typebox';
 import { badRequest } from '../platform/errors.ts';
-import type { FastifyRequest } from '../platform/http/app.ts';
 import { GUID_PATTERN } from '../platform/http/schemas.ts';
 
 export type Kind = 'string' | 'int' | 'double' | 'bool' | 'date' | 'guid';
@@ -105,41 +104,3 @@ export const pascalCase = (column: string): string =>
     .split('_')
     .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
     .join('');
-
-/**
- * preValidation hook: renames body properties to the schema's spelling regardless of case (so
- * `ExternalId`, `externalId` and `externalid` are one field), recursively. Unknown properties keep
- * their name and are then refused by the schema, which names them.
- */
-export function canonicalKeys(schema: TSchema): (request: FastifyRequest) => Promise<void> {
-  return async (request) => {
-    request.body = canonical(request.body, schema, '/body');
-  };
-}
-
-function objectProperties(schema: unknown): Record<string, unknown> | null {
-  if (!schema || typeof schema !== 'object') return null;
-  const s = schema as { properties?: Record<string, unknown>; anyOf?: unknown[] };
-  if (s.properties) return s.properties;
-  if (Array.isArray(s.anyOf)) {
-    for (const member of s.anyOf) {
-      const p = objectProperties(member);
-      if (p) return p;
-    }
-  }
-  return null;
-}
-
-function canonical(value: unknown, schema: unknown, path: string): unknown {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-  const props = objectProperties(schema);
-  if (!props) return value;
-  const byLower = new Map(Object.keys(props).map((k) => [k.toLowerCase(), k]));
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-    const name = byLower.get(key.toLowerCase()) ?? key;
-    if (Object.hasOwn(out, name)) throw badRequest(`Property ${name} is sent twice.`, [{ path: `${path}/${key}`, message: `duplicate of ${name}` }]);
-    out[name] = canonical(v, props[name], `${path}/${name}`);
-  }
-  return out;
-}

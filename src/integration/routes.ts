@@ -10,7 +10,7 @@ import type { App } from '../platform/http/app.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
-import { canonicalKeys, nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
+import { nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
 import { IdempotencyHeaders, idempotent } from './idempotency.ts';
 import { departments, MASTER_DATA, typologies } from './master-data.ts';
 import { bodySchema, findResource, type ResourceDef, upsertResource, viewSchema } from './resources.ts';
@@ -122,7 +122,6 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     '/api/users',
     {
       config: app_,
-      preValidation: canonicalKeys(UserPostBody),
       schema: {
         tags,
         summary: 'Create or update a user',
@@ -145,7 +144,6 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     '/api/users/:id',
     {
       config: app_,
-      preValidation: canonicalKeys(UserPatchBody),
       schema: {
         tags,
         summary: 'Change some fields of a user',
@@ -182,7 +180,6 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     '/api/employees',
     {
       config: app_,
-      preValidation: canonicalKeys(EmployeeBody),
       schema: {
         tags,
         summary: 'Create or update an employee',
@@ -210,7 +207,6 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       def.path,
       {
         config: app_,
-        preValidation: canonicalKeys(body),
         schema: { tags, summary: def.summary, description: def.description, headers: IdempotencyHeaders, body, response: { 200: saved, 201: saved } },
       },
       idempotent(ctx, async (request, reply) => {
@@ -227,7 +223,6 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     '/api/commercial-client-companies',
     {
       config: app_,
-      preValidation: canonicalKeys(AssociationBody),
       schema: {
         tags,
         summary: 'Associate a commercial client with its billing client for one company',

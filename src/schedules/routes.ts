@@ -6,11 +6,11 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { QueryBuilder, Scalar } from '../extraction/routes.ts';
-import { canonicalKeys } from '../integration/fields.ts';
 import type { AppContext } from '../platform/context.ts';
 import { conflict, HttpProblem } from '../platform/errors.ts';
 import type { App, FastifyRequest } from '../platform/http/app.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
+import { basePathOf } from '../platform/http/tenant-address.ts';
 import {
   CONTENT_TYPES,
   createSchedule,
@@ -112,7 +112,6 @@ async function afterSave(ctx: AppContext, request: FastifyRequest, view: { tenan
 }
 
 export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
-  const canonical = canonicalKeys(ScheduleBody);
   const base = '/api/v3/analytics/schedules';
 
   app.get(base, { schema: { tags, summary: 'List the schedules of the tenant', response: { 200: Type.Array(Schedule) } } }, async (request) =>
@@ -126,7 +125,6 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     base,
     {
-      preValidation: canonical,
       schema: {
         tags,
         summary: 'Create a schedule',
@@ -140,13 +138,16 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     async (request, reply) => {
       const view = await request.writeTenant((trx, principal) => createSchedule(trx, principal, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
-      return reply.code(201).header('location', `${base}/${view.id}`).send(view);
+      return reply
+        .code(201)
+        .header('location', `${basePathOf(request)}${base}/${view.id}`)
+        .send(view);
     },
   );
 
   app.put(
     `${base}/:id`,
-    { preValidation: canonical, schema: { tags, summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } } },
+    { schema: { tags, summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } } },
     async (request) => {
       const view = await request.writeTenant((trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
@@ -192,7 +193,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
       }
       return reply
         .code(current.status === 'Running' ? 202 : 200)
-        .header('location', `${base}/${request.params.id}/runs/${run.id}`)
+        .header('location', `${basePathOf(request)}${base}/${request.params.id}/runs/${run.id}`)
         .send(current);
     },
   );

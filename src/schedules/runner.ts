@@ -12,6 +12,7 @@ import { appRoles, userRoles } from '../platform/auth/service.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
+import { tenantBaseUrl } from '../platform/http/tenant-address.ts';
 import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
 import { mkdirPrivate } from '../platform/private-files.ts';
 import { writeExportFile } from './formats.ts';
@@ -19,7 +20,7 @@ import { DOCUMENT_TYPE, eventDetail, type RunRow, type RunView, runView, type Sc
 
 export interface RunnerDeps {
   db: DatabaseHandle;
-  config: Pick<Config, 'exportsDir' | 'exportRetention' | 'scheduleRunTimeoutMs' | 'publicUrl'>;
+  config: Pick<Config, 'exportsDir' | 'exportRetention' | 'scheduleRunTimeoutMs' | 'publicUrl' | 'tenantHostPattern'>;
   mailer: Mailer;
   log: (line: string) => void;
 }
@@ -232,7 +233,10 @@ export class Runner {
   async #notify(schedule: ScheduleRow, run: RunView): Promise<void> {
     const { db, mailer, config } = this.#deps;
     if (!mailer.configured) return;
-    const to = await db.withTenant(schedule.tenant_id, (trx) => notificationMailbox(trx));
+    const { to, slug } = await db.withTenant(schedule.tenant_id, async (trx) => ({
+      to: await notificationMailbox(trx),
+      slug: (await trx.selectFrom('tenants').select('slug').executeTakeFirstOrThrow()).slug,
+    }));
     if (to.length === 0) return;
     await mailer.send({
       to,
@@ -245,7 +249,7 @@ export class Runner {
         `Finished: ${run.finishedOnUtc ?? ''}`,
         `Error:    ${run.error ?? ''}`,
         '',
-        `Runs: ${config.publicUrl}/api/v3/analytics/schedules/${schedule.id}/runs`,
+        `Runs: ${tenantBaseUrl(config, slug)}/api/v3/analytics/schedules/${schedule.id}/runs`,
       ].join('\n'),
     });
   }

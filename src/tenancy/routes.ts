@@ -3,11 +3,15 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import type { App } from '../platform/http/app.ts';
+import { SLUG_PATTERN } from '../platform/http/tenant-address.ts';
 import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp } from './service.ts';
 
 const Uuid = Type.String({ format: 'uuid' });
+const Slug = Type.String({ pattern: SLUG_PATTERN, description: 'Lowercase letters, digits and -; the tenant in /t/{slug} and in hosts' });
 const TenantCredentials = Type.Object({
   tenantId: Uuid,
+  slug: Slug,
+  baseUrl: Type.String({ description: "Base URL of the tenant's APIs (its host, or ATRIUM_PUBLIC_URL/t/{slug})" }),
   appId: Type.String(),
   appSecret: Type.String(),
   userId: Uuid,
@@ -38,6 +42,7 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
         summary: 'Create a tenant with its first company, roles, Administrator user and app',
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200 }),
+          slug: Type.Optional({ ...Slug, description: 'Default: derived from the name, made unique' }),
           demoData: Type.Optional(Type.Boolean({ default: false })),
           scale: Type.Optional(Type.Number({ minimum: 0.01, maximum: 100, default: 1 })),
         }),
@@ -45,8 +50,8 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { name, demoData, scale } = request.body;
-      const created = await createTenant(ctx, { name, demoData, scale, log: (line) => request.log.info(line) });
+      const { name, slug, demoData, scale } = request.body;
+      const created = await createTenant(ctx, { name, slug, demoData, scale, log: (line) => request.log.info(line) });
       return reply.code(201).send(created);
     },
   );
@@ -54,7 +59,14 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
     '/admin/tenants',
     {
       config,
-      schema: { tags, response: { 200: Type.Array(Type.Object({ id: Uuid, name: Type.String(), createdOnUtc: Type.String({ format: 'date-time' }) })) } },
+      schema: {
+        tags,
+        response: {
+          200: Type.Array(
+            Type.Object({ id: Uuid, name: Type.String(), slug: Slug, baseUrl: Type.String(), createdOnUtc: Type.String({ format: 'date-time' }) }),
+          ),
+        },
+      },
     },
     async () => (await listTenants(ctx)).map((t) => ({ ...t, createdOnUtc: t.createdOnUtc.toISOString() })),
   );

@@ -9,11 +9,16 @@ import { hashSecret, randomToken } from '../platform/auth/hashing.ts';
 import { ADMINISTRATOR, BUILT_IN_ROLES } from '../platform/auth/roles.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
-import { HttpProblem } from '../platform/errors.ts';
+import { badRequest, HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
+import { SLUG_RE, tenantBaseUrl } from '../platform/http/tenant-address.ts';
 
 export type TenantCredentials = {
   tenantId: string;
+  /** The tenant's name in a base path (`/t/{slug}`) or a host (ATRIUM_TENANT_HOST_PATTERN). */
+  slug: string;
+  /** Where its clients point: the tenant's host, or ATRIUM_PUBLIC_URL + `/t/{slug}`. */
+  baseUrl: string;
   appId: string;
   appSecret: string;
   userId: string;
@@ -23,6 +28,8 @@ export type TenantCredentials = {
 
 export interface CreateTenantOptions {
   name: string;
+  /** Default: derived from the name, made unique. */
+  slug?: string;
   demoData?: boolean;
   scale?: number;
   seed?: number;
@@ -36,23 +43,38 @@ export async function createTenant(ctx: AppContext, opts: CreateTenantOptions): 
   const appSecret = randomToken(32);
   const appSecretHash = await hashSecret(appSecret);
   const appKey = newAppKey();
-  const { defaults, userId } = await ctx.db.withTenant(tenantId, async (trx) => {
-    await trx.insertInto('tenants').values({ id: tenantId, name: opts.name }).execute();
-    await trx
-      .insertInto('roles')
-      .values(BUILT_IN_ROLES.map((r) => ({ tenant_id: tenantId, name: r.name, description: r.description })))
-      .execute();
-    const defaults = await createTenantDefaults(trx, tenantId, opts.name);
-    const user = await insertUser(trx, tenantId, defaults, { userName: 'admin', name: 'Administrator', passwordHash, email: null });
-    await assignRoles(trx, tenantId, user, [ADMINISTRATOR], null);
-    const app = await trx
-      .insertInto('apps')
-      .values({ tenant_id: tenantId, app_id: appKey, name: 'Administrator app', secret_hash: appSecretHash })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await setAppRoles(trx, tenantId, app.id, [ADMINISTRATOR]);
-    return { defaults, userId: user };
-  });
+  let slug = await chooseSlug(ctx, opts);
+  const create = () =>
+    ctx.db.withTenant(tenantId, async (trx) => {
+      await trx.insertInto('tenants').values({ id: tenantId, name: opts.name, slug }).execute();
+      await trx
+        .insertInto('roles')
+        .values(BUILT_IN_ROLES.map((r) => ({ tenant_id: tenantId, name: r.name, description: r.description })))
+        .execute();
+      const defaults = await createTenantDefaults(trx, tenantId, opts.name);
+      const user = await insertUser(trx, tenantId, defaults, { userName: 'admin', name: 'Administrator', passwordHash, email: null });
+      await assignRoles(trx, tenantId, user, [ADMINISTRATOR], null);
+      const app = await trx
+        .insertInto('apps')
+        .values({ tenant_id: tenantId, app_id: appKey, name: 'Administrator app', secret_hash: appSecretHash })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await setAppRoles(trx, tenantId, app.id, [ADMINISTRATOR]);
+      return { defaults, userId: user };
+    });
+  let created: Awaited<ReturnType<typeof create>> | undefined;
+  // Two tenants created at once may derive the same slug; the unique constraint decides, the later one takes the next.
+  for (let attempt = 0; !created; attempt++) {
+    try {
+      created = await create();
+    } catch (err) {
+      if (!isSlugTaken(err)) throw err;
+      if (opts.slug !== undefined || attempt >= 3) throw slugTaken(slug);
+      slug = await chooseSlug(ctx, opts);
+    }
+  }
+  const { defaults, userId } = created;
+  ctx.auth.invalidateCaches();
   if (opts.demoData) {
     const client = await ctx.db.pool.connect();
     try {
@@ -67,8 +89,54 @@ export async function createTenant(ctx: AppContext, opts: CreateTenantOptions): 
     }
   }
   const { userTypeIds: _userTypes, ...org } = defaults;
-  return { tenantId, appId: appKey, appSecret, userId, username: 'admin', password, ...org };
+  return { tenantId, slug, baseUrl: tenantBaseUrl(ctx.config, slug), appId: appKey, appSecret, userId, username: 'admin', password, ...org };
 }
+
+const SLUG_MAX = 63;
+
+/** The slug a name gives: ASCII letters and digits, lowercased, other runs as one '-'. */
+export function slugFromName(name: string): string {
+  const base = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/, '');
+  return base || 'tenant';
+}
+
+/** The slug asked for (checked and free), or one derived from the name and made unique with -2, -3, … */
+async function chooseSlug(ctx: AppContext, opts: CreateTenantOptions): Promise<string> {
+  if (opts.slug !== undefined) {
+    if (!SLUG_RE.test(opts.slug)) {
+      throw badRequest('slug must be 1 to 63 lowercase letters, digits and -, not starting or ending with -.', [
+        { path: '/body/slug', message: 'must be lowercase letters, digits and -' },
+      ]);
+    }
+    if (await ctx.auth.tenantIdForSlug(opts.slug)) throw slugTaken(opts.slug);
+    return opts.slug;
+  }
+  const base = slugFromName(opts.name);
+  // Slugs are unique across tenants, so the check reads every tenant's: an owner-level query.
+  const rows = await ctx.db.kysely
+    .selectFrom('tenants')
+    .select('slug')
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base.slice(0, SLUG_MAX - 2)}%-%`)]))
+    .execute();
+  const taken = new Set(rows.map((r) => r.slug));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const suffix = `-${n}`;
+    const candidate = `${base.slice(0, SLUG_MAX - suffix.length).replace(/-+$/, '')}${suffix}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+const isSlugTaken = (err: unknown): boolean =>
+  (err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'tenants_slug_key';
+const slugTaken = (slug: string): HttpProblem => new HttpProblem(409, `The slug ${slug} is taken by another tenant.`);
 
 const newAppKey = (): string => `app_${randomToken(12)}`;
 
@@ -270,7 +338,7 @@ async function firstOrgUnit(trx: Trx): Promise<OrgUnit> {
   return { companyId: dep?.company_id ?? null, departmentId: dep?.id ?? null, typologyId: typ?.id ?? null, userTypeIds: { regular } };
 }
 
-export async function listTenants(ctx: AppContext): Promise<{ id: string; name: string; createdOnUtc: Date }[]> {
-  const rows = await ctx.db.asOwner((trx) => trx.selectFrom('tenants').select(['id', 'name', 'created_on_utc']).orderBy('created_on_utc').execute());
-  return rows.map((r) => ({ id: r.id, name: r.name, createdOnUtc: r.created_on_utc }));
+export async function listTenants(ctx: AppContext): Promise<{ id: string; name: string; slug: string; baseUrl: string; createdOnUtc: Date }[]> {
+  const rows = await ctx.db.asOwner((trx) => trx.selectFrom('tenants').select(['id', 'name', 'slug', 'created_on_utc']).orderBy('created_on_utc').execute());
+  return rows.map((r) => ({ id: r.id, name: r.name, slug: r.slug, baseUrl: tenantBaseUrl(ctx.config, r.slug), createdOnUtc: r.created_on_utc }));
 }

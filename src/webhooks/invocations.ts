@@ -20,20 +20,21 @@ export interface PayloadEvent {
 /** Documents with an API of their own; others link to the generic document address. */
 const DOCUMENT_PATHS: Record<string, string> = { User: '/api/users' };
 
-export function documentUrl(publicUrl: string, documentType: string, documentId: string | null): string | null {
+/** baseUrl: the tenant's base URL (or, for a test event, the address the caller used), without a trailing '/'. */
+export function documentUrl(baseUrl: string, documentType: string, documentId: string | null): string | null {
   if (!documentId) return null;
   const className = documentType.startsWith(`${TYPE_NAMESPACE}.`) ? documentType.slice(TYPE_NAMESPACE.length + 1) : documentType;
   const base = DOCUMENT_PATHS[className] ?? `/api/v3/documents/${encodeURIComponent(className)}`;
-  return `${publicUrl}${base}/${documentId}`;
+  return `${baseUrl}${base}/${documentId}`;
 }
 
 /** The body every attempt sends, as text (signatures cover these exact bytes). */
-export function buildPayload(publicUrl: string, event: PayloadEvent, subscriptionId: string, action = event.actionType.toLowerCase()): string {
+export function buildPayload(baseUrl: string, event: PayloadEvent, subscriptionId: string, action = event.actionType.toLowerCase()): string {
   return JSON.stringify({
     id: event.id,
     action,
     actionType: event.actionType,
-    document: { type: event.documentType, id: event.documentId, url: documentUrl(publicUrl, event.documentType, event.documentId) },
+    document: { type: event.documentType, id: event.documentId, url: documentUrl(baseUrl, event.documentType, event.documentId) },
     businessObjectTypeName: event.businessObjectTypeName,
     detail: event.detail ?? {},
     tenantId: event.tenantId,
@@ -61,7 +62,7 @@ async function subscriptionFor(trx: Trx, id: string): Promise<SubscriptionForInv
 }
 
 /** POST …/test: a test event (action "test") queued for immediate delivery; answers the invocation id. */
-export async function createTestInvocation(trx: Trx, tenantId: string, subscriptionId: string, publicUrl: string): Promise<string> {
+export async function createTestInvocation(trx: Trx, tenantId: string, subscriptionId: string, baseUrl: string): Promise<string> {
   const sub = await subscriptionFor(trx, subscriptionId);
   const event: PayloadEvent = {
     id: randomUUID(),
@@ -81,7 +82,7 @@ export async function createTestInvocation(trx: Trx, tenantId: string, subscript
       kind: 'test',
       action_type: sub.action_type,
       document_type: sub.document_type,
-      payload: buildPayload(publicUrl, event, sub.id, 'test'),
+      payload: buildPayload(baseUrl, event, sub.id, 'test'),
       next_attempt_on_utc: sql`now()`,
     })
     .returning('id')

@@ -1,12 +1,14 @@
 // OData v4 read-only feed of every named query for Excel / Power BI "From OData feed": service
 // document, $metadata (CSDL) and entity sets with server-driven paging. Authenticates with HTTP Basic
-// (user `<tenantId>:<appId>`, password the app secret) or a bearer token.
+// (user `<tenantId>:<appId>` — or `<slug>:<appId>`, or `<appId>` alone under a tenant's base path or host —,
+// password the app secret) or a bearer token.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { HttpProblem } from '../../platform/errors.ts';
+import { HttpProblem, unauthorized } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
+import { addressedTenant, requestBaseUrl } from '../../platform/http/tenant-address.ts';
 import { TIMEOUT_ADVICE } from '../service.ts';
 import { csdl } from './model.ts';
 import { entityModels, ODATA_PAGE_SIZE, type ODataOptions, readEntitySet } from './service.ts';
@@ -27,10 +29,18 @@ async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<P
       const user = decoded.slice(0, Math.max(0, colon));
       const secret = decoded.slice(colon + 1);
       const sep = user.indexOf(':');
-      if (colon < 0 || sep < 0) throw challenge('HTTP Basic user must be <tenantId>:<appId> and the password the app secret.');
-      return await ctx.auth.authenticateApp(user.slice(0, sep), user.slice(sep + 1), secret, request.headers['x-appuser']);
+      const addressed = request.addressedTenantId;
+      const named =
+        sep < 0 ? addressed : await addressedTenant({ header: user.slice(0, sep), pathSlug: undefined, hostSlug: null }, (s) => ctx.auth.tenantIdForSlug(s));
+      if (colon < 0 || !named) throw challenge('HTTP Basic user must be <tenantId>:<appId> and the password the app secret.');
+      if (addressed && named !== addressed) throw unauthorized();
+      return await ctx.auth.authenticateApp(named, user.slice(sep + 1), secret, request.headers['x-appuser']);
     }
-    if (/^bearer$/i.test(scheme) && credentials) return await ctx.auth.verifyAccessToken(credentials);
+    if (/^bearer$/i.test(scheme) && credentials) {
+      const principal = await ctx.auth.verifyAccessToken(credentials);
+      if (request.addressedTenantId && principal.tenantId !== request.addressedTenantId) throw unauthorized();
+      return principal;
+    }
   } catch (err) {
     if (err instanceof HttpProblem && err.status === 401) throw challenge(err.message);
     throw err;
@@ -38,7 +48,8 @@ async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<P
   throw challenge('Authenticate with HTTP Basic (user <tenantId>:<appId>, password the app secret) or a bearer token.');
 }
 
-const serviceRoot = (request: FastifyRequest) => `${request.protocol}://${request.host}/odata/v4`;
+/** Links keep the caller's scheme, host and base path (`/t/{slug}`). */
+const serviceRoot = (request: FastifyRequest) => `${requestBaseUrl(request)}/odata/v4`;
 
 export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
   const onRequest = async (request: FastifyRequest) => {

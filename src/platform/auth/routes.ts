@@ -1,6 +1,6 @@
 // POST /api/auth/token (client credentials via app headers, or the platform's login body) and
 // POST /api/auth/token/refresh.
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
 import type { App } from '../http/app.ts';
@@ -24,14 +24,12 @@ const LoginRequest = Type.Object(
     LoginAsDelegate: Type.Optional(Type.Boolean()),
     DelegatedUserName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   },
-  { additionalProperties: true, description: 'Property names are matched case-insensitively. Omit the body to use the app headers (client credentials).' },
+  { description: 'Property names are matched case-insensitively. Omit the body to use the app headers (client credentials).' },
 );
 
-/** The platform's clients send the login body in any letter case. */
-function readLogin(body: unknown): LoginBody | null {
-  if (!body || typeof body !== 'object') return null;
-  const lower = Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v]));
-  if (lower.username === undefined && lower.password === undefined) return null;
+/** The login body (its property names already in the schema's spelling, whatever case the client sent). */
+function readLogin(body: Static<typeof LoginRequest> | null | undefined): LoginBody | null {
+  if (!body || (body.UserName === undefined && body.Password === undefined)) return null;
   const text = (v: unknown, name: string): string => {
     if (typeof v !== 'string' || v === '')
       throw badRequest(`${name} is required and must be a string.`, [{ path: `/body/${name}`, message: 'must be a non-empty string' }]);
@@ -43,11 +41,11 @@ function readLogin(body: unknown): LoginBody | null {
     return v;
   };
   return {
-    userName: text(lower.username, 'UserName'),
-    password: text(lower.password, 'Password'),
-    persistent: optionalBool(lower.persistent, 'Persistent'),
-    loginAsDelegate: optionalBool(lower.loginasdelegate, 'LoginAsDelegate'),
-    delegatedUserName: typeof lower.delegatedusername === 'string' ? lower.delegatedusername : null,
+    userName: text(body.UserName, 'UserName'),
+    password: text(body.Password, 'Password'),
+    persistent: optionalBool(body.Persistent, 'Persistent'),
+    loginAsDelegate: optionalBool(body.LoginAsDelegate, 'LoginAsDelegate'),
+    delegatedUserName: body.DelegatedUserName ?? null,
   };
 }
 
@@ -78,7 +76,8 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
         tags: ['Authentication'],
         summary: 'Obtain an access token',
         description:
-          'Either send the app headers X-AppTenant, X-AppId and X-AppSecret (client credentials), or X-AppTenant with the login body {UserName, Password, Persistent, LoginAsDelegate, DelegatedUserName}.',
+          'Either send the app headers X-AppTenant, X-AppId and X-AppSecret (client credentials), or the login body {UserName, Password, Persistent, LoginAsDelegate, DelegatedUserName}. ' +
+          'The tenant comes from X-AppTenant, the base path /t/{slug} or the host (ATRIUM_TENANT_HOST_PATTERN).',
         body: LoginRequest,
         response: { 200: TokenResponse },
       },
@@ -89,9 +88,9 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (request) => {
       const login = readLogin(request.body);
-      if (login) return ctx.auth.login(request.headers['x-apptenant'], login);
+      if (login) return ctx.auth.login(request.addressedTenantId, login);
       const h = request.headers;
-      const principal = await ctx.auth.authenticateApp(h['x-apptenant'], h['x-appid'], h['x-appsecret'], undefined);
+      const principal = await ctx.auth.authenticateApp(request.addressedTenantId, h['x-appid'], h['x-appsecret'], undefined);
       return ctx.auth.issueForApp(principal);
     },
   );
@@ -107,6 +106,6 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
         response: { 200: TokenResponse },
       },
     },
-    async (request) => ctx.auth.refresh(request.body.refreshToken),
+    async (request) => ctx.auth.refresh(request.body.refreshToken, request.addressedTenantId),
   );
 }

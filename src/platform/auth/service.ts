@@ -13,6 +13,9 @@ import { ADMINISTRATOR } from './roles.ts';
 
 const APP_CACHE_TTL_MS = 30_000;
 const USER_CACHE_TTL_MS = 5_000;
+// Slugs never change once given; a miss is remembered briefly so that unknown names cost few queries.
+const SLUG_CACHE_TTL_MS = 60_000;
+const SLUG_MISS_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
 
 export interface TokenResponse {
@@ -66,6 +69,8 @@ export class AuthService {
   readonly #refreshLifetime: number;
   readonly #appCache = new TtlCache<{ appId: string; roles: string[] }>(APP_CACHE_TTL_MS);
   readonly #userCache = new TtlCache<{ userName: string; roles: string[] } | null>(USER_CACHE_TTL_MS);
+  readonly #slugCache = new TtlCache<string>(SLUG_CACHE_TTL_MS);
+  readonly #slugMisses = new TtlCache<true>(SLUG_MISS_TTL_MS);
 
   constructor(db: DatabaseHandle, box: SecretBox, opts: { tokenLifetimeSeconds: number; refreshTokenLifetimeSeconds: number }) {
     this.#db = db;
@@ -78,6 +83,19 @@ export class AuthService {
   invalidateCaches(): void {
     this.#appCache.clear();
     this.#userCache.clear();
+    this.#slugMisses.clear();
+  }
+
+  /** The id of the tenant with this slug (a base path or host names it), or null. */
+  async tenantIdForSlug(slug: string): Promise<string | null> {
+    const hit = this.#slugCache.get(slug);
+    if (hit) return hit;
+    if (this.#slugMisses.get(slug)) return null;
+    // Which tenant a name means is asked before any tenant is bound, so it is an owner-level lookup.
+    const row = await this.#db.kysely.selectFrom('tenants').select('id').where('slug', '=', slug).executeTakeFirst();
+    if (row) this.#slugCache.set(slug, row.id);
+    else this.#slugMisses.set(slug, true);
+    return row?.id ?? null;
   }
 
   async authenticateApp(tenantId: unknown, appKey: unknown, secret: unknown, appUser: unknown): Promise<Principal> {
@@ -181,10 +199,12 @@ export class AuthService {
     return result;
   }
 
-  async refresh(refreshToken: unknown): Promise<TokenResponse> {
+  /** addressedTenantId: the tenant the request names (base path, host, X-AppTenant), if any; another tenant's token is refused. */
+  async refresh(refreshToken: unknown, addressedTenantId: string | null = null): Promise<TokenResponse> {
     if (typeof refreshToken !== 'string') throw unauthorized('Invalid refresh token.');
     const [tenantId, secret] = refreshToken.split('.');
     if (!isUuid(tenantId) || !secret) throw unauthorized('Invalid refresh token.');
+    if (addressedTenantId && addressedTenantId !== tenantId.toLowerCase()) throw unauthorized();
     let failure: string | null = null;
     let userName = '';
     let userId: string | null = null;

@@ -12,6 +12,7 @@ import * as m0008 from './migrations/0008_schedules.ts';
 import * as m0009 from './migrations/0009_webhooks_throughput.ts';
 import * as m0010 from './migrations/0010_case_insensitive_order.ts';
 import * as m0011 from './migrations/0011_event_retention.ts';
+import * as m0012 from './migrations/0012_tenant_slugs.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0009_webhooks_throughput': m0009,
   '0010_case_insensitive_order': m0010,
   '0011_event_retention': m0011,
+  '0012_tenant_slugs': m0012,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

@@ -1242,6 +1242,7 @@ export interface Tenants {
   created_on_utc: Generated<Timestamp>;
   id: Generated<string>;
   name: string;
+  slug: string;
 }
 
 export interface Timesheets {

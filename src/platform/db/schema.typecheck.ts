@@ -22,6 +22,6 @@ export function misspeltNamesDoNotCompile(db: Kysely<Database>): void {
 
   // The same calls spelt right compile.
   db.selectFrom('users').select(['id', 'name']).where('user_name', '=', 'x');
-  db.insertInto('tenants').values({ name: 'Acme' });
+  db.insertInto('tenants').values({ name: 'Acme', slug: 'acme' });
   db.insertInto('extraction_schedule_runs').values({ tenant_id: 't', schedule_id: 's', trigger: 'manual' });
 }

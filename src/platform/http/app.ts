@@ -13,7 +13,9 @@ import { clientErrorHandler, depthLimitedJsonParser, frameworkErrors, rejectUnsa
 import { Metrics } from './metrics.ts';
 import { ProblemSchema } from './problem.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { addressedTenant, basePathOf, hostSlugMatcher, namesOf, rewriteTenantPath } from './tenant-address.ts';
 import { registerTenantSeam, rolesOf } from './tenant-seam.ts';
+import { ignoredHeader, tolerateBody } from './tolerant-body.ts';
 
 /** How a route authenticates. `appOrToken` is the default for every /api route. */
 export type AuthMode = 'none' | 'app' | 'token' | 'appOrToken' | 'admin';
@@ -30,6 +32,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     deadline: number;
+    /** The tenant the request names by X-AppTenant, base path or Host (checked to agree); null: none. */
+    addressedTenantId: string | null;
   }
 }
 
@@ -68,6 +72,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
+    // `/t/{slug}/…` names the tenant and is then routed as `/…`, so every route answers under it.
+    rewriteUrl: rewriteTenantPath,
     forceCloseConnections: 'idle',
     frameworkErrors,
     clientErrorHandler,
@@ -84,6 +90,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   app.decorate('routeList', routes);
   app.decorateRequest('principal', null);
   app.decorateRequest('deadline', 0);
+  app.decorateRequest('addressedTenantId', null);
+  const hostSlug = hostSlugMatcher(config.tenantHostPattern);
   registerTenantSeam(app, ctx.db);
 
   await app.register(swagger, {
@@ -105,7 +113,12 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true },
+    transformSpecificationClone: false,
+    transformSpecification: withServer,
+  });
 
   app.addHook('onRoute', (route: RouteOptions) => {
     const url = route.url ?? '';
@@ -136,6 +149,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     request.deadline = Date.now() + config.requestTimeoutMs;
     reply.header('x-request-id', request.id);
     const auth = request.routeOptions.config.auth ?? 'none';
+    if (auth !== 'admin') request.addressedTenantId = await addressedTenant(namesOf(request, hostSlug), (slug) => ctx.auth.tenantIdForSlug(slug));
     if (auth === 'none') return;
     if (auth === 'admin') {
       const header = request.headers.authorization ?? '';
@@ -149,6 +163,15 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     if (retryAfter > 0) {
       throw new HttpProblem(429, `Too many requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
     }
+  });
+
+  // Platform bodies are read as the platform reads them (tolerant-body.ts); the operator API stays strict.
+  app.addHook('preValidation', async (request, reply) => {
+    const schema = request.routeOptions.schema?.body;
+    if (!schema || request.body === null || typeof request.body !== 'object' || request.routeOptions.url?.startsWith('/admin')) return;
+    const { body, ignored } = tolerateBody(request.body, schema);
+    request.body = body;
+    if (ignored.length) reply.header('x-ignored-properties', ignoredHeader(ignored));
   });
 
   // A request that outlives its deadline answers 504 even if the handler is stuck outside the database.
@@ -182,16 +205,24 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   });
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, toProblem(error, request, timeoutDetail(request, config.requestTimeoutMs))));
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, request, new HttpProblem(404, `No route ${request.method} ${request.url.split('?')[0]}.`)));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, request, new HttpProblem(404, `No route ${request.method} ${request.originalUrl.split('?')[0]}.`)),
+  );
 
   app.get('/metrics', { schema: { hide: true }, config: { auth: 'none' } }, async (_request, reply) => {
     reply.type(metrics.contentType);
     return metrics.render();
   });
-  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async (request) => withServer(app.swagger(), request));
 
   await registerSurfaces(app);
   return app;
+}
+
+/** Under a base path the reference's "try it out" calls stay under it: the document names it as its server. */
+function withServer<T extends object>(document: T, request: FastifyRequest): T {
+  const base = basePathOf(request);
+  return base ? { ...document, servers: [{ url: base }] } : document;
 }
 
 function timeoutDetail(request: FastifyRequest, limitMs: number): string {
@@ -205,10 +236,13 @@ async function authenticate(ctx: AppContext, request: FastifyRequest, mode: Auth
   const bearer = typeof h.authorization === 'string' && /^Bearer\s+/i.test(h.authorization) ? h.authorization.replace(/^Bearer\s+/i, '') : undefined;
   const token = (typeof h['x-accesstoken'] === 'string' ? h['x-accesstoken'] : undefined) ?? bearer;
   if ((mode === 'app' || mode === 'appOrToken') && (hasAppHeaders || mode === 'app')) {
-    return ctx.auth.authenticateApp(h['x-apptenant'], h['x-appid'], h['x-appsecret'], h['x-appuser']);
+    return ctx.auth.authenticateApp(request.addressedTenantId, h['x-appid'], h['x-appsecret'], h['x-appuser']);
   }
-  if (token) return ctx.auth.verifyAccessToken(token);
-  throw unauthorized();
+  if (!token) throw unauthorized();
+  const principal = await ctx.auth.verifyAccessToken(token);
+  // A token is for one tenant; a request that names another is refused like an unknown tenant.
+  if (request.addressedTenantId && request.addressedTenantId !== principal.tenantId) throw unauthorized();
+  return principal;
 }
 
 export type { FastifyReply, FastifyRequest };

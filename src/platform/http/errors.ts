@@ -56,7 +56,7 @@ export function problemBody(problem: HttpProblem, request: FastifyRequest): Reco
     title: titleFor(problem.status),
     status: problem.status,
     detail: problem.message,
-    instance: request.url.split('?')[0],
+    instance: request.originalUrl.split('?')[0],
     traceId: String(request.id),
     ...(problem.errors ? { errors: problem.errors } : {}),
     ...problem.extra,

@@ -6,6 +6,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { appendEvent } from '../../platform/events/outbox.ts';
 import type { App, FastifyReply, FastifyRequest } from '../../platform/http/app.ts';
 import { Guid, nullable } from '../../platform/http/schemas.ts';
+import { basePathOf, requestBaseUrl } from '../../platform/http/tenant-address.ts';
 import { createTestInvocation, resendInvocation } from '../invocations.ts';
 import { FILTER_CONDITIONS, GROUP_CONDITIONS } from '../match.ts';
 import { DEFAULT_TAKE, invocationHistory, MAX_TAKE } from './history.ts';
@@ -128,24 +129,16 @@ const EventBody = Type.Object(
 );
 const RaisedEvent = Type.Object({ id: Guid, actionType: Type.String(), documentType: Type.String(), documentId: Guid });
 
-/** Body property names as the spec spells them, whatever the caller's casing; enum values likewise. */
+/** Enum values of detail filters as the spec spells them, whatever the caller's casing (property names are app.ts's). */
 function canonicalBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
-  const body = request.body;
-  if (body && typeof body === 'object' && !Array.isArray(body)) {
-    const names = new Map(Object.keys(SubscriptionBody.properties).map((k) => [k.toLowerCase(), k]));
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(body)) out[names.get(k.toLowerCase()) ?? k] = v;
-    if (Array.isArray(out.DetailFilters)) out.DetailFilters = out.DetailFilters.map(canonicalFilter);
-    request.body = out;
-  }
+  const body = request.body as { DetailFilters?: unknown } | null;
+  if (body && Array.isArray(body.DetailFilters)) body.DetailFilters = body.DetailFilters.map(canonicalFilter);
   done();
 }
 
 function canonicalFilter(filter: unknown): unknown {
   if (!filter || typeof filter !== 'object' || Array.isArray(filter)) return filter;
-  const names = new Map(Object.keys(DetailFilterSchema.properties).map((k) => [k.toLowerCase(), k]));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(filter)) out[names.get(k.toLowerCase()) ?? k] = v;
+  const out = filter as Record<string, unknown>;
   const pick = (values: readonly string[], v: unknown) => (typeof v === 'string' ? (values.find((x) => x.toLowerCase() === v.toLowerCase()) ?? v) : v);
   out.groupCondition = pick(GROUP_CONDITIONS, out.groupCondition);
   out.condition = pick(FILTER_CONDITIONS, out.condition);
@@ -192,7 +185,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
     async (request, reply) => {
       const body = request.body as Static<typeof SubscriptionBody>;
       const created = await request.writeTenant((trx, p) => createSubscription(trx, p.tenantId, body as SubscriptionInput, subscriptionCtx(p)));
-      reply.code(201).header('location', `/api/webhook-subscriptions/${created.id}`);
+      reply.code(201).header('location', `${basePathOf(request)}/api/webhook-subscriptions/${created.id}`);
       return answer(created);
     },
   );
@@ -254,7 +247,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
         for (const [k, v] of Object.entries(request.query)) if (v !== undefined && k !== 'continuationToken') next.set(k, String(v));
         next.set('continuationToken', continuationToken);
         reply.header('x-continuation-token', continuationToken);
-        reply.header('link', `</api/webhook-subscriptions/${request.params.id}/invocation-history?${next}>; rel="next"`);
+        reply.header('link', `<${basePathOf(request)}/api/webhook-subscriptions/${request.params.id}/invocation-history?${next}>; rel="next"`);
       }
       return answer(items);
     },
@@ -272,7 +265,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const id = await request.writeTenant((trx, p) => createTestInvocation(trx, p.tenantId, request.params.id, ctx.config.publicUrl));
+      const id = await request.writeTenant((trx, p) => createTestInvocation(trx, p.tenantId, request.params.id, requestBaseUrl(request)));
       reply.code(202);
       return { invocationId: id, webhookId: id, status: 'Pending' as const };
     },

@@ -8,11 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../platform/db/schema.ts';
+import { tenantBaseUrl } from '../../platform/http/tenant-address.ts';
 import { buildPayload } from '../invocations.ts';
 import { type DetailFilter, matches, type PreferenceLookup, preferenceReferences } from '../match.ts';
 
 export interface DispatchOptions {
+  /** With tenantHostPattern, where document links in payloads point: each tenant's base URL (decision 0019). */
   publicUrl: string;
+  tenantHostPattern?: string;
   batchSize: number;
   /** Delay of the first attempt (the retry schedule's first entry). */
   firstDelayMs: number;
@@ -74,6 +77,7 @@ interface ActiveSubscription {
   secret: string;
   is_automation: boolean;
   detail_filters: DetailFilter[];
+  tenant_slug: string;
 }
 
 interface Candidate {
@@ -210,13 +214,18 @@ function toDelivery(c: Candidate, batch: DispatchBatch): Delivery {
 }
 
 /** Every (event, active subscription) that matches, in outbox order, with its payload. */
-async function candidatesFor(trx: Db, events: OutboxEvent[], opts: Pick<DispatchOptions, 'publicUrl' | 'firstDelayMs'>): Promise<Candidate[]> {
+async function candidatesFor(
+  trx: Db,
+  events: OutboxEvent[],
+  opts: Pick<DispatchOptions, 'publicUrl' | 'tenantHostPattern' | 'firstDelayMs'>,
+): Promise<Candidate[]> {
   const tenants = [...new Set(events.map((e) => e.tenant_id))];
   const { rows: subs } = await sql<ActiveSubscription>`
     select s.tenant_id, s.id, s.action_type, s.document_type, s.business_object_type_name, s.url, s.secret, s.is_automation,
       coalesce((select jsonb_agg(jsonb_build_object('groupCondition', f.group_condition, 'jsonPathExpression', f.json_path_expression,
         'condition', f.condition, 'value', f.value) order by f.position)
-        from webhook_detail_filters f where f.tenant_id = s.tenant_id and f.subscription_id = s.id), '[]'::jsonb) as detail_filters
+        from webhook_detail_filters f where f.tenant_id = s.tenant_id and f.subscription_id = s.id), '[]'::jsonb) as detail_filters,
+      (select t.slug from tenants t where t.id = s.tenant_id) as tenant_slug
     from webhook_subscriptions s
     where s.active and s.tenant_id = any(${tenants}::uuid[])`.execute(trx);
   const preferences = await loadPreferences(trx, subs);
@@ -242,7 +251,7 @@ async function candidatesFor(trx: Db, events: OutboxEvent[], opts: Pick<Dispatch
       );
       if (!matched) continue;
       const payload = buildPayload(
-        opts.publicUrl,
+        tenantBaseUrl(opts, sub.tenant_slug),
         {
           id: event.id,
           tenantId: event.tenant_id,

@@ -203,6 +203,7 @@ export class WebhookWorker {
     }
     const result = await dispatchOnce(this.#db, {
       publicUrl: this.#config.publicUrl,
+      tenantHostPattern: this.#config.tenantHostPattern,
       // Most events match one subscription or none: reading more than the room would mostly be read again.
       batchSize: leasing ? Math.min(DISPATCH_BATCH, room) : DISPATCH_BATCH,
       firstDelayMs,
