@@ -30,6 +30,9 @@ const FROZEN: Record<string, string> = {
   '0008_schedules.ts': '26af8f001856c960',
   '0009_webhooks_throughput.ts': 'd725dcb998c0774b',
   '0010_case_insensitive_order.ts': '641a8d35116046c8',
+  '0011_event_retention.ts': 'b2251e5d04518f79',
+  '0012_tenant_slugs.ts': 'c75d291281bea235',
+  '0013_drop_stray_timesheet_typology.ts': '27b994e17cb80704',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

@@ -1,7 +1,7 @@
 // Demo data: contracts, projects and jobs with their team assignments, then requests.
 import type { DemoContext } from './context.ts';
 import { ds, mkDay, NOW, ts, YEAR_START } from './dates.ts';
-import type { Agency, Contract, Dept, Job, JobType, Project, User } from './model.ts';
+import type { Agency, Contract, Dept, Job, JobRow, JobType, Project, User } from './model.ts';
 import type { Rng } from './random.ts';
 import { type StageType, THINGS } from './vocabulary.ts';
 
@@ -151,17 +151,7 @@ export function addProjects(
     assignmentKeys.add(key);
     add('assignments', { id: rDoc.uuid(), document_type_id: docTypeId, document_id: docId, team_id: team[teamName], user_id: userId, ...audit(day, 600, by) });
   };
-  const jobRows: Array<{
-    job: Job;
-    number: string;
-    name: string;
-    deptId: string;
-    typeId: string;
-    created: number;
-    modified: number;
-    version: number;
-    by: string;
-  }> = [];
+  const jobRows: JobRow[] = [];
   let jobSeq = 0;
   const addJob = (p: Project, jt: JobType, dept: Dept, start: number, end: number, stage: StageType, name: string, members: User[], internal: boolean): Job => {
     const job: Job = { id: rDoc.uuid(), project: p, start, end, workTypeId: jt.workTypeId, billable: p.billable && !internal, internal, stage };

@@ -13,6 +13,7 @@ import * as m0009 from './migrations/0009_webhooks_throughput.ts';
 import * as m0010 from './migrations/0010_case_insensitive_order.ts';
 import * as m0011 from './migrations/0011_event_retention.ts';
 import * as m0012 from './migrations/0012_tenant_slugs.ts';
+import * as m0013 from './migrations/0013_drop_stray_timesheet_typology.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0010_case_insensitive_order': m0010,
   '0011_event_retention': m0011,
   '0012_tenant_slugs': m0012,
+  '0013_drop_stray_timesheet_typology': m0013,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

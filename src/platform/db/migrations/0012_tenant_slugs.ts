@@ -1,7 +1,7 @@
 // Tenant slugs: the name a tenant is addressed by in a host (`apiv2-{slug}.…`) or a base path (`/t/{slug}`).
 // Existing tenants get one derived from their name, made unique in creation order; the first "Demo Agency"
 // (the tenant `npm start` creates) gets `demo`. The derivation is inlined, not imported, so that this
-// migration stays what it was when it ran (see src/platform/tenancy/service.ts for the live rule).
+// migration stays what it was when it ran (see src/tenancy/service.ts for the live rule).
 import { type Kysely, sql } from 'kysely';
 
 const MAX = 63;
