@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { findUserTypeByName } from '../src/integration/service.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
-import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts';
+import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -60,7 +60,7 @@ interface Sample {
 
 const db = await benchDatabase();
 try {
-  const env = { DATABASE_URL: db.url, ATRIUM_SECRET_KEY: 'a'.repeat(64), ATRIUM_RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info' };
+  const env = benchEnv(db.url, { LOG_LEVEL: 'info' });
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
   const server = await startServerProcess(env);
   const owner = new pg.Client({ connectionString: db.url });

@@ -17,7 +17,7 @@ import { countQuery, executePage, rowsQuery } from '../src/extraction/execute.ts
 import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle, tenantBinding } from '../src/platform/db/database.ts';
-import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts';
+import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';
 
 const SCALE = process.env.BENCH_SCALE ?? '50';
 const RUNS = Number(process.env.BENCH_RUNS ?? 25);
@@ -26,13 +26,7 @@ const EXPORT_RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
 const db = await benchDatabase('atrium_bench_extraction');
 try {
   // Exports of a million rows run longer than the 30-second request limit on this machine: the bench raises it.
-  const env = {
-    DATABASE_URL: db.url,
-    ATRIUM_SECRET_KEY: 'a'.repeat(64),
-    ATRIUM_RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
-    ATRIUM_REQUEST_TIMEOUT_MS: '600000',
-  };
+  const env = benchEnv(db.url, { ATRIUM_REQUEST_TIMEOUT_MS: '600000' });
   const t0 = Date.now();
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--demo', '--scale', SCALE, '--json'], env));
   console.log(`demo data at scale ${SCALE}: ${fmt((Date.now() - t0) / 1000, 1)} s`);

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { upsertUser } from '../src/integration/users.ts';
 import { bindTenant } from '../src/platform/db/database.ts';
 import type { Database } from '../src/platform/db/schema.ts';
-import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts';
+import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -21,7 +21,7 @@ const USERS = 800;
 
 const db = await benchDatabase();
 try {
-  const env = { DATABASE_URL: db.url, ATRIUM_SECRET_KEY: 'a'.repeat(64), ATRIUM_RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'warn' };
+  const env = benchEnv(db.url);
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
   const server = await startServerProcess(env);
   const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };

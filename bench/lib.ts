@@ -129,3 +129,58 @@ export async function waitForCount(url: string, count: number, timeoutMs = 600_0
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The p-th percentile (nearest rank) of xs. */
+export const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+/** The environment of a benchmarked server process: its database, a fixed key, no rate limit, quiet logs, plus `extra`. */
+export const benchEnv = (databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
+  DATABASE_URL: databaseUrl,
+  ATRIUM_SECRET_KEY: 'a'.repeat(64),
+  ATRIUM_RATE_LIMIT_PER_MINUTE: '0',
+  LOG_LEVEL: 'warn',
+  ...extra,
+});
+
+/**
+ * Commits one matching Ping event per transaction at `rate`/s, numbered (detail.i) from `first`, until `count`
+ * are sent or stop() is called; stop() answers each event's commit time, for commit -> receiver latencies.
+ */
+export function pacedEvents(
+  pool: pg.Pool,
+  tenantId: string,
+  documentType: string,
+  opts: { rate: number; first: number; count?: number },
+): { done: Promise<void>; stop: () => Promise<Map<number, number>> } {
+  const commits = new Map<number, number>();
+  const inserts: Promise<void>[] = [];
+  let running = true;
+  const done = (async () => {
+    const start = now();
+    for (let i = 0; running && (opts.count === undefined || i < opts.count); i++) {
+      const wait = start + (i * 1000) / opts.rate - now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const index = opts.first + i;
+      inserts.push(
+        pool
+          .query(`insert into events (tenant_id, action_type, document_type, document_id, detail) values ($1, 'Ping', $2, gen_random_uuid(), $3)`, [
+            tenantId,
+            documentType,
+            JSON.stringify({ i: index }),
+          ])
+          .then(() => {
+            commits.set(index, now());
+          }),
+      );
+    }
+  })();
+  return {
+    done,
+    stop: async () => {
+      running = false;
+      await done;
+      await Promise.all(inserts);
+      return commits;
+    },
+  };
+}

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { benchDatabase, fmt, median, runCli, startServerProcess } from './lib.ts';
+import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';
 
 const SCALE = process.env.BENCH_SCALE ?? '50';
 
@@ -15,14 +15,7 @@ const db = await benchDatabase('atrium_bench_schedules');
 const dataDir = await mkdtemp(path.join(os.tmpdir(), 'atrium-bench-schedules-'));
 try {
   // As `npm start` runs the server: with a young generation of 8 MB semi-spaces.
-  const env = {
-    NODE_OPTIONS: '--max-semi-space-size=8',
-    DATABASE_URL: db.url,
-    DATA_DIR: dataDir,
-    ATRIUM_SECRET_KEY: 'a'.repeat(64),
-    ATRIUM_RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
-  };
+  const env = benchEnv(db.url, { NODE_OPTIONS: '--max-semi-space-size=8', DATA_DIR: dataDir });
   const t0 = Date.now();
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--demo', '--scale', SCALE, '--json'], env));
   console.log(`demo data at scale ${SCALE}: ${fmt((Date.now() - t0) / 1000, 1)} s`);

@@ -11,7 +11,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../src/platform/db/schema.ts';
 import { RETENTION_BATCH, sweepExpired } from '../src/webhooks/retention.ts';
-import { benchDatabase, fmt, median, now, receiverState, runCli, startReceiver, startServerProcess, waitForCount } from './lib.ts';
+import { benchDatabase, benchEnv, fmt, median, now, pacedEvents, pct, receiverState, runCli, startReceiver, startServerProcess, waitForCount } from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_RETENTION_EVENTS ?? 100_000);
 const BATCH = Number(process.env.BENCH_RETENTION_BATCH ?? RETENTION_BATCH);
@@ -20,41 +20,8 @@ const BASELINE_SECONDS = 10;
 const DELIVERABLE = 'Skill.Module.BusinessObjects.Deliverable';
 const RETENTION_MS = 30 * 86_400_000;
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
-
 /** Commits one matching event per transaction at RATE/s from index `first` until stop() resolves; answers the commit times. */
-function liveLoad(pool: pg.Pool, tenantId: string, first: number): { stop: () => Promise<Map<number, number>> } {
-  const commits = new Map<number, number>();
-  const inserts: Promise<void>[] = [];
-  let running = true;
-  const loop = (async () => {
-    const start = now();
-    for (let i = 0; running; i++) {
-      const wait = start + (i * 1000) / RATE - now();
-      if (wait > 0) await sleep(wait);
-      const index = first + i;
-      inserts.push(
-        pool
-          .query(`insert into events (tenant_id, action_type, document_type, document_id, detail) values ($1, 'Ping', $2, gen_random_uuid(), $3)`, [
-            tenantId,
-            DELIVERABLE,
-            JSON.stringify({ i: index }),
-          ])
-          .then(() => {
-            commits.set(index, now());
-          }),
-      );
-    }
-  })();
-  return {
-    stop: async () => {
-      running = false;
-      await loop;
-      await Promise.all(inserts);
-      return commits;
-    },
-  };
-}
+const liveLoad = (pool: pg.Pool, tenantId: string, first: number) => pacedEvents(pool, tenantId, DELIVERABLE, { rate: RATE, first });
 
 /** Waits for every live delivery; answers commit -> receiver latencies (ms). */
 async function latencies(url: string, commits: Map<number, number>): Promise<number[]> {
@@ -68,15 +35,11 @@ const describe = (lat: number[]) =>
 const db = await benchDatabase('atrium_bench_retention');
 const receiver = await startReceiver();
 try {
-  const env = {
-    DATABASE_URL: db.url,
-    ATRIUM_SECRET_KEY: 'a'.repeat(64),
-    ATRIUM_RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
+  const env = benchEnv(db.url, {
     ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     // The server's own maintenance job must not sweep the backlog: the benchmark runs the sweep itself.
     ATRIUM_EVENT_RETENTION: '3650d',
-  };
+  });
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
   const server = await startServerProcess(env);
   const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };

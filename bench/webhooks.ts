@@ -8,10 +8,9 @@
 // the benchmark itself), which says where a delivery's cost lies on this shared 2-core machine.
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { Agent } from 'undici';
-import { benchDatabase, fmt, median, now, receiverState, runCli, startReceiver, startServerProcess, waitForCount } from './lib.ts';
+import { benchDatabase, benchEnv, fmt, median, now, pacedEvents, pct, receiverState, runCli, startReceiver, startServerProcess, waitForCount } from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -114,46 +113,21 @@ async function atriumRound(client: pg.Client, url: string, tenantId: string, rou
 
 async function latency(pool: pg.Pool, url: string, tenantId: string): Promise<number[]> {
   await receiverState(url, 'reset');
-  const commits = new Map<number, number>();
-  const total = RATE * LATENCY_SECONDS;
-  const start = now();
-  const inserts: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / RATE;
-    const wait = due - now();
-    if (wait > 0) await sleep(wait);
-    const index = 1_000_000 + i;
-    inserts.push(
-      pool
-        .query(`insert into events (tenant_id, action_type, document_type, document_id, detail) values ($1, 'Ping', $2, gen_random_uuid(), $3)`, [
-          tenantId,
-          DELIVERABLE,
-          JSON.stringify({ i: index }),
-        ])
-        .then(() => {
-          commits.set(index, now());
-        }),
-    );
-  }
-  await Promise.all(inserts);
-  const s = await waitForCount(url, total);
+  const load = pacedEvents(pool, tenantId, DELIVERABLE, { rate: RATE, first: 1_000_000, count: RATE * LATENCY_SECONDS });
+  await load.done;
+  const commits = await load.stop();
+  const s = await waitForCount(url, commits.size);
   return [...commits].map(([i, t]) => s.times[String(i)] - t);
 }
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
 const db = await benchDatabase('atrium_bench_webhooks');
 const receiver = await startReceiver();
 try {
-  const env = {
-    DATABASE_URL: db.url,
-    ATRIUM_SECRET_KEY: 'a'.repeat(64),
-    ATRIUM_RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: 'warn',
+  const env = benchEnv(db.url, {
     ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ATRIUM_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
     ...(process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}),
-  };
+  });
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
   const server = await startServerProcess(env);
   const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
