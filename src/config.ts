@@ -1,5 +1,6 @@
 // Environment -> one typed, validated configuration object. Every variable is listed in the README.
 import path from 'node:path';
+import { type TrustProxy, trustEntryProblem } from './platform/http/public-address.ts';
 
 export type AtriumRole = 'api' | 'worker' | 'all';
 
@@ -19,6 +20,10 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Base address of this deployment as callers reach it; webhook payloads link documents under it. */
   publicUrl: string;
+  /** Whether ATRIUM_PUBLIC_URL was set: then request links use it unless a trusted proxy forwards the address. */
+  publicUrlExplicit: boolean;
+  /** ATRIUM_TRUST_PROXY: whose Forwarded / X-Forwarded-* headers are believed (false, true, or addresses / CIDRs). */
+  trustProxy: TrustProxy;
   /** `apiv2-{tenant}.example.com`: a request's Host names its tenant by slug; unset: hosts name no tenant. */
   tenantHostPattern: string | undefined;
   /** Delay before each webhook delivery attempt (the first is usually 0); its length is the number of attempts. */
@@ -129,6 +134,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: intVar(env, 'ATRIUM_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
     rateLimitPerMinute: intVar(env, 'ATRIUM_RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000, problems),
     publicUrl: '',
+    publicUrlExplicit: Boolean(env.ATRIUM_PUBLIC_URL),
+    trustProxy: trustProxyVar(env, problems),
     tenantHostPattern: tenantHostPatternVar(env, problems),
     webhookRetryScheduleMs: retryScheduleVar(env, problems),
     webhookTimeoutMs: durationVar(env, 'ATRIUM_WEBHOOK_TIMEOUT', 15_000, 100, 300_000, problems),
@@ -150,6 +157,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   config.publicUrl = publicUrl.replace(/\/+$/, '');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
+}
+
+function trustProxyVar(env: NodeJS.ProcessEnv, problems: string[]): TrustProxy {
+  const raw = (env.ATRIUM_TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true' || raw === '1') return true;
+  const entries = raw.split(',').map((e) => e.trim().toLowerCase());
+  const wrong = entries.map(trustEntryProblem).filter((p) => p !== null);
+  if (wrong.length)
+    problems.push(
+      `ATRIUM_TRUST_PROXY must be true, false or a comma-separated list of IP addresses, CIDRs, loopback, linklocal or uniquelocal: ${wrong.join('; ')}`,
+    );
+  return wrong.length ? false : entries;
 }
 
 /** A host name (optionally with :port) holding `{tenant}` once, where the tenant's slug goes. */

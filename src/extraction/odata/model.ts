@@ -43,6 +43,9 @@ export function entityModel(q: ResolvedQuery): EntityModel {
   return { entitySet: odataName(q.name), query: q, properties, key };
 }
 
+/** The helper queries (row counts, deleted-row lists) stay out of the service document, so navigators list the data. */
+export const isHelperQuery = (model: EntityModel): boolean => model.query.isCount || /Deleted$/.test(model.query.name);
+
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function csdl(models: EntityModel[]): string {
@@ -53,7 +56,10 @@ export function csdl(models: EntityModel[]): string {
       .join('');
     return `<EntityType Name="${xml(m.entitySet)}"><Key>${m.key.map((k) => `<PropertyRef Name="${xml(k)}"/>`).join('')}</Key>${props}</EntityType>`;
   });
-  const sets = models.map((m) => `<EntitySet Name="${xml(m.entitySet)}" EntityType="${NAMESPACE}.${xml(m.entitySet)}"/>`);
+  const sets = models.map(
+    (m) =>
+      `<EntitySet Name="${xml(m.entitySet)}" EntityType="${NAMESPACE}.${xml(m.entitySet)}"${isHelperQuery(m) ? ' IncludeInServiceDocument="false"' : ''}/>`,
+  );
   return (
     '<?xml version="1.0" encoding="utf-8"?>' +
     '<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices>' +

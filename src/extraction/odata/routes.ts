@@ -6,12 +6,12 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { HttpProblem, unauthorized } from '../../platform/errors.ts';
+import { HttpProblem, notFound, unauthorized } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
 import { addressedTenant, requestBaseUrl } from '../../platform/http/tenant-address.ts';
 import { TIMEOUT_ADVICE } from '../service.ts';
-import { csdl } from './model.ts';
-import { entityModels, ODATA_PAGE_SIZE, type ODataOptions, readEntitySet } from './service.ts';
+import { csdl, isHelperQuery } from './model.ts';
+import { entityModels, keyPredicate, ODATA_PAGE_SIZE, type ODataOptions, readEntitySet } from './service.ts';
 
 const tags = ['OData feed'];
 const CHALLENGE = { 'www-authenticate': 'Basic realm="Atrium", charset="UTF-8"' };
@@ -48,6 +48,25 @@ async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<P
   throw challenge('Authenticate with HTTP Basic (user <tenantId>:<appId>, password the app secret) or a bearer token.');
 }
 
+/** Query options this feed reads; any other system query option answers 501 naming these. */
+const SUPPORTED_OPTIONS = ['$filter', '$select', '$orderby', '$top', '$skip', '$count', '$format'];
+/** `DE_TimeSheets(42)`, `CT_Rates('R01')`, `DE_X(A=1,B='x')`: a key lookup. */
+const KEYED = /^([A-Za-z_][A-Za-z0-9_]*)\((.*)\)$/s;
+
+function refuseUnsupported(q: Record<string, string | undefined>): void {
+  for (const option of Object.keys(q)) {
+    if (option.startsWith('$') && !SUPPORTED_OPTIONS.includes(option.toLowerCase())) {
+      throw new HttpProblem(501, `The query option ${option} is not supported by this feed; supported: ${SUPPORTED_OPTIONS.join(', ')}.`, {
+        extra: { supportedOptions: SUPPORTED_OPTIONS },
+      });
+    }
+  }
+  const format = q.$format?.toLowerCase();
+  if (format !== undefined && format !== 'json' && !format.startsWith('application/json')) {
+    throw new HttpProblem(501, `$format=${q.$format} is not supported by this feed; it answers JSON ($format=json).`);
+  }
+}
+
 /** Links keep the caller's scheme, host and base path (`/t/{slug}`). */
 const serviceRoot = (request: FastifyRequest) => `${requestBaseUrl(request)}/odata/v4`;
 
@@ -62,7 +81,7 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
     reply.headers(headers).type('application/json; odata.metadata=minimal');
     return {
       '@odata.context': `${serviceRoot(request)}/$metadata`,
-      value: models.map((m) => ({ name: m.entitySet, kind: 'EntitySet', url: m.entitySet })),
+      value: models.filter((m) => !isHelperQuery(m)).map((m) => ({ name: m.entitySet, kind: 'EntitySet', url: m.entitySet })),
     };
   });
 
@@ -99,8 +118,14 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (request, reply) => {
       const q = request.query as ODataOptions & Record<string, string | undefined>;
-      for (const option of ['$expand', '$apply', '$search', '$compute']) {
-        if (q[option] !== undefined) throw new HttpProblem(501, `${option} is not supported by this feed.`);
+      refuseUnsupported(q);
+      const keyed = KEYED.exec(request.params.entitySet);
+      if (keyed) {
+        const [, entitySet, key] = keyed;
+        const page = await request.readTenant((trx, p) => readEntitySet(trx, p, entitySet, { $select: q.$select }, 1, keyPredicate(key)));
+        if (page.value.length === 0) throw notFound(`${page.model.entitySet} has no entity with the key (${key}).`);
+        reply.headers(headers).type('application/json; odata.metadata=minimal');
+        return { '@odata.context': `${serviceRoot(request)}/$metadata#${page.model.entitySet}/$entity`, ...page.value[0] };
       }
       const preferred = /odata\.maxpagesize=(\d+)/i.exec(String(request.headers.prefer ?? ''));
       const pageSize = preferred ? Math.max(1, Math.min(ODATA_PAGE_SIZE, Number(preferred[1]))) : ODATA_PAGE_SIZE;
@@ -130,7 +155,8 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
       onRequest,
     },
     async (request, reply) => {
-      const q = request.query as ODataOptions;
+      const q = request.query as ODataOptions & Record<string, string | undefined>;
+      refuseUnsupported(q);
       const page = await request.readTenant((trx, p) => readEntitySet(trx, p, request.params.entitySet, { $filter: q.$filter, $top: '0' }, 1));
       reply.headers(headers).type('text/plain');
       return String(page.count);

@@ -6,9 +6,11 @@ import type { Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { CATALOGUE } from '../definition.ts';
-import { dynamicExecute, plan } from '../service.ts';
-import { odataFilterToDevExtreme } from './filter.ts';
+import { executePage } from '../execute.ts';
+import { plan } from '../service.ts';
+import { compileODataFilter } from './compile-filter.ts';
 import { type EntityModel, entityModel, odataName } from './model.ts';
+import { type Node, parseFilter } from './parse-filter.ts';
 
 /** Rows per OData page unless the client prefers fewer (Prefer: odata.maxpagesize). */
 export const ODATA_PAGE_SIZE = 5000;
@@ -53,11 +55,20 @@ const nonNegative = (v: string | undefined, name: string): number | null => {
   return Number(v);
 };
 
-export async function readEntitySet(trx: Trx, principal: Principal, entitySet: string, o: ODataOptions, pageSize: number): Promise<ODataPage> {
+/** `keyFilter`: the condition of a key lookup (entitySet(key)), parsed by keyPredicate. */
+export async function readEntitySet(
+  trx: Trx,
+  principal: Principal,
+  entitySet: string,
+  o: ODataOptions,
+  pageSize: number,
+  keyFilter?: (model: EntityModel) => Node,
+): Promise<ODataPage> {
   const name = queryNameOf(entitySet);
   const model = entityModel((await plan(trx, principal, name, {}, true)).query);
-  const filterable = new Map(model.query.filterColumns.map((c) => [odataName(c.name).toLowerCase(), c.name]));
+  const filterable = new Map(model.query.filterColumns.map((c) => [odataName(c.name).toLowerCase(), c]));
   const property = (p: string) => filterable.get(p.toLowerCase());
+  const keyCondition = keyFilter?.(model);
   const output = new Map(model.properties.map((p) => [p.property.toLowerCase(), p]));
 
   const top = nonNegative(o.$top, '$top');
@@ -81,12 +92,13 @@ export async function readEntitySet(trx: Trx, principal: Principal, entitySet: s
       if (!column || more.length || !/^(asc|desc)$/i.test(dir)) {
         throw badRequest(`$orderby is invalid at "${term}"`, [{ path: '/query/$orderby', message: `expected "Property [asc|desc]", got "${term}"` }]);
       }
-      return { field: column, direction: dir.toLowerCase() };
+      return { field: column.name, direction: dir.toLowerCase() };
     });
-  const filters = o.$filter ? odataFilterToDevExtreme(o.$filter, property) : [];
-  const page = await dynamicExecute(trx, principal, name, {
-    queryBuilder: { skip, take, orderBy, fields: fields.map((f) => f.column), filters },
-  });
+  const tree = o.$filter ? parseFilter(o.$filter) : null;
+  const conditions = [tree, keyCondition ?? null].filter((n): n is Node => n !== null);
+  const planned = await plan(trx, principal, name, { queryBuilder: { skip, take, orderBy, fields: fields.map((f) => f.column) } }, true);
+  for (const n of conditions) planned.plan.where.push(compileODataFilter(n, property));
+  const page = await executePage(trx, planned.query, planned.plan);
   const value = page.data.map((row) => {
     const out: Record<string, unknown> = {};
     for (const f of fields) {
@@ -98,4 +110,54 @@ export async function readEntitySet(trx: Trx, principal: Principal, entitySet: s
   const end = top === null ? page.totalCount : Math.min(page.totalCount, skip + top);
   const next = skip + value.length < end && value.length > 0 ? { skip: skip + value.length, top: top === null ? null : top - value.length } : null;
   return { model, value, count: page.totalCount, next };
+}
+
+/** Splits `A=1,B='x,y'` at the commas outside string literals. */
+function splitKey(text: string): string[] {
+  const parts: string[] = [];
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "'") quoted = !quoted;
+    else if (text[i] === ',' && !quoted) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts.map((p) => p.trim());
+}
+
+/**
+ * The condition of a key lookup `DE_TimeSheets(<key>)`: one literal for a single-property key, or
+ * `Name=literal` pairs naming every key property (OData URL conventions §4.3.1).
+ */
+export function keyPredicate(text: string): (model: EntityModel) => Node {
+  return (model) => {
+    const invalid = (message: string) => badRequest(`The key (${text}) is invalid: ${message}`, [{ path: '/path/key', message }]);
+    if (model.query.isCount || model.key.length === 0) throw invalid(`${model.entitySet} has no key; read it with $filter`);
+    const literal = (s: string): Node => {
+      const node = s ? parseFilter(s) : null;
+      if (node?.kind !== 'literal' || node.type === 'null') throw invalid(`${JSON.stringify(s)} is not a literal such as 42, 'text' or a GUID`);
+      return node;
+    };
+    const parts = splitKey(text);
+    let pairs: [string, Node][];
+    if (parts.length === 1 && !/^[A-Za-z_][A-Za-z0-9_]*\s*=/.test(parts[0])) {
+      if (model.key.length !== 1) throw invalid(`${model.entitySet} has a composite key; name each part: ${model.key.map((k) => `${k}=…`).join(',')}`);
+      pairs = [[model.key[0], literal(parts[0])]];
+    } else {
+      pairs = parts.map((p) => {
+        const eq = p.indexOf('=');
+        const name = model.key.find((k) => k.toLowerCase() === p.slice(0, Math.max(0, eq)).trim().toLowerCase());
+        if (!name) throw invalid(`${JSON.stringify(p)} does not name a key property (${model.key.join(', ')})`);
+        return [name, literal(p.slice(eq + 1).trim())];
+      });
+      const named = new Set(pairs.map(([k]) => k));
+      if (named.size !== pairs.length || named.size !== model.key.length) throw invalid(`name each key property once: ${model.key.join(', ')}`);
+    }
+    return pairs
+      .map(([name, value]): Node => ({ kind: 'compare', op: 'eq', left: { kind: 'property', name }, right: value }))
+      .reduce((left, right) => ({ kind: 'logic', op: 'and', left, right }));
+  };
 }

@@ -12,6 +12,7 @@ import { sendProblem, toProblem } from './errors.ts';
 import { clientErrorHandler, depthLimitedJsonParser, frameworkErrors, rejectUnsafeText } from './input-guard.ts';
 import { Metrics } from './metrics.ts';
 import { ProblemSchema } from './problem.ts';
+import { proxyTrust } from './public-address.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { addressedTenant, basePathOf, hostSlugMatcher, namesOf, rewriteTenantPath } from './tenant-address.ts';
 import { registerTenantSeam, rolesOf } from './tenant-seam.ts';
@@ -58,7 +59,10 @@ const { $id: _problemId, ...problemSchemaInline } = ProblemSchema as typeof Prob
 
 export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => Promise<void>): Promise<App> {
   const { config } = ctx;
+  const trustedProxy = proxyTrust(config.trustProxy);
   const app = Fastify({
+    // ATRIUM_TRUST_PROXY: request.protocol / host / ip honour X-Forwarded-* only from these peers.
+    trustProxy: config.trustProxy === false ? false : (address: string) => trustedProxy(address),
     logger: {
       level: config.logLevel,
       redact: { paths: ['req.headers["x-appsecret"]', 'req.headers.authorization', 'req.headers["x-accesstoken"]'], censor: '[redacted]' },
@@ -92,6 +96,10 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   app.decorateRequest('deadline', 0);
   app.decorateRequest('addressedTenantId', null);
   const hostSlug = hostSlugMatcher(config.tenantHostPattern);
+  app.decorate('publicAddress', {
+    trusted: trustedProxy,
+    publicUrl: config.publicUrlExplicit ? config.publicUrl : null,
+  });
   registerTenantSeam(app, ctx.db);
 
   await app.register(swagger, {

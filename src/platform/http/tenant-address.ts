@@ -5,6 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { isUuid } from '../db/database.ts';
 import { unauthorized } from '../errors.ts';
+import { requestOrigin } from './public-address.ts';
 
 /** A slug is a DNS label: it goes into host names. */
 export const SLUG_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
@@ -30,7 +31,7 @@ export function rewriteTenantPath(req: IncomingMessage): string {
 export const basePathOf = (request: FastifyRequest): string => (request.raw as AddressedMessage).atriumBasePath ?? '';
 
 /** The absolute address the caller reached this deployment's root for its tenant by (scheme, host, base path). */
-export const requestBaseUrl = (request: FastifyRequest): string => `${request.protocol}://${request.host}${basePathOf(request)}`;
+export const requestBaseUrl = (request: FastifyRequest): string => `${requestOrigin(request)}${basePathOf(request)}`;
 
 /** The slug a Host names under the pattern, or null (no pattern, or a host off the pattern). */
 export function hostSlugMatcher(pattern: string | undefined): (host: string | undefined) => string | null {
