@@ -21,7 +21,7 @@ import { prepareTimesheets } from './demo-data/timesheets.ts';
 import { addUserFields } from './demo-data/user-fields.ts';
 import { addWorkflows } from './demo-data/workflows.ts';
 
-export type { DemoOptions } from './demo-data/context.ts';
+export type { DemoOptions, LoadProgress } from './demo-data/context.ts';
 export { LOAD_ORDER as DEMO_TABLES } from './demo-data/sink.ts';
 
 export async function generateDemoData(db: Db, tenantId: string, defaults: TenantDefaults, opts: DemoOptions): Promise<{ rows: Record<string, number> }> {
