@@ -65,13 +65,24 @@ describe('the command line', () => {
   });
 
   test('other command-line mistakes: unknown command, missing value, option of another command, stray argument', async () => {
-    assertOneLineError(await atrium(['tenats', 'list']), /^atrium: unknown command "tenats list" \(did you mean "tenants list"\?\)$/, 2);
-    assertOneLineError(await atrium(['frobnicate']), /^atrium: unknown command "frobnicate"$/, 2);
-    assertOneLineError(await atrium(['tenants']), /^atrium: "tenants" needs a subcommand: create, list$/, 2);
-    assertOneLineError(await atrium(['apps', 'create', '--tenant']), /^atrium: Option '--tenant <value>' argument missing$/, 2);
-    assertOneLineError(await atrium(['tenants', 'list', '--scale', '5']), /^atrium: option --scale does not apply to "tenants list"$/, 2);
-    assertOneLineError(await atrium(['tenants', 'list', 'extra']), /^atrium: unexpected argument "extra" after "tenants list"$/, 2);
-    assertOneLineError(await atrium(['tenants', 'create', '--name', 'X', '--demo', '--scale', 'lots'], { env }), /^atrium: --scale must be a number/, 2);
+    const cases: [string[], RegExp][] = [
+      [['tenats', 'list'], /^atrium: unknown command "tenats list" \(did you mean "tenants list"\?\)$/],
+      [['srve'], /^atrium: unknown command "srve" \(did you mean "serve"\?\)$/],
+      [['frobnicate'], /^atrium: unknown command "frobnicate"$/],
+      [['tenants'], /^atrium: "tenants" needs a subcommand: create, list$/],
+      [['apps', 'create', '--tenant'], /^atrium: Option '--tenant <value>' argument missing$/],
+      [['apps', 'create', '--name', 'BI'], /^atrium: --tenant is required for "apps create"$/],
+      [['tenants', 'create', '--demo=yes'], /^atrium: Option '--demo' does not take an argument$/],
+      [['tenants', 'list', '--scale', '5'], /^atrium: option --scale does not apply to "tenants list"$/],
+      [['tenants', 'list', 'extra'], /^atrium: unexpected argument "extra" after "tenants list"$/],
+      [['tenants', 'create', '--name', 'X', '--scale', '5'], /^atrium: --scale applies with --demo only$/],
+      [['tenants', 'create', '--name', 'X', '--demo', '--scale', 'lots'], /^atrium: --scale must be a number above 0 and at most 100$/],
+    ];
+    // Each mistake is caught before the database is opened: an unreachable DATABASE_URL would otherwise fail with exit 1.
+    const runs = await Promise.all(cases.map(([args]) => atrium(args, { env: { DATABASE_URL: 'postgres://127.0.0.1:1/none' } })));
+    runs.forEach((run, i) => {
+      assertOneLineError(run, cases[i][1], 2);
+    });
   });
 
   test('an unknown tenant or app is one line, exit 1; a tenant is named by id or slug', async () => {

@@ -108,9 +108,19 @@ export async function createTenant(ctx: AppContext, opts: CreateTenantOptions): 
         .executeTakeFirstOrThrow();
       await setAppRoles(trx, tenantId, app.id, [ADMINISTRATOR]);
       if (opts.demoData) {
-        // The demo load runs as the owner (it may bypass per-row FK triggers), still in the same transaction.
+        // The demo load runs as the owner (it may bypass per-row FK triggers), still in the same transaction,
+        // in a subtransaction: its rows carry an xmin of their own, which tells them from the bootstrap's
+        // (test/demo-data.test.ts digests the generated rows by it).
         await client.query('set local role none');
-        await generateDemoData(client, tenantId, defaults, { scale: opts.scale ?? 1, seed: opts.seed, log: opts.log, progress: opts.progress });
+        await client.query('savepoint atrium_demo_data');
+        await generateDemoData(client, tenantId, defaults, {
+          scale: opts.scale ?? 1,
+          seed: opts.seed,
+          log: opts.log,
+          progress: opts.progress,
+          signal: opts.signal,
+        });
+        await client.query('release savepoint atrium_demo_data');
       }
       return { defaults, userId: user };
     });

@@ -13,6 +13,8 @@ export interface DemoOptions {
   log?: (line: string) => void;
   /** Called as each chunk of a table goes to COPY: the rows sent so far and the share of the table they are. */
   progress?: (p: LoadProgress) => void;
+  /** Aborting stops the generation between areas and the load between COPY chunks (the caller rolls back). */
+  signal?: AbortSignal;
 }
 
 export interface LoadProgress {
@@ -28,6 +30,7 @@ export async function createDemoContext(db: Db, tenantId: string, defaults: Tena
   const seed = (opts.seed ?? 1) >>> 0;
   const log = opts.log ?? (() => {});
   const progress = opts.progress;
+  const signal = opts.signal;
   // One independent stream per area, so adding rows to one area does not reshuffle all the others.
   const rngFor = (area: string): Rng => new Rng(hashString(area) ^ Math.imul(seed + 1, 0x9e3779b1));
   const n = (perScale: number, min = 1): number => Math.max(min, Math.round(perScale * scale));
@@ -97,6 +100,7 @@ export async function createDemoContext(db: Db, tenantId: string, defaults: Tena
     scale,
     log,
     progress,
+    signal,
     rngFor,
     n,
     tables,

@@ -66,8 +66,11 @@ function* reporting(
   chunks: Iterable<string>,
   progress: DemoContext['progress'],
   measure: (chunk: string) => { rows: number; fraction: number },
+  signal: AbortSignal | undefined,
 ): Generator<string> {
   for (const chunk of chunks) {
+    // Failing the source fails the COPY, which PostgreSQL then aborts without waiting for a cancel.
+    signal?.throwIfAborted();
     yield chunk;
     if (progress) progress({ table, ...measure(chunk) });
   }
@@ -85,7 +88,7 @@ export async function loadDemoData(
   a: Pick<Agency, 'companies' | 'companyImages'>,
   started: number,
 ): Promise<{ rows: Record<string, number> }> {
-  const { db, tenantId, tables, log, progress } = ctx;
+  const { db, tenantId, tables, log, progress, signal } = ctx;
   const { companies, companyImages } = a;
   const rows: Record<string, number> = {};
   const bypassing = await bypassFkTriggers(db);
@@ -99,7 +102,7 @@ export async function loadDemoData(
     const bulk = (BULK_TABLES as readonly string[]).includes(name);
     if (name === 'timesheets') {
       const measure = () => ({ rows: timesheets.count(), fraction: timesheets.progress() });
-      await copyInto(db, 'timesheets', TIMESHEET_COLS, reporting('timesheets', timesheets.chunks(), progress, measure));
+      await copyInto(db, 'timesheets', TIMESHEET_COLS, reporting('timesheets', timesheets.chunks(), progress, measure, signal));
       rows.timesheets = timesheets.count();
       // Fresh statistics now: loading workloads and verifying their keys join this table.
       await db.query('analyze timesheets');
@@ -114,7 +117,7 @@ export async function loadDemoData(
       sent += countLines(chunk);
       return { rows: sent, fraction: sent / t.count };
     };
-    if (t.cols && t.count > 0) await copyInto(db, name, t.cols, reporting(name, chunks, progress, measure));
+    if (t.cols && t.count > 0) await copyInto(db, name, t.cols, reporting(name, chunks, progress, measure, signal));
     rows[name] = t.count;
     if (name === 'services') {
       // Companies point at their default articles, which only exist now.
@@ -137,7 +140,10 @@ export async function loadDemoData(
     if (bulk) await db.query(`analyze ${name}`);
     log(`${name}: ${rows[name]} rows in ${Date.now() - t0} ms`);
   };
-  for (const name of LOAD_ORDER) await loadTable(name);
+  for (const name of LOAD_ORDER) {
+    signal?.throwIfAborted();
+    await loadTable(name);
+  }
   if (bypassing) await db.query('set local session_replication_role = origin');
 
   let t0 = Date.now();
