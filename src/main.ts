@@ -137,12 +137,13 @@ async function clusters(command: 'clusters list' | 'clusters prune', dir: string
 async function withContext(config: ReturnType<typeof loadConfig>, fn: (ctx: AppContext) => Promise<number>): Promise<number> {
   const opened = await openDatabase(config, err);
   const db = new DatabaseHandle(opened.connectionString, { poolSize: 4 });
+  let deadline: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupt.signal.aborted) process.exit(130);
     err(`${signal}: stopping; what was under way is rolled back`);
     interrupt.abort();
     // A step that cannot be cancelled must not keep the process: nothing uncommitted survives its exit.
-    setTimeout(() => process.exit(130), 1500).unref();
+    deadline = setTimeout(() => process.exit(130), 1500).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -150,6 +151,8 @@ async function withContext(config: ReturnType<typeof loadConfig>, fn: (ctx: AppC
     await migrateToLatest(db.kysely);
     return await fn(createContext(config, db, await loadSecretKey(config, err)));
   } finally {
+    // The command has unwound: closing the pool and stopping an embedded PostgreSQL may take their time.
+    clearTimeout(deadline);
     await db.close();
     await opened.stop();
   }
@@ -195,6 +198,12 @@ main(process.argv.slice(2)).then(
     // A refused value (a taken or malformed slug, an unknown role) is a message, not a crash.
     if (e instanceof HttpProblem) {
       err(`atrium: ${e.message}`);
+      process.exit(1);
+    }
+    // The database refusing or unreachable (a SQLSTATE, or ECONNREFUSED and its kind) is its message, not a crash.
+    const code = (e as { code?: unknown }).code ?? ((e as Error).cause as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string' && /^([0-9A-Z]{5}|E[A-Z]+)$/.test(code)) {
+      err(`atrium: ${(e as Error).message || code} (${code})`);
       process.exit(1);
     }
     err(`atrium: ${(e as Error).stack ?? String(e)}`);

@@ -106,6 +106,11 @@ describe('the command line', () => {
     assert.equal(bySlug.code, 0, bySlug.stderr);
     assert.equal((JSON.parse(bySlug.stdout) as { tenantId: string }).tenantId, tenant.tenantId);
   });
+
+  test('an unreachable database is one line naming the cause, exit 1', async () => {
+    const run = await atrium(['tenants', 'list'], { env: { DATABASE_URL: 'postgres://127.0.0.1:1/none' } });
+    assertOneLineError(run, /^atrium: Migrations could not run: connect ECONNREFUSED 127\.0\.0\.1:1 \(ECONNREFUSED\)$/, 1);
+  });
 });
 
 describe('tenants create --demo', () => {

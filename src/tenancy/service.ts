@@ -1,6 +1,7 @@
 // Tenants, their API apps and users: what the operator CLI and /admin routes do. A new tenant gets
 // everything it needs to start (company, division, department, typology, user types, roles, an
-// Administrator user and an Administrator app) in one transaction, under the tenant's own RLS binding.
+// Administrator user and an Administrator app) under the tenant's own RLS binding, and its demo data if
+// asked, all in one transaction: an interrupted or failed creation leaves no part of the tenant.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type pg from 'pg';
