@@ -1,133 +1,118 @@
-// The `atrium` CLI: serve (default), migrate, tenants, apps, users, clusters.
-import { parseArgs } from 'node:util';
+// The `atrium` CLI: serve, migrate, tenants, apps, users, clusters. Mistakes on the command line are one
+// line and the usage (exit 2); refusals (unknown tenant, taken slug) one line (exit 1); Ctrl-C 130.
+import { type Command, parseCommandLine, USAGE, UsageError, type Values } from './cli/args.ts';
+import { progressReporter } from './cli/progress.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { AppContext } from './platform/context.ts';
 import { isOrphan, listClusters, pruneClusters, RELOCATE_ROOT, type RelocatedCluster } from './platform/db/clusters.ts';
-import { DatabaseHandle } from './platform/db/database.ts';
+import { DatabaseHandle, isUuid } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { HttpProblem } from './platform/errors.ts';
+import { SLUG_RE } from './platform/http/tenant-address.ts';
 import { createContext, loadSecretKey, openDatabase, startServer } from './server.ts';
-import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp } from './tenancy/service.ts';
-
-const USAGE = `Usage: atrium [command] [options]
-
-Commands:
-  serve                                   start the server (default)
-  migrate                                 apply database migrations and exit
-  tenants create --name N [--slug S] [--demo] [--scale S] [--json]
-  tenants list [--json]
-  apps create --tenant T --name N [--role R ...]
-  apps rotate --tenant T --app A
-  apps revoke --tenant T --app A
-  users create --tenant T --username U [--password P] [--name N] [--email E] [--role R ...]
-  clusters list [--dir D] [--json]        embedded clusters kept outside their DATA_DIR (running as root)
-  clusters prune [--dir D] [--json]       remove those whose DATA_DIR no longer exists (never a running one)
-
-Configuration comes from the environment (see README): PORT, HOST, DATABASE_URL, DATA_DIR,
-ATRIUM_ADMIN_TOKEN, ATRIUM_SECRET_KEY, LOG_LEVEL, ATRIUM_ROLE, ATRIUM_PUBLIC_URL, ATRIUM_TENANT_HOST_PATTERN.`;
+import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp, TenantCreationAborted } from './tenancy/service.ts';
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
+/** Ctrl-C while a command runs: aborts it (rolled back) rather than killing the process mid-transaction. */
+const interrupt = new AbortController();
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      slug: { type: 'string' },
-      demo: { type: 'boolean', default: false },
-      scale: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      tenant: { type: 'string' },
-      app: { type: 'string' },
-      role: { type: 'string', multiple: true },
-      username: { type: 'string' },
-      password: { type: 'string' },
-      email: { type: 'string' },
-      dir: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  const [command = 'serve', sub] = positionals;
-  if (values.help || command === 'help') {
+  const parsed = parseCommandLine(argv);
+  if (parsed.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (command === 'clusters') return clusters(sub, values.dir ?? RELOCATE_ROOT, values.json);
+  const { command, values } = parsed;
+  if (command === 'clusters list' || command === 'clusters prune') return clusters(command, values.dir ?? RELOCATE_ROOT, values.json ?? false);
   const config = loadConfig();
   if (command === 'serve') return serve(config);
-
-  const need = (v: string | undefined, flag: string): string => {
-    if (!v) throw new UsageError(`--${flag} is required`);
-    return v;
-  };
-  const action = `${command}${sub ? ` ${sub}` : ''}`;
-  const known = ['migrate', 'tenants create', 'tenants list', 'apps create', 'apps rotate', 'apps revoke', 'users create'];
-  if (!known.includes(action)) throw new UsageError(`unknown command "${action}"`);
-  return withContext(config, async (ctx) => {
-    const print = (obj: unknown, text: string) => process.stdout.write(`${values.json ? JSON.stringify(obj, null, 2) : text}\n`);
-    switch (action) {
-      case 'migrate':
-        print({ migrated: true }, 'Migrations are up to date.');
-        return 0;
-      case 'tenants create': {
-        const scale = values.scale === undefined ? 1 : Number(values.scale);
-        if (!Number.isFinite(scale) || scale <= 0) throw new UsageError('--scale must be a positive number');
-        const creds = await createTenant(ctx, { name: need(values.name, 'name'), slug: values.slug, demoData: values.demo, scale, log: err });
-        print(
-          creds,
-          Object.entries(creds)
-            .map(([k, v]) => `${k}: ${v}`)
-            .join('\n'),
-        );
-        return 0;
-      }
-      case 'tenants list': {
-        const tenants = await listTenants(ctx);
-        print(tenants, tenants.map((t) => `${t.id}  ${t.slug}  ${t.name}`).join('\n'));
-        return 0;
-      }
-      case 'apps create': {
-        const app = await createApp(ctx, need(values.tenant, 'tenant'), { name: need(values.name, 'name'), roles: values.role ?? [] });
-        print(app, `appId: ${app.appId}\nappSecret: ${app.appSecret}  (shown once)`);
-        return 0;
-      }
-      case 'apps rotate': {
-        const app = await rotateApp(ctx, need(values.tenant, 'tenant'), need(values.app, 'app'));
-        print(app, `appId: ${app.appId}\nappSecret: ${app.appSecret}  (shown once)`);
-        return 0;
-      }
-      case 'apps revoke': {
-        const res = await revokeApp(ctx, need(values.tenant, 'tenant'), need(values.app, 'app'));
-        print(res, `Revoked ${res.appId}.`);
-        return 0;
-      }
-      default: {
-        const user = await createUser(ctx, need(values.tenant, 'tenant'), {
-          userName: need(values.username, 'username'),
-          password: values.password,
-          name: values.name,
-          email: values.email,
-          roles: values.role ?? [],
-        });
-        print(user, `userId: ${user.userId}\nusername: ${user.username}\npassword: ${user.password}`);
-        return 0;
-      }
-    }
-  });
+  return withContext(config, (ctx) => run(ctx, command, values));
 }
 
-class UsageError extends Error {}
+async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'clusters list' | 'clusters prune'>, values: Values): Promise<number> {
+  // The options each command requires are there: parseCommandLine checked them.
+  const print = (obj: unknown, text: string) => process.stdout.write(`${values.json ? JSON.stringify(obj, null, 2) : text}\n`);
+  const tenant = () => resolveTenant(ctx, values.tenant!);
+  switch (command) {
+    case 'migrate':
+      print({ migrated: true }, 'Migrations are up to date.');
+      return 0;
+    case 'tenants create': {
+      const scale = values.scale === undefined ? 1 : Number(values.scale);
+      const reporter = progressReporter({ write: (t) => process.stderr.write(t), tty: process.stderr.isTTY === true });
+      const showProgress = values.progress ?? process.stderr.isTTY === true;
+      const creds = await createTenant(ctx, {
+        name: values.name!,
+        slug: values.slug,
+        demoData: values.demo ?? false,
+        scale,
+        log: reporter.log,
+        progress: showProgress ? reporter.progress : undefined,
+        signal: interrupt.signal,
+      });
+      print(
+        creds,
+        Object.entries(creds)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\n'),
+      );
+      return 0;
+    }
+    case 'tenants list': {
+      const tenants = await listTenants(ctx);
+      print(tenants, tenants.map((t) => `${t.id}  ${t.slug}  ${t.name}`).join('\n'));
+      return 0;
+    }
+    case 'apps create': {
+      const app = await createApp(ctx, await tenant(), { name: values.name!, roles: values.role ?? [] });
+      print(app, `appId: ${app.appId}\nappSecret: ${app.appSecret}  (shown once)`);
+      return 0;
+    }
+    case 'apps rotate': {
+      const app = await rotateApp(ctx, await tenant(), values.app!);
+      print(app, `appId: ${app.appId}\nappSecret: ${app.appSecret}  (shown once)`);
+      return 0;
+    }
+    case 'apps revoke': {
+      const res = await revokeApp(ctx, await tenant(), values.app!);
+      print(res, `Revoked ${res.appId}.`);
+      return 0;
+    }
+    case 'users create': {
+      const user = await createUser(ctx, await tenant(), {
+        userName: values.username!,
+        password: values.password,
+        name: values.name,
+        email: values.email,
+        roles: values.role ?? [],
+      });
+      print(user, `userId: ${user.userId}\nusername: ${user.username}\npassword: ${user.password}`);
+      return 0;
+    }
+  }
+}
+
+/** --tenant takes an id or a slug, as X-AppTenant does; neither naming a tenant is a refusal of one line. */
+async function resolveTenant(ctx: AppContext, given: string): Promise<string> {
+  const id = isUuid(given)
+    ? ((await ctx.db.kysely.selectFrom('tenants').select('id').where('id', '=', given.toLowerCase()).executeTakeFirst())?.id ?? null)
+    : SLUG_RE.test(given)
+      ? await ctx.auth.tenantIdForSlug(given)
+      : null;
+  if (!id) throw new HttpProblem(404, `no tenant "${given}" (neither a tenant id nor a slug of one; see \`atrium tenants list\`)`);
+  return id;
+}
 
 /** No database needed: the clusters are read from the directory that holds them. */
-async function clusters(sub: string | undefined, dir: string, json: boolean): Promise<number> {
+async function clusters(command: 'clusters list' | 'clusters prune', dir: string, json: boolean): Promise<number> {
   const describe = (c: RelocatedCluster) => {
     const state =
       c.runningPid !== null ? `running (pid ${c.runningPid})` : c.dataDir === null ? 'owner not recorded' : c.ownerExists ? 'in use' : 'DATA_DIR gone';
     return `${c.clusterDir}  ${(c.bytes / 1024 / 1024).toFixed(1)} MB  ${state}  ${c.dataDir ?? ''}`.trimEnd();
   };
   const out = (obj: unknown, text: string) => process.stdout.write(`${json ? JSON.stringify(obj, null, 2) : text}\n`);
-  if (sub === 'list') {
+  if (command === 'clusters list') {
     const all = await listClusters(dir);
     out(
       all.map((c) => ({ ...c, orphan: isOrphan(c) })),
@@ -135,7 +120,7 @@ async function clusters(sub: string | undefined, dir: string, json: boolean): Pr
     );
     return 0;
   }
-  if (sub === 'prune') {
+  {
     const { removed, kept } = await pruneClusters(dir);
     const freed = removed.reduce((sum, c) => sum + c.bytes, 0);
     out(
@@ -147,16 +132,27 @@ async function clusters(sub: string | undefined, dir: string, json: boolean): Pr
     );
     return 0;
   }
-  throw new UsageError(`unknown command "clusters${sub ? ` ${sub}` : ''}"`);
 }
 
 async function withContext(config: ReturnType<typeof loadConfig>, fn: (ctx: AppContext) => Promise<number>): Promise<number> {
   const opened = await openDatabase(config, err);
   const db = new DatabaseHandle(opened.connectionString, { poolSize: 4 });
+  let deadline: NodeJS.Timeout | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal.aborted) process.exit(130);
+    err(`${signal}: stopping; what was under way is rolled back`);
+    interrupt.abort();
+    // A step that cannot be cancelled must not keep the process: nothing uncommitted survives its exit.
+    deadline = setTimeout(() => process.exit(130), 1500).unref();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     await migrateToLatest(db.kysely);
     return await fn(createContext(config, db, await loadSecretKey(config, err)));
   } finally {
+    // The command has unwound: closing the pool and stopping an embedded PostgreSQL may take their time.
+    clearTimeout(deadline);
     await db.close();
     await opened.stop();
   }
@@ -195,9 +191,19 @@ main(process.argv.slice(2)).then(
       err(e instanceof UsageError ? `atrium: ${e.message}\n\n${USAGE}` : e.message);
       process.exit(2);
     }
+    if (e instanceof TenantCreationAborted) {
+      err(`atrium: ${e.message}`);
+      process.exit(130);
+    }
     // A refused value (a taken or malformed slug, an unknown role) is a message, not a crash.
     if (e instanceof HttpProblem) {
       err(`atrium: ${e.message}`);
+      process.exit(1);
+    }
+    // The database refusing or unreachable (a SQLSTATE, or ECONNREFUSED and its kind) is its message, not a crash.
+    const code = (e as { code?: unknown }).code ?? ((e as Error).cause as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string' && /^([0-9A-Z]{5}|E[A-Z]+)$/.test(code)) {
+      err(`atrium: ${(e as Error).message || code} (${code})`);
       process.exit(1);
     }
     err(`atrium: ${(e as Error).stack ?? String(e)}`);

@@ -1,14 +1,16 @@
 // Tenants, their API apps and users: what the operator CLI and /admin routes do. A new tenant gets
 // everything it needs to start (company, division, department, typology, user types, roles, an
-// Administrator user and an Administrator app) in one transaction, under the tenant's own RLS binding.
+// Administrator user and an Administrator app) under the tenant's own RLS binding, and its demo data if
+// asked, all in one transaction: an interrupted or failed creation leaves no part of the tenant.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import type pg from 'pg';
 import { createTenantDefaults, type TenantDefaults } from '../domain/bootstrap.ts';
-import { generateDemoData } from '../domain/demo-data.ts';
+import { type DemoOptions, generateDemoData } from '../domain/demo-data.ts';
 import { hashSecret, randomToken } from '../platform/auth/hashing.ts';
 import { ADMINISTRATOR, BUILT_IN_ROLES } from '../platform/auth/roles.ts';
 import type { AppContext } from '../platform/context.ts';
-import type { Trx } from '../platform/db/database.ts';
+import { kyselyOnClient, type Trx, tenantBinding } from '../platform/db/database.ts';
 import { badRequest, HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { SLUG_RE, tenantBaseUrl } from '../platform/http/tenant-address.ts';
@@ -34,6 +36,48 @@ export interface CreateTenantOptions {
   scale?: number;
   seed?: number;
   log?: (line: string) => void;
+  progress?: DemoOptions['progress'];
+  /**
+   * Aborting cancels the running statement and rolls the whole creation back: the tenant, its bootstrap
+   * and its demo data are one transaction, so an interrupted creation leaves nothing behind.
+   */
+  signal?: AbortSignal;
+}
+
+export class TenantCreationAborted extends Error {
+  constructor() {
+    super('tenant creation interrupted; nothing was created (rolled back)');
+  }
+}
+
+/**
+ * Runs fn in one transaction on one owner connection; an abort cancels the statement running on it
+ * (pg_cancel_backend from another connection) and rolls back. fn gets the raw client (COPY) and Kysely on it.
+ */
+async function inOneTransaction<T>(ctx: AppContext, signal: AbortSignal | undefined, fn: (client: pg.PoolClient, trx: Trx) => Promise<T>): Promise<T> {
+  if (signal?.aborted) throw new TenantCreationAborted();
+  const client = await ctx.db.pool.connect();
+  const pid = (client as pg.PoolClient & { processID: number }).processID;
+  const cancel = () => {
+    ctx.db.pool.query('select pg_cancel_backend($1)', [pid]).catch(() => {});
+  };
+  signal?.addEventListener('abort', cancel, { once: true });
+  let broken = false;
+  try {
+    await client.query('begin');
+    const result = await fn(client, kyselyOnClient(client));
+    if (signal?.aborted) throw new TenantCreationAborted();
+    await client.query('commit');
+    return result;
+  } catch (err) {
+    await client.query('rollback').catch(() => {
+      broken = true;
+    });
+    throw signal?.aborted ? new TenantCreationAborted() : err;
+  } finally {
+    signal?.removeEventListener('abort', cancel);
+    client.release(broken);
+  }
 }
 
 export async function createTenant(ctx: AppContext, opts: CreateTenantOptions): Promise<TenantCredentials> {
@@ -45,8 +89,12 @@ export async function createTenant(ctx: AppContext, opts: CreateTenantOptions): 
   const appKey = newAppKey();
   let slug = await chooseSlug(ctx, opts);
   const create = () =>
-    ctx.db.withTenant(tenantId, async (trx) => {
+    inOneTransaction(ctx, opts.signal, async (client, trx) => {
+      // The bootstrap runs bound to the tenant (RLS, request role); a concurrent creation holding the same
+      // slug uncommitted (a long demo load) makes the insert wait, so past a short wait it counts as taken.
+      await client.query(`${tenantBinding(tenantId)}, set_config('lock_timeout', '2s', true)`);
       await trx.insertInto('tenants').values({ id: tenantId, name: opts.name, slug }).execute();
+      await client.query("select set_config('lock_timeout', '0', true)");
       await trx
         .insertInto('roles')
         .values(BUILT_IN_ROLES.map((r) => ({ tenant_id: tenantId, name: r.name, description: r.description })))
@@ -60,6 +108,21 @@ export async function createTenant(ctx: AppContext, opts: CreateTenantOptions): 
         .returning('id')
         .executeTakeFirstOrThrow();
       await setAppRoles(trx, tenantId, app.id, [ADMINISTRATOR]);
+      if (opts.demoData) {
+        // The demo load runs as the owner (it may bypass per-row FK triggers), still in the same transaction,
+        // in a subtransaction: its rows carry an xmin of their own, which tells them from the bootstrap's
+        // (test/demo-data.test.ts digests the generated rows by it).
+        await client.query('set local role none');
+        await client.query('savepoint atrium_demo_data');
+        await generateDemoData(client, tenantId, defaults, {
+          scale: opts.scale ?? 1,
+          seed: opts.seed,
+          log: opts.log,
+          progress: opts.progress,
+          signal: opts.signal,
+        });
+        await client.query('release savepoint atrium_demo_data');
+      }
       return { defaults, userId: user };
     });
   let created: Awaited<ReturnType<typeof create>> | undefined;
@@ -75,19 +138,6 @@ export async function createTenant(ctx: AppContext, opts: CreateTenantOptions): 
   }
   const { defaults, userId } = created;
   ctx.auth.invalidateCaches();
-  if (opts.demoData) {
-    const client = await ctx.db.pool.connect();
-    try {
-      await client.query('begin');
-      await generateDemoData(client, tenantId, defaults, { scale: opts.scale ?? 1, seed: opts.seed, log: opts.log });
-      await client.query('commit');
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
   const { userTypeIds: _userTypes, ...org } = defaults;
   return { tenantId, slug, baseUrl: tenantBaseUrl(ctx.config, slug), appId: appKey, appSecret, userId, username: 'admin', password, ...org };
 }
@@ -134,8 +184,11 @@ async function chooseSlug(ctx: AppContext, opts: CreateTenantOptions): Promise<s
   }
 }
 
-const isSlugTaken = (err: unknown): boolean =>
-  (err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === 'tenants_slug_key';
+const isSlugTaken = (err: unknown): boolean => {
+  const { code, constraint } = err as { code?: string; constraint?: string };
+  // 55P03: the lock_timeout of the tenants insert, i.e. another creation holds the slug uncommitted.
+  return (code === '23505' && constraint === 'tenants_slug_key') || code === '55P03';
+};
 const slugTaken = (slug: string): HttpProblem => new HttpProblem(409, `The slug ${slug} is taken by another tenant.`);
 
 const newAppKey = (): string => `app_${randomToken(12)}`;

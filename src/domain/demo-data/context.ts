@@ -11,6 +11,16 @@ export interface DemoOptions {
   scale: number;
   seed?: number;
   log?: (line: string) => void;
+  /** Called as each chunk of a table goes to COPY: the rows sent so far and the share of the table they are. */
+  progress?: (p: LoadProgress) => void;
+  /** Aborting stops the generation between areas and the load between COPY chunks (the caller rolls back). */
+  signal?: AbortSignal;
+}
+
+export interface LoadProgress {
+  table: string;
+  rows: number;
+  fraction: number;
 }
 
 export type DemoContext = Awaited<ReturnType<typeof createDemoContext>>;
@@ -19,6 +29,8 @@ export async function createDemoContext(db: Db, tenantId: string, defaults: Tena
   const scale = opts.scale > 0 ? opts.scale : 1;
   const seed = (opts.seed ?? 1) >>> 0;
   const log = opts.log ?? (() => {});
+  const progress = opts.progress;
+  const signal = opts.signal;
   // One independent stream per area, so adding rows to one area does not reshuffle all the others.
   const rngFor = (area: string): Rng => new Rng(hashString(area) ^ Math.imul(seed + 1, 0x9e3779b1));
   const n = (perScale: number, min = 1): number => Math.max(min, Math.round(perScale * scale));
@@ -87,6 +99,8 @@ export async function createDemoContext(db: Db, tenantId: string, defaults: Tena
     defaults,
     scale,
     log,
+    progress,
+    signal,
     rngFor,
     n,
     tables,

@@ -60,13 +60,35 @@ async function verifyForeignKeys(db: Db, tenantId: string, tables: readonly stri
   }
 }
 
+/** Hands the chunks on to COPY, reporting after each how far the table has got. */
+function* reporting(
+  table: string,
+  chunks: Iterable<string>,
+  progress: DemoContext['progress'],
+  measure: (chunk: string) => { rows: number; fraction: number },
+  signal: AbortSignal | undefined,
+): Generator<string> {
+  for (const chunk of chunks) {
+    // Failing the source fails the COPY, which PostgreSQL then aborts without waiting for a cancel.
+    signal?.throwIfAborted();
+    yield chunk;
+    if (progress) progress({ table, ...measure(chunk) });
+  }
+}
+
+function countLines(chunk: string): number {
+  let n = 0;
+  for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 export async function loadDemoData(
   ctx: DemoContext,
   timesheets: Timesheets,
   a: Pick<Agency, 'companies' | 'companyImages'>,
   started: number,
 ): Promise<{ rows: Record<string, number> }> {
-  const { db, tenantId, tables, log } = ctx;
+  const { db, tenantId, tables, log, progress, signal } = ctx;
   const { companies, companyImages } = a;
   const rows: Record<string, number> = {};
   const bypassing = await bypassFkTriggers(db);
@@ -79,7 +101,8 @@ export async function loadDemoData(
     const t0 = Date.now();
     const bulk = (BULK_TABLES as readonly string[]).includes(name);
     if (name === 'timesheets') {
-      await copyInto(db, 'timesheets', TIMESHEET_COLS, timesheets.chunks());
+      const measure = () => ({ rows: timesheets.count(), fraction: timesheets.progress() });
+      await copyInto(db, 'timesheets', TIMESHEET_COLS, reporting('timesheets', timesheets.chunks(), progress, measure, signal));
       rows.timesheets = timesheets.count();
       // Fresh statistics now: loading workloads and verifying their keys join this table.
       await db.query('analyze timesheets');
@@ -89,7 +112,12 @@ export async function loadDemoData(
     }
     const t = tables.get(name)!;
     const chunks = t.drain();
-    if (t.cols && t.count > 0) await copyInto(db, name, t.cols, chunks);
+    let sent = 0;
+    const measure = (chunk: string) => {
+      sent += countLines(chunk);
+      return { rows: sent, fraction: sent / t.count };
+    };
+    if (t.cols && t.count > 0) await copyInto(db, name, t.cols, reporting(name, chunks, progress, measure, signal));
     rows[name] = t.count;
     if (name === 'services') {
       // Companies point at their default articles, which only exist now.
@@ -112,7 +140,10 @@ export async function loadDemoData(
     if (bulk) await db.query(`analyze ${name}`);
     log(`${name}: ${rows[name]} rows in ${Date.now() - t0} ms`);
   };
-  for (const name of LOAD_ORDER) await loadTable(name);
+  for (const name of LOAD_ORDER) {
+    signal?.throwIfAborted();
+    await loadTable(name);
+  }
   if (bypassing) await db.query('set local session_replication_role = origin');
 
   let t0 = Date.now();

@@ -9,6 +9,8 @@ export interface Timesheets {
   /** COPY text of every timesheet row; attendances and workloads are added to the sink on the way. */
   chunks: () => Generator<string>;
   count: () => number;
+  /** Share of the year generated so far (0 to 1): the rows come day by day, their total is only known at the end. */
+  progress: () => number;
   /** Planned (future) workloads, added once the timesheets they follow are loaded. */
   addFutureWorkloads: () => void;
 }
@@ -24,9 +26,11 @@ export function prepareTimesheets(ctx: DemoContext, a: Pick<Agency, 'users' | 'l
   let timesheetCount = 0;
   // Day-major order (as people enter time): the date and modified-date indexes then grow at their right edge.
   const tsUsers = users.map((u) => ({ u, leaves: leaveMinutes.get(u.id)!, pool: u.pool.filter((j) => !j.internal), internal: u.company.internalJobs }));
+  let dayReached = YEAR_START;
   function* timesheetChunks(): Generator<string> {
     let buf = '';
     for (let d = YEAR_START; d <= YEAR_END; d++) {
+      dayReached = d;
       if (isWeekend(d)) continue;
       for (const { u, leaves, pool, internal } of tsUsers) {
         if (d < u.firstDay || d > u.lastDay || u.company.holidays.has(d)) continue;
@@ -158,5 +162,6 @@ export function prepareTimesheets(ctx: DemoContext, a: Pick<Agency, 'users' | 'l
       }
     }
   };
-  return { chunks: timesheetChunks, count: () => timesheetCount, addFutureWorkloads };
+  const progress = () => (dayReached - YEAR_START) / (YEAR_END - YEAR_START + 1);
+  return { chunks: timesheetChunks, count: () => timesheetCount, progress, addFutureWorkloads };
 }

@@ -238,6 +238,20 @@ export function compileOnce<R>(build: (db: Kysely<Database>) => Compilable<R>): 
   return async (db, parameters) => (await db.executeQuery(CompiledQuery.raw(text, [...parameters]) as CompiledQuery<R>)).rows;
 }
 
+/**
+ * Kysely over one checked-out client, for work that mixes builder queries with what only the raw client
+ * does (COPY) in the client's one open transaction; the caller owns the client (begin, commit, release).
+ */
+export function kyselyOnClient(client: pg.PoolClient): Trx {
+  const pool = {
+    options: {},
+    // release is a no-op: the client stays checked out, in its transaction, until the caller releases it.
+    connect: async () => ({ query: client.query.bind(client), release: () => {} }) as unknown as pg.PoolClient,
+    end: async () => {},
+  };
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) as unknown as Trx;
+}
+
 /** Binds a transaction opened elsewhere (benchmarks replaying the service's statements). */
 export async function bindTenant(trx: Trx, tenantId: string, deadline?: number): Promise<void> {
   await sql.raw(tenantBinding(tenantId, deadline)).execute(trx);

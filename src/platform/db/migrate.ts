@@ -37,7 +37,8 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const cause = error instanceof Error ? error.message : String(error);
-    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${cause}`);
+    // The cause stays attached: its code (a SQLSTATE, ECONNREFUSED) says whether the database was reachable at all.
+    throw new Error(failed ? `Migration ${failed.migrationName} failed: ${cause}` : `Migrations could not run: ${cause}`, { cause: error });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
