@@ -73,6 +73,8 @@ async function raw(s: TestServer, method: 'GET' | 'POST' | 'OPTIONS', path: stri
   return { status: res.statusCode, headers: res.headers, bytes: Buffer.from(await res.body.arrayBuffer()) };
 }
 
+const PLAIN_CSV = 'Code,Text,Qty\r\na,=1+2,-5\r\nb,+cmd,3\r\nc,-2+3,0\r\nd,@SUM(A1),1\r\ne,"Zoë, ""ok""",2\r\nf,\tTab,4\r\ng,,-1\r\n';
+const SAFE_CSV_WITH_BOM = '\uFEFFCode,Text,Qty\r\na,\'=1+2,-5\r\nb,\'+cmd,3\r\nc,\'-2+3,0\r\nd,\'@SUM(A1),1\r\ne,"Zoë, ""ok""",2\r\nf,\'\tTab,4\r\ng,,-1\r\n';
 const BY_CODE = { queryBuilder: { orderBy: [{ field: 'Code' }] } };
 const execute = (name: string, accept: string, extra: Record<string, string> = {}, query = '', body: unknown = {}) =>
   raw(server, 'POST', `/api/v3/analytics/named-query/${name}/dynamic-execute${query}`, { ...headers, accept, ...extra }, body);
@@ -167,16 +169,45 @@ describe('CSV for spreadsheets', () => {
 
   test('excelSafe quotes text cells that would start a formula, leaves numbers and other text alone', async () => {
     const plain = text(await execute('CT-Cells', 'text/csv', {}, '', BY_CODE));
-    assert.equal(
-      plain,
-      'Code,Text,Qty\r\na,=1+2,-5\r\nb,+cmd,3\r\nc,-2+3,0\r\nd,@SUM(A1),1\r\ne,"Zoë, ""ok""",2\r\nf,\tTab,4\r\ng,,-1\r\n',
-      'the default is unchanged',
-    );
+    assert.equal(plain, PLAIN_CSV, 'the default is unchanged');
     const safe = text(await execute('CT-Cells', 'text/csv; bom=present', { 'accept-encoding': 'br' }, '?excelSafe=true', BY_CODE));
-    assert.equal(safe, '\uFEFFCode,Text,Qty\r\na,\'=1+2,-5\r\nb,\'+cmd,3\r\nc,\'-2+3,0\r\nd,\'@SUM(A1),1\r\ne,"Zoë, ""ok""",2\r\nf,\'\tTab,4\r\ng,,-1\r\n');
+    assert.equal(safe, SAFE_CSV_WITH_BOM);
     // NDJSON is data, not a spreadsheet: the option does not touch it.
     const ndjson = text(await execute('CT-Cells', 'application/x-ndjson', {}, '?excelSafe=true', BY_CODE));
     assert.equal(JSON.parse(ndjson.split('\n')[0]).Text, '=1+2');
+  });
+});
+
+describe('schedules', () => {
+  test('a schedule with Bom and ExcelSafe writes its CSV file so; one without writes it as before', async () => {
+    const files: Record<string, string> = {};
+    for (const [name, options] of [
+      ['plain', {}],
+      ['spreadsheet', { Bom: true, ExcelSafe: true }],
+    ] as const) {
+      const created = await api('POST', '/analytics/schedules', {
+        Name: name,
+        Query: 'CT-Cells',
+        Format: 'csv',
+        CronExpression: '0 0 1 1 *',
+        Active: false,
+        queryBuilder: BY_CODE.queryBuilder,
+        ...options,
+      });
+      assert.equal(created.status, 201, created.text);
+      const spreadsheet = name === 'spreadsheet';
+      assert.equal(created.body.bom, spreadsheet);
+      assert.equal(created.body.excelSafe, spreadsheet);
+      const run = await api('POST', `/analytics/schedules/${created.body.id}/run?wait=25`);
+      assert.equal(run.status, 200, run.text);
+      assert.equal(run.body.status, 'Succeeded', run.text);
+      const file = await raw(server, 'GET', `/api/v3/analytics/schedules/${created.body.id}/runs/${run.body.id}/file`, headers);
+      assert.equal(file.status, 200);
+      files[name] = file.bytes.toString('utf8');
+      assert.equal((await api('DELETE', `/analytics/schedules/${created.body.id}`)).status, 200);
+    }
+    assert.equal(files.plain, PLAIN_CSV);
+    assert.equal(files.spreadsheet, SAFE_CSV_WITH_BOM);
   });
 });
 
