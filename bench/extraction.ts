@@ -6,12 +6,16 @@
 // (2) the full CSV stream of DE-TimeSheets over HTTP vs COPY (SELECT …) TO STDOUT WITH CSV of the same
 //     query through pg-copy-streams, alternating runs: median rows/s (target >= 50%) and the server's
 //     peak RSS during the exports (VmHWM, reset before them; < 300 MB). Once on the server of part (1)
-//     with default V8 flags, once on a fresh server with the young generation capped.
+//     with default V8 flags, once on a fresh server with the young generation capped. The same export
+//     asked with Accept-Encoding: gzip and br (decoded and counted here), beside the uncompressed one.
 // Run: npm run bench -- extraction   (BENCH_SCALE=50, BENCH_RUNS=25, BENCH_EXPORT_RUNS=3)
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { PassThrough, pipeline, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip } from 'node:zlib';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { request } from 'undici';
 import { inlineParameters } from '../src/extraction/copy-csv.ts';
 import { countQuery, executePage, rowsQuery } from '../src/extraction/execute.ts';
 import { plan } from '../src/extraction/service.ts';
@@ -171,42 +175,63 @@ try {
     await client.query('commit');
     return { rows: stream.rowCount, ms: performance.now() - s };
   };
-  const csvRun = async (baseUrl: string): Promise<Run> => {
+  type Encoding = 'identity' | 'gzip' | 'br';
+  /** fetch would ask for (and decode) br by itself: the encoding is named, and decoded here, so each run is what it says. */
+  const csvRun = async (baseUrl: string, encoding: Encoding = 'identity'): Promise<Run & { wire: number }> => {
     const s = performance.now();
-    const res = await fetch(`${baseUrl}/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute`, {
+    const res = await request(`${baseUrl}/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute`, {
       method: 'POST',
-      headers: { ...headers, accept: 'text/csv' },
+      headers: { ...headers, accept: 'text/csv', 'accept-encoding': encoding, 'content-type': 'application/json' },
       body: '{}',
     });
-    if (res.status !== 200 || !res.body) throw new Error(`CSV: ${res.status} ${await res.text()}`);
+    if (res.statusCode !== 200) throw new Error(`CSV: ${res.statusCode} ${await res.body.text()}`);
+    if ((res.headers['content-encoding'] ?? 'identity') !== encoding) throw new Error(`CSV: asked ${encoding}, got ${res.headers['content-encoding']}`);
+    let wire = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        wire += chunk.length;
+        done(null, chunk);
+      },
+    });
+    const decoded = encoding === 'gzip' ? createGunzip() : encoding === 'br' ? createBrotliDecompress() : new PassThrough();
+    pipeline(res.body, counter, decoded, () => {});
     // Rows end with CRLF; a line break inside a quoted field is a bare LF.
     let rows = -1;
     let cr = false;
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of decoded as AsyncIterable<Buffer>) {
       for (const b of chunk) {
         if (b === 10 && cr) rows++;
         cr = b === 13;
       }
     }
-    return { rows, ms: performance.now() - s };
+    return { rows, ms: performance.now() - s, wire };
   };
   const rate = (r: Run) => r.rows / (r.ms / 1000);
   /** Alternating runs against one server process; its peak RSS is reset first, so it is the exports' own. */
   const exportRound = async (label: string, srv: { baseUrl: string; child: { pid?: number } }) => {
     writeFileSync(`/proc/${srv.child.pid}/clear_refs`, '5');
     const before = status('VmRSS', srv.child.pid);
-    const csv: Run[] = [];
+    const csv: Record<Encoding, (Run & { wire: number })[]> = { identity: [], gzip: [], br: [] };
     const copy: Run[] = [];
     for (let i = 0; i < EXPORT_RUNS; i++) {
       copy.push(await copyRun());
-      csv.push(await csvRun(srv.baseUrl));
+      for (const encoding of ['identity', 'gzip', 'br'] as const) csv[encoding].push(await csvRun(srv.baseUrl, encoding));
     }
-    if (csv.some((r) => r.rows !== copy[0].rows)) throw new Error(`CSV rows ${csv.map((r) => r.rows)} vs COPY ${copy[0].rows}`);
+    const all = Object.values(csv).flat();
+    if (all.some((r) => r.rows !== copy[0].rows)) throw new Error(`CSV rows ${all.map((r) => r.rows)} vs COPY ${copy[0].rows}`);
     const hwm = status('VmHWM', srv.child.pid);
+    const copyRate = median(copy.map(rate));
     console.log(`\n(2) full CSV stream of DE-TimeSheets (${fmt(copy[0].rows)} rows; ${EXPORT_RUNS} alternating runs, medians), server ${label}`);
-    console.log(`    HTTP Accept: text/csv:       ${fmt(median(csv.map(rate)))} rows/s (${csv.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
-    console.log(`    COPY … TO STDOUT WITH CSV:   ${fmt(median(copy.map(rate)))} rows/s (${copy.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
-    console.log(`    ratio: ${fmt((median(csv.map(rate)) / median(copy.map(rate))) * 100, 1)}% (target >= 50%)`);
+    for (const encoding of ['identity', 'gzip', 'br'] as const) {
+      const runs = csv[encoding];
+      const r = median(runs.map(rate));
+      console.log(
+        `    HTTP Accept: text/csv, Accept-Encoding: ${encoding.padEnd(8)} ${fmt(r)} rows/s (${runs.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')}); ` +
+          `${fmt((r / copyRate) * 100, 1)}% of COPY; ${fmt(median(runs.map((x) => x.wire)) / 2 ** 20, 1)} MiB on the wire`,
+      );
+    }
+    console.log(`    COPY … TO STDOUT WITH CSV:   ${fmt(copyRate)} rows/s (${copy.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
+    console.log(`    ratio (identity): ${fmt((median(csv.identity.map(rate)) / copyRate) * 100, 1)}% (target >= 50%)`);
     console.log(`    server RSS before the exports: ${fmt(before, 1)} MB; peak during them (VmHWM): ${fmt(hwm, 1)} MB (target < 300 MB)`);
   };
   await exportRound('with default V8 flags (the one that served part 1)', server);

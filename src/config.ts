@@ -45,6 +45,8 @@ export interface Config {
   /** smtp(s)://user:pass@host:port for failure e-mails; unset: none are sent. */
   smtpUrl: string | undefined;
   smtpFrom: string;
+  /** Browser origins allowed by CORS (scheme://host[:port]); empty: CORS is off. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {}
@@ -149,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scheduleRunTimeoutMs: durationVar(env, 'ATRIUM_SCHEDULE_RUN_TIMEOUT', 3_600_000, 1000, 7 * 86_400_000, problems),
     smtpUrl: env.ATRIUM_SMTP_URL || undefined,
     smtpFrom: env.ATRIUM_SMTP_FROM || 'Atrium <atrium@localhost>',
+    corsOrigins: corsOriginsVar(env, problems),
   };
   config.exportsDir = path.resolve(env.ATRIUM_EXPORTS_DIR || path.join(config.dataDir, 'exports'));
   if (config.smtpUrl && !/^smtps?:\/\/[^/]+/.test(config.smtpUrl)) problems.push('ATRIUM_SMTP_URL must be an smtp:// or smtps:// URL');
@@ -170,6 +173,19 @@ function trustProxyVar(env: NodeJS.ProcessEnv, problems: string[]): TrustProxy {
       `ATRIUM_TRUST_PROXY must be true, false or a comma-separated list of IP addresses, CIDRs, loopback, linklocal or uniquelocal: ${wrong.join('; ')}`,
     );
   return wrong.length ? false : entries;
+}
+
+/** `https://app.example.com,http://localhost:5173`: each an origin exactly as a browser sends it. */
+function corsOriginsVar(env: NodeJS.ProcessEnv, problems: string[]): string[] {
+  const raw = env.ATRIUM_CORS_ORIGINS;
+  if (raw === undefined || raw.trim() === '') return [];
+  const origins = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  const bad = origins.filter((o) => !URL.canParse(o) || new URL(o).origin !== o);
+  if (bad.length) problems.push(`ATRIUM_CORS_ORIGINS must be comma-separated origins such as https://app.example.com (got "${bad.join(', ')}")`);
+  return bad.length ? [] : origins;
 }
 
 /** A host name (optionally with :port) holding `{tenant}` once, where the tenant's slug goes. */

@@ -100,6 +100,23 @@ export function inlineParameters(text: string, parameters: readonly unknown[]): 
 }
 
 const OID = { bool: 16, numeric: 1700, timestamp: 1114, timestamptz: 1184 };
+const TEXT_OIDS = new Set([19 /* name */, 25 /* text */, 1042 /* bpchar */, 1043 /* varchar */]);
+
+/** How a CSV is written for spreadsheets; both off by default, so the bytes stay as they were. */
+export interface CsvOptions {
+  /** Start with a UTF-8 byte order mark, so Excel reads accents. */
+  bom?: boolean;
+  /**
+   * Prefix a text cell starting with = + - @ tab or CR with a single quote (OWASP's advice against
+   * CSV formula injection), so a spreadsheet shows it as text instead of running it.
+   */
+  excelSafe?: boolean;
+}
+
+export const UTF8_BOM = '\uFEFF';
+// The characters a spreadsheet reads as the start of a formula (or, tab and CR, as a cell to skip to one).
+const FORMULA_START = /^[-=+@\t\r]/;
+export const excelSafeText = (v: string): string => (FORMULA_START.test(v) ? `'${v}` : v);
 const ISO_INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /**
@@ -108,12 +125,18 @@ const ISO_INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
  * ISO 8601 UTC with milliseconds (`2024-03-31T14:30:05.123Z`; a timestamp without zone is taken as
  * UTC), numeric without trailing zeros (`1.5000` -> `1.5`). Everything else is PostgreSQL's text:
  * integers, float8 (already the shortest exact digits), dates (ISO datestyle), uuids, strings, jsonb.
- * Unchanged when no column needs it.
+ * With `excelSafe`, text cells that would start a formula get a leading quote. Unchanged when no
+ * column needs it.
  */
-export function csvSelect(rows: RawBuilder<unknown>, columns: CatalogueColumn[], types: number[]): RawBuilder<unknown> {
+export function csvSelect(rows: RawBuilder<unknown>, columns: CatalogueColumn[], types: number[], options: CsvOptions = {}): RawBuilder<unknown> {
   let changed = false;
   const select = columns.map((c, i) => {
     const ref = sql.id('r', c.name);
+    if (options.excelSafe && TEXT_OIDS.has(types[i])) {
+      changed = true;
+      // Only text: a negative number is a number, and a spreadsheet reads it as one.
+      return sql`case when ${ref} ~ ${sql.raw(`'${FORMULA_START.source}'`)} then '''' || ${ref} else ${ref} end`;
+    }
     switch (types[i]) {
       case OID.bool:
         changed = true;
@@ -140,7 +163,8 @@ export function csvText(v: string): string {
 }
 
 /** The header row: the field names as the API spells them (COPY's HEADER would print them cut to 63 bytes). */
-export const csvHeader = (columns: CatalogueColumn[]): string => `${columns.map((c) => csvText(c.name)).join(',')}\r\n`;
+export const csvHeader = (columns: CatalogueColumn[], options: CsvOptions = {}): string =>
+  `${options.bom ? UTF8_BOM : ''}${columns.map((c) => csvText(options.excelSafe ? excelSafeText(c.name) : c.name)).join(',')}\r\n`;
 
 const LF = 10;
 const CR = 13;
@@ -219,13 +243,20 @@ export interface ExportSource {
  * read): that is exact for every catalogue query, user fields and custom tables (whose Float is
  * float8, not numeric). The first chunk carries the header row.
  */
-export async function openCopyCsv(client: pg.PoolClient, kysely: Kysely<any>, rows: RawBuilder<unknown>, columns: CatalogueColumn[]): Promise<ExportSource> {
+export async function openCopyCsv(
+  client: pg.PoolClient,
+  kysely: Kysely<any>,
+  rows: RawBuilder<unknown>,
+  columns: CatalogueColumn[],
+  options: CsvOptions = {},
+): Promise<ExportSource> {
   const compiled = rows.compile(kysely);
   const described = await client.query({ text: `select * from (${compiled.sql}) as r limit 0`, values: compiled.parameters as unknown[] });
   const formatted = csvSelect(
     rows,
     columns,
     described.fields.map((f) => f.dataTypeID),
+    options,
   ).compile(kysely);
   const copy = client.query(copyTo(`copy (${inlineParameters(formatted.sql, formatted.parameters)}) to stdout with (format csv)`));
   // pg reports a connection that ends mid-COPY to the stream by emitting 'error'; once our pipeline
@@ -234,7 +265,7 @@ export async function openCopyCsv(client: pg.PoolClient, kysely: Kysely<any>, ro
   const lineEnds = new CsvLineEnds();
   pipeline(copy, lineEnds, () => {});
   const lines = lineEnds[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  let header: string | null = csvHeader(columns);
+  let header: string | null = csvHeader(columns, options);
   const chunks: AsyncIterator<Buffer | string> = {
     next: async () => {
       const next = await lines.next();

@@ -5,7 +5,7 @@ import type { CompiledQuery, RawBuilder } from 'kysely';
 import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
 import { type DatabaseHandle, tenantBinding } from '../platform/db/database.ts';
-import { type ExportSource, openCopyCsv } from './copy-csv.ts';
+import { type CsvOptions, type ExportSource, openCopyCsv } from './copy-csv.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
 
 export type ExportFormat = 'csv' | 'ndjson';
@@ -37,6 +37,7 @@ export async function openExport(
   query: RawBuilder<unknown>,
   columns: CatalogueColumn[],
   format: ExportFormat,
+  csv: CsvOptions = {},
 ): Promise<OpenedExport> {
   const client = await db.pool.connect();
   let released = false;
@@ -52,7 +53,7 @@ export async function openExport(
     await client.query(
       `begin; ${tenantBinding(tenantId, deadline)}; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local standard_conforming_strings = on`,
     );
-    source = format === 'csv' ? await openCopyCsv(client, db.kysely, query, columns) : openCursorNdjson(client, query.compile(db.kysely), columns);
+    source = format === 'csv' ? await openCopyCsv(client, db.kysely, query, columns, csv) : openCursorNdjson(client, query.compile(db.kysely), columns);
     first = await source.chunks.next();
   } catch (err) {
     source?.stop();

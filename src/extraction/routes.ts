@@ -3,7 +3,9 @@
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import type { App } from '../platform/http/app.ts';
+import { sendJsonWithEtag } from '../platform/http/etag.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
+import type { CsvOptions } from './copy-csv.ts';
 import type { ExportFormat } from './export.ts';
 import { EXPORT_CONTENT_TYPES } from './export.ts';
 import { odataRoutes } from './odata/routes.ts';
@@ -38,7 +40,19 @@ const ExecuteBody = Type.Object(
   { additionalProperties: false },
 );
 const NameParams = Type.Object({ NamedQuery: Type.String({ minLength: 1, maxLength: 200 }) });
+const Flag = (description: string) => Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description }));
+// Spreadsheet options of the CSV export, as query options: the body stays the platform's own.
+const ExportQuery = Type.Object({
+  bom: Flag('CSV: start with a UTF-8 byte order mark so Excel reads accents (also Accept: text/csv; bom=present).'),
+  excelSafe: Flag('CSV: prefix text cells starting with = + - @ (or tab, CR) with a single quote, against formula injection.'),
+});
 const PageSchema = Type.Object({ data: Type.Array(Type.Record(Type.String(), Type.Unknown())), totalCount: Type.Integer() });
+
+/** `bom=present` as a parameter of the text/csv media range, or the bom query option. */
+function csvOptions(accept: string | undefined, query: { bom?: string; excelSafe?: string }): CsvOptions {
+  const csvRange = (accept ?? '').split(',').find((r) => /^\s*text\/csv\b/i.test(r)) ?? '';
+  return { bom: query.bom === 'true' || /;\s*bom\s*=\s*"?present"?\s*(;|$)/i.test(csvRange), excelSafe: query.excelSafe === 'true' };
+}
 
 /** Accept: text/csv or application/x-ndjson streams; anything else answers JSON. */
 function exportFormat(accept: string | undefined): ExportFormat | null {
@@ -56,6 +70,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
         tags,
         summary: 'Run a named query with a query builder (Accept: text/csv or application/x-ndjson to stream every row)',
         params: NameParams,
+        querystring: ExportQuery,
         body: Type.Optional(Type.Union([ExecuteBody, Type.Null()])),
         response: { 200: PageSchema },
       },
@@ -70,7 +85,14 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
       const format = exportFormat(request.headers.accept);
       if (format) {
         const planned = await request.readTenant((trx, p) => plan(trx, p, request.params.NamedQuery, body, false));
-        const { name, stream } = await exportPlanned(ctx.db, requirePrincipal(request).tenantId, planned, format, request.deadline);
+        const { name, stream } = await exportPlanned(
+          ctx.db,
+          requirePrincipal(request).tenantId,
+          planned,
+          format,
+          request.deadline,
+          csvOptions(request.headers.accept, request.query),
+        );
         reply
           .type(EXPORT_CONTENT_TYPES[format])
           .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.${format === 'csv' ? 'csv' : 'ndjson'}"`)
@@ -90,7 +112,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
   app.get(
     '/api/v3/analytics/named-query/:NamedQuery/metadata',
     { schema: { tags, summary: 'Fields of a named query with their data types and filter operations, its key and parameters', params: NameParams } },
-    async (request) => request.readTenant((trx, p) => describeNamedQuery(trx, p, request.params.NamedQuery)),
+    async (request, reply) => sendJsonWithEtag(request, reply, await request.readTenant((trx, p) => describeNamedQuery(trx, p, request.params.NamedQuery))),
   );
 
   await odataRoutes(app, ctx);

@@ -6,6 +6,7 @@ import { NAMED_QUERY_PREFIX } from '../custom-tables/extraction.ts';
 import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { OPERATIONS } from './compile-filter.ts';
+import type { CsvOptions } from './copy-csv.ts';
 import { CATALOGUE, type CatalogueColumn } from './definition.ts';
 import { executePage, type Page, rowsQuery } from './execute.ts';
 import { type ExportFormat, openExport } from './export.ts';
@@ -47,9 +48,10 @@ export async function dynamicExport(
   body: ExecuteBody,
   format: ExportFormat,
   deadline: number,
+  csv: CsvOptions = {},
 ): Promise<NamedQueryExport> {
   const planned = await db.withTenant(principal.tenantId, (trx) => plan(trx, principal, name, body, false), { deadline });
-  return exportPlanned(db, principal.tenantId, planned, format, deadline);
+  return exportPlanned(db, principal.tenantId, planned, format, deadline, csv);
 }
 
 /**
@@ -62,10 +64,11 @@ export async function exportPlanned(
   planned: { query: ResolvedQuery; plan: Plan },
   format: ExportFormat,
   deadline: number,
+  csv: CsvOptions = {},
 ): Promise<NamedQueryExport> {
   const { query, plan: p } = planned;
   const columns = query.isCount ? query.columns : p.fields;
-  const { stream, rowCount } = await openExport(db, tenantId, deadline, rowsQuery(query, p, true), columns, format);
+  const { stream, rowCount } = await openExport(db, tenantId, deadline, rowsQuery(query, p, true), columns, format, csv);
   return { name: query.name, stream, columns, rowCount };
 }
 

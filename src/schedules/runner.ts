@@ -91,7 +91,10 @@ export class Runner {
         queryBuilder: schedule.query_builder as ExecuteBody['queryBuilder'],
         parameters: schedule.parameters as ExecuteBody['parameters'],
       };
-      const exp = await dynamicExport(db, principal, schedule.query, body, schedule.format === 'csv' ? 'csv' : 'ndjson', deadline);
+      const exp = await dynamicExport(db, principal, schedule.query, body, schedule.format === 'csv' ? 'csv' : 'ndjson', deadline, {
+        bom: schedule.csv_bom,
+        excelSafe: schedule.excel_safe,
+      });
       const written = await writeExportFile(
         part,
         schedule.format,

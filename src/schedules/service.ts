@@ -27,6 +27,8 @@ export interface ScheduleInput {
   Format: string;
   CronExpression: string;
   Active?: boolean;
+  Bom?: boolean;
+  ExcelSafe?: boolean;
   queryBuilder?: ExecuteBody['queryBuilder'];
   parameters?: ExecuteBody['parameters'];
 }
@@ -39,6 +41,10 @@ export interface ScheduleView {
   format: ScheduleFormat;
   cronExpression: string;
   active: boolean;
+  /** CSV only: the file starts with a UTF-8 BOM. */
+  bom: boolean;
+  /** CSV only: formula-like text cells are quoted (see CsvOptions). */
+  excelSafe: boolean;
   queryBuilder: Record<string, unknown> | null;
   parameters: Record<string, unknown> | null;
   /** The next five fire times (ISO 8601 UTC); empty while the schedule is inactive. */
@@ -81,6 +87,8 @@ export function scheduleView(row: ScheduleRow, now = new Date()): ScheduleView {
     format: row.format,
     cronExpression: row.cron_expression,
     active: row.active,
+    bom: row.csv_bom,
+    excelSafe: row.excel_safe,
     queryBuilder: jsonObject(row.query_builder),
     parameters: jsonObject(row.parameters),
     nextRunsUtc: row.active ? nextRuns(row.cron_expression, now, 5).map((d) => d.toISOString()) : [],
@@ -123,6 +131,8 @@ interface Validated {
   format: ScheduleFormat;
   cron: string;
   active: boolean;
+  bom: boolean;
+  excelSafe: boolean;
   queryBuilder: Record<string, unknown> | null;
   parameters: Record<string, unknown> | null;
 }
@@ -163,6 +173,8 @@ async function validate(trx: Trx, principal: Principal, input: ScheduleInput): P
     format: format as ScheduleFormat,
     cron,
     active: input.Active ?? true,
+    bom: input.Bom ?? false,
+    excelSafe: input.ExcelSafe ?? false,
     queryBuilder: (input.queryBuilder as Record<string, unknown> | null | undefined) ?? null,
     parameters: (input.parameters as Record<string, unknown> | null | undefined) ?? null,
   };
@@ -175,6 +187,8 @@ const columns = (v: Validated, principal: Principal) => ({
   format: v.format,
   cron_expression: v.cron,
   active: v.active,
+  csv_bom: v.bom,
+  excel_safe: v.excelSafe,
   query_builder: v.queryBuilder === null ? null : JSON.stringify(v.queryBuilder),
   parameters: v.parameters === null ? null : JSON.stringify(v.parameters),
   run_as_app_id: principal.appId,

@@ -8,6 +8,7 @@ import type { Principal } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { HttpProblem, notFound, unauthorized } from '../../platform/errors.ts';
 import type { App } from '../../platform/http/app.ts';
+import { sendWithEtag } from '../../platform/http/etag.ts';
 import { addressedTenant, requestBaseUrl } from '../../platform/http/tenant-address.ts';
 import { TIMEOUT_ADVICE } from '../service.ts';
 import { csdl, isHelperQuery } from './model.ts';
@@ -88,7 +89,7 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get('/odata/v4/$metadata', { schema: { tags, summary: 'OData CSDL of every entity set' }, config: odataConfig, onRequest }, async (request, reply) => {
     const models = await request.readTenant((trx, p) => entityModels(trx, p));
     reply.headers(headers).type('application/xml');
-    return csdl(models);
+    return sendWithEtag(request, reply, csdl(models));
   });
 
   const Query = Type.Object(

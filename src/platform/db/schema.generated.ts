@@ -726,6 +726,8 @@ export interface ExtractionSchedules {
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
   cron_expression: string;
+  csv_bom: Generated<boolean>;
+  excel_safe: Generated<boolean>;
   format: "csv" | "json" | "ndjson" | "xlsx";
   id: Generated<string>;
   modified_by_id: string | null;

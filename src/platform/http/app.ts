@@ -9,8 +9,10 @@ import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, unauthorized } from '../errors.ts';
 import { sendProblem, toProblem } from './errors.ts';
+import { sendJsonWithEtag } from './etag.ts';
 import { clientErrorHandler, depthLimitedJsonParser, frameworkErrors, rejectUnsafeText } from './input-guard.ts';
 import { Metrics } from './metrics.ts';
+import { registerHttpNiceties } from './niceties.ts';
 import { ProblemSchema } from './problem.ts';
 import { proxyTrust } from './public-address.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -127,6 +129,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     transformSpecificationClone: false,
     transformSpecification: withServer,
   });
+  await registerHttpNiceties(app, config);
 
   app.addHook('onRoute', (route: RouteOptions) => {
     const url = route.url ?? '';
@@ -221,7 +224,9 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     reply.type(metrics.contentType);
     return metrics.render();
   });
-  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async (request) => withServer(app.swagger(), request));
+  app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async (request, reply) =>
+    sendJsonWithEtag(request, reply, withServer(app.swagger(), request)),
+  );
 
   await registerSurfaces(app);
   return app;
