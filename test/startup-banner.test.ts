@@ -45,8 +45,9 @@ async function serveOnce(logFormat: 'text' | 'json' | undefined): Promise<{ stdo
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   try {
     const deadline = Date.now() + 60_000;
-    let address: RegExpExecArray | null = null;
-    while (!(address = /Atrium listening on (http:\/\/[\d.:]+)/.exec(stdout + stderr))) {
+    const listening = () => /Atrium listening on (http:\/\/[\d.:]+)/.exec(stdout + stderr);
+    let address = listening();
+    for (; address === null; address = listening()) {
       if (child.exitCode !== null) throw new Error(`server exited early:\n${stdout}\n${stderr}`);
       if (Date.now() > deadline) throw new Error(`server did not start:\n${stdout}\n${stderr}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -73,7 +74,7 @@ function jsonLines(text: string): Record<string, any>[] {
       try {
         return JSON.parse(line);
       } catch {
-        assert.fail(`stdout holds a line that is not JSON: ${line}`);
+        return assert.fail(`stdout holds a line that is not JSON: ${line}`);
       }
     });
 }
