@@ -9,7 +9,8 @@ import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { ADMIN_TOKEN, appHeaders, startTestServer, type TestServer } from './helpers.ts';
 import { createSubscription, DELIVERABLE_TYPE, type Receiver, raiseEvent, startReceiver, waitForHistory } from './webhooks-helpers.ts';
 
-const ATTEMPTS = 6;
+// Attempts 300 ms (±20%) apart span well over ATRIUM_WEBHOOK_DISABLE_AFTER (1 s), so the subscription is set inactive on the way.
+const ATTEMPTS = 8;
 const READY_MAX_BACKLOG_AGE_MS = 1500;
 
 let server: TestServer;
