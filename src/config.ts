@@ -47,7 +47,13 @@ export interface Config {
   smtpFrom: string;
   /** Browser origins allowed by CORS (scheme://host[:port]); empty: CORS is off. */
   corsOrigins: string[];
+  /** /health/ready answers 503 when the oldest waiting webhook work (outbox, due invocations) is older than this. */
+  readyMaxBacklogAgeMs: number;
+  /** text: the startup banner and lifecycle messages go to stderr as text; json: they are JSON log lines on stdout. */
+  logFormat: LogFormat;
 }
+
+export type LogFormat = 'text' | 'json';
 
 export class ConfigError extends Error {}
 
@@ -113,6 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const role = (env.ATRIUM_ROLE || 'all') as AtriumRole;
   if (!['api', 'worker', 'all'].includes(role)) problems.push(`ATRIUM_ROLE must be api, worker or all (got "${env.ATRIUM_ROLE}")`);
+  const logFormat = (env.LOG_FORMAT || 'text') as LogFormat;
+  if (!['text', 'json'].includes(logFormat)) problems.push(`LOG_FORMAT must be text or json (got "${env.LOG_FORMAT}")`);
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
   const secretKey = env.ATRIUM_SECRET_KEY || undefined;
@@ -152,6 +160,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.ATRIUM_SMTP_URL || undefined,
     smtpFrom: env.ATRIUM_SMTP_FROM || 'Atrium <atrium@localhost>',
     corsOrigins: corsOriginsVar(env, problems),
+    readyMaxBacklogAgeMs: durationVar(env, 'ATRIUM_READY_MAX_BACKLOG_AGE', 5 * 60_000, 1000, 7 * 86_400_000, problems),
+    logFormat,
   };
   config.exportsDir = path.resolve(env.ATRIUM_EXPORTS_DIR || path.join(config.dataDir, 'exports'));
   if (config.smtpUrl && !/^smtps?:\/\/[^/]+/.test(config.smtpUrl)) problems.push('ATRIUM_SMTP_URL must be an smtp:// or smtps:// URL');

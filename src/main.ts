@@ -9,6 +9,7 @@ import { DatabaseHandle, isUuid } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { HttpProblem } from './platform/errors.ts';
 import { SLUG_RE } from './platform/http/tenant-address.ts';
+import { startupLog } from './platform/log.ts';
 import { createContext, loadSecretKey, openDatabase, startServer } from './server.ts';
 import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp, TenantCreationAborted } from './tenancy/service.ts';
 
@@ -159,9 +160,9 @@ async function withContext(config: ReturnType<typeof loadConfig>, fn: (ctx: AppC
 }
 
 async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
-  const runtime = await startServer(config, (line) => process.stdout.write(`${line}\n`));
-  if (runtime.address) process.stdout.write(`Atrium listening on ${runtime.address} (role ${config.role})\n`);
-  else process.stdout.write(`Atrium worker running (role ${config.role})\n`);
+  const say = startupLog(config);
+  const runtime = await startServer(config, say);
+  say(runtime.address ? `Atrium listening on ${runtime.address} (role ${config.role})` : `Atrium worker running (role ${config.role})`);
   return new Promise((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
@@ -170,7 +171,7 @@ async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
         process.exit(1);
       }
       stopping = true;
-      process.stdout.write(`${signal}: shutting down (draining requests, stopping workers and PostgreSQL)\n`);
+      say(`${signal}: shutting down (draining requests, stopping workers and PostgreSQL)`);
       runtime.close().then(
         () => resolve(0),
         (e: unknown) => {

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
 import { extractionRoutes } from './extraction/routes.ts';
@@ -90,10 +91,11 @@ export async function loadSecretKey(config: Config, log: Log): Promise<Buffer> {
   return decodeSecretKey(key);
 }
 
-export function createContext(config: Config, db: DatabaseHandle, key: Buffer): AppContext {
+/** logDestination: where the process logger writes (stdout when not given; a test reads its lines). */
+export function createContext(config: Config, db: DatabaseHandle, key: Buffer, logDestination?: DestinationStream): AppContext {
   const box = new SecretBox(key);
   const auth = new AuthService(db, box, config);
-  return { config, db, box, auth, log: createLogger(config), jobs: null };
+  return { config, db, box, auth, log: createLogger(config, logDestination), jobs: null };
 }
 
 /** Every surface's routes; a new surface adds one line here. */
@@ -128,7 +130,7 @@ export interface Runtime {
   close: () => Promise<void>;
 }
 
-export async function startServer(config: Config, log: Log): Promise<Runtime> {
+export async function startServer(config: Config, log: Log, opts: { logDestination?: DestinationStream } = {}): Promise<Runtime> {
   const opened = await openDatabase(config, log);
   const db = new DatabaseHandle(opened.connectionString, { statementTimeoutMs: config.requestTimeoutMs });
   let jobs: Jobs | null = null;
@@ -136,8 +138,9 @@ export async function startServer(config: Config, log: Log): Promise<Runtime> {
   try {
     const applied = await migrateToLatest(db.kysely);
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
-    const ctx = createContext(config, db, await loadSecretKey(config, log));
-    jobs = new Jobs(db, { onError: (err) => log(`jobs: ${err.message}`) });
+    const ctx = createContext(config, db, await loadSecretKey(config, log), opts.logDestination);
+    const jobsLog = ctx.log.child({ component: 'jobs' });
+    jobs = new Jobs(db, { onError: (err) => jobsLog.error({ err }, 'pg-boss failed') });
     ctx.jobs = jobs;
     defineQueues(jobs, ctx);
     await jobs.start({ work: config.role !== 'api' });

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
+import type { DestinationStream } from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { type Runtime, startServer } from '../src/server.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
@@ -55,7 +56,8 @@ export interface TestResponse {
   body: any;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** opts.logDestination: the process logger's lines go there (set LOG_LEVEL in env to have any). */
+export async function startTestServer(env: Record<string, string> = {}, opts: { logDestination?: DestinationStream } = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const config = loadConfig({
     DATABASE_URL: database.connectionString,
@@ -68,7 +70,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     DATA_DIR: `${process.env.TMPDIR ?? '/tmp'}/atrium-test-data-${database.connectionString.split('/').pop()}`,
     ...env,
   });
-  const runtime = await startServer(config, () => {});
+  const runtime = await startServer(config, () => {}, opts);
   const baseUrl = runtime.address ?? '';
   const request: TestServer['request'] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };

@@ -129,7 +129,7 @@ describe('documentation, health and metrics', () => {
     assert.equal((await server.request('GET', '/health/live')).body.status, 'ok');
     const ready = await server.request('GET', '/health/ready');
     assert.equal(ready.status, 200);
-    assert.deepEqual(ready.body.checks, { database: 'ok', migrations: 'ok' });
+    assert.deepEqual(ready.body.checks, { database: 'ok', migrations: 'ok', jobs: 'ok', webhookDispatcher: 'ok', backlog: 'ok' });
     const metrics = await server.request('GET', '/metrics');
     assert.equal(metrics.status, 200);
     assert.match(metrics.text, /atrium_http_request_duration_seconds_bucket\{[^}]*route="\/health\/live"/);

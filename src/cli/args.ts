@@ -75,8 +75,9 @@ ${commandLines}
   stderr is a terminal). Exit status: 0 done, 1 refused or failed (unknown tenant or app, taken slug,
   database error), 2 usage or configuration error, 130 interrupted (Ctrl-C; nothing half-created).
 
-Configuration comes from the environment (see README): PORT, HOST, DATABASE_URL, DATA_DIR,
-ATRIUM_ADMIN_TOKEN, ATRIUM_SECRET_KEY, LOG_LEVEL, ATRIUM_ROLE, ATRIUM_PUBLIC_URL, ATRIUM_TENANT_HOST_PATTERN.`;
+Configuration comes from the environment (the README lists every variable), e.g. PORT, HOST, DATABASE_URL,
+DATA_DIR, ATRIUM_ADMIN_TOKEN, ATRIUM_SECRET_KEY, LOG_LEVEL, LOG_FORMAT, ATRIUM_ROLE, ATRIUM_PUBLIC_URL,
+ATRIUM_TENANT_HOST_PATTERN, ATRIUM_TRUST_PROXY, ATRIUM_CORS_ORIGINS.`;
 
 export type Values = {
   [K in OptionName]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;

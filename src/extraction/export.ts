@@ -5,6 +5,7 @@ import type { CompiledQuery, RawBuilder } from 'kysely';
 import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
 import { type DatabaseHandle, tenantBinding } from '../platform/db/database.ts';
+import { exportsInFlight } from '../platform/metrics.ts';
 import { type CsvOptions, type ExportSource, openCopyCsv } from './copy-csv.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
 
@@ -40,10 +41,13 @@ export async function openExport(
   csv: CsvOptions = {},
 ): Promise<OpenedExport> {
   const client = await db.pool.connect();
+  // In flight from the connection's checkout to its release: the export holds that connection throughout.
+  exportsInFlight.inc({ format });
   let released = false;
   const release = (destroy: boolean) => {
     if (released) return;
     released = true;
+    exportsInFlight.dec({ format });
     client.release(destroy);
   };
   let source: ExportSource | undefined;

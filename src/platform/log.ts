@@ -5,8 +5,19 @@ import type { Config } from '../config.ts';
 
 export type { Logger };
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel });
+export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
+  return destination ? pino({ level: config.logLevel }, destination) : pino({ level: config.logLevel });
+}
+
+/**
+ * Where the server's startup banner and lifecycle messages go, so that stdout carries only JSON log lines:
+ * LOG_FORMAT=text writes them to stderr as they are; json makes each one a log line ({ component: startup }).
+ */
+export function startupLog(config: Pick<Config, 'logLevel' | 'logFormat'>): (line: string) => void {
+  if (config.logFormat === 'text') return (line) => process.stderr.write(`${line}\n`);
+  // Level info even under LOG_LEVEL=warn: the banner carries the first start's credentials and the address.
+  const logger = pino({ level: config.logLevel === 'silent' ? 'silent' : 'info' }).child({ component: 'startup' });
+  return (line) => logger.info(line);
 }
 
 /** For parts built without a process logger (tests, benchmarks that construct a worker themselves). */

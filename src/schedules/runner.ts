@@ -13,7 +13,9 @@ import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { tenantBaseUrl } from '../platform/http/tenant-address.ts';
+import type { Logger } from '../platform/log.ts';
 import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
+import { scheduleRunDuration, scheduleRuns } from '../platform/metrics.ts';
 import { mkdirPrivate } from '../platform/private-files.ts';
 import { writeExportFile } from './formats.ts';
 import { DOCUMENT_TYPE, eventDetail, type RunRow, type RunView, runView, type ScheduleRow, scheduleView } from './service.ts';
@@ -22,7 +24,8 @@ export interface RunnerDeps {
   db: DatabaseHandle;
   config: Pick<Config, 'exportsDir' | 'exportRetention' | 'scheduleRunTimeoutMs' | 'publicUrl' | 'tenantHostPattern'>;
   mailer: Mailer;
-  log: (line: string) => void;
+  /** The schedules' child logger: a run's outcome is one structured line (info, or warn when it failed). */
+  log: Logger;
 }
 
 /** `{Query}_{yyyyMMddHHmmss}.{ext}`, the run's start in UTC; characters unsafe in a file name become _. */
@@ -114,15 +117,25 @@ export class Runner {
         filePath: relative,
         error: null,
       });
-      this.#deps.log(`schedule ${schedule.id} run ${run.id}: ${written.rows} rows, ${written.bytes} bytes in ${Date.now() - started} ms`);
+      this.#observe('succeeded', started);
+      this.#deps.log.info(
+        { tenant: tenantId, schedule: schedule.id, run: run.id, rows: written.rows, bytes: written.bytes, durationMs: Date.now() - started },
+        'scheduled run succeeded',
+      );
       return view;
     } catch (err) {
       await rm(part, { force: true }).catch(() => {});
       await rm(final, { force: true }).catch(() => {});
       const message = failureMessage(err, config.scheduleRunTimeoutMs);
       const view = await this.#finish(schedule, run, { status: 'Failed', rows: null, bytes: null, fileName: null, filePath: null, error: message });
-      this.#deps.log(`schedule ${schedule.id} run ${run.id} failed: ${message}`);
-      await this.#notify(schedule, view).catch((e) => this.#deps.log(`schedule ${schedule.id}: failure e-mail not sent: ${(e as Error).message}`));
+      this.#observe('failed', started);
+      this.#deps.log.warn({ tenant: tenantId, schedule: schedule.id, run: run.id, reason: message, durationMs: Date.now() - started }, 'scheduled run failed');
+      await this.#notify(schedule, view).catch((e) =>
+        this.#deps.log.warn(
+          { tenant: tenantId, schedule: schedule.id, run: run.id, reason: (e as Error).message },
+          'failure e-mail of a scheduled run not sent',
+        ),
+      );
       return view;
     }
   }
@@ -153,9 +166,16 @@ export class Runner {
       if (!found) continue;
       const error = 'The run did not finish within twice its time limit: the worker running it stopped, or no worker took it.';
       const view = await this.#finish(found.schedule, found.run, { status: 'Failed', rows: null, bytes: null, fileName: null, filePath: null, error });
+      scheduleRuns.inc({ outcome: 'failed' });
+      this.#deps.log.warn({ tenant: r.tenant_id, schedule: found.schedule.id, run: r.id, reason: error }, 'scheduled run failed');
       await this.#notify(found.schedule, view).catch(() => {});
     }
     return stale.length;
+  }
+
+  #observe(outcome: 'succeeded' | 'failed', started: number): void {
+    scheduleRuns.inc({ outcome });
+    scheduleRunDuration.observe({ outcome }, (Date.now() - started) / 1000);
   }
 
   /** Records the outcome and its Executed event in one transaction. */

@@ -56,10 +56,8 @@ async function reconcile(jobs: Jobs, db: DatabaseHandle): Promise<void> {
 }
 
 export function defineSchedules(jobs: Jobs, ctx: AppContext): void {
-  const logger = ctx.log.child({ component: 'schedules' });
-  const log = (line: string) => logger.info(line);
   const mailer = new Mailer(ctx.config);
-  const runner = new Runner({ db: ctx.db, config: ctx.config, mailer, log });
+  const runner = new Runner({ db: ctx.db, config: ctx.config, mailer, log: ctx.log.child({ component: 'schedules' }) });
 
   /** A cron occurrence: claim its fire time with a run row, or learn that another worker has. */
   async function occurrence(data: JobData, createdOn: Date): Promise<string | null> {

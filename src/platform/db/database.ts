@@ -78,9 +78,25 @@ class TenantBoundPool {
     return this.#pool.options;
   }
 
+  get stats(): PoolStats {
+    return poolStats(this.#pool);
+  }
+
   end(): Promise<void> {
     return this.#pool.end();
   }
+}
+
+/** Connections of one pool: checked out now, idle, and checkouts waiting for one. */
+export interface PoolStats {
+  inUse: number;
+  idle: number;
+  waiting: number;
+  max: number;
+}
+
+function poolStats(pool: pg.Pool): PoolStats {
+  return { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
 }
 
 export class DatabaseHandle {
@@ -90,6 +106,7 @@ export class DatabaseHandle {
   readonly connectionString: string;
   /** Tenant-bound connections (TenantBoundPool); reached only through withTenant. */
   readonly #tenantKysely: Kysely<Database>;
+  readonly #tenantPool: TenantBoundPool;
   /** Pipelined tenant-bound read lanes; reached only through readAsTenant. */
   readonly #readKysely: Kysely<Database>;
 
@@ -104,6 +121,7 @@ export class DatabaseHandle {
     this.pool = make(5);
     this.kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.pool }) });
     const tenantPool = new TenantBoundPool(make(opts.poolSize ?? 20), opts.statementTimeoutMs ?? 30_000);
+    this.#tenantPool = tenantPool;
     this.#tenantKysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: tenantPool }) });
     const lanes = new TenantReadLanes({
       connectionString,
@@ -155,6 +173,11 @@ export class DatabaseHandle {
   async readAsTenant<T>(tenantId: string, fn: (db: Trx) => Promise<T>): Promise<T> {
     if (!isUuid(tenantId)) throw new Error('readAsTenant needs a tenant uuid');
     return checkoutTenant.run(tenantId, () => fn(this.#readKysely as unknown as Trx));
+  }
+
+  /** The owner pool (migrations, workers' reads, exports) and the tenant-bound pool (request transactions). */
+  poolStats(): { owner: PoolStats; tenant: PoolStats } {
+    return { owner: poolStats(this.pool), tenant: this.#tenantPool.stats };
   }
 
   /** Owner-level transaction (migrations, tenant creation, workers that span tenants). */

@@ -90,7 +90,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   app.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(defaultJsonParser));
   app.addHook('preValidation', rejectUnsafeText);
 
-  const metrics = new Metrics();
+  const metrics = new Metrics(ctx);
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   const routes: RouteInfo[] = [];
   app.decorate('routeList', routes);

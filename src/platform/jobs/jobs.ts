@@ -2,6 +2,7 @@
 // queues here; a process with ATRIUM_ROLE=api only sends, one with worker or all also works them.
 import { PgBoss, type QueueOptions } from 'pg-boss';
 import type { DatabaseHandle } from '../db/database.ts';
+import { WorkStatus } from './work-status.ts';
 
 export interface QueueDefinition<T extends object = object> {
   name: string;
@@ -22,9 +23,13 @@ export const PGBOSS_SCHEMA = 'pgboss';
 
 export class Jobs {
   readonly boss: PgBoss;
+  /** Heartbeats and backlogs of this process's background work (readiness and metrics). */
+  readonly status = new WorkStatus();
   readonly #queues: QueueDefinition<any>[] = [];
   readonly #stopHooks: { before: (() => Promise<void>)[]; after: (() => Promise<void>)[] } = { before: [], after: [] };
   #started = false;
+  #working = false;
+  #lastError: { at: number; message: string } | null = null;
 
   constructor(db: DatabaseHandle, opts: { onError?: (err: Error) => void } = {}) {
     this.boss = new PgBoss({
@@ -37,7 +42,10 @@ export class Jobs {
       cronMonitorIntervalSeconds: 5,
       cronWorkerIntervalSeconds: 1,
     });
-    this.boss.on('error', (err: Error) => opts.onError?.(err));
+    this.boss.on('error', (err: Error) => {
+      this.#lastError = { at: Date.now(), message: err.message };
+      opts.onError?.(err);
+    });
   }
 
   define<T extends object>(queue: QueueDefinition<T>): void {
@@ -68,6 +76,17 @@ export class Jobs {
       );
       await q.onStart?.();
     }
+    this.#working = work;
+  }
+
+  /** pg-boss started in this process and works its queues (false in ATRIUM_ROLE=api, and once stopped). */
+  get working(): boolean {
+    return this.#started && this.#working;
+  }
+
+  /** pg-boss's last error (its maintenance or polling failed), for readiness to show. */
+  get lastError(): { at: number; message: string } | null {
+    return this.#lastError;
   }
 
   async send(name: string, data: object, options?: Parameters<PgBoss['send']>[2]): Promise<string | null> {
@@ -83,6 +102,7 @@ export class Jobs {
     for (const fn of this.#stopHooks.before.splice(0)) await fn();
     if (this.#started) {
       this.#started = false;
+      this.#working = false;
       await this.boss.stop({ graceful: true, timeout: 10_000 });
     }
     for (const fn of this.#stopHooks.after.splice(0)) await fn();

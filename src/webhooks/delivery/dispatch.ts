@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../platform/db/schema.ts';
 import { tenantBaseUrl } from '../../platform/http/tenant-address.ts';
+import { outboxDispatchLag } from '../../platform/metrics.ts';
 import { buildPayload } from '../invocations.ts';
 import { type DetailFilter, matches, type PreferenceLookup, preferenceReferences } from '../match.ts';
 
@@ -171,6 +172,9 @@ export async function dispatchOnce(db: Db, opts: DispatchOptions): Promise<Dispa
       batch.outstanding = deliveries.length;
       if (deliveries.length === 0) await sql`delete from webhook_dispatch_batches where id = ${batch.id}::bigint`.execute(trx);
     }
+    // The event's time is its transaction's start: for the short transactions that write events, about its commit.
+    const now = Date.now();
+    for (let i = 0; i < taken; i++) outboxDispatchLag.observe(Math.max(0, now - events[i].occurred_on_utc.getTime()) / 1000);
     return { events: taken, due, deliveries, more: taken < events.length || events.length === opts.batchSize, ran: true };
   });
 }

@@ -9,6 +9,7 @@ import type { Trx } from '../../platform/db/database.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { appendEvents } from '../../platform/events/outbox.ts';
 import type { Logger } from '../../platform/log.ts';
+import { webhookSubscriptionsDeactivated } from '../../platform/metrics.ts';
 import type { AttemptOutcome } from './attempt.ts';
 import { AWAITING_BATCH, type Delivery, type DispatchBatch } from './dispatch.ts';
 
@@ -238,9 +239,15 @@ async function trackFailures(trx: Trx, recorded: { tenant_id: string; subscripti
       },
     })),
   );
+  webhookSubscriptionsDeactivated.inc(justDisabled.length);
   for (const d of justDisabled) {
     log.warn(
-      { tenant: d.tenant_id, subscription: d.id, failingSince: d.failing_since.toISOString() },
+      {
+        tenant: d.tenant_id,
+        subscription: d.id,
+        failingSince: d.failing_since.toISOString(),
+        reason: 'every delivery failed for ATRIUM_WEBHOOK_DISABLE_AFTER',
+      },
       'webhook subscription set inactive: every delivery has failed',
     );
   }

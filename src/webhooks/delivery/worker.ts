@@ -15,6 +15,7 @@ import { createOutboundAgent } from '../outbound.ts';
 import { signingKey } from '../sign.ts';
 import { nextDelayMs, postAttempt } from './attempt.ts';
 import { type Delivery, type DispatchBatch, dispatchOnce, releaseLapsedBatch } from './dispatch.ts';
+import { observeAttempt } from './observe.ts';
 import { claimDue, recordSettled, releaseLeases, renewBatches, type Settled } from './record.ts';
 
 const IDLE_DISPATCH_MS = 50;
@@ -47,6 +48,8 @@ export interface WebhookWorkerOptions {
   config: Config;
   /** The process logger's child for webhooks; silent when not given. */
   log?: Logger;
+  /** Called after each dispatcher pass that reached the database: the dispatcher is alive. */
+  onDispatchTick?: () => void;
 }
 
 export class WebhookWorker {
@@ -56,6 +59,7 @@ export class WebhookWorker {
   readonly #config: Config;
   readonly #agent: Agent;
   readonly #log: Logger;
+  readonly #onDispatchTick: () => void;
   readonly #leaseMs: number;
   readonly #stop = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
@@ -93,6 +97,7 @@ export class WebhookWorker {
     this.#box = opts.box;
     this.#config = opts.config;
     this.#log = opts.log ?? silentLogger;
+    this.#onDispatchTick = opts.onDispatchTick ?? (() => {});
     // Long enough for an attempt to time out and be recorded; after it, another worker may take over.
     this.#leaseMs = opts.config.webhookTimeoutMs + 5000;
     this.#agent = createOutboundAgent({
@@ -104,7 +109,11 @@ export class WebhookWorker {
 
   start(): void {
     this.#loops = [
-      this.#loop('dispatch', () => this.#dispatchTick()),
+      this.#loop('dispatch', async () => {
+        const idleMs = await this.#dispatchTick();
+        this.#onDispatchTick();
+        return idleMs;
+      }),
       this.#loop('claim', () => this.#claimTick()),
       this.#loop('flush', () => this.#flushTick()),
       this.#loop('renew', () => this.#renewTick()),
@@ -289,6 +298,7 @@ export class WebhookWorker {
       if (!this.#mayStart(delivery)) continue;
       const task = this.#attempt(delivery)
         .then((settled) => {
+          observeAttempt(this.#log, settled);
           // The recorder gathers attempts for a moment: one statement per handful would cost more per row.
           if (this.#settled.push(settled) === 1) this.#settledSince = Date.now();
           if (this.#settled.length === 1 || this.#settled.length >= FLUSH_BATCH) this.#wake('flush');

@@ -1,0 +1,64 @@
+// The process's own instruments for background work (webhook deliveries, dispatch, scheduled runs, exports),
+// one set per process and rendered at GET /metrics beside the HTTP metrics. Label policy: no tenant, no
+// subscription, no schedule label anywhere (their number grows with customers); labels take only values
+// from a short fixed list, so every series count is bounded (docs/operations.md lists them).
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export const workRegistry = new Registry();
+
+export type DeliveryOutcome = 'succeeded' | 'retrying' | 'failed';
+
+export const webhookDeliveries = new Counter({
+  name: 'atrium_webhook_deliveries_total',
+  help: 'Webhook delivery attempts by outcome (succeeded, retrying: failed with attempts left, failed: gave up) and status class (2xx..5xx, or none: no answer)',
+  labelNames: ['outcome', 'status_class'] as const,
+  registers: [workRegistry],
+});
+
+export const webhookAttemptDuration = new Histogram({
+  name: 'atrium_webhook_attempt_duration_seconds',
+  help: 'Duration of webhook delivery attempts, by outcome',
+  labelNames: ['outcome'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [workRegistry],
+});
+
+export const webhookSubscriptionsDeactivated = new Counter({
+  name: 'atrium_webhook_subscriptions_deactivated_total',
+  help: 'Webhook subscriptions set inactive because every delivery failed for ATRIUM_WEBHOOK_DISABLE_AFTER',
+  registers: [workRegistry],
+});
+
+export const outboxDispatchLag = new Histogram({
+  name: 'atrium_outbox_dispatch_lag_seconds',
+  help: 'Time from an event entering the outbox (its transaction) to its dispatch into webhook invocations',
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [workRegistry],
+});
+
+export const scheduleRuns = new Counter({
+  name: 'atrium_schedule_runs_total',
+  help: 'Scheduled extraction runs finished by this process, by outcome (succeeded, failed)',
+  labelNames: ['outcome'] as const,
+  registers: [workRegistry],
+});
+
+export const scheduleRunDuration = new Histogram({
+  name: 'atrium_schedule_run_duration_seconds',
+  help: 'Duration of scheduled extraction runs, by outcome',
+  labelNames: ['outcome'] as const,
+  buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
+  registers: [workRegistry],
+});
+
+export const exportsInFlight = new Gauge({
+  name: 'atrium_exports_in_flight',
+  help: 'CSV and NDJSON exports streaming now (HTTP exports and scheduled runs), by format',
+  labelNames: ['format'] as const,
+  registers: [workRegistry],
+});
+
+/** 2xx..5xx, or none when no HTTP answer came (refused, timed out, connection failed). */
+export function statusClass(statusCode: number | null): string {
+  return statusCode === null ? 'none' : `${Math.floor(statusCode / 100)}xx`;
+}
