@@ -18,6 +18,7 @@ const TITLES: Record<number, string> = {
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
 };
