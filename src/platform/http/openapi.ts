@@ -9,6 +9,7 @@ import { ProblemSchema } from './problem.ts';
 
 const ERROR_STATUSES = ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '504'];
 const COMPONENTS = '#/components/schemas/';
+const PROBLEM_DESCRIPTION = 'Problem details (RFC 9457)';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -83,7 +84,7 @@ export function documentRoute(route: RouteOptions, auth: AuthMode): void {
   const documented = Object.keys(route.config?.documentedResponses ?? {});
   if (![...documented, ...Object.keys(response)].some((s) => s.startsWith('2'))) response['200'] = { description: 'Success' };
   for (const status of ERROR_STATUSES) {
-    if (!(status in response)) response[status] = { description: 'Problem details', content: { 'application/problem+json': { schema: problemSchema } } };
+    if (!(status in response)) response[status] = { description: PROBLEM_DESCRIPTION, content: { 'application/problem+json': { schema: problemSchema } } };
   }
   route.schema = {
     ...schema,
@@ -101,8 +102,15 @@ export function withDocumentedResponses({ schema, url, route }: { schema: object
   return { schema: { ...rest, response: { ...documented, ...response } }, url };
 }
 
-/** @fastify/swagger's transformObject: every subtree equal to a named component becomes a $ref to it. */
-export function referenceComponents<T extends { components?: { schemas?: Record<string, unknown> } }>({ openapiObject }: { openapiObject: T }): T {
+/**
+ * @fastify/swagger's transformObject: every subtree equal to a named component becomes a $ref to it, and
+ * the problem answer every operation repeats is one components.responses.Problem.
+ */
+export function referenceComponents<T extends { paths?: object; components?: { schemas?: Record<string, unknown> } }>({
+  openapiObject,
+}: {
+  openapiObject: T;
+}): T {
   const schemas = openapiObject.components?.schemas ?? {};
   const byJson = new Map(Object.entries(schemas).map(([name, s]) => [JSON.stringify(s), name]));
   const replace = (node: unknown, self?: string): unknown => {
@@ -112,7 +120,20 @@ export function referenceComponents<T extends { components?: { schemas?: Record<
     if (name && name !== self) return { $ref: `${COMPONENTS}${name}` };
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, replace(v)]));
   };
-  const out = replace({ ...openapiObject, components: undefined }) as T;
-  const components = { ...openapiObject.components, schemas: Object.fromEntries(Object.entries(schemas).map(([n, s]) => [n, replace(s, n)])) };
-  return { ...out, components };
+  const problem = { description: PROBLEM_DESCRIPTION, content: { 'application/problem+json': { schema: { $ref: `${COMPONENTS}Problem` } } } };
+  const problemJson = JSON.stringify(problem);
+  const paths = replace(openapiObject.paths ?? {}) as Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      for (const [status, answer] of Object.entries(op.responses ?? {})) {
+        if (JSON.stringify(answer) === problemJson) (op.responses as Record<string, unknown>)[status] = { $ref: '#/components/responses/Problem' };
+      }
+    }
+  }
+  const components = {
+    ...openapiObject.components,
+    schemas: Object.fromEntries(Object.entries(schemas).map(([n, s]) => [n, replace(s, n)])),
+    responses: { Problem: problem },
+  };
+  return { ...(replace({ ...openapiObject, paths: undefined, components: undefined }) as T), paths, components };
 }
