@@ -31,6 +31,5 @@ if (import.meta.main) {
   if (out) {
     await mkdir(path.dirname(out), { recursive: true });
     await writeFile(out, text);
-  }
-  else process.stdout.write(text);
+  } else process.stdout.write(text);
 }
