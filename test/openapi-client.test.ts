@@ -34,7 +34,7 @@ describe('the OpenAPI document', () => {
       for (const [method, op] of Object.entries(item)) {
         const where = `${method.toUpperCase()} ${path}`;
         count++;
-        assert.match(op.operationId ?? '', /^[a-z][A-Za-z]*_[a-z][A-Za-z]*$/, `${where} operationId`);
+        assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]*_[a-z][A-Za-z0-9]*$/, `${where} operationId`);
         assert.ok(!seen.has(op.operationId as string), `${where} repeats the operationId of ${seen.get(op.operationId as string)}`);
         seen.set(op.operationId as string, where);
         assert.ok(
