@@ -112,3 +112,16 @@ export const appHeaders = (t: Pick<TenantCredentials, 'tenantId' | 'appId' | 'ap
   'x-appid': t.appId,
   'x-appsecret': t.appSecret,
 });
+
+/** The OpenAPI document with every `#/components/schemas/…` $ref replaced by the schema it names (our components have no cycles). */
+export function inlineRefs<T>(doc: T): T {
+  const schemas = (doc as { components?: { schemas?: Record<string, unknown> } }).components?.schemas ?? {};
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline);
+    if (node === null || typeof node !== 'object') return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return inline(schemas[ref.slice('#/components/schemas/'.length)]);
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]));
+  };
+  return inline(doc) as T;
+}

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { ADMIN_TOKEN, appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { ADMIN_TOKEN, appHeaders, inlineRefs, startTestServer, type TestServer } from './helpers.ts';
 
 interface Schema {
   type?: string | string[];
@@ -51,7 +51,7 @@ before(async () => {
   const token = await server.request('POST', '/api/auth/token', { headers: appHeaders(tenant) });
   assert.equal(token.status, 200, token.text);
   good = { app: appHeaders(tenant), token: token.body.accessToken, tenantId: tenant.tenantId };
-  const spec = (await server.request('GET', '/openapi.json')).body as {
+  const spec = inlineRefs((await server.request('GET', '/openapi.json')).body) as {
     paths: Record<
       string,
       Record<string, { parameters?: { in: string; name: string; schema: Schema }[]; requestBody?: { content?: Record<string, { schema: Schema }> } }>

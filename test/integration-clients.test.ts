@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { ADMIN_TOKEN, appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { ADMIN_TOKEN, appHeaders, inlineRefs, startTestServer, type TestServer } from './helpers.ts';
 
 let server: TestServer;
 let tenant: Awaited<ReturnType<TestServer['createTenant']>>;
@@ -422,7 +422,7 @@ describe('configuration keys', () => {
 
 describe('OpenAPI', () => {
   test('every Integration API route documents its body and each success response', async () => {
-    const doc = (await server.request('GET', '/openapi.json')).body;
+    const doc = inlineRefs((await server.request('GET', '/openapi.json')).body);
     const paths = [
       '/api/users',
       '/api/users/{id}',

@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type TSchema, Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import type { App } from '../platform/http/app.ts';
+import { named } from '../platform/http/openapi.ts';
 import { describeTable, dropTable, ensureTable, listTables, setDefinition, summarize, type TableDef } from './catalogue.ts';
 import { deleteRows, readColumnValue, readRow, readRows, writeRows } from './rows.ts';
 import { importTable, openExport, writeExport } from './transfer.ts';
@@ -35,80 +36,101 @@ const tableFields = {
   CreatedOn: Type.String({ format: 'date-time' }),
   ModifiedOn: Type.String({ format: 'date-time' }),
 };
-const TableSummary = Type.Object(tableFields);
-const TableSchema = Type.Object({ ...tableFields, RowCount: Type.Integer() });
-const CreateResult = Type.Object({ ...tableFields, Created: Type.Boolean(), AddedColumns: Type.Array(Type.String()) });
+const TableSummary = named('CustomTableSummary', Type.Object(tableFields));
+const TableSchema = named('CustomTable', Type.Object({ ...tableFields, RowCount: Type.Integer() }));
+const CreateResult = named('CustomTableCreated', Type.Object({ ...tableFields, Created: Type.Boolean(), AddedColumns: Type.Array(Type.String()) }));
 
-const CreateBody = Type.Object(
-  {
-    KeyColumnName: Type.String(),
-    KeyDataTypeId: DataTypeId,
-    KeyLength: Length,
-    Columns: Type.Optional(
-      Type.Array(Type.Object({ ColumnName: Type.String(), ColumnDataTypeId: DataTypeId, Length }, { additionalProperties: false }), { maxItems: 1000 }),
-    ),
-  },
-  { additionalProperties: false },
+const CreateBody = named(
+  'CustomTableCreateBody',
+  Type.Object(
+    {
+      KeyColumnName: Type.String(),
+      KeyDataTypeId: DataTypeId,
+      KeyLength: Length,
+      Columns: Type.Optional(
+        Type.Array(Type.Object({ ColumnName: Type.String(), ColumnDataTypeId: DataTypeId, Length }, { additionalProperties: false }), { maxItems: 1000 }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const KeyValue = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
-const RowModel = Type.Object(
-  {
-    KeyColumnName: Type.Optional(Type.String()),
-    KeyValue,
-    KeyDataTypeId: Type.Optional(DataTypeId),
-    Columns: Type.Optional(Type.Array(Type.Object({ ColumnName: Type.String(), Value: Type.Unknown() }, { additionalProperties: false }))),
-  },
-  { additionalProperties: false },
+const RowModel = named(
+  'CustomTableRowModel',
+  Type.Object(
+    {
+      KeyColumnName: Type.Optional(Type.String()),
+      KeyValue,
+      KeyDataTypeId: Type.Optional(DataTypeId),
+      Columns: Type.Optional(Type.Array(Type.Object({ ColumnName: Type.String(), Value: Type.Unknown() }, { additionalProperties: false }))),
+    },
+    { additionalProperties: false },
+  ),
 );
 const OperationType = Type.Union([Type.Integer(), Type.String()], { description: 'A number or its name' });
-const WriteBody = Type.Object(
-  {
-    OperationType,
-    UpdateModel: Type.Optional(RowModel),
-    UpdateManyModel: Type.Optional(Type.Array(RowModel)),
-    UpsertManyModel: Type.Optional(Type.Array(RowModel)),
-  },
-  { additionalProperties: false },
+const WriteBody = named(
+  'CustomTableWriteBody',
+  Type.Object(
+    {
+      OperationType,
+      UpdateModel: Type.Optional(RowModel),
+      UpdateManyModel: Type.Optional(Type.Array(RowModel)),
+      UpsertManyModel: Type.Optional(Type.Array(RowModel)),
+    },
+    { additionalProperties: false },
+  ),
 );
-const DeleteBody = Type.Object(
-  {
-    OperationType,
-    DeleteModel: Type.Optional(Type.Object({ KeyColumnName: Type.Optional(Type.String()), KeyValue }, { additionalProperties: false })),
-    DeleteManyModel: Type.Optional(
-      Type.Object({ KeyColumnName: Type.Optional(Type.String()), KeyValues: Type.Array(KeyValue) }, { additionalProperties: false }),
-    ),
-  },
-  { additionalProperties: false },
+const DeleteBody = named(
+  'CustomTableDeleteBody',
+  Type.Object(
+    {
+      OperationType,
+      DeleteModel: Type.Optional(Type.Object({ KeyColumnName: Type.Optional(Type.String()), KeyValue }, { additionalProperties: false })),
+      DeleteManyModel: Type.Optional(
+        Type.Object({ KeyColumnName: Type.Optional(Type.String()), KeyValues: Type.Array(KeyValue) }, { additionalProperties: false }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
 );
-const RowObject = Type.Object({
-  TableName: Type.String(),
-  KeyValue: Type.String(),
-  KeyColumnName: Type.String(),
-  KeyDataTypeId: Type.Integer(),
-  Columns: Type.Array(Type.Object({ ColumnName: Type.String(), ColumnDataTypeId: Type.Integer(), Value: Type.Unknown() })),
-});
+const RowObject = named(
+  'CustomTableRow',
+  Type.Object({
+    TableName: Type.String(),
+    KeyValue: Type.String(),
+    KeyColumnName: Type.String(),
+    KeyDataTypeId: Type.Integer(),
+    Columns: Type.Array(Type.Object({ ColumnName: Type.String(), ColumnDataTypeId: Type.Integer(), Value: Type.Unknown() })),
+  }),
+);
 const toInt = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s));
 
 export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<void> {
-  const route = <S extends Record<string, TSchema | Record<number, TSchema>>>(summary: string, extra: S, roles?: string[]) => ({
+  const route = <S extends Record<string, TSchema | Record<number, TSchema>>>(operationId: string, summary: string, extra: S, roles?: string[]) => ({
     config: roles ? { ...config, roles } : config,
-    schema: { tags, summary, ...extra },
+    schema: { tags, operationId, summary, ...extra },
   });
 
-  app.get('/api/v3/custom-tables', route('List the custom tables the caller may read', { response: { 200: Type.Array(TableSummary) } }), async (request) =>
-    request.readTenant((trx, p) => listTables(trx, p)),
+  app.get(
+    '/api/v3/custom-tables',
+    route('customTables_list', 'List the custom tables the caller may read', { response: { 200: Type.Array(TableSummary) } }),
+    async (request) => request.readTenant((trx, p) => listTables(trx, p)),
   );
 
   app.get(
     '/api/v3/custom-tables/:tableName',
-    route('Table schema and columns, with the row count', { params: TableParams, response: { 200: TableSchema } }),
+    route('customTables_describe', 'Table schema and columns, with the row count', { params: TableParams, response: { 200: TableSchema } }),
     async (request) => request.readTenant((trx, p) => describeTable(trx, p, request.params.tableName)),
   );
 
   app.post(
     '/api/v3/custom-tables/:tableName',
-    route('Create the table; if it exists, add the new columns', { params: TableParams, body: CreateBody, response: { 200: CreateResult, 201: CreateResult } }),
+    route('customTables_create', 'Create the table; if it exists, add the new columns', {
+      params: TableParams,
+      body: CreateBody,
+      response: { 200: CreateResult, 201: CreateResult },
+    }),
     async (request, reply) => {
       const r = await request.writeTenant((trx, p) => ensureTable(trx, p, request.params.tableName, request.body));
       reply.code(r.created ? 201 : 200);
@@ -118,7 +140,7 @@ export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<vo
 
   app.delete(
     '/api/v3/custom-tables/:tableName',
-    route('Drop the entire table', {
+    route('customTables_drop', 'Drop the entire table', {
       params: TableParams,
       response: { 200: Type.Object({ TableName: Type.String(), Id: Type.String(), Dropped: Type.Boolean() }) },
     }),
@@ -127,7 +149,7 @@ export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<vo
 
   app.get(
     '/api/v3/custom-tables/:tableName/rows/values',
-    route('All rows with column values, ordered by key', {
+    route('customTables_listRows', 'All rows with column values, ordered by key', {
       params: TableParams,
       querystring: Type.Object({ skip: Type.Optional(Count), take: Type.Optional(Type.String({ pattern: '^(10000|[1-9][0-9]{0,3})$' })) }),
       response: { 200: Type.Array(RowObject) },
@@ -138,13 +160,17 @@ export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<vo
 
   app.get(
     '/api/v3/custom-tables/:tableName/row',
-    route('A single row by key', { params: TableParams, querystring: Type.Object({ keyValue: Type.String() }), response: { 200: RowObject } }),
+    route('customTables_getRow', 'A single row by key', {
+      params: TableParams,
+      querystring: Type.Object({ keyValue: Type.String() }),
+      response: { 200: RowObject },
+    }),
     async (request) => request.readTenant((trx, p) => readRow(trx, p, request.params.tableName, request.query.keyValue)),
   );
 
   app.get(
     '/api/v3/custom-tables/:tableName/rows/columnValue',
-    route('One column value of a row', {
+    route('customTables_getColumnValue', 'One column value of a row', {
       params: TableParams,
       querystring: Type.Object({ keyValue: Type.String(), columnName: Type.String({ pattern: NAME_PATTERN }) }),
       response: {
@@ -162,7 +188,7 @@ export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<vo
 
   app.put(
     '/api/v3/custom-tables/:tableName/rows',
-    route('Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2)', {
+    route('customTables_writeRows', 'Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2)', {
       params: TableParams,
       body: WriteBody,
       response: {
@@ -180,7 +206,7 @@ export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<vo
 
   app.delete(
     '/api/v3/custom-tables/:tableName/rows',
-    route('Delete rows: Delete (0), DeleteAll (1), DeleteMany (2)', {
+    route('customTables_deleteRows', 'Delete rows: Delete (0), DeleteAll (1), DeleteMany (2)', {
       params: TableParams,
       body: DeleteBody,
       response: { 200: Type.Object({ TableName: Type.String(), OperationType: Type.String(), Deleted: Type.Integer() }) },
@@ -191,6 +217,7 @@ export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<vo
   app.put(
     '/api/v3/custom-table-definitions/:id',
     route(
+      'customTableDefinitions_setRoles',
       'Set the Read and Save roles of a table',
       {
         params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
@@ -207,7 +234,10 @@ export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<vo
 
   app.get(
     '/api/v3/custom-tables/:tableName/export',
-    route('Export the table (schema and every row) as a JSON file', { params: TableParams }),
+    route('customTables_export', 'Export the table (schema and every row) as a JSON file', {
+      params: TableParams,
+      response: { 200: Type.Object({}, { additionalProperties: true, description: 'The export file: the table schema and its rows, streamed' }) },
+    }),
     async (request, reply) => {
       const out = new PassThrough();
       let sending = false;
@@ -241,7 +271,7 @@ export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<vo
     sub.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     sub.put(
       '/api/v3/custom-tables/:tableName/import',
-      route('Import a table from an export file: create it if needed and upsert every row, atomically', {
+      route('customTables_import', 'Import a table from an export file: create it if needed and upsert every row, atomically', {
         params: TableParams,
         response: {
           200: Type.Object({

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import type { App } from '../platform/http/app.ts';
 import { sendJsonWithEtag } from '../platform/http/etag.ts';
+import { named } from '../platform/http/openapi.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
 import type { CsvOptions } from './copy-csv.ts';
 import type { ExportFormat } from './export.ts';
@@ -14,30 +15,36 @@ import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, MA
 const tags = ['Data Extraction API'];
 
 export const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
-export const QueryBuilder = Type.Object(
-  {
-    skip: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip (paging).' })),
-    take: Type.Optional(Type.Integer({ minimum: 0, description: `Rows to return; at most ${MAX_PAGE_SIZE} for JSON (omitted: up to ${MAX_PAGE_SIZE}).` })),
-    orderBy: Type.Optional(
-      Type.Array(
-        Type.Object(
-          { field: Type.String(), direction: Type.Optional(Type.String({ pattern: '^(?i:asc|desc)$', description: 'asc (default) or desc' })) },
-          { additionalProperties: false },
+export const QueryBuilder = named(
+  'QueryBuilder',
+  Type.Object(
+    {
+      skip: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip (paging).' })),
+      take: Type.Optional(Type.Integer({ minimum: 0, description: `Rows to return; at most ${MAX_PAGE_SIZE} for JSON (omitted: up to ${MAX_PAGE_SIZE}).` })),
+      orderBy: Type.Optional(
+        Type.Array(
+          Type.Object(
+            { field: Type.String(), direction: Type.Optional(Type.String({ pattern: '^(?i:asc|desc)$', description: 'asc (default) or desc' })) },
+            { additionalProperties: false },
+          ),
+          { maxItems: 100 },
         ),
-        { maxItems: 100 },
       ),
-    ),
-    fields: Type.Optional(Type.Array(Type.String(), { maxItems: 2000, description: 'Keys to answer, in this order.' })),
-    filters: Type.Optional(Type.Array(Type.Unknown(), { description: 'DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates.' })),
-  },
-  { additionalProperties: false },
+      fields: Type.Optional(Type.Array(Type.String(), { maxItems: 2000, description: 'Keys to answer, in this order.' })),
+      filters: Type.Optional(Type.Array(Type.Unknown(), { description: 'DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates.' })),
+    },
+    { additionalProperties: false },
+  ),
 );
-const ExecuteBody = Type.Object(
-  {
-    queryBuilder: Type.Optional(Type.Union([QueryBuilder, Type.Null()])),
-    parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Scalar), Type.Null()])),
-  },
-  { additionalProperties: false },
+const ExecuteBody = named(
+  'DynamicExecuteBody',
+  Type.Object(
+    {
+      queryBuilder: Type.Optional(Type.Union([QueryBuilder, Type.Null()])),
+      parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Scalar), Type.Null()])),
+    },
+    { additionalProperties: false },
+  ),
 );
 const NameParams = Type.Object({ NamedQuery: Type.String({ minLength: 1, maxLength: 200 }) });
 const Flag = (description: string) => Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description }));
@@ -46,7 +53,36 @@ const ExportQuery = Type.Object({
   bom: Flag('CSV: start with a UTF-8 byte order mark so Excel reads accents (also Accept: text/csv; bom=present).'),
   excelSafe: Flag('CSV: prefix text cells starting with = + - @ (or tab, CR) with a single quote, against formula injection.'),
 });
-const PageSchema = Type.Object({ data: Type.Array(Type.Record(Type.String(), Type.Unknown())), totalCount: Type.Integer() });
+const PageSchema = named('DynamicExecutePage', Type.Object({ data: Type.Array(Type.Record(Type.String(), Type.Unknown())), totalCount: Type.Integer() }));
+const NamedQuerySummary = named(
+  'NamedQuerySummary',
+  Type.Object({
+    name: Type.String(),
+    aliases: Type.Array(Type.String()),
+    purpose: Type.String(),
+    fieldCount: Type.Integer(),
+    parameters: Type.Array(Type.String()),
+  }),
+);
+const FieldMetadata = Type.Object({
+  name: Type.String(),
+  dataType: Type.String(),
+  operations: Type.Immutable(Type.Array(Type.String())),
+  defaultOperation: Type.String(),
+});
+const NamedQueryMetadata = named(
+  'NamedQueryMetadata',
+  Type.Object({
+    name: Type.String(),
+    aliases: Type.Array(Type.String()),
+    purpose: Type.String(),
+    key: Type.Array(Type.String()),
+    parameters: Type.Array(Type.Object({ name: Type.String(), appliesTo: Type.Union([Type.String(), Type.Null()]) })),
+    fields: Type.Array(FieldMetadata),
+    filterFields: Type.Optional(Type.Array(FieldMetadata, { description: 'Count queries: the fields their filters and parameters address' })),
+    maxPageSize: Type.Integer(),
+  }),
+);
 
 /** `bom=present` as a parameter of the text/csv media range, or the bom query option. */
 function csvOptions(accept: string | undefined, query: { bom?: string; excelSafe?: string }): CsvOptions {
@@ -68,11 +104,21 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
     {
       schema: {
         tags,
+        operationId: 'namedQueries_dynamicExecute',
         summary: 'Run a named query with a query builder (Accept: text/csv or application/x-ndjson to stream every row)',
         params: NameParams,
         querystring: ExportQuery,
         body: Type.Optional(Type.Union([ExecuteBody, Type.Null()])),
-        response: { 200: PageSchema },
+        response: {
+          200: {
+            description: 'One page of rows as JSON, or every row as CSV or NDJSON (by Accept)',
+            content: {
+              'application/json': { schema: PageSchema },
+              'text/csv': { schema: Type.String() },
+              'application/x-ndjson': { schema: Type.String({ description: 'One JSON object per line' }) },
+            },
+          },
+        },
       },
       config: { timeoutAdvice: TIMEOUT_ADVICE },
       // A call without a body (or with an empty one) asks for the first page of all fields.
@@ -105,13 +151,28 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
 
   app.get(
     '/api/v3/analytics/named-queries',
-    { schema: { tags, summary: 'The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName}' } },
+    {
+      schema: {
+        tags,
+        operationId: 'namedQueries_list',
+        summary: 'The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName}',
+        response: { 200: Type.Array(NamedQuerySummary) },
+      },
+    },
     async (request) => request.readTenant((trx, p) => listNamedQueries(trx, p)),
   );
 
   app.get(
     '/api/v3/analytics/named-query/:NamedQuery/metadata',
-    { schema: { tags, summary: 'Fields of a named query with their data types and filter operations, its key and parameters', params: NameParams } },
+    {
+      schema: {
+        tags,
+        operationId: 'namedQueries_metadata',
+        summary: 'Fields of a named query with their data types and filter operations, its key and parameters',
+        params: NameParams,
+        response: { 200: NamedQueryMetadata },
+      },
+    },
     async (request, reply) => sendJsonWithEtag(request, reply, await request.readTenant((trx, p) => describeNamedQuery(trx, p, request.params.NamedQuery))),
   );
 

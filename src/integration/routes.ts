@@ -7,6 +7,7 @@ import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { notFound } from '../platform/errors.ts';
 import type { App } from '../platform/http/app.ts';
+import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
@@ -32,14 +33,17 @@ const tags = ['Integration API'];
 const app_ = { auth: 'app' as const };
 const ActionSchema = Type.Union([Type.Literal('Created'), Type.Literal('Updated')], { description: 'Created (201) or Updated (200)' });
 
-const UserType = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() });
+const UserType = named('UserType', Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }));
 
-const UserPostBody = Type.Object(
-  {
-    ...requestProperties(USER_POST_FIELDS),
-    ...Object.fromEntries(USER_REFERENCE_FIELDS.map((name) => [name, Type.String({ minLength: 1, maxLength: 4000 })])),
-  },
-  { additionalProperties: false },
+const UserPostBody = named(
+  'UserBody',
+  Type.Object(
+    {
+      ...requestProperties(USER_POST_FIELDS),
+      ...Object.fromEntries(USER_REFERENCE_FIELDS.map((name) => [name, Type.String({ minLength: 1, maxLength: 4000 })])),
+    },
+    { additionalProperties: false },
+  ),
 );
 const userViewProperties = {
   ...responseProperties(USER_VIEW_FIELDS),
@@ -50,46 +54,61 @@ const userViewProperties = {
   CreatedOnUtc: nullable(Type.String({ format: 'date-time' })),
   ModifiedOnUtc: nullable(Type.String({ format: 'date-time' })),
 };
-const User = Type.Object(userViewProperties);
-const UserSaved = Type.Object({ ...userViewProperties, Action: ActionSchema });
+const User = named('User', Type.Object(userViewProperties));
+const UserSaved = named('UserSaved', Type.Object({ ...userViewProperties, Action: ActionSchema }));
 
 const wrapped = (s: TSchema) => Type.Object({ value: s }, { additionalProperties: false, description: 'The new value, as {"value": …} ("Value" accepted)' });
-const UserPatchBody = Type.Object(
-  {
-    Password: Type.Optional(wrapped(Type.String({ minLength: 1, maxLength: 1000, description: 'Login password; stored hashed' }))),
-    ...Object.fromEntries(USER_PATCH_FIELDS.map((f) => [f.name, Type.Optional(wrapped(requestSchema(f)))])),
-  },
-  { additionalProperties: false },
+const UserPatchBody = named(
+  'UserPatchBody',
+  Type.Object(
+    {
+      Password: Type.Optional(wrapped(Type.String({ minLength: 1, maxLength: 1000, description: 'Login password; stored hashed' }))),
+      ...Object.fromEntries(USER_PATCH_FIELDS.map((f) => [f.name, Type.Optional(wrapped(requestSchema(f)))])),
+    },
+    { additionalProperties: false },
+  ),
 );
 
-const EmployeeBody = Type.Object(requestProperties(EMPLOYEE_FIELDS), { additionalProperties: false });
-const EmployeeSaved = Type.Object({ ...responseProperties(EMPLOYEE_FIELDS.map((f) => ({ ...f, required: true }))), Action: ActionSchema });
-
-const AssociationBody = Type.Object(
-  {
-    companyId: Guid,
-    commercialClientId: Guid,
-    billingClientId: Guid,
-    externalId: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
-    vatExternalId: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
-  },
-  { additionalProperties: false },
+const EmployeeBody = named('EmployeeBody', Type.Object(requestProperties(EMPLOYEE_FIELDS), { additionalProperties: false }));
+const EmployeeSaved = named(
+  'EmployeeSaved',
+  Type.Object({ ...responseProperties(EMPLOYEE_FIELDS.map((f) => ({ ...f, required: true }))), Action: ActionSchema }),
 );
-const Association = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  companyId: Type.String({ format: 'uuid' }),
-  commercialClientId: Type.String({ format: 'uuid' }),
-  billingClientId: Type.String({ format: 'uuid' }),
-  externalId: nullable(Type.String()),
-  vatExternalId: nullable(Type.String()),
-});
+
+const AssociationBody = named(
+  'CommercialClientCompanyBody',
+  Type.Object(
+    {
+      companyId: Guid,
+      commercialClientId: Guid,
+      billingClientId: Guid,
+      externalId: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
+      vatExternalId: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
+    },
+    { additionalProperties: false },
+  ),
+);
+const Association = named(
+  'CommercialClientCompany',
+  Type.Object({
+    id: Type.String({ format: 'uuid' }),
+    companyId: Type.String({ format: 'uuid' }),
+    commercialClientId: Type.String({ format: 'uuid' }),
+    billingClientId: Type.String({ format: 'uuid' }),
+    externalId: nullable(Type.String()),
+    vatExternalId: nullable(Type.String()),
+  }),
+);
 
 const JsonObjectSchema = Type.Object({}, { additionalProperties: true, description: 'A JSON object' });
-const ConfigurationKey = Type.Object({
-  key: Type.String(),
-  value: JsonObjectSchema,
-  modifiedOnUtc: Type.String({ format: 'date-time' }),
-});
+const ConfigurationKey = named(
+  'ConfigurationKey',
+  Type.Object({
+    key: Type.String(),
+    value: JsonObjectSchema,
+    modifiedOnUtc: Type.String({ format: 'date-time' }),
+  }),
+);
 const KeyParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) });
 const ExternalIdQuery = Type.Object({ externalId: Type.String({ minLength: 1 }) });
 
@@ -108,6 +127,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       config: app_,
       schema: {
         tags,
+        operationId: 'userTypes_getByName',
         summary: 'Look a user type up by its name',
         querystring: Type.Object({ name: Type.String({ minLength: 1 }) }),
         response: { 200: UserType },
@@ -124,6 +144,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       config: app_,
       schema: {
         tags,
+        operationId: 'users_upsert',
         summary: 'Create or update a user',
         description:
           'Matched by Id when sent, else by ExternalId. CompanyCode, DepartmentExternalId (a department of that company) and TypologyExternalId ' +
@@ -146,6 +167,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       config: app_,
       schema: {
         tags,
+        operationId: 'users_patch',
         summary: 'Change some fields of a user',
         description: 'Each field is sent as {"value": …}; only the fields sent change. Password sets the login password (stored hashed).',
         params: Type.Object({ id: Guid }),
@@ -165,14 +187,14 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     '/api/users/external',
     {
       config: app_,
-      schema: { tags, summary: 'Look a user up by external id', querystring: ExternalIdQuery, response: { 200: User } },
+      schema: { tags, operationId: 'users_getByExternalId', summary: 'Look a user up by external id', querystring: ExternalIdQuery, response: { 200: User } },
     },
     async (request) => answer(await request.readTenant((db) => getUserByExternalId(db, request.query.externalId), { lane: true })),
   );
 
   app.get(
     '/api/users/:id',
-    { config: app_, schema: { tags, summary: 'Get a user by id', params: Type.Object({ id: Guid }), response: { 200: User } } },
+    { config: app_, schema: { tags, operationId: 'users_get', summary: 'Get a user by id', params: Type.Object({ id: Guid }), response: { 200: User } } },
     async (request) => answer(await request.readTenant((db) => getUserById(db, request.params.id), { lane: true })),
   );
 
@@ -182,6 +204,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       config: app_,
       schema: {
         tags,
+        operationId: 'employees_upsert',
         summary: 'Create or update an employee',
         description: 'Matched by Id when sent, else by ExternalId. Events: Created/Updated on document type Person.',
         headers: IdempotencyHeaders,
@@ -201,13 +224,22 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   // Clients, suppliers and master data --------------------------------------------------------------
 
   for (const def of RESOURCES) {
-    const body = bodySchema(def);
-    const saved = viewSchema(def);
+    const body = named(`${def.documentType}Body`, bodySchema(def));
+    const saved = named(`${def.documentType}Saved`, viewSchema(def));
+    const operationId = `${def.path.split('/').pop()}_upsert`;
     app.post(
       def.path,
       {
         config: app_,
-        schema: { tags, summary: def.summary, description: def.description, headers: IdempotencyHeaders, body, response: { 200: saved, 201: saved } },
+        schema: {
+          tags,
+          operationId,
+          summary: def.summary,
+          description: def.description,
+          headers: IdempotencyHeaders,
+          body,
+          response: { 200: saved, 201: saved },
+        },
       },
       idempotent(ctx, async (request, reply) => {
         const { view, inserted } = await request.writeTenant((trx: Trx, actor: Principal) =>
@@ -225,6 +257,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       config: app_,
       schema: {
         tags,
+        operationId: 'commercialClientCompanies_associate',
         summary: 'Associate a commercial client with its billing client for one company',
         description:
           'One billing client per commercial client and company: a second association for the same pair is a 409. The billing client must belong to companyId, ' +
@@ -243,13 +276,14 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
 
   // Lookups the user feed calls -----------------------------------------------------------------------
 
-  const DepartmentView = viewSchema(departments, false);
+  const DepartmentView = named('Department', viewSchema(departments, false));
   app.get(
     '/api/companies/:companyId/departments/external',
     {
       config: app_,
       schema: {
         tags,
+        operationId: 'departments_getByExternalId',
         summary: 'Look a department of a company up by external id',
         params: Type.Object({ companyId: Guid }),
         querystring: ExternalIdQuery,
@@ -272,13 +306,14 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     },
   );
 
-  const TypologyView = viewSchema(typologies, false);
+  const TypologyView = named('UserTypology', viewSchema(typologies, false));
   app.get(
     '/api/departments/:departmentId/usertypologies/external',
     {
       config: app_,
       schema: {
         tags,
+        operationId: 'userTypologies_getByExternalId',
         summary: 'Look a user typology of a department up by external id',
         params: Type.Object({ departmentId: Guid }),
         querystring: ExternalIdQuery,
@@ -309,6 +344,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       config: app_,
       schema: {
         tags,
+        operationId: 'configurationKeys_get',
         summary: 'Read a configuration key',
         description: 'Properties named like password, secret or token are answered in clear only to the Administrator role; others see "********".',
         params: KeyParams,
@@ -324,6 +360,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       config: app_,
       schema: {
         tags,
+        operationId: 'configurationKeys_put',
         summary: 'Create or replace a configuration key',
         description:
           'The body is the JSON object to store. Properties named like password, secret or token are stored encrypted; sending "********" for one keeps the stored value. ' +

@@ -9,6 +9,7 @@ import { QueryBuilder, Scalar } from '../extraction/routes.ts';
 import type { AppContext } from '../platform/context.ts';
 import { conflict, HttpProblem } from '../platform/errors.ts';
 import type { App, FastifyRequest } from '../platform/http/app.ts';
+import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
 import {
@@ -33,63 +34,74 @@ import { enqueueRun, syncSchedule } from './worker.ts';
 
 const tags = ['Scheduled extraction'];
 
-const ScheduleBody = Type.Object(
-  {
-    Name: Type.String({ minLength: 1, maxLength: 200 }),
-    Query: Type.String({ minLength: 1, maxLength: 200, description: 'A named query of the catalogue (or an alias), or CT-{tableName}.' }),
-    Format: Type.String({ minLength: 1, maxLength: 10, description: `${FORMATS.join(', ')}; a leading dot (".csv") is accepted.` }),
-    CronExpression: Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description: 'Five fields (minute hour day-of-month month day-of-week), UTC: "5 0 * * *" is 00:05 UTC every day.',
-    }),
-    Active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
-    Bom: Type.Optional(Type.Boolean({ description: 'CSV: start the file with a UTF-8 byte order mark, so Excel reads accents. Default false.' })),
-    ExcelSafe: Type.Optional(
-      Type.Boolean({ description: 'CSV: prefix text cells starting with = + - @ (or tab, CR) with a single quote, against formula injection. Default false.' }),
-    ),
-    queryBuilder: Type.Optional(nullable(QueryBuilder)),
-    parameters: Type.Optional(nullable(Type.Record(Type.String(), Scalar))),
-  },
-  { additionalProperties: false },
+const ScheduleBody = named(
+  'ScheduleBody',
+  Type.Object(
+    {
+      Name: Type.String({ minLength: 1, maxLength: 200 }),
+      Query: Type.String({ minLength: 1, maxLength: 200, description: 'A named query of the catalogue (or an alias), or CT-{tableName}.' }),
+      Format: Type.String({ minLength: 1, maxLength: 10, description: `${FORMATS.join(', ')}; a leading dot (".csv") is accepted.` }),
+      CronExpression: Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Five fields (minute hour day-of-month month day-of-week), UTC: "5 0 * * *" is 00:05 UTC every day.',
+      }),
+      Active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
+      Bom: Type.Optional(Type.Boolean({ description: 'CSV: start the file with a UTF-8 byte order mark, so Excel reads accents. Default false.' })),
+      ExcelSafe: Type.Optional(
+        Type.Boolean({
+          description: 'CSV: prefix text cells starting with = + - @ (or tab, CR) with a single quote, against formula injection. Default false.',
+        }),
+      ),
+      queryBuilder: Type.Optional(nullable(QueryBuilder)),
+      parameters: Type.Optional(nullable(Type.Record(Type.String(), Scalar))),
+    },
+    { additionalProperties: false },
+  ),
 );
 
-const Schedule = Type.Object({
-  id: Guid,
-  tenantId: Guid,
-  name: Type.String(),
-  query: Type.String(),
-  format: Type.String(),
-  cronExpression: Type.String(),
-  active: Type.Boolean(),
-  bom: Type.Boolean(),
-  excelSafe: Type.Boolean(),
-  queryBuilder: nullable(Type.Record(Type.String(), Type.Unknown())),
-  parameters: nullable(Type.Record(Type.String(), Type.Unknown())),
-  nextRunsUtc: Type.Array(Type.String({ format: 'date-time' }), { description: 'The next five fire times (UTC); empty while inactive.' }),
-  cronDescription: Type.String(),
-  runAsAppId: nullable(Guid),
-  runAsUserId: nullable(Guid),
-  createdOnUtc: Type.String({ format: 'date-time' }),
-  createdById: nullable(Guid),
-  modifiedOnUtc: Type.String({ format: 'date-time' }),
-  modifiedById: nullable(Guid),
-});
+const Schedule = named(
+  'Schedule',
+  Type.Object({
+    id: Guid,
+    tenantId: Guid,
+    name: Type.String(),
+    query: Type.String(),
+    format: Type.String(),
+    cronExpression: Type.String(),
+    active: Type.Boolean(),
+    bom: Type.Boolean(),
+    excelSafe: Type.Boolean(),
+    queryBuilder: nullable(Type.Record(Type.String(), Type.Unknown())),
+    parameters: nullable(Type.Record(Type.String(), Type.Unknown())),
+    nextRunsUtc: Type.Array(Type.String({ format: 'date-time' }), { description: 'The next five fire times (UTC); empty while inactive.' }),
+    cronDescription: Type.String(),
+    runAsAppId: nullable(Guid),
+    runAsUserId: nullable(Guid),
+    createdOnUtc: Type.String({ format: 'date-time' }),
+    createdById: nullable(Guid),
+    modifiedOnUtc: Type.String({ format: 'date-time' }),
+    modifiedById: nullable(Guid),
+  }),
+);
 
-const Run = Type.Object({
-  id: Guid,
-  scheduleId: Guid,
-  trigger: Type.Union([Type.Literal('schedule'), Type.Literal('manual')]),
-  fireTimeUtc: nullable(Type.String({ format: 'date-time' })),
-  startedOnUtc: Type.String({ format: 'date-time' }),
-  finishedOnUtc: nullable(Type.String({ format: 'date-time' })),
-  status: Type.Union([Type.Literal('Running'), Type.Literal('Succeeded'), Type.Literal('Failed')]),
-  rows: nullable(Type.Integer()),
-  bytes: nullable(Type.Integer()),
-  error: nullable(Type.String()),
-  fileName: nullable(Type.String()),
-  fileDeletedOnUtc: nullable(Type.String({ format: 'date-time' })),
-});
+const Run = named(
+  'ScheduleRun',
+  Type.Object({
+    id: Guid,
+    scheduleId: Guid,
+    trigger: Type.Union([Type.Literal('schedule'), Type.Literal('manual')]),
+    fireTimeUtc: nullable(Type.String({ format: 'date-time' })),
+    startedOnUtc: Type.String({ format: 'date-time' }),
+    finishedOnUtc: nullable(Type.String({ format: 'date-time' })),
+    status: Type.Union([Type.Literal('Running'), Type.Literal('Succeeded'), Type.Literal('Failed')]),
+    rows: nullable(Type.Integer()),
+    bytes: nullable(Type.Integer()),
+    error: nullable(Type.String()),
+    fileName: nullable(Type.String()),
+    fileDeletedOnUtc: nullable(Type.String({ format: 'date-time' })),
+  }),
+);
 
 const IdParams = Type.Object({ id: Guid });
 const RunParams = Type.Object({ id: Guid, runId: Guid });
@@ -120,12 +132,16 @@ async function afterSave(ctx: AppContext, request: FastifyRequest, view: { tenan
 export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
   const base = '/api/v3/analytics/schedules';
 
-  app.get(base, { schema: { tags, summary: 'List the schedules of the tenant', response: { 200: Type.Array(Schedule) } } }, async (request) =>
-    request.readTenant((trx) => listSchedules(trx)),
+  app.get(
+    base,
+    { schema: { tags, operationId: 'schedules_list', summary: 'List the schedules of the tenant', response: { 200: Type.Array(Schedule) } } },
+    async (request) => request.readTenant((trx) => listSchedules(trx)),
   );
 
-  app.get(`${base}/:id`, { schema: { tags, summary: 'Get one schedule', params: IdParams, response: { 200: Schedule } } }, async (request) =>
-    request.readTenant(async (trx) => scheduleView(await findSchedule(trx, request.params.id))),
+  app.get(
+    `${base}/:id`,
+    { schema: { tags, operationId: 'schedules_get', summary: 'Get one schedule', params: IdParams, response: { 200: Schedule } } },
+    async (request) => request.readTenant(async (trx) => scheduleView(await findSchedule(trx, request.params.id))),
   );
 
   app.post(
@@ -133,6 +149,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'schedules_create',
         summary: 'Create a schedule',
         description:
           'Query, queryBuilder and parameters are validated exactly as a dynamic-execute body is; the schedule runs as the calling app (and X-AppUser). ' +
@@ -153,7 +170,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.put(
     `${base}/:id`,
-    { schema: { tags, summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } } },
+    { schema: { tags, operationId: 'schedules_replace', summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } } },
     async (request) => {
       const view = await request.writeTenant((trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
@@ -163,7 +180,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.delete(
     `${base}/:id`,
-    { schema: { tags, summary: 'Delete a schedule, its runs and its files', params: IdParams, response: { 200: Schedule } } },
+    { schema: { tags, operationId: 'schedules_delete', summary: 'Delete a schedule, its runs and its files', params: IdParams, response: { 200: Schedule } } },
     async (request) => {
       const { view, files } = await request.writeTenant((trx, principal) => deleteSchedule(trx, principal, request.params.id));
       await afterSave(ctx, request, { ...view, active: false });
@@ -177,6 +194,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'schedules_runNow',
         summary: 'Run the schedule now',
         description:
           'Queues a run and waits up to `wait` seconds (default 10) for it: 200 with the finished run, or 202 with the run still Running ' +
@@ -206,12 +224,23 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.get(
     `${base}/:id/runs`,
-    { schema: { tags, summary: 'Runs of the schedule, newest first', params: IdParams, querystring: RunsQuery, response: { 200: Type.Array(Run) } } },
+    {
+      schema: {
+        tags,
+        operationId: 'schedules_listRuns',
+        summary: 'Runs of the schedule, newest first',
+        params: IdParams,
+        querystring: RunsQuery,
+        response: { 200: Type.Array(Run) },
+      },
+    },
     async (request) => request.readTenant((trx) => listRuns(trx, request.params.id, Number(request.query.skip ?? 0), Number(request.query.take ?? 50))),
   );
 
-  app.get(`${base}/:id/runs/:runId`, { schema: { tags, summary: 'One run of the schedule', params: RunParams, response: { 200: Run } } }, async (request) =>
-    request.readTenant(async (trx) => runView(await findRun(trx, request.params.id, request.params.runId))),
+  app.get(
+    `${base}/:id/runs/:runId`,
+    { schema: { tags, operationId: 'schedules_getRun', summary: 'One run of the schedule', params: RunParams, response: { 200: Run } } },
+    async (request) => request.readTenant(async (trx) => runView(await findRun(trx, request.params.id, request.params.runId))),
   );
 
   app.get(
@@ -219,10 +248,17 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'schedules_downloadRunFile',
         summary: "Download a run's file",
         description:
           'Content-Disposition names it {Query}_{yyyyMMddHHmmss}.{ext} (the run start, UTC). 409 while the run is Running or when it failed; 410 once retention deleted it.',
         params: RunParams,
+        response: {
+          200: {
+            description: 'The file, in the format of the schedule',
+            content: Object.fromEntries([...new Set(Object.values(CONTENT_TYPES))].map((type) => [type, { schema: Type.String({ format: 'binary' }) }])),
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -243,7 +279,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
         .header('content-length', info.size)
         .header('content-disposition', `attachment; filename="${run.file_name}"`)
         .header('cache-control', 'no-store')
-        .send(createReadStream(file));
+        .send(createReadStream(file) as never);
     },
   );
 }

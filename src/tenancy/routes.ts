@@ -39,6 +39,7 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
       config,
       schema: {
         tags,
+        operationId: 'operator_createTenant',
         summary: 'Create a tenant with its first company, roles, Administrator user and app',
         body: Type.Object({
           name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -61,6 +62,8 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
       config,
       schema: {
         tags,
+        operationId: 'operator_listTenants',
+        summary: 'List the tenants with their slugs and base URLs',
         response: {
           200: Type.Array(
             Type.Object({ id: Uuid, name: Type.String(), slug: Slug, baseUrl: Type.String(), createdOnUtc: Type.String({ format: 'date-time' }) }),
@@ -76,6 +79,7 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
       config,
       schema: {
         tags,
+        operationId: 'operator_createApp',
         summary: 'Create an API app; its secret is shown once',
         params: TenantParams,
         body: Type.Object({ name: Type.String({ minLength: 1 }), roles: Type.Optional(Type.Array(Type.String())) }),
@@ -86,7 +90,10 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
   );
   app.post(
     '/admin/tenants/:tenantId/apps/:appId/rotate',
-    { config, schema: { tags, summary: 'Replace the secret of an app', params: AppParams, response: { 200: AppCredentials } } },
+    {
+      config,
+      schema: { tags, operationId: 'operator_rotateApp', summary: 'Replace the secret of an app', params: AppParams, response: { 200: AppCredentials } },
+    },
     async (request) => rotateApp(ctx, request.params.tenantId, request.params.appId),
   );
   app.delete(
@@ -95,6 +102,7 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
       config,
       schema: {
         tags,
+        operationId: 'operator_revokeApp',
         summary: 'Revoke an app',
         params: AppParams,
         response: { 200: Type.Object({ tenantId: Uuid, appId: Type.String(), revoked: Type.Boolean() }) },
@@ -108,6 +116,7 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
       config,
       schema: {
         tags,
+        operationId: 'operator_createUser',
         summary: 'Create a user who can log in with a password',
         params: TenantParams,
         body: Type.Object({

@@ -3,7 +3,7 @@
 // (user `<tenantId>:<appId>` — or `<slug>:<appId>`, or `<appId>` alone under a tenant's base path or host —,
 // password the app secret) or a bearer token.
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { HttpProblem, notFound, unauthorized } from '../../platform/errors.ts';
@@ -17,6 +17,26 @@ import { entityModels, keyPredicate, ODATA_PAGE_SIZE, type ODataOptions, readEnt
 const tags = ['OData feed'];
 const CHALLENGE = { 'www-authenticate': 'Basic realm="Atrium", charset="UTF-8"' };
 const odataConfig = { auth: 'none' as const, timeoutAdvice: TIMEOUT_ADVICE };
+
+// How /openapi.json describes the feed; the answers themselves are written as they are, not through these schemas.
+const documented = (operationId: string, summary: string, mediaType: string, schema: TSchema) => ({
+  schema: { tags, operationId, summary },
+  config: { ...odataConfig, documentedResponses: { 200: { description: summary, content: { [mediaType]: { schema } } } } },
+});
+const ODATA_JSON = 'application/json; odata.metadata=minimal';
+const serviceDocumentRoute = documented(
+  'odata_serviceDocument',
+  'OData service document',
+  ODATA_JSON,
+  Type.Object({ '@odata.context': Type.String(), value: Type.Array(Type.Object({ name: Type.String(), kind: Type.String(), url: Type.String() })) }),
+);
+const metadataRoute = documented('odata_metadata', 'OData CSDL of every entity set', 'application/xml', Type.String());
+const EntitySetPage = Type.Object({
+  '@odata.context': Type.String(),
+  '@odata.count': Type.Optional(Type.Integer()),
+  value: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+  '@odata.nextLink': Type.Optional(Type.String()),
+});
 
 const challenge = (detail: string) => new HttpProblem(401, detail, { headers: CHALLENGE });
 
@@ -77,7 +97,7 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
   };
   const headers = { 'odata-version': '4.0' };
 
-  app.get('/odata/v4', { schema: { tags, summary: 'OData service document' }, config: odataConfig, onRequest }, async (request, reply) => {
+  app.get('/odata/v4', { ...serviceDocumentRoute, onRequest }, async (request, reply) => {
     const models = await request.readTenant((trx, p) => entityModels(trx, p));
     reply.headers(headers).type('application/json; odata.metadata=minimal');
     return {
@@ -86,7 +106,7 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
     };
   });
 
-  app.get('/odata/v4/$metadata', { schema: { tags, summary: 'OData CSDL of every entity set' }, config: odataConfig, onRequest }, async (request, reply) => {
+  app.get('/odata/v4/$metadata', { ...metadataRoute, onRequest }, async (request, reply) => {
     const models = await request.readTenant((trx, p) => entityModels(trx, p));
     reply.headers(headers).type('application/xml');
     return sendWithEtag(request, reply, csdl(models));
@@ -110,11 +130,12 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'odata_readEntitySet',
         summary: 'Rows of a named query ($filter, $select, $orderby, $top, $skip, $count; @odata.nextLink pages)',
         params: Type.Object({ entitySet: Type.String({ maxLength: 200 }) }),
         querystring: Query,
       },
-      config: odataConfig,
+      config: { ...odataConfig, documentedResponses: { 200: { description: 'A page of rows', content: { [ODATA_JSON]: { schema: EntitySetPage } } } } },
       onRequest,
     },
     async (request, reply) => {
@@ -151,8 +172,17 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     '/odata/v4/:entitySet/$count',
     {
-      schema: { tags, summary: 'Number of rows matching $filter', params: Type.Object({ entitySet: Type.String({ maxLength: 200 }) }), querystring: Query },
-      config: odataConfig,
+      schema: {
+        tags,
+        operationId: 'odata_countEntitySet',
+        summary: 'Number of rows matching $filter',
+        params: Type.Object({ entitySet: Type.String({ maxLength: 200 }) }),
+        querystring: Query,
+      },
+      config: {
+        ...odataConfig,
+        documentedResponses: { 200: { description: 'The count', content: { 'text/plain': { schema: Type.String({ pattern: '^[0-9]+$' }) } } } },
+      },
       onRequest,
     },
     async (request, reply) => {

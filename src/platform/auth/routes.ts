@@ -4,17 +4,21 @@ import { type Static, Type } from 'typebox';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
 import type { App } from '../http/app.ts';
+import { named } from '../http/openapi.ts';
 import { requirePrincipal } from '../http/tenant-seam.ts';
 import type { LoginBody } from './service.ts';
 
-const TokenResponse = Type.Object({
-  accessToken: Type.String(),
-  tokenType: Type.Literal('Bearer'),
-  expiresIn: Type.Integer({ description: 'Lifetime of the access token in seconds' }),
-  refreshToken: Type.String(),
-  UserId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
-  User: Type.Union([Type.Object({ Id: Type.String(), UserName: Type.String(), Name: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
-});
+const TokenResponse = named(
+  'AccessToken',
+  Type.Object({
+    accessToken: Type.String(),
+    tokenType: Type.Literal('Bearer'),
+    expiresIn: Type.Integer({ description: 'Lifetime of the access token in seconds' }),
+    refreshToken: Type.String(),
+    UserId: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    User: Type.Union([Type.Object({ Id: Type.String(), UserName: Type.String(), Name: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
+  }),
+);
 
 const LoginRequest = Type.Object(
   {
@@ -61,7 +65,7 @@ const WhoAmI = Type.Object({
 export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     '/api/v3/whoami',
-    { schema: { tags: ['Authentication'], summary: 'Who the credentials act as, with their roles', response: { 200: WhoAmI } } },
+    { schema: { tags: ['Authentication'], operationId: 'auth_whoAmI', summary: 'Who the credentials act as, with their roles', response: { 200: WhoAmI } } },
     async (request) => {
       const p = requirePrincipal(request);
       return { tenantId: p.tenantId, appId: p.appId, userId: p.userId, userName: p.userName, roles: [...p.roles].sort(), via: p.via };
@@ -74,6 +78,7 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       config: { auth: 'none' },
       schema: {
         tags: ['Authentication'],
+        operationId: 'auth_token',
         summary: 'Obtain an access token',
         description:
           'Either send the app headers X-AppTenant, X-AppId and X-AppSecret (client credentials), or the login body {UserName, Password, Persistent, LoginAsDelegate, DelegatedUserName}. ' +
@@ -101,6 +106,7 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       config: { auth: 'none' },
       schema: {
         tags: ['Authentication'],
+        operationId: 'auth_refreshToken',
         summary: 'Exchange a refresh token for new tokens (single use)',
         body: Type.Object({ refreshToken: Type.String({ minLength: 1 }) }),
         response: { 200: TokenResponse },

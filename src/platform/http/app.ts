@@ -13,7 +13,7 @@ import { sendJsonWithEtag } from './etag.ts';
 import { clientErrorHandler, depthLimitedJsonParser, frameworkErrors, rejectUnsafeText } from './input-guard.ts';
 import { Metrics } from './metrics.ts';
 import { registerHttpNiceties } from './niceties.ts';
-import { ProblemSchema } from './problem.ts';
+import { documentRoute, openApiComponents, referenceComponents, withDocumentedResponses } from './openapi.ts';
 import { proxyTrust } from './public-address.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { addressedTenant, basePathOf, hostSlugMatcher, namesOf, rewriteTenantPath } from './tenant-address.ts';
@@ -55,9 +55,6 @@ export interface RouteInfo {
   /** Static roles from `config.roles` (any one of them). */
   roles: readonly string[];
 }
-
-const ERROR_STATUSES = ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '504'];
-const { $id: _problemId, ...problemSchemaInline } = ProblemSchema as typeof ProblemSchema & { $id?: string };
 
 export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => Promise<void>): Promise<App> {
   const { config } = ctx;
@@ -112,16 +109,10 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
         version: '0.1.0',
         description: 'Data Extraction, Integration, Custom Tables and Webhook APIs of an agency workflow platform. Errors are RFC 9457 problem+json.',
       },
-      components: {
-        securitySchemes: {
-          AppTenant: { type: 'apiKey', in: 'header', name: 'X-AppTenant' },
-          AppId: { type: 'apiKey', in: 'header', name: 'X-AppId' },
-          AppSecret: { type: 'apiKey', in: 'header', name: 'X-AppSecret' },
-          AccessToken: { type: 'apiKey', in: 'header', name: 'X-AccessToken' },
-          Bearer: { type: 'http', scheme: 'bearer' },
-        },
-      },
+      components: openApiComponents as never,
     },
+    transform: withDocumentedResponses as never,
+    transformObject: referenceComponents as never,
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -140,20 +131,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     if (isDocs) return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const m of methods) if (m !== 'HEAD') routes.push({ method: m, url, auth, roles: rolesOf(route) });
-    const schema = (route.schema ?? {}) as Record<string, unknown>;
-    const response = { ...((schema.response as Record<string, unknown>) ?? {}) };
-    for (const status of ERROR_STATUSES) if (!(status in response)) response[status] = { ...problemSchemaInline, description: 'Problem details' };
-    const security: Record<string, string[]>[] =
-      auth === 'app'
-        ? [{ AppTenant: [], AppId: [], AppSecret: [] }]
-        : auth === 'token'
-          ? [{ AccessToken: [] }, { Bearer: [] }]
-          : auth === 'appOrToken'
-            ? [{ AppTenant: [], AppId: [], AppSecret: [] }, { AccessToken: [] }, { Bearer: [] }]
-            : auth === 'admin'
-              ? [{ Bearer: [] }]
-              : [];
-    route.schema = { ...schema, response, ...(security.length ? { security } : {}) };
+    documentRoute(route, auth);
   });
 
   app.addHook('onRequest', async (request, reply) => {

@@ -19,44 +19,60 @@ const Health = Type.Object({
 const OFF = 'off';
 
 export async function healthRoutes(app: App, ctx: AppContext): Promise<void> {
-  app.get('/health/live', { config: { auth: 'none' }, schema: { tags: ['Health'], response: { 200: Health } } }, async () => ({ status: 'ok' }));
+  app.get(
+    '/health/live',
+    { config: { auth: 'none' }, schema: { tags: ['Health'], operationId: 'health_live', summary: 'Liveness: the process answers', response: { 200: Health } } },
+    async () => ({ status: 'ok' }),
+  );
 
   let migrated = false;
-  app.get('/health/ready', { config: { auth: 'none' }, schema: { tags: ['Health'], response: { 200: Health, 503: Health } } }, async (_request, reply) => {
-    const checks: Record<string, string> = {};
-    let backlog: Record<string, Backlog> | undefined;
-    try {
-      await sql`select 1`.execute(ctx.db.kysely);
-      checks.database = 'ok';
-      migrated ||= await migrationsApplied(ctx.db.kysely);
-      checks.migrations = migrated ? 'ok' : 'pending';
-    } catch (err) {
-      checks.database = `unreachable: ${(err as Error).message}`;
-    }
-    const jobs = ctx.jobs;
-    const works = jobs !== null && ctx.config.role !== 'api';
-    if (!works) {
-      checks.jobs = OFF;
-      checks.webhookDispatcher = OFF;
-      checks.backlog = OFF;
-    } else {
-      checks.jobs = jobs.working ? 'ok' : 'stopped';
-      checks.webhookDispatcher = OFF;
-      for (const h of jobs.status.heartbeats()) {
-        checks[h.name] = h.alive ? 'ok' : `stalled: no pass for ${Math.round(h.silentMs / 1000)} s`;
+  app.get(
+    '/health/ready',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['Health'],
+        operationId: 'health_ready',
+        summary: 'Readiness: the database reachable and migrated and, in a process that works jobs, its worker side (each component in checks)',
+        response: { 200: Health, 503: Health },
+      },
+    },
+    async (_request, reply) => {
+      const checks: Record<string, string> = {};
+      let backlog: Record<string, Backlog> | undefined;
+      try {
+        await sql`select 1`.execute(ctx.db.kysely);
+        checks.database = 'ok';
+        migrated ||= await migrationsApplied(ctx.db.kysely);
+        checks.migrations = migrated ? 'ok' : 'pending';
+      } catch (err) {
+        checks.database = `unreachable: ${(err as Error).message}`;
       }
-      if (checks.database === 'ok') {
-        try {
-          backlog = await jobs.status.backlogs();
-          checks.backlog = backlogState(backlog, ctx.config.readyMaxBacklogAgeMs);
-        } catch (err) {
-          checks.backlog = `unreadable: ${(err as Error).message}`;
+      const jobs = ctx.jobs;
+      const works = jobs !== null && ctx.config.role !== 'api';
+      if (!works) {
+        checks.jobs = OFF;
+        checks.webhookDispatcher = OFF;
+        checks.backlog = OFF;
+      } else {
+        checks.jobs = jobs.working ? 'ok' : 'stopped';
+        checks.webhookDispatcher = OFF;
+        for (const h of jobs.status.heartbeats()) {
+          checks[h.name] = h.alive ? 'ok' : `stalled: no pass for ${Math.round(h.silentMs / 1000)} s`;
         }
-      } else checks.backlog = 'unknown: the database is unreachable';
-    }
-    const ok = Object.values(checks).every((state) => state === 'ok' || state === OFF);
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks, ...(backlog ? { backlog } : {}) });
-  });
+        if (checks.database === 'ok') {
+          try {
+            backlog = await jobs.status.backlogs();
+            checks.backlog = backlogState(backlog, ctx.config.readyMaxBacklogAgeMs);
+          } catch (err) {
+            checks.backlog = `unreadable: ${(err as Error).message}`;
+          }
+        } else checks.backlog = 'unknown: the database is unreachable';
+      }
+      const ok = Object.values(checks).every((state) => state === 'ok' || state === OFF);
+      return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks, ...(backlog ? { backlog } : {}) });
+    },
+  );
 }
 
 function backlogState(backlog: Record<string, Backlog>, maxAgeMs: number): string {

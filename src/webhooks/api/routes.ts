@@ -5,6 +5,7 @@ import type { Principal } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { appendEvent } from '../../platform/events/outbox.ts';
 import type { App, FastifyReply, FastifyRequest } from '../../platform/http/app.ts';
+import { named } from '../../platform/http/openapi.ts';
 import { Guid, nullable } from '../../platform/http/schemas.ts';
 import { basePathOf, requestBaseUrl } from '../../platform/http/tenant-address.ts';
 import { createTestInvocation, resendInvocation } from '../invocations.ts';
@@ -26,83 +27,98 @@ import {
 const tags = ['Webhooks'];
 const Literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
-const DetailFilterSchema = Type.Object(
-  {
-    groupCondition: Literals(GROUP_CONDITIONS),
-    jsonPathExpression: Type.String({ minLength: 1, maxLength: 500, description: 'Property of the event detail: Name, a.b or $.a.b' }),
-    condition: Literals(FILTER_CONDITIONS),
-    value: Type.String({ maxLength: 4000, description: 'Compared case-insensitively; {{SystemPreferenceName/KeyName}} resolves a system preference' }),
-  },
-  { additionalProperties: false },
+const DetailFilterSchema = named(
+  'DetailFilter',
+  Type.Object(
+    {
+      groupCondition: Literals(GROUP_CONDITIONS),
+      jsonPathExpression: Type.String({ minLength: 1, maxLength: 500, description: 'Property of the event detail: Name, a.b or $.a.b' }),
+      condition: Literals(FILTER_CONDITIONS),
+      value: Type.String({ maxLength: 4000, description: 'Compared case-insensitively; {{SystemPreferenceName/KeyName}} resolves a system preference' }),
+    },
+    { additionalProperties: false },
+  ),
 );
 
-const SubscriptionBody = Type.Object(
-  {
-    Name: Type.String({ minLength: 1, maxLength: 200 }),
-    Description: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
-    ActionType: Type.String({ minLength: 1, maxLength: 200, description: 'An event of the catalogue (Created, Updated, StageUpdated, …) or a custom value' }),
-    DocumentType: Type.String({ minLength: 1, maxLength: 400, description: 'Full type name, as GET /api/v3/document-types/lookup lists' }),
-    Url: Type.Optional(nullable(Type.String({ maxLength: 2000, description: 'Required unless IsAutomation' }))),
-    Secret: Type.Optional(
-      nullable(
-        Type.String({
-          maxLength: 500,
-          description:
-            'whsec_<base64> (Standard Webhooks) or any text (used as its UTF-8 bytes). Generated when absent; a PUT without it keeps the current one',
-        }),
+const SubscriptionBody = named(
+  'WebhookSubscriptionBody',
+  Type.Object(
+    {
+      Name: Type.String({ minLength: 1, maxLength: 200 }),
+      Description: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
+      ActionType: Type.String({ minLength: 1, maxLength: 200, description: 'An event of the catalogue (Created, Updated, StageUpdated, …) or a custom value' }),
+      DocumentType: Type.String({ minLength: 1, maxLength: 400, description: 'Full type name, as GET /api/v3/document-types/lookup lists' }),
+      Url: Type.Optional(nullable(Type.String({ maxLength: 2000, description: 'Required unless IsAutomation' }))),
+      Secret: Type.Optional(
+        nullable(
+          Type.String({
+            maxLength: 500,
+            description:
+              'whsec_<base64> (Standard Webhooks) or any text (used as its UTF-8 bytes). Generated when absent; a PUT without it keeps the current one',
+          }),
+        ),
       ),
-    ),
-    Active: Type.Optional(Type.Boolean({ default: false })),
-    IsAutomation: Type.Optional(Type.Boolean({ default: false })),
-    AutomationId: Type.Optional(nullable(Guid)),
-    BusinessObjectTypeName: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
-    DetailFilters: Type.Optional(nullable(Type.Array(DetailFilterSchema, { maxItems: 100 }))),
-  },
-  { additionalProperties: false, description: 'Property names are matched case-insensitively' },
+      Active: Type.Optional(Type.Boolean({ default: false })),
+      IsAutomation: Type.Optional(Type.Boolean({ default: false })),
+      AutomationId: Type.Optional(nullable(Guid)),
+      BusinessObjectTypeName: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
+      DetailFilters: Type.Optional(nullable(Type.Array(DetailFilterSchema, { maxItems: 100 }))),
+    },
+    { additionalProperties: false, description: 'Property names are matched case-insensitively' },
+  ),
 );
 
-const Subscription = Type.Object({
-  id: Guid,
-  tenantId: Guid,
-  name: Type.String(),
-  description: nullable(Type.String()),
-  url: nullable(Type.String()),
-  secret: Type.String(),
-  actionType: Type.String(),
-  documentType: Type.String(),
-  active: Type.Boolean(),
-  isAutomation: Type.Boolean(),
-  automationId: nullable(Type.String()),
-  businessObjectTypeName: nullable(Type.String()),
-  detailFilters: Type.Array(DetailFilterSchema),
-  createdOnUtc: Type.String({ format: 'date-time' }),
-  createdById: nullable(Type.String()),
-  modifiedOnUtc: Type.String({ format: 'date-time' }),
-  modifiedById: nullable(Type.String()),
-});
+const Subscription = named(
+  'WebhookSubscription',
+  Type.Object({
+    id: Guid,
+    tenantId: Guid,
+    name: Type.String(),
+    description: nullable(Type.String()),
+    url: nullable(Type.String()),
+    secret: Type.String(),
+    actionType: Type.String(),
+    documentType: Type.String(),
+    active: Type.Boolean(),
+    isAutomation: Type.Boolean(),
+    automationId: nullable(Type.String()),
+    businessObjectTypeName: nullable(Type.String()),
+    detailFilters: Type.Array(DetailFilterSchema),
+    createdOnUtc: Type.String({ format: 'date-time' }),
+    createdById: nullable(Type.String()),
+    modifiedOnUtc: Type.String({ format: 'date-time' }),
+    modifiedById: nullable(Type.String()),
+  }),
+);
 
-const Attempt = Type.Object({
-  attempt: Type.Integer(),
-  startedOnUtc: Type.String({ format: 'date-time' }),
-  durationMs: Type.Integer(),
-  statusCode: nullable(Type.Integer()),
-  responseBody: nullable(Type.String({ description: 'First 4 KB of the answer' })),
-  error: nullable(Type.String()),
-});
-const Invocation = Type.Object({
-  id: Guid,
-  webhookId: Type.String({ description: 'The webhook-id header of every attempt' }),
-  eventId: nullable(Type.String()),
-  kind: Literals(['event', 'test']),
-  actionType: Type.String(),
-  documentType: Type.String(),
-  documentId: nullable(Type.String()),
-  createdOnUtc: Type.String({ format: 'date-time' }),
-  status: Literals(['Pending', 'Retrying', 'Succeeded', 'Failed']),
-  attempts: Type.Array(Attempt),
-  nextAttemptOnUtc: nullable(Type.String({ format: 'date-time' })),
-});
-const Queued = Type.Object({ invocationId: Guid, webhookId: Type.String(), status: Type.Literal('Pending') });
+const Attempt = named(
+  'WebhookAttempt',
+  Type.Object({
+    attempt: Type.Integer(),
+    startedOnUtc: Type.String({ format: 'date-time' }),
+    durationMs: Type.Integer(),
+    statusCode: nullable(Type.Integer()),
+    responseBody: nullable(Type.String({ description: 'First 4 KB of the answer' })),
+    error: nullable(Type.String()),
+  }),
+);
+const Invocation = named(
+  'WebhookInvocation',
+  Type.Object({
+    id: Guid,
+    webhookId: Type.String({ description: 'The webhook-id header of every attempt' }),
+    eventId: nullable(Type.String()),
+    kind: Literals(['event', 'test']),
+    actionType: Type.String(),
+    documentType: Type.String(),
+    documentId: nullable(Type.String()),
+    createdOnUtc: Type.String({ format: 'date-time' }),
+    status: Literals(['Pending', 'Retrying', 'Succeeded', 'Failed']),
+    attempts: Type.Array(Attempt),
+    nextAttemptOnUtc: nullable(Type.String({ format: 'date-time' })),
+  }),
+);
+const Queued = named('WebhookQueued', Type.Object({ invocationId: Guid, webhookId: Type.String(), status: Type.Literal('Pending') }));
 
 const IdParams = Type.Object({ id: Guid });
 const HistoryQuery = Type.Object(
@@ -115,19 +131,22 @@ const HistoryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const DocumentType = Type.Object({ name: Type.String(), className: Type.String(), fullName: Type.String() });
+const DocumentType = named('DocumentType', Type.Object({ name: Type.String(), className: Type.String(), fullName: Type.String() }));
 
-const EventBody = Type.Object(
-  {
-    actionType: Type.String({ minLength: 1, maxLength: 200 }),
-    documentType: Type.String({ minLength: 1, maxLength: 400 }),
-    documentId: Guid,
-    businessObjectTypeName: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
-    detail: Type.Optional(Type.Object({}, { additionalProperties: true })),
-  },
-  { additionalProperties: false },
+const EventBody = named(
+  'EventBody',
+  Type.Object(
+    {
+      actionType: Type.String({ minLength: 1, maxLength: 200 }),
+      documentType: Type.String({ minLength: 1, maxLength: 400 }),
+      documentId: Guid,
+      businessObjectTypeName: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
+      detail: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    },
+    { additionalProperties: false },
+  ),
 );
-const RaisedEvent = Type.Object({ id: Guid, actionType: Type.String(), documentType: Type.String(), documentId: Guid });
+const RaisedEvent = named('RaisedEvent', Type.Object({ id: Guid, actionType: Type.String(), documentType: Type.String(), documentId: Guid }));
 
 /** Enum values of detail filters as the spec spells them, whatever the caller's casing (property names are app.ts's). */
 function canonicalBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
@@ -158,14 +177,22 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
     '/api/webhook-subscriptions',
     {
       config: roles('WebhookSubscriptionGet'),
-      schema: { tags, summary: 'List the webhook subscriptions of the tenant', response: { 200: Type.Array(Subscription) } },
+      schema: {
+        tags,
+        operationId: 'webhookSubscriptions_list',
+        summary: 'List the webhook subscriptions of the tenant',
+        response: { 200: Type.Array(Subscription) },
+      },
     },
     async (request) => answer(await request.readTenant((trx) => listSubscriptions(trx, ctx.box))),
   );
 
   app.get(
     '/api/webhook-subscriptions/:id',
-    { config: roles('WebhookSubscriptionGet'), schema: { tags, summary: 'Get one webhook subscription', params: IdParams, response: { 200: Subscription } } },
+    {
+      config: roles('WebhookSubscriptionGet'),
+      schema: { tags, operationId: 'webhookSubscriptions_get', summary: 'Get one webhook subscription', params: IdParams, response: { 200: Subscription } },
+    },
     async (request) => answer(await request.readTenant((trx) => getSubscription(trx, ctx.box, request.params.id))),
   );
 
@@ -176,6 +203,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       preValidation: canonicalBody,
       schema: {
         tags,
+        operationId: 'webhookSubscriptions_create',
         summary: 'Create a webhook subscription',
         description: 'Without a Secret one is generated (whsec_…) and answered, so that every delivery is signed.',
         body: SubscriptionBody,
@@ -197,6 +225,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       preValidation: canonicalBody,
       schema: {
         tags,
+        operationId: 'webhookSubscriptions_replace',
         summary: 'Replace a webhook subscription',
         params: IdParams,
         body: SubscriptionBody,
@@ -215,6 +244,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       config: roles('WebhookSubscriptionDelete'),
       schema: {
         tags,
+        operationId: 'webhookSubscriptions_delete',
         summary: 'Delete a webhook subscription and its invocation history',
         params: IdParams,
         response: { 200: Subscription },
@@ -229,6 +259,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       config: roles('WebhookSubscriptionGet'),
       schema: {
         tags,
+        operationId: 'webhookSubscriptions_invocationHistory',
         summary: 'Invocations of a subscription, newest first, with every attempt',
         description:
           'take defaults to 100 (at most 1000). When more remain, the X-Continuation-Token header (and Link rel="next") carries the token of the next page; ' +
@@ -259,6 +290,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       config: roles('WebhookSubscriptionWrite'),
       schema: {
         tags,
+        operationId: 'webhookSubscriptions_test',
         summary: 'Send a test event (action "test") to the subscription',
         params: IdParams,
         response: { 202: Queued },
@@ -277,6 +309,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       config: roles('WebhookSubscriptionWrite'),
       schema: {
         tags,
+        operationId: 'webhookSubscriptions_resendInvocation',
         summary: 'Deliver an invocation again, with the same webhook-id and a fresh retry schedule',
         params: Type.Object({ id: Guid, invocationId: Guid }),
         response: { 202: Queued },
@@ -294,6 +327,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'documentTypes_lookup',
         summary: 'The document types of the tenant, with the full names DocumentType takes',
         response: { 200: Type.Array(DocumentType) },
       },
@@ -306,6 +340,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'events_raise',
         summary: 'Raise a custom event on a document',
         description:
           'Appends the event to the outbox; subscriptions whose ActionType is this (custom) value fire for it. documentType is a full type name of the tenant.',
