@@ -51,6 +51,8 @@ export interface Config {
   readyMaxBacklogAgeMs: number;
   /** text: the startup banner and lifecycle messages go to stderr as text; json: they are JSON log lines on stdout. */
   logFormat: LogFormat;
+  /** ATRIUM_ROLE=worker: the port its /metrics and /health/* answer on (0: any free one); undefined: it listens on none. */
+  metricsPort: number | undefined;
 }
 
 export type LogFormat = 'text' | 'json';
@@ -162,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: corsOriginsVar(env, problems),
     readyMaxBacklogAgeMs: durationVar(env, 'ATRIUM_READY_MAX_BACKLOG_AGE', 5 * 60_000, 1000, 7 * 86_400_000, problems),
     logFormat,
+    metricsPort: env.ATRIUM_METRICS_PORT === undefined || env.ATRIUM_METRICS_PORT === '' ? undefined : intVar(env, 'ATRIUM_METRICS_PORT', 0, 0, 65535, problems),
   };
   config.exportsDir = path.resolve(env.ATRIUM_EXPORTS_DIR || path.join(config.dataDir, 'exports'));
   if (config.smtpUrl && !/^smtps?:\/\/[^/]+/.test(config.smtpUrl)) problems.push('ATRIUM_SMTP_URL must be an smtp:// or smtps:// URL');

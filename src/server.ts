@@ -149,6 +149,10 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
     if (config.role !== 'worker') {
       app = await buildApp(ctx, (a) => registerSurfaces(a, ctx));
       address = await app.listen({ port: config.port, host: config.host });
+    } else if (config.metricsPort !== undefined) {
+      // A worker serves no API, but its counters and readiness are its own: an operator scrapes them here.
+      app = await buildApp(ctx, (a) => healthRoutes(a, ctx));
+      address = await app.listen({ port: config.metricsPort, host: config.host });
     }
     const runningJobs = jobs;
     const runningApp = app;
