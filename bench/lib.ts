@@ -184,3 +184,24 @@ export function pacedEvents(
     },
   };
 }
+
+/**
+ * A tenant created by the CLI, a server process on `env`, and one active subscription of that tenant for
+ * Ping events on `documentType`, delivered to `${receiverUrl}/hook`.
+ */
+export async function webhookBenchServer(
+  env: Record<string, string>,
+  receiverUrl: string,
+  documentType: string,
+): Promise<{ creds: Record<string, string>; server: Awaited<ReturnType<typeof startServerProcess>>; headers: Record<string, string> }> {
+  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
+  const server = await startServerProcess(env);
+  const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
+  const res = await fetch(`${server.baseUrl}/api/webhook-subscriptions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ Name: 'bench', ActionType: 'Ping', DocumentType: documentType, Url: `${receiverUrl}/hook`, Active: true }),
+  });
+  if (res.status !== 201) throw new Error(`subscription: ${res.status} ${await res.text()}`);
+  return { creds, server, headers };
+}

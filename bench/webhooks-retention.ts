@@ -11,7 +11,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../src/platform/db/schema.ts';
 import { RETENTION_BATCH, sweepExpired } from '../src/webhooks/retention.ts';
-import { benchDatabase, benchEnv, fmt, median, now, pacedEvents, pct, receiverState, runCli, startReceiver, startServerProcess, waitForCount } from './lib.ts';
+import { benchDatabase, benchEnv, fmt, median, now, pacedEvents, pct, receiverState, startReceiver, waitForCount, webhookBenchServer } from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_RETENTION_EVENTS ?? 100_000);
 const BATCH = Number(process.env.BENCH_RETENTION_BATCH ?? RETENTION_BATCH);
@@ -40,15 +40,7 @@ try {
     // The server's own maintenance job must not sweep the backlog: the benchmark runs the sweep itself.
     ATRIUM_EVENT_RETENTION: '3650d',
   });
-  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
-  const server = await startServerProcess(env);
-  const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
-  const res = await fetch(`${server.baseUrl}/api/webhook-subscriptions`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ Name: 'bench', ActionType: 'Ping', DocumentType: DELIVERABLE, Url: `${receiver.url}/hook`, Active: true }),
-  });
-  if (res.status !== 201) throw new Error(`subscription: ${res.status} ${await res.text()}`);
+  const { creds, server } = await webhookBenchServer(env, receiver.url, DELIVERABLE);
   const pool = new pg.Pool({ connectionString: db.url, max: 8 });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: db.url, max: 2 }) }) });
   try {

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { Agent } from 'undici';
-import { benchDatabase, benchEnv, fmt, median, now, pacedEvents, pct, receiverState, runCli, startReceiver, startServerProcess, waitForCount } from './lib.ts';
+import { benchDatabase, benchEnv, fmt, median, now, pacedEvents, pct, receiverState, startReceiver, waitForCount, webhookBenchServer } from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -128,15 +128,7 @@ try {
     ATRIUM_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
     ...(process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}),
   });
-  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
-  const server = await startServerProcess(env);
-  const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
-  const res = await fetch(`${server.baseUrl}/api/webhook-subscriptions`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ Name: 'bench', ActionType: 'Ping', DocumentType: DELIVERABLE, Url: `${receiver.url}/hook`, Active: true }),
-  });
-  if (res.status !== 201) throw new Error(`subscription: ${res.status} ${await res.text()}`);
+  const { creds, server } = await webhookBenchServer(env, receiver.url, DELIVERABLE);
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   const pool = new pg.Pool({ connectionString: db.url, max: 8 });
