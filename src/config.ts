@@ -164,7 +164,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: corsOriginsVar(env, problems),
     readyMaxBacklogAgeMs: durationVar(env, 'ATRIUM_READY_MAX_BACKLOG_AGE', 5 * 60_000, 1000, 7 * 86_400_000, problems),
     logFormat,
-    metricsPort: env.ATRIUM_METRICS_PORT === undefined || env.ATRIUM_METRICS_PORT === '' ? undefined : intVar(env, 'ATRIUM_METRICS_PORT', 0, 0, 65535, problems),
+    metricsPort:
+      env.ATRIUM_METRICS_PORT === undefined || env.ATRIUM_METRICS_PORT === '' ? undefined : intVar(env, 'ATRIUM_METRICS_PORT', 0, 0, 65535, problems),
   };
   config.exportsDir = path.resolve(env.ATRIUM_EXPORTS_DIR || path.join(config.dataDir, 'exports'));
   if (config.smtpUrl && !/^smtps?:\/\/[^/]+/.test(config.smtpUrl)) problems.push('ATRIUM_SMTP_URL must be an smtp:// or smtps:// URL');
