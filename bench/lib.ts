@@ -56,10 +56,14 @@ export async function startServerProcess(
   await out.close();
   let exited = false;
   child.on('exit', () => (exited = true));
+  // Ready when it answers (the banner goes to stderr or, with LOG_FORMAT=json, to the log: ask the server instead).
   for (;;) {
-    const text = await readFile(logFile, 'utf8');
-    if (text.includes('Atrium listening on')) break;
-    if (exited) throw new Error(`server exited: ${text}`);
+    const live = await fetch(`http://127.0.0.1:${port}/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (live) break;
+    if (exited) throw new Error(`server exited: ${await readFile(logFile, 'utf8')}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
