@@ -19,7 +19,8 @@ export function unsafeTextReason(text: string): string | null {
   return null;
 }
 
-const pointerToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+/** One reference token of a JSON Pointer (RFC 6901): `~` and `/` escaped. */
+export const pointerToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** The first string (value or object key) under `value` that cannot be accepted, as a field error. */
 export function findUnsafeText(value: unknown, path: string): FieldError | null {

@@ -3,6 +3,7 @@
 // X-Ignored-Properties so that a typo is still noticed. A known property of the wrong type is left for the
 // schema to refuse, naming it. Every route but the operator API (/admin, strict) gets this from app.ts.
 import { badRequest } from '../errors.ts';
+import { pointerToken } from './input-guard.ts';
 
 /** What the schema lets a value hold, reduced to what renaming and dropping need. */
 interface Shape {
@@ -147,7 +148,7 @@ export function jsonPath(segments: readonly Segment[]): string {
   return out;
 }
 
-const pointer = (segments: readonly Segment[]): string => `/body/${segments.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+const pointer = (segments: readonly Segment[]): string => `/body/${segments.map((s) => pointerToken(String(s))).join('/')}`;
 
 /** The X-Ignored-Properties value: the first MAX_REPORTED paths. */
 export const ignoredHeader = (paths: readonly string[]): string => paths.slice(0, MAX_REPORTED).join(',');
