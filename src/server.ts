@@ -139,6 +139,8 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
     const applied = await migrateToLatest(db.kysely);
     if (applied.length) log(`Applied migrations: ${applied.join(', ')}`);
     const ctx = createContext(config, db, await loadSecretKey(config, log), opts.logDestination);
+    // A rotated secret, a revoked app or changed roles drop the cached verifications of every API process at once.
+    if (config.role !== 'worker') await db.notifications.listen('atrium_auth', () => ctx.auth.invalidateCaches());
     const jobsLog = ctx.log.child({ component: 'jobs' });
     jobs = new Jobs(db, { onError: (err) => jobsLog.error({ err }, 'pg-boss failed') });
     ctx.jobs = jobs;

@@ -19,6 +19,7 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
+import { Notifications } from './notifications.ts';
 import { TenantReadLanes } from './read-lanes.ts';
 import type { Database } from './schema.ts';
 
@@ -104,6 +105,8 @@ export class DatabaseHandle {
   readonly pool: pg.Pool;
   readonly kysely: Kysely<Database>;
   readonly connectionString: string;
+  /** LISTEN/NOTIFY wake-ups of this process (one connection, opened on the first listen). */
+  readonly notifications: Notifications;
   /** Tenant-bound connections (TenantBoundPool); reached only through withTenant. */
   readonly #tenantKysely: Kysely<Database>;
   readonly #tenantPool: TenantBoundPool;
@@ -112,6 +115,7 @@ export class DatabaseHandle {
 
   constructor(connectionString: string, opts: { poolSize?: number; readLanes?: number; statementTimeoutMs?: number } = {}) {
     this.connectionString = connectionString;
+    this.notifications = new Notifications(connectionString);
     const make = (max: number) => {
       const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, application_name: 'atrium' });
       // An idle client that loses its server (PostgreSQL restart) must not crash the process.
@@ -186,6 +190,7 @@ export class DatabaseHandle {
   }
 
   async close(): Promise<void> {
+    await this.notifications.close();
     await this.#readKysely.destroy();
     await this.#tenantKysely.destroy();
     await this.kysely.destroy();

@@ -1,5 +1,5 @@
 // Runs the migrations in order (Kysely's migrator); called at every start and by `atrium migrate`.
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import * as m0001 from './migrations/0001_platform.ts';
 import * as m0002 from './migrations/0002_domain.ts';
@@ -15,6 +15,7 @@ import * as m0011 from './migrations/0011_event_retention.ts';
 import * as m0012 from './migrations/0012_tenant_slugs.ts';
 import * as m0013 from './migrations/0013_drop_stray_timesheet_typology.ts';
 import * as m0014 from './migrations/0014_schedule_csv_options.ts';
+import * as m0018 from './migrations/0018_scale_out.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -31,9 +32,29 @@ export const migrations: Record<string, Migration> = {
   '0012_tenant_slugs': m0012,
   '0013_drop_stray_timesheet_typology': m0013,
   '0014_schedule_csv_options': m0014,
+  '0018_scale_out': m0018,
 };
 
+/** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */
+const MIGRATION_LOCK = 7_403_161_418;
+
+/**
+ * Several processes may start at once on one database: each takes a session advisory lock on a connection of
+ * its own first, so one migrates while the others wait and then find nothing left to do. Kysely's own lock is
+ * taken only after it has created its bookkeeping tables, which concurrent first starts would race to create.
+ */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
+    try {
+      return await migrateUnlocked(db);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
+    }
+  });
+}
+
+async function migrateUnlocked(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

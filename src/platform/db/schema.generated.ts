@@ -1106,6 +1106,12 @@ export interface RateCards {
   tenant_id: string;
 }
 
+export interface RateLimitBuckets {
+  key: string;
+  tokens: number;
+  updated_on_utc: Timestamp;
+}
+
 export interface RefreshTokens {
   acting_as_delegate: Generated<boolean>;
   app_id: string | null;
@@ -1699,6 +1705,7 @@ export interface DB {
   rate_card_item_values: RateCardItemValues;
   rate_card_items: RateCardItems;
   rate_cards: RateCards;
+  rate_limit_buckets: RateLimitBuckets;
   refresh_tokens: RefreshTokens;
   requests: Requests;
   roles: Roles;

@@ -88,7 +88,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   app.addHook('preValidation', rejectUnsafeText);
 
   const metrics = new Metrics(ctx);
-  const limiter = new RateLimiter(config.rateLimitPerMinute);
+  const limiter = new RateLimiter(config.rateLimitPerMinute, ctx.db.pool);
   const routes: RouteInfo[] = [];
   app.decorate('routeList', routes);
   app.decorateRequest('principal', null);
@@ -148,7 +148,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       return;
     }
     request.principal = await authenticate(ctx, request, auth);
-    const retryAfter = limiter.take(`${request.principal.tenantId}:${request.principal.appId ?? request.principal.userId}`);
+    const retryAfter = await limiter.take(`${request.principal.tenantId}:${request.principal.appId ?? request.principal.userId}`);
     if (retryAfter > 0) {
       throw new HttpProblem(429, `Too many requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
     }

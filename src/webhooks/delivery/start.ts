@@ -1,6 +1,6 @@
 // Starts the webhook worker in processes that work jobs (ATRIUM_ROLE worker or all), alongside pg-boss.
-// The worker is a loop of its own rather than a pg-boss queue: it polls the outbox every 50 ms, which
-// pg-boss's polling floor would not allow, and the commit-to-receiver latency depends on it.
+// The worker is a loop of its own rather than a pg-boss queue: a commit that writes events wakes it through
+// LISTEN/NOTIFY, and it polls the outbox every 50 ms as the safety net, which pg-boss's polling floor would not allow.
 import type { AppContext } from '../../platform/context.ts';
 import type { Jobs } from '../../platform/jobs/jobs.ts';
 import { webhookBacklog } from './backlog.ts';
@@ -20,6 +20,7 @@ export function defineWebhooks(jobs: Jobs, ctx: AppContext): void {
     config: ctx.config,
     log: ctx.log.child({ component: 'webhooks' }),
     onDispatchTick: () => jobs.status.beat('webhookDispatcher'),
+    notifications: ctx.db.notifications,
   });
   worker.start();
   // The worker stops (finishing and recording attempts in flight) before pg-boss and the database pool do.

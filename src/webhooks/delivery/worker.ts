@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Agent } from 'undici';
 import type { Config } from '../../config.ts';
 import type { SecretBox } from '../../platform/auth/hashing.ts';
+import type { Notifications } from '../../platform/db/notifications.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { type Logger, silentLogger } from '../../platform/log.ts';
 import { createOutboundAgent } from '../outbound.ts';
@@ -50,6 +51,8 @@ export interface WebhookWorkerOptions {
   log?: Logger;
   /** Called after each dispatcher pass that reached the database: the dispatcher is alive. */
   onDispatchTick?: () => void;
+  /** The process's LISTEN connection: a commit that wrote events wakes the dispatcher (the poll stays as the safety net). */
+  notifications?: Notifications;
 }
 
 export class WebhookWorker {
@@ -60,6 +63,8 @@ export class WebhookWorker {
   readonly #agent: Agent;
   readonly #log: Logger;
   readonly #onDispatchTick: () => void;
+  readonly #notifications: Notifications | undefined;
+  #unlisten: (() => void) | null = null;
   readonly #leaseMs: number;
   readonly #stop = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
@@ -98,6 +103,7 @@ export class WebhookWorker {
     this.#config = opts.config;
     this.#log = opts.log ?? silentLogger;
     this.#onDispatchTick = opts.onDispatchTick ?? (() => {});
+    this.#notifications = opts.notifications;
     // Long enough for an attempt to time out and be recorded; after it, another worker may take over.
     this.#leaseMs = opts.config.webhookTimeoutMs + 5000;
     this.#agent = createOutboundAgent({
@@ -108,6 +114,12 @@ export class WebhookWorker {
   }
 
   start(): void {
+    this.#notifications
+      ?.listen('atrium_events', () => this.#wake('dispatch'))
+      .then((stop) => {
+        if (this.#stop.signal.aborted) stop();
+        else this.#unlisten = stop;
+      });
     this.#loops = [
       this.#loop('dispatch', async () => {
         const idleMs = await this.#dispatchTick();
@@ -124,6 +136,7 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     if (this.#stop.signal.aborted) return;
     this.#stop.abort();
+    this.#unlisten?.();
     for (const wake of this.#wakers.values()) wake();
     await Promise.allSettled(this.#loops);
     await Promise.allSettled([...this.#inFlight]);
