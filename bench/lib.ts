@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: a throwaway embedded PostgreSQL, a server child process, medians.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { chmod, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -209,3 +210,41 @@ export async function webhookBenchServer(
   if (res.status !== 201) throw new Error(`subscription: ${res.status} ${await res.text()}`);
   return { creds, server, headers };
 }
+
+/** CPU seconds so far of this process's descendants, by role (exited PostgreSQL backends count in the postmaster's). */
+export function cpuSeconds(roles: Record<number, string>): Record<string, number> {
+  const procs = new Map<number, { ppid: number; comm: string; cpu: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      // After the command: state, ppid, …; utime, stime, cutime, cstime are fields 14–17 of the line.
+      const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      procs.set(Number(name), { ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cpu: ticks / 100 });
+    } catch {}
+  }
+  const out: Record<string, number> = { bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6 };
+  for (const [pid, p] of procs) {
+    let ancestor = p.ppid;
+    let role: string | undefined = roles[pid];
+    while (!role && ancestor > 1) {
+      if (roles[ancestor]) role = roles[ancestor];
+      else if (ancestor === process.pid) role = p.comm === 'postgres' ? 'postgres' : 'other';
+      ancestor = procs.get(ancestor)?.ppid ?? 0;
+    }
+    if (role) out[role] = (out[role] ?? 0) + p.cpu;
+  }
+  return out;
+}
+
+/** Busy and total CPU ticks of the whole machine so far (other developers' work included). */
+export function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3] - (fields[4] ?? 0), total };
+}
+
+export const cpuDelta = (before: Record<string, number>, after: Record<string, number>): Record<string, number> =>
+  Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));

@@ -6,11 +6,25 @@
 // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there)
 // Besides the rates it prints the CPU time each process spent per delivery (server, PostgreSQL, receiver,
 // the benchmark itself), which says where a delivery's cost lies on this shared 2-core machine.
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { Agent } from 'undici';
-import { benchDatabase, benchEnv, fmt, median, now, pacedEvents, pct, receiverState, startReceiver, waitForCount, webhookBenchServer } from './lib.ts';
+import {
+  benchDatabase,
+  benchEnv,
+  cpuDelta,
+  cpuSeconds,
+  fmt,
+  machineTicks,
+  median,
+  now,
+  pacedEvents,
+  pct,
+  receiverState,
+  startReceiver,
+  waitForCount,
+  webhookBenchServer,
+} from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -18,44 +32,6 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const RATE = 100;
 const LATENCY_SECONDS = 10;
 const DELIVERABLE = 'Skill.Module.BusinessObjects.Deliverable';
-
-/** CPU seconds so far of this process's descendants, by role (exited PostgreSQL backends count in the postmaster's). */
-function cpuSeconds(roles: Record<number, string>): Record<string, number> {
-  const procs = new Map<number, { ppid: number; comm: string; cpu: number }>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const fields = stat.slice(close + 2).split(' ');
-      // After the command: state, ppid, …; utime, stime, cutime, cstime are fields 14–17 of the line.
-      const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-      procs.set(Number(name), { ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cpu: ticks / 100 });
-    } catch {}
-  }
-  const out: Record<string, number> = { bench: (process.cpuUsage().user + process.cpuUsage().system) / 1e6 };
-  for (const [pid, p] of procs) {
-    let ancestor = p.ppid;
-    let role: string | undefined = roles[pid];
-    while (!role && ancestor > 1) {
-      if (roles[ancestor]) role = roles[ancestor];
-      else if (ancestor === process.pid) role = p.comm === 'postgres' ? 'postgres' : 'other';
-      ancestor = procs.get(ancestor)?.ppid ?? 0;
-    }
-    if (role) out[role] = (out[role] ?? 0) + p.cpu;
-  }
-  return out;
-}
-
-/** Busy and total CPU ticks of the whole machine so far (other developers' work included). */
-function machineTicks(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const total = fields.reduce((a, b) => a + b, 0);
-  return { busy: total - fields[3] - (fields[4] ?? 0), total };
-}
-
-const cpuDelta = (before: Record<string, number>, after: Record<string, number>): Record<string, number> =>
-  Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
 
 /** CPU microseconds per delivery, by role. */
 const perDelivery = (cpu: Record<string, number>, deliveries: number): string =>

@@ -8,6 +8,10 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /** DATABASE_READ_URL: streaming replicas for reads that may lag (pages, exports, OData, scheduled runs); empty: the primary. */
+  databaseReadUrls: string[];
+  /** A replica lagging more than this (ATRIUM_READ_MAX_LAG) is skipped for the primary. */
+  readMaxLagMs: number;
   dataDir: string;
   adminToken: string | undefined;
   secretKey: string | undefined;
@@ -135,6 +139,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: intVar(env, 'PORT', 8080, 0, 65535, problems),
     host: env.HOST || '127.0.0.1',
     databaseUrl,
+    databaseReadUrls: readUrlsVar(env, problems),
+    readMaxLagMs: durationVar(env, 'ATRIUM_READ_MAX_LAG', 30_000, 0, 86_400_000, problems),
     dataDir: path.resolve(env.DATA_DIR || './data'),
     adminToken,
     secretKey,
@@ -174,6 +180,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   config.publicUrl = publicUrl.replace(/\/+$/, '');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
+}
+
+/** `postgres://replica-1/atrium,postgres://replica-2/atrium`: one or more, comma-separated. */
+function readUrlsVar(env: NodeJS.ProcessEnv, problems: string[]): string[] {
+  const urls = (env.DATABASE_READ_URL ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  if (urls.some((u) => !/^postgres(ql)?:\/\//.test(u))) problems.push('DATABASE_READ_URL must be postgres:// or postgresql:// URLs, comma-separated');
+  else if (urls.length > 0 && !env.DATABASE_URL) problems.push('DATABASE_READ_URL needs DATABASE_URL (replicas of which primary?)');
+  return urls;
 }
 
 function trustProxyVar(env: NodeJS.ProcessEnv, problems: string[]): TrustProxy {

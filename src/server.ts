@@ -18,6 +18,7 @@ import type { AppContext } from './platform/context.ts';
 import { DatabaseHandle } from './platform/db/database.ts';
 import { startEmbeddedPostgres } from './platform/db/embedded-postgres.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
+import { ReadReplicas } from './platform/db/replicas.ts';
 import { type App, buildApp } from './platform/http/app.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { tenantBaseUrl } from './platform/http/tenant-address.ts';
@@ -141,6 +142,15 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
     const ctx = createContext(config, db, await loadSecretKey(config, log), opts.logDestination);
     // A rotated secret, a revoked app or changed roles drop the cached verifications of every API process at once.
     if (config.role !== 'worker') await db.notifications.listen('atrium_auth', () => ctx.auth.invalidateCaches());
+    if (config.databaseReadUrls.length > 0) {
+      const replicas = new ReadReplicas(db, config.databaseReadUrls, {
+        maxLagMs: config.readMaxLagMs,
+        statementTimeoutMs: config.requestTimeoutMs,
+        log: ctx.log.child({ component: 'replicas' }),
+      });
+      db.useReplicas(replicas);
+      await replicas.start();
+    }
     const jobsLog = ctx.log.child({ component: 'jobs' });
     jobs = new Jobs(db, { onError: (err) => jobsLog.error({ err }, 'pg-boss failed') });
     ctx.jobs = jobs;

@@ -131,13 +131,9 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
       const format = exportFormat(request.headers.accept);
       if (format) {
         const planned = await request.readTenant((trx, p) => plan(trx, p, request.params.NamedQuery, body, false));
-        const { name, stream } = await exportPlanned(
-          ctx.db,
-          requirePrincipal(request).tenantId,
-          planned,
-          format,
-          request.deadline,
-          csvOptions(request.headers.accept, request.query),
+        // The rows stream from a read replica when one is usable (decision 0028).
+        const { name, stream } = await ctx.db.onReplica((db) =>
+          exportPlanned(db, requirePrincipal(request).tenantId, planned, format, request.deadline, csvOptions(request.headers.accept, request.query)),
         );
         reply
           .type(EXPORT_CONTENT_TYPES[format])
@@ -145,7 +141,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
           .header('cache-control', 'no-store');
         return reply.send(stream as never);
       }
-      return request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body));
+      return request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body), { replica: true });
     },
   );
 

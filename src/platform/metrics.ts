@@ -58,6 +58,21 @@ export const exportsInFlight = new Gauge({
   registers: [workRegistry],
 });
 
+// Labelled by the replica's position in DATABASE_READ_URL: a handful of values fixed by the configuration.
+export const readReplicaLag = new Gauge({
+  name: 'atrium_read_replica_lag_seconds',
+  help: 'Replication lag of each read replica as last probed (0: caught up with the primary; -1: unknown), by position in DATABASE_READ_URL',
+  labelNames: ['replica'] as const,
+  registers: [workRegistry],
+});
+
+export const readReplicaUp = new Gauge({
+  name: 'atrium_read_replica_up',
+  help: 'Whether reads go to the replica (1) or, down or lagging past ATRIUM_READ_MAX_LAG, to the primary (0), by position in DATABASE_READ_URL',
+  labelNames: ['replica'] as const,
+  registers: [workRegistry],
+});
+
 /** 2xx..5xx, or none when no HTTP answer came (refused, timed out, connection failed). */
 export function statusClass(statusCode: number | null): string {
   return statusCode === null ? 'none' : `${Math.floor(statusCode / 100)}xx`;

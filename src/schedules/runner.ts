@@ -94,10 +94,13 @@ export class Runner {
         queryBuilder: schedule.query_builder as ExecuteBody['queryBuilder'],
         parameters: schedule.parameters as ExecuteBody['parameters'],
       };
-      const exp = await dynamicExport(db, principal, schedule.query, body, schedule.format === 'csv' ? 'csv' : 'ndjson', deadline, {
-        bom: schedule.csv_bom,
-        excelSafe: schedule.excel_safe,
-      });
+      // Read from a replica when one is usable: a run reads a snapshot that may lag by the replica's lag.
+      const exp = await db.onReplica((on) =>
+        dynamicExport(on, principal, schedule.query, body, schedule.format === 'csv' ? 'csv' : 'ndjson', deadline, {
+          bom: schedule.csv_bom,
+          excelSafe: schedule.excel_safe,
+        }),
+      );
       const written = await writeExportFile(
         part,
         schedule.format,

@@ -21,6 +21,7 @@ import {
 import pg from 'pg';
 import { Notifications } from './notifications.ts';
 import { TenantReadLanes } from './read-lanes.ts';
+import type { ReadReplicas } from './replicas.ts';
 import type { Database } from './schema.ts';
 
 // Dates stay strings in JSON responses the way PostgreSQL gives them back only for `date`;
@@ -112,12 +113,13 @@ export class DatabaseHandle {
   readonly #tenantPool: TenantBoundPool;
   /** Pipelined tenant-bound read lanes; reached only through readAsTenant. */
   readonly #readKysely: Kysely<Database>;
+  #replicas: ReadReplicas | null = null;
 
-  constructor(connectionString: string, opts: { poolSize?: number; readLanes?: number; statementTimeoutMs?: number } = {}) {
+  constructor(connectionString: string, opts: { poolSize?: number; readLanes?: number; statementTimeoutMs?: number; applicationName?: string } = {}) {
     this.connectionString = connectionString;
     this.notifications = new Notifications(connectionString);
     const make = (max: number) => {
-      const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, application_name: 'atrium' });
+      const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, application_name: opts.applicationName ?? 'atrium' });
       // An idle client that loses its server (PostgreSQL restart) must not crash the process.
       pool.on('error', () => {});
       return pool;
@@ -179,6 +181,19 @@ export class DatabaseHandle {
     return checkoutTenant.run(tenantId, () => fn(this.#readKysely as unknown as Trx));
   }
 
+  /** Reads that may lag go to these replicas from now on (DATABASE_READ_URL); they are closed with this handle. */
+  useReplicas(replicas: ReadReplicas): void {
+    this.#replicas = replicas;
+  }
+
+  /**
+   * Runs a read that may lag the primary by a replica's lag on a read replica (DATABASE_READ_URL) when one is
+   * usable, else on this primary; fn must be safe to run again on the primary should the replica fail under it.
+   */
+  onReplica<T>(fn: (db: DatabaseHandle) => Promise<T>): Promise<T> {
+    return this.#replicas ? this.#replicas.read(fn) : fn(this);
+  }
+
   /** The owner pool (migrations, workers' reads, exports) and the tenant-bound pool (request transactions). */
   poolStats(): { owner: PoolStats; tenant: PoolStats } {
     return { owner: poolStats(this.pool), tenant: this.#tenantPool.stats };
@@ -191,6 +206,7 @@ export class DatabaseHandle {
 
   async close(): Promise<void> {
     await this.notifications.close();
+    await this.#replicas?.close();
     await this.#readKysely.destroy();
     await this.#tenantKysely.destroy();
     await this.kysely.destroy();

@@ -15,6 +15,11 @@ export interface ReadOptions {
    * (custom-table reads hold FOR SHARE on the table's definition, which READ ONLY would refuse).
    */
   lane?: boolean;
+  /**
+   * The read may lag the primary by a replica's lag (Data Extraction pages, OData): it runs on a read replica
+   * (DATABASE_READ_URL) when one is usable, else on the primary. Never for a read that must see the caller's own writes.
+   */
+  replica?: boolean;
 }
 
 export interface WriteOptions {
@@ -46,8 +51,11 @@ export function requirePrincipal(request: FastifyRequest): Principal {
 export function registerTenantSeam(app: FastifyInstance<any, any, any, any, any>, db: DatabaseHandle): void {
   app.decorateRequest('readTenant', function readTenant<T>(this: FastifyRequest, fn: TenantWork<T>, opts: ReadOptions = {}): Promise<T> {
     const principal = requirePrincipal(this);
-    if (opts.lane) return db.readAsTenant(principal.tenantId, (trx) => fn(trx, principal));
-    return db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: this.deadline });
+    const read = (on: DatabaseHandle) =>
+      opts.lane
+        ? on.readAsTenant(principal.tenantId, (trx) => fn(trx, principal))
+        : on.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: this.deadline });
+    return opts.replica ? db.onReplica(read) : read(db);
   });
 
   app.decorateRequest('writeTenant', function writeTenant<T>(this: FastifyRequest, fn: TenantWork<T>, opts: WriteOptions = {}): Promise<T> {
