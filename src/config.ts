@@ -42,6 +42,8 @@ export interface Config {
   eventRetentionMs: number;
   /** Where scheduled-extraction files live (default DATA_DIR/exports); every process must see the same folder. */
   exportsDir: string;
+  /** ATRIUM_EXPORTS_URL=s3://bucket/prefix: export files in S3-compatible storage instead of exportsDir (AWS_* variables for the rest). */
+  exportsUrl: string | undefined;
   /** Files kept per schedule; older ones are deleted after each run. */
   exportRetention: number;
   /** A scheduled run's own time limit (the interactive 30 s limit does not apply to it). */
@@ -163,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: intVar(env, 'ATRIUM_WEBHOOK_CONCURRENCY', 32, 1, 1024, problems),
     eventRetentionMs: durationVar(env, 'ATRIUM_EVENT_RETENTION', 30 * 86_400_000, 60_000, 3650 * 86_400_000, problems),
     exportsDir: '',
+    exportsUrl: exportsUrlVar(env, problems),
     exportRetention: intVar(env, 'ATRIUM_EXPORT_RETENTION', 30, 1, 100_000, problems),
     scheduleRunTimeoutMs: durationVar(env, 'ATRIUM_SCHEDULE_RUN_TIMEOUT', 3_600_000, 1000, 7 * 86_400_000, problems),
     smtpUrl: env.ATRIUM_SMTP_URL || undefined,
@@ -180,6 +183,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   config.publicUrl = publicUrl.replace(/\/+$/, '');
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   return config;
+}
+
+function exportsUrlVar(env: NodeJS.ProcessEnv, problems: string[]): string | undefined {
+  const raw = env.ATRIUM_EXPORTS_URL;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^?#]*)?$/.test(raw)) {
+    problems.push(`ATRIUM_EXPORTS_URL must be s3://bucket or s3://bucket/prefix (got "${raw}")`);
+    return undefined;
+  }
+  return raw;
 }
 
 /** `postgres://replica-1/atrium,postgres://replica-2/atrium`: one or more, comma-separated. */

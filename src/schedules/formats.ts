@@ -1,12 +1,9 @@
 // Writes an export to a file in the schedule's format. csv and ndjson are the Data Extraction streams
 // as they are; json wraps the NDJSON rows in the API's envelope ({"data":[…],"totalCount":n}); xlsx
 // reads the NDJSON rows and writes typed cells. Every path streams with backpressure.
-import { createWriteStream } from 'node:fs';
-import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { CatalogueColumn, ColumnType } from '../extraction/definition.ts';
-import { PRIVATE_FILE_MODE } from '../platform/private-files.ts';
+import type { ExportStore } from '../platform/export-store.ts';
 import type { ScheduleFormat } from './service.ts';
 import { sheetNameOf, type XlsxCellType, xlsxChunks } from './xlsx.ts';
 
@@ -72,11 +69,12 @@ async function* counted(source: AsyncIterable<string | Buffer>, total: { bytes: 
 }
 
 /**
- * Streams `stream` (CSV for csv, NDJSON for the others) into `file` in `format`, then flushes it to
- * disk. `rowCount` is the export's own count (csv, ndjson), read once the stream has ended.
+ * Streams `stream` (CSV for csv, NDJSON for the others) in `format` to `key` of the export store, which
+ * publishes it once complete. `rowCount` is the export's own count (csv, ndjson), read once the stream has ended.
  */
 export async function writeExportFile(
-  file: string,
+  store: ExportStore,
+  key: string,
   format: ScheduleFormat,
   name: string,
   columns: CatalogueColumn[],
@@ -95,15 +93,7 @@ export async function writeExportFile(
       xlsxRows(stream, columns, counter),
     );
   else source = stream;
-  await pipeline(counted(source, total), createWriteStream(file, { flags: 'wx', mode: PRIVATE_FILE_MODE }), { signal });
-  // The rename that publishes the file must not come before its bytes are on disk.
-  const handle = await open(file, 'r');
-  try {
-    await handle.chmod(PRIVATE_FILE_MODE); // whatever the umask left of the mode given at creation
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await store.put(key, counted(source, total), signal);
   const rows = format === 'csv' || format === 'ndjson' ? (rowCount() ?? counter.rows) : counter.rows;
   return { rows, bytes: total.bytes };
 }

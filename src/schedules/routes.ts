@@ -1,13 +1,12 @@
 // Scheduled extraction API under /api/v3/analytics/schedules: CRUD, run-now, runs and their files.
 // HTTP only; validation and storage are the service's, running is the worker's.
-import { createReadStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { QueryBuilder, Scalar } from '../extraction/routes.ts';
 import type { AppContext } from '../platform/context.ts';
 import { conflict, HttpProblem } from '../platform/errors.ts';
+import { exportStore } from '../platform/export-store.ts';
 import type { App, FastifyRequest } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
@@ -184,7 +183,9 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     async (request) => {
       const { view, files } = await request.writeTenant((trx, principal) => deleteSchedule(trx, principal, request.params.id));
       await afterSave(ctx, request, { ...view, active: false });
-      for (const f of files) await rm(path.join(ctx.config.exportsDir, f), { force: true }).catch(() => {});
+      await exportStore(ctx.config)
+        .delete(files)
+        .catch((err) => request.log.warn({ err }, 'files of a deleted schedule not deleted'));
       return view;
     },
   );
@@ -270,16 +271,16 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
       if (run.status === 'Failed') throw conflict(`The run failed and produced no file: ${run.error ?? 'unknown error'}`);
       if (!run.file_path || !run.file_name)
         throw new HttpProblem(410, `The file of this run was deleted by retention (${run.file_deleted_on_utc?.toISOString() ?? 'earlier'}).`);
-      const file = path.join(ctx.config.exportsDir, run.file_path);
-      const info = await stat(file).catch(() => null);
-      if (!info) throw new HttpProblem(410, 'The file of this run is no longer on disk.');
+      // Streamed through this process from the store (local directory or object storage), whichever process wrote it.
+      const stored = await exportStore(ctx.config).get(run.file_path);
+      if (!stored) throw new HttpProblem(410, 'The file of this run is no longer in storage.');
       const ext = path.extname(run.file_path).slice(1);
       return reply
         .type(CONTENT_TYPES[parseFormat(ext) ?? format])
-        .header('content-length', info.size)
+        .header('content-length', stored.size)
         .header('content-disposition', `attachment; filename="${run.file_name}"`)
         .header('cache-control', 'no-store')
-        .send(createReadStream(file) as never);
+        .send(stored.stream as never);
     },
   );
 }

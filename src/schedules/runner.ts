@@ -1,7 +1,6 @@
 // Executes one run of a schedule: acts as the schedule's app or user, streams the named query through
 // the Data Extraction engine into a temporary file, publishes it by rename, records the outcome with
 // an Executed event, applies retention, and e-mails the tenant's mailbox when the run failed.
-import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { Config } from '../config.ts';
@@ -12,17 +11,19 @@ import { appRoles, userRoles } from '../platform/auth/service.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
+import type { ExportStore } from '../platform/export-store.ts';
 import { tenantBaseUrl } from '../platform/http/tenant-address.ts';
 import type { Logger } from '../platform/log.ts';
 import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
 import { scheduleRunDuration, scheduleRuns } from '../platform/metrics.ts';
-import { mkdirPrivate } from '../platform/private-files.ts';
 import { writeExportFile } from './formats.ts';
 import { DOCUMENT_TYPE, eventDetail, type RunRow, type RunView, runView, type ScheduleRow, scheduleView } from './service.ts';
 
 export interface RunnerDeps {
   db: DatabaseHandle;
-  config: Pick<Config, 'exportsDir' | 'exportRetention' | 'scheduleRunTimeoutMs' | 'publicUrl' | 'tenantHostPattern'>;
+  /** Where run files go: the local exports directory or object storage. */
+  store: ExportStore;
+  config: Pick<Config, 'exportRetention' | 'scheduleRunTimeoutMs' | 'publicUrl' | 'tenantHostPattern'>;
   mailer: Mailer;
   /** The schedules' child logger: a run's outcome is one structured line (info, or warn when it failed). */
   log: Logger;
@@ -83,12 +84,9 @@ export class Runner {
     if (!loaded) return null;
     const { run, schedule, principal } = loaded;
     const relative = path.join(tenantId, schedule.id, `${run.id}.${schedule.format}`);
-    const final = path.join(config.exportsDir, relative);
-    const part = `${final}.part`;
     const started = Date.now();
     try {
       if (principal instanceof RunFailure) throw principal;
-      await mkdirPrivate(path.dirname(final), config.exportsDir);
       const deadline = started + config.scheduleRunTimeoutMs;
       const body: ExecuteBody = {
         queryBuilder: schedule.query_builder as ExecuteBody['queryBuilder'],
@@ -102,7 +100,8 @@ export class Runner {
         }),
       );
       const written = await writeExportFile(
-        part,
+        this.#deps.store,
+        relative,
         schedule.format,
         exp.name,
         exp.columns,
@@ -110,7 +109,6 @@ export class Runner {
         exp.rowCount,
         AbortSignal.timeout(config.scheduleRunTimeoutMs),
       );
-      await rename(part, final);
       const fileName = downloadName(schedule.query, run.started_on_utc, schedule.format);
       const view = await this.#finish(schedule, run, {
         status: 'Succeeded',
@@ -127,8 +125,6 @@ export class Runner {
       );
       return view;
     } catch (err) {
-      await rm(part, { force: true }).catch(() => {});
-      await rm(final, { force: true }).catch(() => {});
       const message = failureMessage(err, config.scheduleRunTimeoutMs);
       const view = await this.#finish(schedule, run, { status: 'Failed', rows: null, bytes: null, fileName: null, filePath: null, error: message });
       this.#observe('failed', started);
@@ -237,8 +233,8 @@ export class Runner {
       });
       return { view, expired: outcome.filePath ? await this.#expire(trx, schedule) : [] };
     });
-    // The files leave the disk after the commit that stopped listing them.
-    for (const f of expired) await rm(path.join(this.#deps.config.exportsDir, f), { force: true }).catch(() => {});
+    // The files leave the store after the commit that stopped listing them.
+    await this.#deps.store.delete(expired).catch((err) => this.#deps.log.warn({ err, files: expired.length }, 'expired run files not deleted'));
     return view;
   }
 

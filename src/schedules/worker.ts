@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../platform/context.ts';
 import type { DatabaseHandle } from '../platform/db/database.ts';
+import { exportStore } from '../platform/export-store.ts';
 import type { Jobs } from '../platform/jobs/jobs.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
 import { latestRun } from './cron.ts';
@@ -57,7 +58,7 @@ async function reconcile(jobs: Jobs, db: DatabaseHandle): Promise<void> {
 
 export function defineSchedules(jobs: Jobs, ctx: AppContext): void {
   const mailer = new Mailer(ctx.config);
-  const runner = new Runner({ db: ctx.db, config: ctx.config, mailer, log: ctx.log.child({ component: 'schedules' }) });
+  const runner = new Runner({ db: ctx.db, store: exportStore(ctx.config), config: ctx.config, mailer, log: ctx.log.child({ component: 'schedules' }) });
 
   /** A cron occurrence: claim its fire time with a run row, or learn that another worker has. */
   async function occurrence(data: JobData, createdOn: Date): Promise<string | null> {
