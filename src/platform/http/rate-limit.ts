@@ -36,7 +36,7 @@ export class RateLimiter {
   /** Answers how many seconds to wait, 0 when the request may pass. */
   async take(key: string, now = Date.now()): Promise<number> {
     if (this.#perSecond === 0) return 0;
-    let grant = this.#grants.get(key);
+    const grant = this.#grants.get(key);
     if (grant && grant.tokens >= 1 && now - grant.at < GRANT_TTL_MS) {
       grant.tokens -= 1;
       return 0;
@@ -48,13 +48,16 @@ export class RateLimiter {
       values: [key, this.#capacity, this.#perSecond, size],
     });
     const { granted, remaining } = rows[0];
-    if (granted === 0) {
-      this.#grants.delete(key);
+    // Requests of this caller that ran out together each fetched a grant: the tokens add up, none is dropped.
+    const held = this.#grants.get(key);
+    const fresh = held && now - held.at < GRANT_TTL_MS ? held : null;
+    const tokens = (fresh?.tokens ?? 0) + granted;
+    if (tokens < 1) {
+      if (fresh) fresh.size = 1;
       return Math.max(1, Math.ceil((1 - remaining) / this.#perSecond));
     }
-    if (!grant && this.#grants.size > 100_000) this.#grants.clear();
-    grant = { tokens: granted - 1, size, at: now };
-    this.#grants.set(key, grant);
+    if (!held && this.#grants.size > 100_000) this.#grants.clear();
+    this.#grants.set(key, { tokens: tokens - 1, size, at: Date.now() });
     return 0;
   }
 }
