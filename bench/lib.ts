@@ -51,7 +51,8 @@ export async function startServerProcess(
   const out = await open(logFile, 'w');
   const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+    // A worker serves no API: its /health/live answers on ATRIUM_METRICS_PORT, here the port picked for it.
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env, ...(env.ATRIUM_ROLE === 'worker' ? { ATRIUM_METRICS_PORT: String(port) } : {}) },
     stdio: ['ignore', out.fd, 'inherit'],
   });
   await out.close();

@@ -109,7 +109,7 @@ async function workersPart(pool: pg.Pool, tenantId: string): Promise<void> {
   await deliveryRound(pool, tenantId, 0);
   for (let r = 0; r < ROUNDS; r++) {
     one.push(await deliveryRound(pool, tenantId, 2 * r + 1));
-    const second = await startServerProcess({ ...env, ATRIUM_ROLE: 'worker', ATRIUM_METRICS_PORT: '0' });
+    const second = await startServerProcess({ ...env, ATRIUM_ROLE: 'worker' });
     try {
       two.push(await deliveryRound(pool, tenantId, 2 * r + 2));
     } finally {
