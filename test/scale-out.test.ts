@@ -11,6 +11,9 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import S3rver from 's3rver';
+import { DatabaseHandle } from '../src/platform/db/database.ts';
+import { ReadReplicas } from '../src/platform/db/replicas.ts';
+import { createLogger } from '../src/platform/log.ts';
 import { ADMIN_TOKEN } from './helpers.ts';
 import { type ReplicatedCluster, startReplicatedCluster } from './replica.ts';
 import { DELIVERABLE_TYPE, type Receiver, startReceiver } from './webhooks-helpers.ts';
@@ -303,6 +306,38 @@ test('each fire time of a schedule runs once with two workers', { timeout: 120_0
   ]);
   const finished = (await runs()).filter((r) => r.status !== 'Running').length;
   assert.equal(executed.rows[0].n, finished, 'one Executed event per finished run');
+});
+
+test('a replica lagging past ATRIUM_READ_MAX_LAG is skipped for the primary until it catches up', async () => {
+  const lines: string[] = [];
+  const log = createLogger({ logLevel: 'info' }, { write: (l: string) => lines.push(l) });
+  const db = new DatabaseHandle(cluster.primaryUrl, { poolSize: 1, readLanes: 1 });
+  const replicas = new ReadReplicas(db, [cluster.replicaUrl], { maxLagMs: 1000, statementTimeoutMs: 5000, log });
+  db.useReplicas(replicas);
+  const replica = new pg.Client({ connectionString: cluster.replicaUrl });
+  await replica.connect();
+  const where = () => db.onReplica(async (on) => (on === db ? 'primary' : 'replica'));
+  try {
+    await replicas.start();
+    assert.equal(await where(), 'replica');
+    await replica.query('select pg_wal_replay_pause()');
+    await primary.query(`insert into events (tenant_id, action_type, document_type, detail) values ($1, 'Lag', 'Deliverable', '{}')`, [tenantId]);
+    await sleep(1500);
+    await replicas.probe();
+    assert.equal(await where(), 'primary');
+    assert.ok(
+      lines.some((l) => /read replica skipped: it lags more than ATRIUM_READ_MAX_LAG/.test(l)),
+      lines.join('\n'),
+    );
+    await replica.query('select pg_wal_replay_resume()');
+    const until = Date.now() + 5000;
+    while (Date.now() < until && (await where()) !== 'replica') await replicas.probe();
+    assert.equal(await where(), 'replica');
+  } finally {
+    await replica.query('select pg_wal_replay_resume()').catch(() => {});
+    await replica.end();
+    await db.close();
+  }
 });
 
 test('reads fall back to the primary when the replica stops, with a log line', async () => {

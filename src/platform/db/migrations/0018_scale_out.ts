@@ -1,11 +1,13 @@
 // Several processes on one database (decision 0027): commits that write events wake the webhook
-// dispatchers (NOTIFY atrium_events), changes to app credentials, users and roles tell every process to
-// drop its cached verifications (NOTIFY atrium_auth), and the rate limit's token buckets are shared.
+// dispatchers (NOTIFY atrium_events), changes to apps and their roles (rotate, revoke) tell every process to
+// drop its cached verifications (NOTIFY atrium_auth), and the rate limit's token buckets are shared. Users are
+// left out: the Integration API writes them at high rates, and each write would cost every cached app a scrypt
+// check; the user cache keeps its 5-second expiry.
 // The triggers are per statement: a batch of 1000 events costs one notification, and PostgreSQL folds
 // identical notifications of one transaction into one.
 import { type Kysely, sql } from 'kysely';
 
-const AUTH_TABLES = ['apps', 'app_roles', 'users', 'user_roles'];
+const AUTH_TABLES = ['apps', 'app_roles'];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create function atrium_notify_events() returns trigger language plpgsql as $$
