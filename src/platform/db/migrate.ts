@@ -44,15 +44,23 @@ const MIGRATION_LOCK = 7_403_161_418;
  * taken only after it has created its bookkeeping tables, which concurrent first starts would race to create.
  */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  return db.connection().execute(async (conn) => {
-    await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
-    try {
-      return await migrateUnlocked(db);
-    } finally {
-      await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
-    }
-  });
+  try {
+    return await db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(conn);
+      try {
+        return await migrateUnlocked(db);
+      } finally {
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
+      }
+    });
+  } catch (error) {
+    if (error instanceof MigrationError) throw error;
+    throw new MigrationError(`Migrations could not run: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }
+
+/** A migration failed, or they could not run at all; the cause (a SQLSTATE, ECONNREFUSED) stays attached. */
+class MigrationError extends Error {}
 
 async function migrateUnlocked(db: Kysely<any>): Promise<string[]> {
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
@@ -61,7 +69,7 @@ async function migrateUnlocked(db: Kysely<any>): Promise<string[]> {
     const failed = results?.find((r) => r.status === 'Error');
     const cause = error instanceof Error ? error.message : String(error);
     // The cause stays attached: its code (a SQLSTATE, ECONNREFUSED) says whether the database was reachable at all.
-    throw new Error(failed ? `Migration ${failed.migrationName} failed: ${cause}` : `Migrations could not run: ${cause}`, { cause: error });
+    throw new MigrationError(failed ? `Migration ${failed.migrationName} failed: ${cause}` : `Migrations could not run: ${cause}`, { cause: error });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
