@@ -76,7 +76,8 @@ export class ReadReplicas {
 
   /** Probes every replica once (so the first reads already know), then every second. */
   async start(): Promise<void> {
-    await this.probe();
+    // The primary unreachable for the moment: the replicas stay unused until a probe succeeds.
+    await this.probe().catch(() => {});
     this.#timer = setInterval(() => {
       this.probe().catch(() => {});
     }, PROBE_MS);
@@ -138,6 +139,7 @@ export class ReadReplicas {
         this.#set(r, false, lag, 'it lags more than ATRIUM_READ_MAX_LAG', ` (${lag.toFixed(1)} s > ${this.#opts.maxLagMs / 1000} s)`);
       else this.#set(r, true, lag, 'in use');
     } catch (err) {
+      readReplicaLag.set({ replica: String(r.index) }, -1);
       this.#set(r, false, null, 'it is unreachable', `: ${(err as Error).message}`);
     }
   }
