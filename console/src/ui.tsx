@@ -1,7 +1,7 @@
 // Small shared pieces: links that route inside the app, errors as the API words them, copy
 // buttons, dialogs, and a hook for loading data with its error.
-import type { ComponentChildren, JSX } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { type ComponentChildren, cloneElement, type JSX } from 'preact';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
 import { BASE, navigate } from './router.ts';
 
@@ -108,14 +108,17 @@ export function useAction(): { busy: boolean; error: unknown; run: (fn: () => Pr
   return { busy, error, run, clear: () => setError(null) };
 }
 
+/** A labelled control: the label names the child element by id, and the hint describes it. */
 export function Field(props: { label: string; children: JSX.Element; hint?: string }) {
+  const id = useId();
+  const own = (props.children.props as { 'aria-describedby'?: string })['aria-describedby'];
+  const described = [own, props.hint ? `${id}-hint` : null].filter(Boolean).join(' ') || undefined;
   return (
-    // biome-ignore lint/a11y/noLabelWithoutControl: the control is the child element, which the label wraps
-    <label class="field">
-      <span>{props.label}</span>
-      {props.children}
-      {props.hint ? <small>{props.hint}</small> : null}
-    </label>
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      {cloneElement(props.children, { id, 'aria-describedby': described })}
+      {props.hint ? <small id={`${id}-hint`}>{props.hint}</small> : null}
+    </div>
   );
 }
 
