@@ -49,9 +49,9 @@ try {
       DetailFilters: [{ groupCondition: 'And', jsonPathExpression: 'Mail', condition: 'Contains', value: '@agency.example' }],
     });
     await api('POST', '/api/webhook-subscriptions', {
-      Name: 'Job stages to ERP',
+      Name: 'Project stages to ERP',
       ActionType: 'StageUpdated',
-      DocumentType: 'Skill.Module.BusinessObjects.Job',
+      DocumentType: 'Skill.Module.BusinessObjects.Project',
       Url: 'https://erp.example.com/hooks',
       Active: false,
     });

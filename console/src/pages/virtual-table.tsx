@@ -46,7 +46,8 @@ export function VirtualTable({ columns, total, fetchPage, firstPage, label }: Vi
     }
   }, [first, last, fetchPage]);
 
-  const template = `repeat(${columns.length}, minmax(9rem, 1fr))`;
+  // One fixed width for every column: the header and each positioned row are separate grids that must line up.
+  const template = `repeat(${columns.length}, 14rem)`;
   const rows = [];
   for (let i = first; i < last; i++) {
     const row = pages.current.get(Math.floor(i / PAGE_SIZE))?.[i % PAGE_SIZE];
