@@ -1,5 +1,6 @@
 // A console session is one tenant's: signed in to tenant A, every page shows A's data and none of
 // tenant B's, B's records are not found by address, and A's token cannot be pointed at B.
+// Also here (its tokens are short): the session's access token refreshes itself.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -14,7 +15,8 @@ let page: Page;
 const bIds: Record<string, string> = {};
 
 before(async () => {
-  fx = await startConsoleFixture();
+  // Tokens of 63 s: the console refreshes a minute before expiry, so about 3 s after sign-in.
+  fx = await startConsoleFixture({ ATRIUM_TOKEN_LIFETIME_SECONDS: '63' });
   a = await fx.server.createTenant('Agency A');
   b = await fx.server.createTenant('Agency B');
   const hb = appHeaders(b);
@@ -88,4 +90,16 @@ test("A's session token is refused when a request names tenant B", async () => {
     return [await ask('/api/webhook-subscriptions'), await ask('/api/v3/apps'), await ask('/api/v3/custom-tables')];
   }, b.tenantId);
   assert.deepEqual(statuses, [401, 401, 401]);
+});
+
+test('the access token refreshes itself before it expires, and the pages keep working', async () => {
+  const token = () => page.evaluate(() => JSON.parse(sessionStorage.getItem('atrium.console.session') ?? '{}').accessToken as string);
+  const first = await token();
+  const until = Date.now() + 15_000;
+  while ((await token()) === first) {
+    assert.ok(Date.now() < until, 'a new access token within 15 s');
+    await page.waitForTimeout(250);
+  }
+  await page.goto('/console/webhooks');
+  await page.getByText('No subscriptions yet.').waitFor();
 });

@@ -40,6 +40,8 @@ let current: Session | null = load();
 let refreshing: Promise<void> | null = null;
 let timer: ReturnType<typeof setTimeout> | undefined;
 const listeners = new Set<Listener>();
+// A reload keeps the tab's session, and its refresh is scheduled again.
+scheduleRefresh(current);
 
 function load(): Session | null {
   try {
@@ -55,9 +57,13 @@ function store(s: Session | null): void {
   // Per browser tab: a session of one tenant in one tab never leaks into another tab's.
   if (s) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(s));
   else sessionStorage.removeItem(STORAGE_KEY);
+  scheduleRefresh(s);
+  for (const l of listeners) l(s);
+}
+
+function scheduleRefresh(s: Session | null): void {
   clearTimeout(timer);
   if (s) timer = setTimeout(() => void refresh().catch(() => signOut()), Math.max(1000, s.expiresAt - Date.now() - REFRESH_MARGIN_MS));
-  for (const l of listeners) l(s);
 }
 
 export const session = (): Session | null => current;
