@@ -66,7 +66,7 @@ test('query explorer: a filtered, sorted query shows its rows and JSON, and expo
   assert.equal(lines.length, api.body.totalCount + 1, 'a header and every filtered row');
 });
 
-test('webhooks: a new subscription receives its test delivery, shown in the invocation history', async () => {
+test('webhooks: a new subscription receives its test delivery, shown in the invocation history, and is deactivated', async () => {
   await nav('Webhooks').click();
   await page.getByRole('button', { name: 'New subscription' }).click();
   const dialog = page.getByRole('dialog', { name: 'New webhook subscription' });
@@ -98,7 +98,16 @@ test('webhooks: a new subscription receives its test delivery, shown in the invo
   assert.match((await row.textContent()) ?? '', /200/);
   await row.getByRole('button', { name: 'Attempts' }).click();
   await history.getByText(/200 · \d+ ms/).waitFor();
+
+  // Deactivated from the list's switch: the whole subscription is sent back with Active false.
+  await page.getByRole('link', { name: '← Webhooks' }).click();
+  await page.getByRole('checkbox', { name: /Active: Users to CRM/ }).uncheck();
+  await page
+    .getByRole('checkbox', { name: /Active: Users to CRM/ })
+    .and(page.locator(':not([disabled])'))
+    .waitFor();
   const subs = await fx.server.request('GET', '/api/webhook-subscriptions', { headers: appHeaders(tenant) });
+  assert.equal(subs.body[0].active, false);
   assert.deepEqual(
     subs.body.map((s: { name: string; url: string; detailFilters: unknown[] }) => [s.name, s.url, s.detailFilters]),
     [['Users to CRM', receiver.url, [{ groupCondition: 'And', jsonPathExpression: 'UserName', condition: 'Contains', value: 'a' }]]],

@@ -3,33 +3,16 @@
 import { useState } from 'preact/hooks';
 import { call, download, enc, getJson, hasRole, session } from '../api.ts';
 import { navigate } from '../router.ts';
-import { Dialog, ErrorBox, Field, Link, useAction, useLoad, when } from '../ui.tsx';
+import { Dialog, ErrorBox, Link, useAction, useLoad, when } from '../ui.tsx';
 import { inputType, jsonValue, MAX_LENGTH, TYPE_NAMES, textOf } from './column-types.ts';
+import { PermissionsForm, T, type Table, TableForm } from './custom-table-forms.tsx';
 
-interface Column {
-  ColumnName: string;
-  ColumnDataTypeId: number;
-  Length?: number;
-}
-interface Table {
-  Id: string;
-  TableName: string;
-  KeyColumnName: string;
-  KeyDataTypeId: number;
-  Columns: Column[];
-  ReadRoles: string[];
-  SaveRoles: string[];
-  CreatedOn: string;
-  ModifiedOn: string;
-  RowCount?: number;
-}
 interface Row {
   KeyValue: string;
   Columns: { ColumnName: string; ColumnDataTypeId: number; Value: unknown }[];
 }
 
 const PAGE = 50;
-const T = '/api/v3/custom-tables';
 
 export function CustomTablesPage() {
   const list = useLoad(() => getJson<Table[]>(T), []);
@@ -82,94 +65,6 @@ export function CustomTablesPage() {
         />
       </Dialog>
     </section>
-  );
-}
-
-function TypeSelect(props: { label: string; value: number; onChange: (v: number) => void }) {
-  return (
-    <Field label={props.label}>
-      <select value={String(props.value)} onChange={(e) => props.onChange(Number(e.currentTarget.value))}>
-        {Object.entries(TYPE_NAMES).map(([id, name]) => (
-          <option key={id} value={id}>
-            {name}
-          </option>
-        ))}
-      </select>
-    </Field>
-  );
-}
-
-function ColumnsEditor(props: { columns: Column[]; onChange: (c: Column[]) => void }) {
-  const set = (i: number, patch: Partial<Column>) => props.onChange(props.columns.map((c, j) => (j === i ? { ...c, ...patch } : c)));
-  return (
-    <fieldset>
-      <legend>Columns</legend>
-      {props.columns.map((c, i) => (
-        <div class="row" key={i}>
-          <Field label={`Column ${i + 1} name`}>
-            <input required pattern="[A-Za-z][A-Za-z0-9_]{0,62}" value={c.ColumnName} onInput={(e) => set(i, { ColumnName: e.currentTarget.value })} />
-          </Field>
-          <TypeSelect label={`Column ${i + 1} type`} value={c.ColumnDataTypeId} onChange={(v) => set(i, { ColumnDataTypeId: v })} />
-          {c.ColumnDataTypeId === 11 ? (
-            <Field label={`Column ${i + 1} length`}>
-              <input type="number" min={1} required value={c.Length ?? ''} onInput={(e) => set(i, { Length: Number(e.currentTarget.value) })} />
-            </Field>
-          ) : null}
-          <button type="button" class="secondary" aria-label={`Remove column ${i + 1}`} onClick={() => props.onChange(props.columns.filter((_, j) => j !== i))}>
-            Remove
-          </button>
-        </div>
-      ))}
-      <button type="button" class="secondary" onClick={() => props.onChange([...props.columns, { ColumnName: '', ColumnDataTypeId: 6 }])}>
-        Add column
-      </button>
-    </fieldset>
-  );
-}
-
-function TableForm(props: { existing?: Table; onSaved: (name: string) => void; onCancel: () => void }) {
-  const e = props.existing;
-  const [name, setName] = useState(e?.TableName ?? '');
-  const [key, setKey] = useState(e?.KeyColumnName ?? 'Code');
-  const [keyType, setKeyType] = useState(e?.KeyDataTypeId ?? 5);
-  const [columns, setColumns] = useState<Column[]>([]);
-  const save = useAction();
-  return (
-    <form
-      onSubmit={(ev) => {
-        ev.preventDefault();
-        void save.run(async () => {
-          await getJson(`${T}/${enc(name)}`, { method: 'POST', json: { KeyColumnName: key, KeyDataTypeId: keyType, Columns: columns } });
-          props.onSaved(name);
-        });
-      }}
-    >
-      {e ? (
-        <p>New columns are added to {e.TableName}; existing ones stay as they are.</p>
-      ) : (
-        <>
-          <Field label="Table name" hint="A letter, then letters, digits and _">
-            <input name="tableName" required pattern="[A-Za-z][A-Za-z0-9_]{0,62}" value={name} onInput={(ev) => setName(ev.currentTarget.value)} />
-          </Field>
-          <div class="row">
-            <Field label="Key column">
-              <input name="keyColumn" required value={key} onInput={(ev) => setKey(ev.currentTarget.value)} />
-            </Field>
-            <TypeSelect label="Key type" value={keyType} onChange={setKeyType} />
-          </div>
-        </>
-      )}
-      <ColumnsEditor columns={columns} onChange={setColumns} />
-      <ErrorBox error={save.error} />
-      <div class="actions">
-        <button type="submit" disabled={save.busy}>
-          {e ? 'Add columns' : 'Create table'}
-        </button>
-        <button type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
   );
 }
 
@@ -408,54 +303,5 @@ export function CustomTablePage({ name }: { name: string }) {
         </>
       ) : null}
     </section>
-  );
-}
-
-function PermissionsForm(props: { table: Table; onDone: () => void }) {
-  const roles = useLoad(() => getJson<{ roles: { name: string }[] }>('/api/v3/users'), []);
-  const [read, setRead] = useState(props.table.ReadRoles);
-  const [save, setSave] = useState(props.table.SaveRoles);
-  const action = useAction();
-  const names = roles.data?.roles.map((r) => r.name) ?? [];
-  const toggle = (list: string[], set: (l: string[]) => void, role: string, on: boolean) => set(on ? [...list, role] : list.filter((r) => r !== role));
-  return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        void action.run(async () => {
-          await getJson(`/api/v3/custom-table-definitions/${props.table.Id}`, { method: 'PUT', json: { ReadRoles: read, SaveRoles: save } });
-          props.onDone();
-        });
-      }}
-    >
-      <p class="muted">An empty list lets every user of the tenant; Administrators always may.</p>
-      <div class="row">
-        <fieldset>
-          <legend>Read roles</legend>
-          {names.map((r) => (
-            <label class="check" key={r}>
-              <input type="checkbox" checked={read.includes(r)} onChange={(e) => toggle(read, setRead, r, e.currentTarget.checked)} /> {r}
-            </label>
-          ))}
-        </fieldset>
-        <fieldset>
-          <legend>Save roles</legend>
-          {names.map((r) => (
-            <label class="check" key={r}>
-              <input type="checkbox" checked={save.includes(r)} onChange={(e) => toggle(save, setSave, r, e.currentTarget.checked)} /> {r}
-            </label>
-          ))}
-        </fieldset>
-      </div>
-      <ErrorBox error={action.error ?? roles.error} />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Save permissions
-        </button>
-        <button type="button" class="secondary" onClick={props.onDone}>
-          Cancel
-        </button>
-      </div>
-    </form>
   );
 }
