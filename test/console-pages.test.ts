@@ -216,3 +216,19 @@ test('at phone width the pages are behind a menu button, and sign-out returns to
   await page.getByRole('heading', { name: 'Sign in to the Atrium console' }).waitFor();
   assert.equal(await page.evaluate(() => sessionStorage.length), 0);
 });
+
+test('the keyboard alone signs in and reaches a page: labelled fields in order, Enter submits, a skip link', async () => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.getByLabel('Tenant (slug or id)').focus();
+  await page.keyboard.type(tenant.slug);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(tenant.username);
+  await page.keyboard.press('Tab');
+  await page.keyboard.type(tenant.password);
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Query explorer' }).waitFor();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
+});
