@@ -20,6 +20,7 @@ import { startEmbeddedPostgres } from './platform/db/embedded-postgres.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { ReadReplicas } from './platform/db/replicas.ts';
 import { type App, buildApp } from './platform/http/app.ts';
+import { consoleRoutes } from './platform/http/console.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { tenantBaseUrl } from './platform/http/tenant-address.ts';
 import { Jobs } from './platform/jobs/jobs.ts';
@@ -30,6 +31,7 @@ import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
 import { adminRoutes } from './tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './tenancy/service.ts';
+import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
 import { webhookRoutes } from './webhooks/api/routes.ts';
 import { defineWebhooks } from './webhooks/delivery/start.ts';
 import { sweepExpired } from './webhooks/retention.ts';
@@ -108,6 +110,8 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await webhookRoutes(app, ctx);
   await extractionRoutes(app, ctx);
   await scheduleRoutes(app, ctx);
+  await tenantAdministrationRoutes(app, ctx);
+  await consoleRoutes(app);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 

@@ -22,6 +22,7 @@ import {
   listSchedules,
   MAX_RUNS_TAKE,
   parseFormat,
+  previewCron,
   type RunView,
   replaceSchedule,
   runView,
@@ -135,6 +136,22 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     base,
     { schema: { tags, operationId: 'schedules_list', summary: 'List the schedules of the tenant', response: { 200: Type.Array(Schedule) } } },
     async (request) => request.readTenant((trx) => listSchedules(trx)),
+  );
+
+  app.get(
+    `${base}/cron-preview`,
+    {
+      schema: {
+        tags,
+        operationId: 'schedules_previewCron',
+        summary: 'The next five fire times (UTC) and the words of a cron expression, without saving anything',
+        querystring: Type.Object({ cronExpression: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+        response: {
+          200: Type.Object({ cronExpression: Type.String(), nextRunsUtc: Type.Array(Type.String({ format: 'date-time' })), cronDescription: Type.String() }),
+        },
+      },
+    },
+    async (request) => previewCron(request.query.cronExpression),
   );
 
   app.get(

@@ -6,7 +6,7 @@ import { plan } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { jsonObject, type RowOf } from '../platform/db/schema.ts';
-import { type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
+import { badRequest, type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { CronError, describeCron, nextRuns, normalizeCron, validateCron } from './cron.ts';
 
@@ -322,4 +322,16 @@ export async function startManualRun(trx: Trx, scheduleId: string): Promise<RunV
     .returningAll()
     .executeTakeFirstOrThrow();
   return runView(row);
+}
+
+/** What a schedule with this expression would show, before it is saved: the console's live preview. */
+export function previewCron(expression: string, now = new Date()): { cronExpression: string; nextRunsUtc: string[]; cronDescription: string } {
+  const cron = normalizeCron(expression);
+  try {
+    validateCron(cron);
+  } catch (err) {
+    if (!(err instanceof CronError)) throw err;
+    throw badRequest(err.message, [{ path: '/querystring/cronExpression', message: err.message }]);
+  }
+  return { cronExpression: cron, nextRunsUtc: nextRuns(cron, now, 5).map((d) => d.toISOString()), cronDescription: describeCron(cron) };
 }

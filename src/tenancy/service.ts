@@ -395,3 +395,69 @@ export async function listTenants(ctx: AppContext): Promise<{ id: string; name: 
   const rows = await ctx.db.asOwner((trx) => trx.selectFrom('tenants').select(['id', 'name', 'slug', 'created_on_utc']).orderBy('created_on_utc').execute());
   return rows.map((r) => ({ id: r.id, name: r.name, slug: r.slug, baseUrl: tenantBaseUrl(ctx.config, r.slug), createdOnUtc: r.created_on_utc }));
 }
+
+export interface AppSummary {
+  appId: string;
+  name: string;
+  roles: string[];
+  createdOnUtc: string;
+  rotatedOnUtc: string | null;
+  revokedOnUtc: string | null;
+}
+
+const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+
+/** The tenant's apps with their roles (never a secret, which only its creation or rotation shows). */
+export async function listApps(trx: Trx): Promise<AppSummary[]> {
+  const apps = await trx
+    .selectFrom('apps')
+    .select(['id', 'app_id', 'name', 'created_on_utc', 'rotated_on_utc', 'revoked_on_utc'])
+    .orderBy('created_on_utc')
+    .orderBy('app_id')
+    .execute();
+  const roles = await trx.selectFrom('app_roles').innerJoin('roles', 'roles.id', 'app_roles.role_id').select(['app_roles.app_id', 'roles.name']).execute();
+  return apps.map((a) => ({
+    appId: a.app_id,
+    name: a.name,
+    roles: roles
+      .filter((r) => r.app_id === a.id)
+      .map((r) => r.name)
+      .sort(),
+    createdOnUtc: iso(a.created_on_utc) as string,
+    rotatedOnUtc: iso(a.rotated_on_utc),
+    revokedOnUtc: iso(a.revoked_on_utc),
+  }));
+}
+
+export interface UserWithRoles {
+  id: string;
+  userName: string;
+  name: string | null;
+  email: string | null;
+  isActive: boolean;
+  roles: string[];
+}
+
+/** The tenant's first 1000 users by user name with their roles, and the roles that exist. */
+export async function listUsersWithRoles(trx: Trx): Promise<{ users: UserWithRoles[]; roles: { name: string; description: string | null }[] }> {
+  const users = await trx.selectFrom('users').select(['id', 'user_name', 'name', 'email', 'is_active']).orderBy('user_name').limit(1000).execute();
+  const assigned = await trx
+    .selectFrom('user_roles')
+    .innerJoin('roles', 'roles.id', 'user_roles.role_id')
+    .select(['user_roles.user_id', 'roles.name'])
+    .execute();
+  const byUser = new Map<string, string[]>();
+  for (const r of assigned) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r.name]);
+  const roles = await trx.selectFrom('roles').select(['name', 'description']).orderBy('name').execute();
+  return {
+    users: users.map((u) => ({
+      id: u.id,
+      userName: u.user_name,
+      name: u.name,
+      email: u.email,
+      isActive: u.is_active,
+      roles: (byUser.get(u.id) ?? []).sort(),
+    })),
+    roles,
+  };
+}

@@ -997,6 +997,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/analytics/schedules/cron-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The next five fire times (UTC) and the words of a cron expression, without saving anything */
+        get: operations["schedules_previewCron"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/analytics/schedules/{id}": {
         parameters: {
             query?: never;
@@ -1082,6 +1099,90 @@ export interface paths {
          * @description Content-Disposition names it {Query}_{yyyyMMddHHmmss}.{ext} (the run start, UTC). 409 while the run is Running or when it failed; 410 once retention deleted it.
          */
         get: operations["schedules_downloadRunFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's API apps with their roles (revoked ones too)
+         * @description Roles: Administrator.
+         */
+        get: operations["tenantApps_list"];
+        put?: never;
+        /**
+         * Create an API app; its secret is shown once
+         * @description Roles: Administrator.
+         */
+        post: operations["tenantApps_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/apps/{appId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the secret of an app; the new one is shown once
+         * @description Roles: Administrator.
+         */
+        post: operations["tenantApps_rotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/apps/{appId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an app: its credentials stop working at once
+         * @description Roles: Administrator.
+         */
+        delete: operations["tenantApps_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's users (first 1000 by user name) with their roles, and the tenant's roles
+         * @description Roles: Administrator.
+         */
+        get: operations["tenantUsers_listWithRoles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1802,6 +1903,21 @@ export interface components {
             error: string | null;
             fileName: string | null;
             fileDeletedOnUtc: string | null;
+        };
+        TenantApp: {
+            appId: string;
+            name: string;
+            roles: string[];
+            /** Format: date-time */
+            createdOnUtc: string;
+            rotatedOnUtc: string | null;
+            revokedOnUtc: string | null;
+        };
+        TenantAppCredentials: {
+            appId: string;
+            /** @description Shown only in this answer */
+            appSecret: string;
+            roles: string[];
         };
         DetailFilter: {
             groupCondition: "And" | "Or";
@@ -4839,6 +4955,43 @@ export interface operations {
             504: components["responses"]["Problem"];
         };
     };
+    schedules_previewCron: {
+        parameters: {
+            query: {
+                cronExpression: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cronExpression: string;
+                        nextRunsUtc: string[];
+                        cronDescription: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
     schedules_get: {
         parameters: {
             query?: never;
@@ -5081,6 +5234,189 @@ export interface operations {
                     "application/json; charset=utf-8": string;
                     "application/x-ndjson; charset=utf-8": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    tenantApps_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantApp"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    tenantApps_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    roles?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantAppCredentials"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    tenantApps_rotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantAppCredentials"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    tenantApps_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        appId: string;
+                        revoked: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    tenantUsers_listWithRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            /** Format: uuid */
+                            id: string;
+                            userName: string;
+                            name: string | null;
+                            email: string | null;
+                            isActive: boolean;
+                            roles: string[];
+                        }[];
+                        roles: {
+                            name: string;
+                            description: string | null;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["Problem"];

@@ -1,0 +1,120 @@
+// The console's shell: sign-in, then navigation to the pages the user's roles allow.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { hasRole, onSession, type Session, session, signOut } from './api.ts';
+import { AppsPage } from './pages/apps.tsx';
+import { CustomTablePage, CustomTablesPage } from './pages/custom-tables.tsx';
+import { ExplorerPage } from './pages/explorer.tsx';
+import { SchedulePage, SchedulesPage } from './pages/schedules.tsx';
+import { SignIn } from './pages/sign-in.tsx';
+import { WebhookPage, WebhooksPage } from './pages/webhooks.tsx';
+import { match, navigate, usePath } from './router.ts';
+import './styles.css';
+import { Link } from './ui.tsx';
+
+interface Page {
+  path: string;
+  title: string;
+  /** Any one of these roles shows the page (Administrator shows all); none: every signed-in user. */
+  roles: string[];
+  routes: { pattern: string; render: (p: Record<string, string>) => preact.JSX.Element }[];
+}
+
+// Automations and the user feed slot in here as their APIs land (docs/console.md).
+const PAGES: Page[] = [
+  { path: '/explorer', title: 'Query explorer', roles: [], routes: [{ pattern: '/explorer', render: () => <ExplorerPage /> }] },
+  {
+    path: '/webhooks',
+    title: 'Webhooks',
+    roles: ['WebhookSubscriptionNavigate'],
+    routes: [
+      { pattern: '/webhooks', render: () => <WebhooksPage /> },
+      { pattern: '/webhooks/:id', render: (p) => <WebhookPage id={p.id} /> },
+    ],
+  },
+  {
+    path: '/schedules',
+    title: 'Scheduled extraction',
+    roles: ['ScheduleRead', 'ScheduleWrite'],
+    routes: [
+      { pattern: '/schedules', render: () => <SchedulesPage /> },
+      { pattern: '/schedules/:id', render: (p) => <SchedulePage id={p.id} /> },
+    ],
+  },
+  {
+    path: '/custom-tables',
+    title: 'Custom tables',
+    roles: [],
+    routes: [
+      { pattern: '/custom-tables', render: () => <CustomTablesPage /> },
+      { pattern: '/custom-tables/:name', render: (p) => <CustomTablePage name={p.name} /> },
+    ],
+  },
+  { path: '/apps', title: 'Apps and users', roles: ['Administrator'], routes: [{ pattern: '/apps', render: () => <AppsPage /> }] },
+];
+
+const visible = (s: Session | null, p: Page) => !p.roles.length || p.roles.some((r) => hasRole(s, r));
+
+function App() {
+  const [s, setS] = useState(session());
+  const path = usePath();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => onSession(setS), []);
+  useEffect(() => setMenuOpen(false), [path]);
+  const pages = PAGES.filter((p) => visible(s, p));
+  useEffect(() => {
+    if (s && (path === '/' || path === '/sign-in')) navigate(pages[0]?.path ?? '/explorer');
+    if (!s && path !== '/') navigate('/');
+  }, [s, path]);
+  let content: preact.JSX.Element | null = null;
+  let current: Page | undefined;
+  for (const page of pages) {
+    for (const r of page.routes) {
+      const params = match(r.pattern, path);
+      if (params) {
+        content = r.render(params);
+        current = page;
+      }
+    }
+  }
+  useEffect(() => {
+    document.title = s && current ? `${current.title} · Atrium console` : 'Atrium console';
+  });
+  if (!s) return <SignIn />;
+  return (
+    <div class="shell">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <span class="brand">Atrium</span>
+        <button type="button" class="menu-toggle secondary" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="nav" aria-label="Pages" class={menuOpen ? 'open' : ''}>
+          {pages.map((p) => (
+            <Link key={p.path} to={p.path} aria-current={current === p ? 'page' : undefined}>
+              {p.title}
+            </Link>
+          ))}
+        </nav>
+        <span class="who" title={s.tenantId}>
+          {s.userName} · {s.tenant}
+        </span>
+        <button type="button" class="secondary" onClick={() => signOut()}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {content ?? (
+          <section>
+            <h1>Not found</h1>
+            <p>There is no page at this address, or your roles do not show it.</p>
+          </section>
+        )}
+      </main>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById('app') as HTMLElement);

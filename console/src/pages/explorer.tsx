@@ -1,0 +1,310 @@
+// Query explorer: a named query (or CT- table), its fields from the metadata endpoint, filters,
+// sorting and field choice built visually into the query builder JSON, the rows paged through
+// dynamic-execute in a virtualised table, exports, the equivalent curl and the OData URL.
+import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
+import { download, enc, getJson, session } from '../api.ts';
+import { CopyButton, ErrorBox, Field, useAction, useLoad } from '../ui.tsx';
+import { buildQueryBuilder, curlFor, type FieldMetadata, type FilterRow, NO_VALUE, odataUrlFor, type QueryBuilderJson, type SortRow } from './query-builder.ts';
+import { PAGE_SIZE, VirtualTable } from './virtual-table.tsx';
+
+interface NamedQuerySummary {
+  name: string;
+  purpose: string;
+  fieldCount: number;
+  parameters: string[];
+}
+interface Metadata {
+  name: string;
+  purpose: string;
+  key: string[];
+  fields: FieldMetadata[];
+  filterFields?: FieldMetadata[];
+}
+interface Result {
+  query: string;
+  body: { queryBuilder: QueryBuilderJson };
+  columns: string[];
+  total: number;
+  firstPage: Record<string, unknown>[];
+  ms: number;
+  /** Counts the runs of this page, so a reader (a test, the bench) can tell a new result from the last one. */
+  run: number;
+}
+
+const execute = (query: string, qb: QueryBuilderJson, skip: number) =>
+  getJson<{ data: Record<string, unknown>[]; totalCount: number }>(`/api/v3/analytics/named-query/${enc(query)}/dynamic-execute`, {
+    method: 'POST',
+    json: { queryBuilder: { ...qb, skip, take: PAGE_SIZE } },
+  });
+
+export function ExplorerPage() {
+  const list = useLoad(() => getJson<NamedQuerySummary[]>('/api/v3/analytics/named-queries'), []);
+  const [query, setQuery] = useState('');
+  const meta = useLoad(() => (query ? getJson<Metadata>(`/api/v3/analytics/named-query/${enc(query)}/metadata`) : Promise.resolve(undefined)), [query]);
+  const [filters, setFilters] = useState<FilterRow[]>([]);
+  const [joiner, setJoiner] = useState<'and' | 'or'>('and');
+  const [sort, setSort] = useState<SortRow[]>([]);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [result, setResult] = useState<Result | null>(null);
+  const run = useAction();
+  const runs = useRef(0);
+  const exporting = useAction();
+
+  const fields = meta.data?.fields ?? [];
+  const filterFields = meta.data?.filterFields ?? fields;
+  const qb = useMemo(() => buildQueryBuilder({ filters, joiner, sort, fields: filterFields, selected }), [filters, joiner, sort, filterFields, selected]);
+  const s = session();
+  const body = { queryBuilder: qb };
+
+  const pick = (name: string) => {
+    setQuery(name);
+    setFilters([]);
+    setSort([]);
+    setSelected([]);
+    setResult(null);
+  };
+  const fetchPage = useCallback(
+    async (page: number) => (result ? (await execute(result.query, result.body.queryBuilder, page * PAGE_SIZE)).data : []),
+    [result],
+  );
+
+  const runQuery = () =>
+    run.run(async () => {
+      const started = performance.now();
+      setResult(null);
+      const page = await execute(query, qb, 0);
+      const columns = qb.fields ?? (page.data[0] ? Object.keys(page.data[0]) : fields.map((f) => f.name));
+      setResult({
+        query,
+        body: { queryBuilder: qb },
+        columns,
+        total: page.totalCount,
+        firstPage: page.data,
+        ms: Math.round(performance.now() - started),
+        run: ++runs.current,
+      });
+    });
+  const exportAs = (accept: string, ext: string) =>
+    exporting.run(() =>
+      download(`/api/v3/analytics/named-query/${enc(query)}/dynamic-execute`, { method: 'POST', json: body, headers: { accept } }, `${query}.${ext}`),
+    );
+
+  return (
+    <section>
+      <h1>Query explorer</h1>
+      <ErrorBox error={list.error} />
+      <div class="toolbar">
+        <Field label="Named query">
+          <select value={query} onChange={(e) => pick(e.currentTarget.value)}>
+            <option value="">Choose a query…</option>
+            {(list.data ?? []).map((q) => (
+              <option key={q.name} value={q.name}>
+                {q.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      {meta.data ? (
+        <>
+          <p class="muted">{meta.data.purpose}</p>
+          <details>
+            <summary>
+              Fields ({fields.length}) — key {meta.data.key.join(', ') || '—'}
+            </summary>
+            <ul class="fields">
+              {fields.map((f) => (
+                <li key={f.name}>
+                  <label>
+                    <input
+                      type="checkbox"
+                      checked={selected.includes(f.name)}
+                      onChange={(e) => setSelected(e.currentTarget.checked ? [...selected, f.name] : selected.filter((x) => x !== f.name))}
+                    />{' '}
+                    {f.name} <span class="type">{f.dataType}</span>
+                  </label>
+                </li>
+              ))}
+            </ul>
+            <p class="muted">Ticked fields are the only ones answered, in the order ticked; none ticked answers them all.</p>
+          </details>
+          <FilterEditor fields={filterFields} rows={filters} onChange={setFilters} joiner={joiner} onJoiner={setJoiner} />
+          <SortEditor fields={fields} rows={sort} onChange={setSort} />
+          <div class="actions">
+            <button type="button" onClick={runQuery} disabled={run.busy}>
+              {run.busy ? 'Running…' : 'Run query'}
+            </button>
+            <button type="button" class="secondary" disabled={exporting.busy} onClick={() => exportAs('text/csv', 'csv')}>
+              Export CSV
+            </button>
+            <button type="button" class="secondary" disabled={exporting.busy} onClick={() => exportAs('application/x-ndjson', 'ndjson')}>
+              Export NDJSON
+            </button>
+          </div>
+          <ErrorBox error={run.error ?? exporting.error} />
+          <details>
+            <summary>Query builder JSON, curl and OData URL</summary>
+            <h2>Query builder</h2>
+            <pre data-testid="query-builder-json">{JSON.stringify(body, null, 2)}</pre>
+            <CopyButton text={JSON.stringify(body)} label="Copy JSON" />
+            <h2>curl</h2>
+            <pre>{curlFor(location.origin, s?.tenant ?? '', query, body)}</pre>
+            <CopyButton text={curlFor(location.origin, s?.tenant ?? '', query, body)} label="Copy curl" />
+            <h2>OData feed (Excel, Power BI)</h2>
+            <p class="muted">Data → Get Data → From OData feed; Basic authentication with an app's id as user name and its secret as password.</p>
+            <pre>{odataUrlFor(location.origin, s?.tenant ?? '', query, sort)}</pre>
+            <CopyButton text={odataUrlFor(location.origin, s?.tenant ?? '', query, sort)} label="Copy OData URL" />
+          </details>
+        </>
+      ) : (
+        <ErrorBox error={meta.error} />
+      )}
+      {result ? (
+        <div data-run={result.run}>
+          <p role="status" data-testid="result-status">
+            {result.total.toLocaleString('en')} rows · first {Math.min(PAGE_SIZE, result.total)} in {result.ms} ms
+          </p>
+          <VirtualTable
+            key={result.run}
+            label={`Rows of ${result.query}`}
+            columns={result.columns}
+            total={result.total}
+            firstPage={result.firstPage}
+            fetchPage={fetchPage}
+          />
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+function FilterEditor(props: {
+  fields: FieldMetadata[];
+  rows: FilterRow[];
+  onChange: (r: FilterRow[]) => void;
+  joiner: 'and' | 'or';
+  onJoiner: (j: 'and' | 'or') => void;
+}) {
+  const { fields, rows, onChange } = props;
+  const set = (i: number, patch: Partial<FilterRow>) => onChange(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  return (
+    <fieldset>
+      <legend>Filters</legend>
+      {rows.length > 1 ? (
+        <Field label="Join conditions with">
+          <select value={props.joiner} onChange={(e) => props.onJoiner(e.currentTarget.value as 'and' | 'or')}>
+            <option value="and">and (all must hold)</option>
+            <option value="or">or (any may hold)</option>
+          </select>
+        </Field>
+      ) : null}
+      {rows.map((r, i) => {
+        const field = fields.find((f) => f.name === r.field);
+        const n = i + 1;
+        return (
+          <div class="row" key={i}>
+            <Field label={`Field ${n}`}>
+              <select
+                value={r.field}
+                onChange={(e) => {
+                  const f = fields.find((x) => x.name === e.currentTarget.value);
+                  set(i, { field: e.currentTarget.value, op: f?.defaultOperation ?? '=' });
+                }}
+              >
+                {fields.map((f) => (
+                  <option key={f.name} value={f.name}>
+                    {f.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label={`Operation ${n}`}>
+              <select value={r.op} onChange={(e) => set(i, { op: e.currentTarget.value })}>
+                {(field?.operations ?? []).map((o) => (
+                  <option key={o} value={o}>
+                    {o}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            {NO_VALUE.has(r.op) ? null : (
+              <ValueInput
+                label={r.op === 'between' ? `From ${n}` : `Value ${n}`}
+                type={field?.dataType ?? 'string'}
+                value={r.value}
+                onInput={(v) => set(i, { value: v })}
+              />
+            )}
+            {r.op === 'between' ? (
+              <ValueInput label={`To ${n}`} type={field?.dataType ?? 'string'} value={r.value2} onInput={(v) => set(i, { value2: v })} />
+            ) : null}
+            <button type="button" class="secondary" aria-label={`Remove filter ${n}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>
+              Remove
+            </button>
+          </div>
+        );
+      })}
+      <button
+        type="button"
+        class="secondary"
+        disabled={!fields.length}
+        onClick={() => onChange([...rows, { field: fields[0].name, op: fields[0].defaultOperation, value: '', value2: '' }])}
+      >
+        Add filter
+      </button>
+    </fieldset>
+  );
+}
+
+function ValueInput(props: { label: string; type: string; value: string; onInput: (v: string) => void }) {
+  if (props.type === 'boolean')
+    return (
+      <Field label={props.label}>
+        <select value={props.value} onChange={(e) => props.onInput(e.currentTarget.value)}>
+          <option value="true">true</option>
+          <option value="false">false</option>
+        </select>
+      </Field>
+    );
+  const inputType = props.type === 'date' ? 'date' : props.type === 'integer' || props.type === 'decimal' ? 'number' : 'text';
+  return (
+    <Field label={props.label}>
+      <input type={inputType} step={props.type === 'decimal' ? 'any' : undefined} value={props.value} onInput={(e) => props.onInput(e.currentTarget.value)} />
+    </Field>
+  );
+}
+
+function SortEditor(props: { fields: FieldMetadata[]; rows: SortRow[]; onChange: (r: SortRow[]) => void }) {
+  const { fields, rows, onChange } = props;
+  const set = (i: number, patch: Partial<SortRow>) => onChange(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+  return (
+    <fieldset>
+      <legend>Sorting</legend>
+      {rows.map((r, i) => (
+        <div class="row" key={i}>
+          <Field label={`Sort field ${i + 1}`}>
+            <select value={r.field} onChange={(e) => set(i, { field: e.currentTarget.value })}>
+              {fields.map((f) => (
+                <option key={f.name} value={f.name}>
+                  {f.name}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label={`Direction ${i + 1}`}>
+            <select value={r.direction} onChange={(e) => set(i, { direction: e.currentTarget.value as 'asc' | 'desc' })}>
+              <option value="asc">ascending</option>
+              <option value="desc">descending</option>
+            </select>
+          </Field>
+          <button type="button" class="secondary" aria-label={`Remove sort ${i + 1}`} onClick={() => onChange(rows.filter((_, j) => j !== i))}>
+            Remove
+          </button>
+        </div>
+      ))}
+      <button type="button" class="secondary" disabled={!fields.length} onClick={() => onChange([...rows, { field: fields[0].name, direction: 'asc' }])}>
+        Add sort
+      </button>
+    </fieldset>
+  );
+}

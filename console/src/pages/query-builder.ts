@@ -1,0 +1,92 @@
+// The query builder JSON of the explorer's visual filters, sorting and paging: exactly the body
+// dynamic-execute takes, so what the page shows is what an integration would send.
+
+export interface FieldMetadata {
+  name: string;
+  dataType: string;
+  operations: string[];
+  defaultOperation: string;
+}
+
+export interface FilterRow {
+  field: string;
+  op: string;
+  value: string;
+  /** The upper bound of `between`. */
+  value2: string;
+}
+
+export interface SortRow {
+  field: string;
+  direction: 'asc' | 'desc';
+}
+
+export const NO_VALUE = new Set(['isblank', 'isnotblank']);
+
+/** The text of an input as the JSON value the field's type takes. */
+export function typedValue(dataType: string, text: string): string | number | boolean | null {
+  if (text === '') return null;
+  if (dataType === 'integer' || dataType === 'decimal') {
+    const n = Number(text);
+    return Number.isFinite(n) ? n : text;
+  }
+  if (dataType === 'boolean') return text === 'true';
+  return text;
+}
+
+export function condition(f: FilterRow, fields: FieldMetadata[]): unknown[] {
+  const type = fields.find((x) => x.name === f.field)?.dataType ?? 'string';
+  if (NO_VALUE.has(f.op)) return [f.field, f.op];
+  if (f.op === 'between') return [f.field, 'between', [typedValue(type, f.value), typedValue(type, f.value2)]];
+  return [f.field, f.op, typedValue(type, f.value)];
+}
+
+export function buildFilters(rows: FilterRow[], joiner: 'and' | 'or', fields: FieldMetadata[]): unknown[] | undefined {
+  const complete = rows.filter((r) => r.field && r.op);
+  if (!complete.length) return undefined;
+  if (complete.length === 1) return condition(complete[0], fields);
+  return complete.flatMap((r, i) => (i === 0 ? [condition(r, fields)] : [joiner, condition(r, fields)]));
+}
+
+export interface QueryBuilderJson {
+  skip?: number;
+  take?: number;
+  orderBy?: { field: string; direction: 'asc' | 'desc' }[];
+  fields?: string[];
+  filters?: unknown[];
+}
+
+export function buildQueryBuilder(opts: {
+  filters: FilterRow[];
+  joiner: 'and' | 'or';
+  sort: SortRow[];
+  fields: FieldMetadata[];
+  selected: string[];
+}): QueryBuilderJson {
+  const qb: QueryBuilderJson = {};
+  const filters = buildFilters(opts.filters, opts.joiner, opts.fields);
+  if (filters) qb.filters = filters;
+  const sort = opts.sort.filter((s) => s.field);
+  if (sort.length) qb.orderBy = sort.map((s) => ({ field: s.field, direction: s.direction }));
+  if (opts.selected.length) qb.fields = opts.selected;
+  return qb;
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export function curlFor(origin: string, tenant: string, query: string, body: unknown): string {
+  return [
+    `curl -s -X POST ${shellQuote(`${origin}/api/v3/analytics/named-query/${encodeURIComponent(query)}/dynamic-execute`)}`,
+    `  -H "Authorization: Bearer $TOKEN" -H ${shellQuote(`X-AppTenant: ${tenant}`)} -H 'Content-Type: application/json'`,
+    `  -d ${shellQuote(JSON.stringify(body))}`,
+  ].join(' \\\n');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The OData feed of the query for Excel / Power BI: under the tenant's base path when it has a slug. */
+export function odataUrlFor(origin: string, tenant: string, query: string, sort: SortRow[]): string {
+  const base = UUID.test(tenant) ? `${origin}/odata/v4` : `${origin}/t/${encodeURIComponent(tenant)}/odata/v4`;
+  const orderBy = sort.filter((s) => s.field).map((s) => `${s.field} ${s.direction}`);
+  return `${base}/${query.replace(/-/g, '_')}${orderBy.length ? `?$orderby=${encodeURIComponent(orderBy.join(','))}` : ''}`;
+}
