@@ -64,6 +64,8 @@ export interface AutomationToRun {
   definition: Definition;
   runAsAppId: string | null;
   runAsUserId: string | null;
+  /** Sealed app credentials for isApiCall (see the automations table), or null. */
+  apiCredentials: string | null;
 }
 
 /** One run's state shared by its workflows, sub-workflows and nested automations. */

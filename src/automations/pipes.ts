@@ -93,7 +93,17 @@ export const PIPES: Record<string, PipeSpec> = Object.assign(Object.create(null)
       return ns.length === 0 ? null : decimals(ns.reduce((a, b) => a + b, 0) / ns.length);
     },
   },
-  AddMonths: { min: 1, max: 1, fn: shift('AddMonths', (d, n) => d.setUTCMonth(d.getUTCMonth() + n)) },
+  AddMonths: {
+    min: 1,
+    max: 1,
+    // As .NET's AddMonths: the day is kept, or clamped to the target month's last day (31 Jan + 1 = 29 Feb).
+    fn: shift('AddMonths', (d, n) => {
+      const day = d.getUTCDate();
+      d.setUTCDate(1);
+      d.setUTCMonth(d.getUTCMonth() + n);
+      d.setUTCDate(Math.min(day, new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate()));
+    }),
+  },
   AddDays: { min: 1, max: 1, fn: shift('AddDays', (d, n) => d.setTime(d.getTime() + n * 86_400_000)) },
   AddHours: { min: 1, max: 1, fn: shift('AddHours', (d, n) => d.setTime(d.getTime() + n * 3_600_000)) },
   AddMinutes: { min: 1, max: 1, fn: shift('AddMinutes', (d, n) => d.setTime(d.getTime() + n * 60_000)) },

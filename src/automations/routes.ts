@@ -121,6 +121,14 @@ function requestValue(request: FastifyRequest, body: unknown): HttpRequestValue 
   };
 }
 
+/** The saving request's app credentials, sealed: isApiCall sends them as the platform sends the tenant's. */
+function sealedCredentials(ctx: AppContext, request: FastifyRequest): string | null {
+  const h = request.headers;
+  if (typeof h['x-appid'] !== 'string' || typeof h['x-appsecret'] !== 'string') return null;
+  const appUser = typeof h['x-appuser'] === 'string' && h['x-appuser'] !== '' ? h['x-appuser'] : undefined;
+  return ctx.box.encrypt(JSON.stringify({ appId: h['x-appid'], appSecret: h['x-appsecret'], appUser }));
+}
+
 async function executeAndRecord(ctx: AppContext, tenantId: string, id: string, trigger: RunTrigger, request: HttpRequestValue) {
   const row = await ctx.db.withTenant(tenantId, (trx) => findAutomation(trx, id));
   const automation = toRunnable(row);
@@ -163,7 +171,7 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       config: { roles: ['AutomationCreate'] },
     },
     async (request, reply) => {
-      const view = await request.writeTenant((trx, p) => createAutomation(trx, p, request.body));
+      const view = await request.writeTenant((trx, p) => createAutomation(trx, p, request.body, sealedCredentials(ctx, request)));
       return reply
         .code(201)
         .header('location', `${basePathOf(request)}${base}/${view.id}`)
@@ -184,7 +192,7 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       },
       config: { roles: ['AutomationWrite'] },
     },
-    async (request) => request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body)),
+    async (request) => request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body, sealedCredentials(ctx, request))),
   );
 
   app.delete(

@@ -57,6 +57,7 @@ type Row = {
   next_fire_utc: Date | null;
   run_as_app_id: string | null;
   run_as_user_id: string | null;
+  api_credentials: string | null;
   created_on_utc: Date;
   created_by_id: string | null;
   modified_on_utc: Date;
@@ -91,6 +92,7 @@ export const toRunnable = (row: Row): AutomationToRun => ({
   definition: row.definition as Definition,
   runAsAppId: row.run_as_app_id,
   runAsUserId: row.run_as_user_id,
+  apiCredentials: row.api_credentials,
 });
 
 function parse(body: unknown): Definition {
@@ -110,7 +112,7 @@ export async function findAutomation(trx: Trx, id: string): Promise<Row> {
   return row;
 }
 
-export async function createAutomation(trx: Trx, principal: Principal, body: unknown): Promise<AutomationView> {
+export async function createAutomation(trx: Trx, principal: Principal, body: unknown, apiCredentials: string | null): Promise<AutomationView> {
   const d = parse(body);
   const now = new Date();
   const row = await trx
@@ -124,6 +126,7 @@ export async function createAutomation(trx: Trx, principal: Principal, body: unk
       next_fire_utc: d.active ? nextFireTime(d.scheduler, now, now) : null,
       run_as_app_id: principal.appId,
       run_as_user_id: principal.userId,
+      api_credentials: apiCredentials,
       created_by_id: principal.userId,
       modified_by_id: principal.userId,
     })
@@ -136,7 +139,7 @@ export async function createAutomation(trx: Trx, principal: Principal, body: unk
   return automationView(row);
 }
 
-export async function updateAutomation(trx: Trx, principal: Principal, id: string, body: unknown): Promise<AutomationView> {
+export async function updateAutomation(trx: Trx, principal: Principal, id: string, body: unknown, apiCredentials: string | null): Promise<AutomationView> {
   const d = parse(body);
   const current = await trx.selectFrom('automations').select(['version', 'created_on_utc']).where('id', '=', id).forUpdate().executeTakeFirst();
   if (!current) throw notFound(`No automation ${id}.`);
@@ -152,6 +155,7 @@ export async function updateAutomation(trx: Trx, principal: Principal, id: strin
       next_fire_utc: d.active ? nextFireTime(d.scheduler, now, current.created_on_utc) : null,
       run_as_app_id: principal.appId,
       run_as_user_id: principal.userId,
+      api_credentials: apiCredentials,
       modified_on_utc: now,
       modified_by_id: principal.userId,
     })

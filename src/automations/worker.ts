@@ -143,8 +143,9 @@ export class AutomationWorker {
       definition: Definition;
       run_as_app_id: string | null;
       run_as_user_id: string | null;
+      api_credentials: string | null;
     }>`
-      select a.tenant_id, a.id, a.version, a.definition, a.run_as_app_id, a.run_as_user_id from automations a
+      select a.tenant_id, a.id, a.version, a.definition, a.run_as_app_id, a.run_as_user_id, a.api_credentials from automations a
       where a.active and (a.tenant_id, a.id) in (select * from unnest(${wanted.map((r) => r.tenant_id)}::uuid[], ${wanted.map((r) => r.automation_id)}::uuid[]))`.execute(
       this.#ctx.db.kysely,
     );
@@ -156,6 +157,7 @@ export class AutomationWorker {
         definition: a.definition,
         runAsAppId: a.run_as_app_id,
         runAsUserId: a.run_as_user_id,
+        apiCredentials: a.api_credentials,
       });
     return out;
   }
@@ -283,8 +285,9 @@ export class AutomationWorker {
         created_on_utc: Date;
         run_as_app_id: string | null;
         run_as_user_id: string | null;
+        api_credentials: string | null;
       }>`
-        select tenant_id, id, version, definition, next_fire_utc, created_on_utc, run_as_app_id, run_as_user_id from automations
+        select tenant_id, id, version, definition, next_fire_utc, created_on_utc, run_as_app_id, run_as_user_id, api_credentials from automations
         where active and next_fire_utc <= now()
         order by next_fire_utc
         limit ${this.#free}
@@ -308,6 +311,7 @@ export class AutomationWorker {
               definition: a.definition,
               runAsAppId: a.run_as_app_id,
               runAsUserId: a.run_as_user_id,
+              apiCredentials: a.api_credentials,
             },
             runId: inserted[0].id,
             fireTime: a.next_fire_utc,

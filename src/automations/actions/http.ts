@@ -23,6 +23,24 @@ async function apiToken(call: ActionCall): Promise<string> {
   return issued.accessToken;
 }
 
+/**
+ * The tenant's credentials on an isApiCall request: the saving app's headers (routes that take app headers
+ * only accept nothing else), or a token of that app when the automation was saved with a token.
+ */
+async function addCredentials(call: ActionCall, headers: Record<string, string>): Promise<void> {
+  const { tenantId, apiCredentials } = call.run.automation;
+  for (const k of Object.keys(headers)) if (/^(authorization|x-app|x-accesstoken)/i.test(k)) delete headers[k];
+  if (apiCredentials) {
+    const c = JSON.parse(call.run.services.box.decrypt(apiCredentials)) as { appId: string; appSecret: string; appUser?: string };
+    headers['x-apptenant'] = tenantId;
+    headers['x-appid'] = c.appId;
+    headers['x-appsecret'] = c.appSecret;
+    if (c.appUser) headers['x-appuser'] = c.appUser;
+    return;
+  }
+  headers.authorization = `Bearer ${await apiToken(call)}`;
+}
+
 function pairs(v: unknown): { name: string; value: unknown }[] {
   if (Array.isArray(v))
     return v
@@ -83,7 +101,7 @@ async function target(call: ActionCall, headers: Record<string, string>): Promis
     if (!raw.startsWith('/') || raw.startsWith('//')) throw new ActionError('with isApiCall, url is a path of the API such as /api/v3/users');
     const url = new URL(raw, base);
     if (url.origin !== base.origin) throw new ActionError('with isApiCall, url must stay on the API');
-    headers.authorization = `Bearer ${await apiToken(call)}`;
+    await addCredentials(call, headers);
     return url;
   }
   if (!URL.canParse(raw)) throw new ActionError(`url is not an absolute URL: "${raw.slice(0, 200)}"`);

@@ -125,6 +125,7 @@ export interface AutomationRuns {
 
 export interface Automations {
   active: Generated<boolean>;
+  api_credentials: string | null;
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
   definition: Json;

@@ -19,6 +19,9 @@ create table automations (
   -- Whom runs act as (isApiCall, AnalyticsNamedQuery): the app and user that last saved the automation.
   run_as_app_id uuid,
   run_as_user_id uuid,
+  -- The saving app's X-AppId, X-AppSecret (and X-AppUser), sealed by the SecretBox: what isApiCall sends, as
+  -- the platform adds the tenant's credentials. Null when the automation was saved with a token.
+  api_credentials text,
   created_on_utc timestamptz not null default now(),
   created_by_id uuid,
   modified_on_utc timestamptz not null default now(),
