@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { ADMIN_TOKEN, appHeaders, startTestServer, type TestServer } from './helpers.ts';
 
 let server: TestServer;
 let tenant: Awaited<ReturnType<TestServer['createTenant']>>;
@@ -122,19 +122,17 @@ describe('definitions', () => {
       runs.body.map((r: any) => r.version),
       [2, 1],
     );
-    // An app without the automation roles is refused.
-    const other = await server.createTenant('No Roles');
-    const plain = await server.request('POST', '/admin/tenants/' + other.tenantId + '/apps', {
-      headers: { authorization: `Bearer ${process.env.ATRIUM_TEST_ADMIN ?? 'test-admin-token-0123456789'}` },
-      json: { name: 'plain', roles: [] },
+    // An app with only the reading role reads but cannot delete.
+    const reader = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      json: { name: 'reader', roles: ['AutomationGet'] },
     });
-    if (plain.status === 201) {
-      const res = await server.request('GET', '/api/v3/automations', {
-        headers: appHeaders({ tenantId: other.tenantId, appId: plain.body.appId, appSecret: plain.body.appSecret }),
-      });
-      assert.equal(res.status, 403);
-      assert.match(res.body.detail, /AutomationGet/);
-    }
+    assert.equal(reader.status, 201, reader.text);
+    const rh = appHeaders({ tenantId: tenant.tenantId, appId: reader.body.appId, appSecret: reader.body.appSecret });
+    assert.equal((await server.request('GET', `/api/v3/automations/${a.id}`, { headers: rh })).status, 200);
+    const refused = await server.request('DELETE', `/api/v3/automations/${a.id}`, { headers: rh });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.detail, /AutomationDelete/);
     assert.equal((await server.request('DELETE', `/api/v3/automations/${a.id}`, { headers: h })).status, 204);
     assert.equal((await server.request('GET', `/api/v3/automations/${a.id}`, { headers: h })).status, 404);
   });
@@ -261,11 +259,11 @@ describe('execute URL and run log', () => {
     // The app's secret went out as a header; the log does not show it.
     assert.ok(!JSON.stringify(run).includes(tenant.appSecret));
     // isApiCall stays on the API: a URL elsewhere is refused.
-    const escape = await create({
+    const outside = await create({
       name: 'Escape',
       actions: [start('Call'), { name: 'Call', type: 'Rest', method: 'GET', url: '//example.com/x', isApiCall: true, next: 'Done' }, done()],
     });
-    const failed = await runNow(escape.id);
+    const failed = await runNow(outside.id);
     assert.equal(failed.status, 'Failed');
     assert.match(failed.error, /with isApiCall, url is a path/);
   });

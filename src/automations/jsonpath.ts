@@ -217,14 +217,22 @@ function parseOperand(src: string, pos: number, depth: number): { operand: Opera
   throw new ExpressionError('@path, $path, a string, a number, true, false or null expected in the filter', i);
 }
 
-/** The value's own property (never inherited): JSON data only ever has own properties. */
+/**
+ * The value's own property (never inherited: JSON data only ever has own properties). A name that is not
+ * there exactly is matched without regard to case, as the platform matches JSON names (`$.Body.ActionType`
+ * reads the payload's `actionType`).
+ */
 export function ownProperty(value: unknown, name: string): unknown {
   if (value === null || typeof value !== 'object') return undefined;
   if (Array.isArray(value)) {
     if (name === 'length') return value.length;
     return /^\d+$/.test(name) ? value[Number(name)] : undefined;
   }
-  return Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+  const obj = value as Record<string, unknown>;
+  if (Object.hasOwn(obj, name)) return obj[name];
+  const lower = name.toLowerCase();
+  for (const k of Object.keys(obj)) if (k.toLowerCase() === lower) return obj[k];
+  return undefined;
 }
 
 function children(value: unknown): unknown[] {
