@@ -80,6 +80,8 @@ export class RunContext {
   steps = 0;
   depth = 0;
   logDropped = 0;
+  /** Connections an action may keep for later actions of the same run (SFTP), closed when the run ends. */
+  readonly connections = new Map<string, { value: Promise<unknown>; close: () => Promise<void> }>();
 
   constructor(automation: AutomationToRun, services: RunServices, signal: AbortSignal) {
     this.automation = automation;
@@ -291,6 +293,8 @@ export async function runAutomation(
   } catch (err) {
     const message = err instanceof RunFailure ? err.message : `unexpected error: ${(err as Error).message ?? err}`;
     return finish(run, startedOnUtc, 'Failed', maskForLog(message, run.secrets) as string, null);
+  } finally {
+    await Promise.allSettled([...run.connections.values()].map((c) => c.close()));
   }
 }
 

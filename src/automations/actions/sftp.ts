@@ -1,6 +1,7 @@
 // SFTP actions (SftpListFiles, SftpDownload, SftpUpload, SftpMoveTo) over ssh2-sftp-client, with a
 // password or a private key. The host is resolved first and checked against the webhook address guard,
 // and the connection goes to the checked address, so a name cannot re-resolve elsewhere in between.
+import { createHash } from 'node:crypto';
 import dns from 'node:dns/promises';
 import path from 'node:path/posix';
 import SftpClient from 'ssh2-sftp-client';
@@ -36,12 +37,7 @@ async function address(call: ActionCall, host: string): Promise<string> {
   return allowed.address;
 }
 
-/** Connects with the action's credentials, runs fn, and always closes the connection. */
-async function withSftp<T>(call: ActionCall, fn: (sftp: SftpClient) => Promise<T>): Promise<T> {
-  const { host, port } = parseHost(call.text('ftpHostIp'));
-  const username = call.text('ftpUsername');
-  const password = call.get('ftpPassword');
-  const key = call.get('ftpPrivateKeyFile') ?? call.get('ftpPrivateKey');
+async function connect(call: ActionCall, host: string, port: number, username: string, password: unknown, key: unknown): Promise<SftpClient> {
   const sftp = new SftpClient();
   const left = Math.max(1000, call.run.deadline - Date.now());
   try {
@@ -53,16 +49,47 @@ async function withSftp<T>(call: ActionCall, fn: (sftp: SftpClient) => Promise<T
       ...(key ? { privateKey: typeof key === 'string' ? key : fileBytes(key).bytes } : {}),
       readyTimeout: Math.min(20_000, left),
     });
+    return sftp;
   } catch (err) {
+    await sftp.end().catch(() => {});
     throw new ActionError(`SFTP ${host}:${port}: ${(err as Error).message.replace(/^connect: /, '')}`);
+  }
+}
+
+/**
+ * Runs fn on a connection made with the action's credentials. The connection serves the run's later SFTP
+ * actions with the same server and credentials (one handshake per run, not per action), and is closed
+ * when the run ends, or at once when an action on it fails.
+ */
+async function withSftp<T>(call: ActionCall, fn: (sftp: SftpClient) => Promise<T>): Promise<T> {
+  const { host, port } = parseHost(call.text('ftpHostIp'));
+  const username = call.text('ftpUsername');
+  const password = call.get('ftpPassword');
+  const key = call.get('ftpPrivateKeyFile') ?? call.get('ftpPrivateKey');
+  const id = `sftp\n${createHash('sha256')
+    .update(JSON.stringify([host, port, username, password ?? null, key ?? null]))
+    .digest('hex')}`;
+  const connections = call.run.connections;
+  let entry = connections.get(id);
+  if (!entry) {
+    const value = connect(call, host, port, username, password, key);
+    entry = { value, close: async () => void (await value.then((s) => s.end()).catch(() => {})) };
+    connections.set(id, entry);
+  }
+  let sftp: SftpClient;
+  try {
+    sftp = (await entry.value) as SftpClient;
+  } catch (err) {
+    connections.delete(id);
+    throw err;
   }
   try {
     return await fn(sftp);
   } catch (err) {
+    connections.delete(id);
+    await entry.close();
     if (err instanceof ActionError) throw err;
     throw new ActionError(`SFTP ${host}:${port}: ${(err as Error).message}`);
-  } finally {
-    await sftp.end().catch(() => {});
   }
 }
 
@@ -103,7 +130,7 @@ const download: Handler = async (call) => {
   return { output: fileValue(name, type, bytes, !binary) };
 };
 
-/** SftpUpload: `file` (a file object) or `body` (text, or JSON) written as `ftpPath`/`fileName`. */
+/** SftpUpload: `file` (a file object) or `body` (text, or JSON) written as `ftpPath`/`fileName` (the folder made when missing). */
 const upload: Handler = async (call) => {
   const dir = call.text('ftpPath') || '.';
   const name = call.text('fileName');
@@ -111,7 +138,10 @@ const upload: Handler = async (call) => {
   const content = call.get('file') ?? call.get('body') ?? '';
   const { bytes } = fileBytes(content, name);
   const target = path.join(dir, name);
-  await withSftp(call, (sftp) => sftp.put(bytes, target));
+  await withSftp(call, async (sftp) => {
+    if (!(await sftp.exists(dir))) await sftp.mkdir(dir, true);
+    await sftp.put(bytes, target);
+  });
   return { output: { path: target, size: bytes.length } };
 };
 
