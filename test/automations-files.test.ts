@@ -8,9 +8,11 @@ import { after, before, test } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 import { type SftpServer, SSHD, startSftpServer } from './sftp-server.ts';
+import { USER_TYPE, waitForHistory } from './webhooks-helpers.ts';
 
 let server: TestServer;
 let h: Record<string, string>;
+let tenantRefs: Record<string, string>;
 let sftp: SftpServer;
 let smtp: SMTPServer;
 const mails: { from: string; to: string[]; body: string }[] = [];
@@ -40,6 +42,7 @@ before(async () => {
   });
   const tenant = await server.createTenant('Files Agency');
   h = appHeaders(tenant);
+  tenantRefs = { CompanyCode: tenant.companyCode, DepartmentExternalId: tenant.departmentExternalId, TypologyExternalId: tenant.typologyExternalId };
 });
 
 after(async () => {
@@ -159,4 +162,29 @@ test('a wrong password fails the SFTP action with the reason, and the password s
   assert.equal(run.body.status, 'Failed');
   assert.match(run.body.error, /SFTP 127\.0\.0\.1:\d+: .*authentication/i);
   assert.ok(!JSON.stringify(run.body).includes('not-the-password'));
+});
+
+test("the documentation's complete example (event → Rest → Email) runs as written", { timeout: 60_000 }, async () => {
+  const doc = await readFile(path.join(import.meta.dirname, '..', 'docs', 'automations.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## A complete example'));
+  const definition = JSON.parse(section.slice(section.indexOf('```json') + 7, section.indexOf('```', section.indexOf('```json') + 7)));
+  const created = await server.request('POST', '/api/v3/automations', { headers: h, json: definition });
+  assert.equal(created.status, 201, created.text);
+  const sub = await server.request('POST', '/api/webhook-subscriptions', {
+    headers: h,
+    json: { Name: 'user updates', ActionType: 'Updated', DocumentType: USER_TYPE, IsAutomation: true, AutomationId: created.body.id, Active: true },
+  });
+  assert.equal(sub.status, 201, sub.text);
+  const user = { UserName: 'doc.example', Name: 'Doc Example', ExternalId: 'DOC-1', IsActive: true, Mail: 'doc@example.com', ...tenantRefs };
+  assert.equal((await server.request('POST', '/api/users', { headers: h, json: user })).status, 201);
+  const updated = await server.request('POST', '/api/users', { headers: h, json: { ...user, Name: 'Doc Example Renamed' } });
+  assert.equal(updated.status, 200, updated.text);
+  const items = await waitForHistory(server, h, sub.body.id, (list) => list.length === 1 && list[0].status !== 'Pending');
+  assert.equal(items[0].status, 'Succeeded', JSON.stringify(items));
+  assert.equal(items[0].attempts[0].statusCode, 200);
+  assert.equal(JSON.parse(items[0].attempts[0].responseBody).user, 'Doc Example Renamed');
+  const mail = mails.find((m) => m.body.includes('Subject: User doc.example was updated'));
+  assert.ok(mail, JSON.stringify(mails.map((m) => m.body.slice(0, 300))));
+  assert.deepEqual(mail.to, ['ops@example.com']);
+  assert.match(mail.body, /Doc Example Renamed \(doc@example\.com\)/);
 });
