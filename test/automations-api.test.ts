@@ -30,9 +30,17 @@ before(async () => {
       body += c;
     });
     req.on('end', () => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"report":true}');
+        return;
+      }
       received.push({ headers: req.headers, body });
+      let echo: unknown = body;
+      try {
+        echo = body ? JSON.parse(body) : null;
+      } catch {}
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ok: true, echo: body ? JSON.parse(body) : null }));
+      res.end(JSON.stringify({ ok: true, echo }));
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -423,5 +431,147 @@ describe('limits and safety', () => {
     const other = await server.createTenant('Other Agency');
     const cross = await server.request('POST', `/api/tenants/${other.tenantId}/integration-workflows/${probe.id}/execute`, { json: {} });
     assert.equal(cross.status, 404);
+  });
+});
+
+describe('more actions', () => {
+  test('lists, loops, reduce, sub-workflows, another automation, merge, validation, named query, download', async () => {
+    const target = await create({
+      name: 'Doubler',
+      actions: [
+        start('Done'),
+        {
+          name: 'Done',
+          type: 'Result',
+          httpResponse: { statusCode: 202, body: { doubled: "{{['#HttpRequest']$.Body.n | AddDecimal(['#HttpRequest']$.Body.n)}}" } },
+        },
+      ],
+    });
+    const a = await create({
+      name: 'Kitchen sink',
+      subWorkflows: [
+        {
+          name: 'collect',
+          actions: [
+            start('Note'),
+            { name: 'Note', type: 'AddToList', list: 'Seen', value: "{{['#Item']$.sku | ToUpperCase}}", next: 'Out' },
+            { name: 'Out', type: 'Result', httpResponse: { body: "{{['#Index']}}" } },
+          ],
+        },
+        {
+          name: 'add',
+          actions: [start('Sum'), { name: 'Sum', type: 'Result', httpResponse: { body: "{{['#Accumulator'] | AddDecimal(['#Item']$.n)}}" } }],
+        },
+        { name: 'wrap', actions: [start('W'), { name: 'W', type: 'Result', httpResponse: { body: { wrapped: "{{['#Input']}}" } } }] },
+      ],
+      actions: [
+        start('Seen'),
+        { name: 'Seen', type: 'CreateList', next: 'Each' },
+        { name: 'Each', type: 'Loop', body: "{{['#HttpRequest']$.Body.items}}", subWorkflow: 'collect', next: 'Total' },
+        { name: 'Total', type: 'Reduce', body: "{{['#HttpRequest']$.Body.items}}", subWorkflow: 'add', initialValue: 0, next: 'Pairs' },
+        { name: 'Pairs', type: 'MapFromObject', body: { a: 1, b: 2 }, next: 'Both' },
+        { name: 'Both', type: 'Merge', body: [{ x: 1, y: 1 }, { y: 2 }], next: 'Wrap' },
+        { name: 'Wrap', type: 'ExecuteSubWorkflow', subWorkflow: 'wrap', body: "{{['Total']}}", next: 'Other' },
+        { name: 'Other', type: 'ExecuteIntegrationWorkflow', targetWorkflowId: target.id, body: { n: 21 }, next: 'Check' },
+        { name: 'Check', type: 'ValidateJson', body: { id: 'x' }, schema: { type: 'object', required: ['id', 'name'] }, next: 'Jobs', nextOnError: 'Jobs' },
+        { name: 'Jobs', type: 'AnalyticsNamedQuery', namedQuery: 'DE-Jobs', body: { queryBuilder: { skip: 0, take: 5 } }, next: 'Fetch' },
+        { name: 'Fetch', type: 'Download', url: `${receiverUrl}/report.json`, next: 'Done' },
+        done({
+          seen: "{{['Seen']}}",
+          indexes: "{{['Each']}}",
+          total: "{{['Total']}}",
+          pairs: "{{['Pairs']}}",
+          both: "{{['Both']}}",
+          wrap: "{{['Wrap']}}",
+          other: "{{['Other']}}",
+          invalid: "{{['Check']$.Error}}",
+          jobs: "{{['Jobs']$.value | ToJsonString | IsNullOrEmpty}}",
+          file: "{{['Fetch']$.fileName}}",
+        }),
+      ],
+    });
+    const run = await runNow(a.id, {
+      items: [
+        { sku: 'a', n: 1 },
+        { sku: 'b', n: 2 },
+        { sku: 'c', n: 3 },
+      ],
+    });
+    assert.equal(run.status, 'Succeeded', JSON.stringify(run));
+    const b = run.result.body;
+    assert.deepEqual(b.seen, ['A', 'B', 'C']);
+    assert.deepEqual(b.indexes, [0, 1, 2]);
+    assert.equal(b.total, 6);
+    assert.deepEqual(b.pairs, [
+      { Key: 'a', Value: 1 },
+      { Key: 'b', Value: 2 },
+    ]);
+    assert.deepEqual(b.both, { x: 1, y: 2 });
+    assert.deepEqual(b.wrap, { wrapped: 6 });
+    assert.deepEqual(b.other, { statusCode: 202, headers: {}, body: { doubled: 42 } });
+    assert.match(b.invalid, /name/);
+    assert.equal(b.jobs, false);
+    assert.equal(b.file, 'report.json');
+    // Sub-workflow actions are in the log under their workflow's name.
+    assert.ok(run.actions.some((x: any) => x.workflow === 'collect' && x.name === 'Note'));
+  });
+
+  test('Rest sends every bodyMediaType', async () => {
+    const a = await create({
+      name: 'Bodies',
+      actions: [
+        start('Csv'),
+        { name: 'Csv', type: 'CreateCsv', data: [{ a: 1 }], fileName: 'a.csv', next: 'Form' },
+        {
+          name: 'Form',
+          type: 'Rest',
+          method: 'POST',
+          url: `${receiverUrl}/form`,
+          bodyMediaType: 'UrlEncodedFormData',
+          bodyFormData: [
+            { name: 'q', value: 'a b' },
+            { name: 'n', value: 2 },
+          ],
+          next: 'Multi',
+        },
+        {
+          name: 'Multi',
+          type: 'Rest',
+          method: 'POST',
+          url: `${receiverUrl}/multi`,
+          bodyMediaType: 'MultipartFormData',
+          bodyFormData: [
+            { name: 'note', value: 'hi' },
+            { name: 'file', value: "{{['Csv']}}" },
+          ],
+          next: 'Raw',
+        },
+        {
+          name: 'Raw',
+          type: 'Rest',
+          method: 'PUT',
+          url: `${receiverUrl}/raw`,
+          bodyMediaType: 'Raw',
+          body: 'plain text',
+          requestHeaders: [{ name: 'Content-Type', value: 'text/x-custom' }],
+          next: 'File',
+        },
+        { name: 'File', type: 'Rest', method: 'POST', url: `${receiverUrl}/file`, bodyMediaType: 'File', body: "{{['Csv']}}", next: 'Done' },
+        done(),
+      ],
+    });
+    const before = received.length;
+    const run = await runNow(a.id);
+    assert.equal(run.status, 'Succeeded', JSON.stringify(run));
+    const [form, multi, raw, file] = received.slice(before);
+    assert.equal(form.headers['content-type'], 'application/x-www-form-urlencoded');
+    assert.equal(form.body, 'q=a+b&n=2');
+    assert.match(String(multi.headers['content-type']), /^multipart\/form-data; boundary=/);
+    assert.match(multi.body, /name="note"\r\n\r\nhi/);
+    assert.match(multi.body, /name="file"; filename="a.csv"\r\nContent-Type: text\/csv\r\n\r\na\r\n1\r\n/);
+    assert.equal(raw.headers['content-type'], 'text/x-custom');
+    assert.equal(raw.body, 'plain text');
+    assert.equal(file.headers['content-type'], 'text/csv');
+    assert.equal(file.body, 'a\r\n1\r\n');
   });
 });

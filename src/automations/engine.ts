@@ -83,11 +83,15 @@ export class RunContext {
   /** Connections an action may keep for later actions of the same run (SFTP), closed when the run ends. */
   readonly connections = new Map<string, { value: Promise<unknown>; close: () => Promise<void> }>();
 
-  constructor(automation: AutomationToRun, services: RunServices, signal: AbortSignal) {
+  readonly #timeout: AbortSignal;
+
+  /** `stop`: the process is stopping (the run ends Failed, and a webhook worker does not record it). */
+  constructor(automation: AutomationToRun, services: RunServices, stop?: AbortSignal) {
     this.automation = automation;
     this.services = services;
-    this.signal = signal;
     this.deadline = Date.now() + services.config.automationRunTimeoutMs;
+    this.#timeout = AbortSignal.timeout(services.config.automationRunTimeoutMs);
+    this.signal = stop ? AbortSignal.any([stop, this.#timeout]) : this.#timeout;
   }
 
   get tenantId(): string {
@@ -95,8 +99,9 @@ export class RunContext {
   }
 
   checkTime(): void {
-    if (this.signal.aborted || Date.now() > this.deadline)
+    if (this.#timeout.aborted || Date.now() > this.deadline)
       throw new RunFailure(`the run exceeded its time limit of ${this.services.config.automationRunTimeoutMs} ms (ATRIUM_AUTOMATION_RUN_TIMEOUT)`);
+    if (this.signal.aborted) throw new RunFailure('the run was stopped: the worker running it is shutting down');
   }
 
   async wait(ms: number): Promise<void> {
@@ -284,9 +289,7 @@ export async function runAutomation(
   opts: { signal?: AbortSignal } = {},
 ): Promise<RunOutcome> {
   const startedOnUtc = new Date();
-  const timeout = AbortSignal.timeout(services.config.automationRunTimeoutMs);
-  const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-  const run = new RunContext(automation, services, signal);
+  const run = new RunContext(automation, services, opts.signal);
   try {
     const response = await runNested(run, automation, request);
     return finish(run, startedOnUtc, 'Succeeded', null, response);

@@ -23,6 +23,8 @@ const FLUSH_LINGER_MS = 20;
 const FLUSH_BATCH = 200;
 const SWEEP_EVERY_MS = 60_000;
 const RESPONSE_BODY_LIMIT = 4096;
+/** At stop, runs in flight get this long to finish; the rest are stopped and their events run again elsewhere. */
+const STOP_GRACE_MS = 10_000;
 
 interface Claimed {
   tenant_id: string;
@@ -44,6 +46,10 @@ export class AutomationWorker {
   readonly #services: RunServices;
   readonly #log: Logger;
   readonly #stop = new AbortController();
+  /** Aborts the runs still going when the stop's grace period is over. */
+  readonly #abortRuns = new AbortController();
+  /** Invocations whose runs were stopped at shutdown: their leases are handed back, unrecorded. */
+  readonly #abandoned: Claimed[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   readonly #leaseMs: number;
   #settled: Settled[] = [];
@@ -72,8 +78,21 @@ export class AutomationWorker {
     this.#stop.abort();
     this.#wakeClaim?.();
     await Promise.allSettled(this.#loops);
+    let grace: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.#inFlight]), new Promise((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
+    clearTimeout(grace);
+    this.#abortRuns.abort();
     await Promise.allSettled([...this.#inFlight]);
-    await this.#flush().catch((err) => this.#log.warn({ err }, 'automation runs not recorded at stop; their invocations run again'));
+    try {
+      while (this.#settled.length > 0) await this.#flush();
+      if (this.#abandoned.length > 0)
+        await sql`update webhook_invocations set lease_token = null, lease_until = null
+          where (tenant_id, id) in (select * from unnest(${this.#abandoned.map((a) => a.tenant_id)}::uuid[], ${this.#abandoned.map((a) => a.id)}::uuid[]))`.execute(
+          this.#ctx.db.kysely,
+        );
+    } catch (err) {
+      this.#log.warn({ err }, 'automation runs not recorded at stop; their invocations run again when the leases lapse');
+    }
   }
 
   get #free(): number {
@@ -198,7 +217,12 @@ export class AutomationWorker {
         Headers: { 'content-type': 'application/json', 'webhook-id': inv.id },
         Body: body,
       };
-      outcome = await runAutomation(automation, this.#services, request, { signal: this.#stop.signal });
+      outcome = await runAutomation(automation, this.#services, request, { signal: this.#abortRuns.signal });
+      // Stopped by the shutdown, not by anything the automation did: the event runs again on another worker.
+      if (this.#abortRuns.signal.aborted && outcome.status === 'Failed') {
+        this.#abandoned.push(inv);
+        return;
+      }
     }
     this.#settled.push({ invocation: inv, automation, outcome });
   }
@@ -333,7 +357,7 @@ export class AutomationWorker {
       Headers: { 'x-fire-time-utc': fireTime.toISOString() },
       Body: { FireTimeUtc: fireTime.toISOString() },
     };
-    const outcome = await runAutomation(automation, this.#services, request, { signal: this.#stop.signal });
+    const outcome = await runAutomation(automation, this.#services, request, { signal: this.#abortRuns.signal });
     await sql`
       update automation_runs set status = ${outcome.status}, started_on_utc = ${outcome.startedOnUtc}, finished_on_utc = ${outcome.finishedOnUtc},
         error = ${outcome.error}, actions = ${JSON.stringify(outcome.actions)}::jsonb, result = ${outcome.result ? JSON.stringify(outcome.result) : null}::jsonb
