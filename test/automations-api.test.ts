@@ -30,6 +30,11 @@ before(async () => {
       body += c;
     });
     req.on('end', () => {
+      if (req.url === '/token') {
+        received.push({ headers: req.headers, body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"tok-123456","token_type":"Bearer","expires_in":3600}');
+        return;
+      }
       if (req.method === 'GET') {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"report":true}');
         return;
@@ -514,6 +519,34 @@ describe('more actions', () => {
     assert.equal(b.file, 'report.json');
     // Sub-workflow actions are in the log under their workflow's name.
     assert.ok(run.actions.some((x: any) => x.workflow === 'collect' && x.name === 'Note'));
+  });
+
+  test('OAuth2Authentication gets a token that a later Rest sends; the token is masked in the log', async () => {
+    const a = await create({
+      name: 'OAuth',
+      actions: [
+        start('Token'),
+        { name: 'Token', type: 'OAuth2Authentication', url: `${receiverUrl}/token`, clientId: 'cid', clientSecret: 'csecret-1', scope: 'crm', next: 'Push' },
+        {
+          name: 'Push',
+          type: 'Rest',
+          method: 'POST',
+          url: `${receiverUrl}/push`,
+          requestHeaders: [{ name: 'Authorization', value: "{{['Token']$.Authorization}}" }],
+          body: { a: 1 },
+          next: 'Done',
+        },
+        done(),
+      ],
+    });
+    const before = received.length;
+    const run = await runNow(a.id);
+    assert.equal(run.status, 'Succeeded', JSON.stringify(run));
+    const [token, push] = received.slice(before);
+    assert.equal(token.body, 'grant_type=client_credentials&client_id=cid&client_secret=csecret-1&scope=crm');
+    assert.equal(push.headers.authorization, 'Bearer tok-123456');
+    const log = JSON.stringify(run.actions);
+    assert.ok(!log.includes('tok-123456') && !log.includes('csecret-1'), log);
   });
 
   test('Rest sends every bodyMediaType', async () => {

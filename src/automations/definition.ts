@@ -65,6 +65,7 @@ export const ACTION_TYPES: Record<string, readonly string[]> = {
   CreateCsv: ['data'],
   CSVMap: ['data'],
   Download: ['url'],
+  OAuth2Authentication: ['url'],
   Map: ['body'],
   MapFromObject: ['body'],
   Merge: ['body'],

@@ -85,7 +85,10 @@ export function automationView(row: Row): AutomationView {
   };
 }
 
-export const toRunnable = (row: Row): AutomationToRun => ({
+/** The columns a run needs. */
+export type RunnableRow = Pick<Row, 'tenant_id' | 'id' | 'version' | 'definition' | 'run_as_app_id' | 'run_as_user_id' | 'api_credentials'>;
+
+export const toRunnable = (row: RunnableRow): AutomationToRun => ({
   tenantId: row.tenant_id,
   id: row.id,
   version: row.version,

@@ -14,7 +14,7 @@ import type { Definition } from './definition.ts';
 import { type AutomationToRun, type HttpRequestValue, type RunOutcome, runAutomation } from './engine.ts';
 import { closeServices, servicesFor } from './runtime.ts';
 import { nextFireTime } from './scheduler.ts';
-import { runValues, sweepRuns } from './service.ts';
+import { runValues, sweepRuns, toRunnable } from './service.ts';
 import type { RunServices } from './services.ts';
 
 const IDLE_CLAIM_MS = 100;
@@ -168,16 +168,7 @@ export class AutomationWorker {
       where a.active and (a.tenant_id, a.id) in (select * from unnest(${wanted.map((r) => r.tenant_id)}::uuid[], ${wanted.map((r) => r.automation_id)}::uuid[]))`.execute(
       this.#ctx.db.kysely,
     );
-    for (const a of found)
-      out.set(`${a.tenant_id}/${a.id}`, {
-        tenantId: a.tenant_id,
-        id: a.id,
-        version: a.version,
-        definition: a.definition,
-        runAsAppId: a.run_as_app_id,
-        runAsUserId: a.run_as_user_id,
-        apiCredentials: a.api_credentials,
-      });
+    for (const a of found) out.set(`${a.tenant_id}/${a.id}`, toRunnable(a));
     return out;
   }
 
@@ -326,20 +317,7 @@ export class AutomationWorker {
           values (${a.tenant_id}, ${a.id}, ${a.version}, 'schedule', ${a.next_fire_utc})
           on conflict (tenant_id, automation_id, fire_time_utc) do nothing
           returning id`.execute(trx);
-        if (inserted[0])
-          out.push({
-            automation: {
-              tenantId: a.tenant_id,
-              id: a.id,
-              version: a.version,
-              definition: a.definition,
-              runAsAppId: a.run_as_app_id,
-              runAsUserId: a.run_as_user_id,
-              apiCredentials: a.api_credentials,
-            },
-            runId: inserted[0].id,
-            fireTime: a.next_fire_utc,
-          });
+        if (inserted[0]) out.push({ automation: toRunnable(a), runId: inserted[0].id, fireTime: a.next_fire_utc });
       }
       return out;
     });

@@ -181,4 +181,41 @@ const download: Handler = async (call) => {
   return { output: fileValue(name, res.headers.get('content-type') ?? 'application/octet-stream', bytes) };
 };
 
-export const HTTP_HANDLERS: Record<string, Handler> = { Rest: rest, Download: download };
+/**
+ * OAuth2Authentication: a token from `url` (the token endpoint) with `grantType` client_credentials (default)
+ * or password (`username`, `password`), `clientId`, `clientSecret`, `scope`, `audience`. Output the token
+ * answer plus `Authorization` ("Bearer …") for a later Rest's requestHeaders; tokens are masked in the log.
+ */
+const oauth2: Handler = async (call) => {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const url = await target(call, headers);
+  const grant = call.text('grantType') || 'client_credentials';
+  if (grant !== 'client_credentials' && grant !== 'password') throw new ActionError('grantType must be client_credentials or password');
+  const form = new URLSearchParams({ grant_type: grant });
+  const add = (field: string, param: string) => {
+    const v = call.text(field);
+    if (v) form.set(param, v);
+  };
+  add('clientId', 'client_id');
+  add('clientSecret', 'client_secret');
+  add('scope', 'scope');
+  add('audience', 'audience');
+  if (grant === 'password') {
+    add('username', 'username');
+    add('password', 'password');
+  }
+  headers['content-type'] = 'application/x-www-form-urlencoded';
+  const { res, bytes } = await send(call, 'POST', url, headers, form.toString());
+  let answer: Record<string, unknown>;
+  try {
+    answer = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new ActionError(`the token endpoint answered ${res.status} without JSON`);
+  }
+  if (res.status < 200 || res.status >= 300 || typeof answer.access_token !== 'string')
+    throw new ActionError(`the token endpoint answered ${res.status}: ${asText(answer.error_description ?? answer.error ?? '')}`);
+  call.run.secrets.add(answer.access_token);
+  return { output: { ...answer, Authorization: `${asText(answer.token_type) || 'Bearer'} ${answer.access_token}` } };
+};
+
+export const HTTP_HANDLERS: Record<string, Handler> = { Rest: rest, Download: download, OAuth2Authentication: oauth2 };
