@@ -4,8 +4,7 @@
 
 export const MASK = '********';
 /** Property names whose values are secrets wherever they appear. */
-const SECRET_NAME = /password|secret|token|authorization|privatekey|apikey|x-appsecret/i;
-/** Header-like {name, value} pairs whose name is a secret's. */
+const SECRET_NAME = /password|secret|token|authorization|privatekey|apikey|cookie/i;
 const LOG_LIMIT = 4096;
 
 function maskString(s: string, secrets: Set<string>): string {
