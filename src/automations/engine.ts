@@ -8,7 +8,7 @@ import { type Action, type Definition, field, type Json, type Workflow } from '.
 import { ExpressionError, evaluateValue, type Scope } from './expressions.ts';
 import { HANDLERS } from './handlers.ts';
 import { forLog, maskForLog, trimmedJson } from './mask.ts';
-import type { RunServices } from './services.ts';
+import type { RunServices } from './run-services.ts';
 
 /** The request an automation sees as `{{['#HttpRequest']}}`. */
 export interface HttpRequestValue {

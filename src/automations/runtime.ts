@@ -3,8 +3,8 @@
 import type { AppContext } from '../platform/context.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
 import { createOutboundAgent } from '../webhooks/outbound.ts';
+import type { RunServices } from './run-services.ts';
 import { toRunnable } from './service.ts';
-import type { RunServices } from './services.ts';
 
 const byContext = new WeakMap<AppContext, RunServices & { close: () => Promise<void> }>();
 const listening = new WeakMap<AppContext, string>();

@@ -12,10 +12,10 @@ import type { Jobs } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Definition } from './definition.ts';
 import { type AutomationToRun, type HttpRequestValue, type RunOutcome, runAutomation } from './engine.ts';
+import type { RunServices } from './run-services.ts';
 import { closeServices, servicesFor } from './runtime.ts';
 import { nextFireTime } from './scheduler.ts';
 import { runValues, sweepRuns, toRunnable } from './service.ts';
-import type { RunServices } from './services.ts';
 
 const IDLE_CLAIM_MS = 100;
 const IDLE_SCHEDULER_MS = 1000;
