@@ -57,6 +57,18 @@ export interface Config {
   readyMaxBacklogAgeMs: number;
   /** text: the startup banner and lifecycle messages go to stderr as text; json: they are JSON log lines on stdout. */
   logFormat: LogFormat;
+  /** An automation run's own time limit (ATRIUM_AUTOMATION_RUN_TIMEOUT); a run past it ends Failed. */
+  automationRunTimeoutMs: number;
+  /** Actions one automation run may execute, sub-workflows and loop bodies included. */
+  automationMaxSteps: number;
+  /** Items one Loop (or Reduce) may iterate over. */
+  automationMaxLoopIterations: number;
+  /** Largest output (serialised JSON) one action may produce. */
+  automationMaxOutputBytes: number;
+  /** Automation runs a worker process executes at once (webhook-triggered and scheduled). */
+  automationConcurrency: number;
+  /** Where Rest actions with isApiCall send their requests; unset: this process's own listening address. */
+  automationApiUrl: string | undefined;
   /** ATRIUM_ROLE=worker: the port its /metrics and /health/* answer on (0: any free one); undefined: it listens on none. */
   metricsPort: number | undefined;
 }
@@ -172,11 +184,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpFrom: env.ATRIUM_SMTP_FROM || 'Atrium <atrium@localhost>',
     corsOrigins: corsOriginsVar(env, problems),
     readyMaxBacklogAgeMs: durationVar(env, 'ATRIUM_READY_MAX_BACKLOG_AGE', 5 * 60_000, 1000, 7 * 86_400_000, problems),
+    automationRunTimeoutMs: durationVar(env, 'ATRIUM_AUTOMATION_RUN_TIMEOUT', 15 * 60_000, 100, 7 * 86_400_000, problems),
+    automationMaxSteps: intVar(env, 'ATRIUM_AUTOMATION_MAX_STEPS', 10_000, 10, 10_000_000, problems),
+    automationMaxLoopIterations: intVar(env, 'ATRIUM_AUTOMATION_MAX_LOOP_ITERATIONS', 10_000, 1, 10_000_000, problems),
+    automationMaxOutputBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
+    automationConcurrency: intVar(env, 'ATRIUM_AUTOMATION_CONCURRENCY', 32, 1, 1024, problems),
+    automationApiUrl: env.ATRIUM_AUTOMATION_API_URL || undefined,
     logFormat,
     metricsPort:
       env.ATRIUM_METRICS_PORT === undefined || env.ATRIUM_METRICS_PORT === '' ? undefined : intVar(env, 'ATRIUM_METRICS_PORT', 0, 0, 65535, problems),
   };
   config.exportsDir = path.resolve(env.ATRIUM_EXPORTS_DIR || path.join(config.dataDir, 'exports'));
+  if (config.automationApiUrl && !/^https?:\/\/[^/]+/.test(config.automationApiUrl)) problems.push('ATRIUM_AUTOMATION_API_URL must be an http(s) URL');
   if (config.smtpUrl && !/^smtps?:\/\/[^/]+/.test(config.smtpUrl)) problems.push('ATRIUM_SMTP_URL must be an smtp:// or smtps:// URL');
   const publicUrl = env.ATRIUM_PUBLIC_URL || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   if (!/^https?:\/\/[^/]+/.test(publicUrl) || !URL.canParse(publicUrl)) problems.push(`ATRIUM_PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);

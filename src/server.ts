@@ -7,6 +7,9 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { DestinationStream } from 'pino';
+import { automationRoutes } from './automations/routes.ts';
+import { setApiAddress } from './automations/runtime.ts';
+import { defineAutomations, sweepAutomationRuns } from './automations/worker.ts';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
 import { extractionRoutes } from './extraction/routes.ts';
@@ -112,6 +115,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await scheduleRoutes(app, ctx);
   await tenantAdministrationRoutes(app, ctx);
   await consoleRoutes(app);
+  await automationRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 
@@ -122,9 +126,14 @@ export function defineQueues(jobs: Jobs, ctx: AppContext): void {
       const swept = await sweepExpired(ctx.db.kysely, { retentionMs: ctx.config.eventRetentionMs });
       if (swept.events + swept.invocations > 0 || !swept.complete) retentionLog.info(swept, 'deleted events and webhook history past ATRIUM_EVENT_RETENTION');
     },
+    async () => {
+      const runs = await sweepAutomationRuns(ctx);
+      if (runs > 0) retentionLog.info({ runs }, 'deleted automation runs past ATRIUM_EVENT_RETENTION');
+    },
   ]);
   defineWebhooks(jobs, ctx);
   defineSchedules(jobs, ctx);
+  defineAutomations(jobs, ctx);
 }
 
 export interface Runtime {
@@ -165,6 +174,7 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
     if (config.role !== 'worker') {
       app = await buildApp(ctx, (a) => registerSurfaces(a, ctx));
       address = await app.listen({ port: config.port, host: config.host });
+      setApiAddress(ctx, address);
     } else if (config.metricsPort !== undefined) {
       // A worker serves no API, but its counters and readiness are its own: an operator scrapes them here.
       app = await buildApp(ctx, (a) => healthRoutes(a, ctx));

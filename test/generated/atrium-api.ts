@@ -1191,6 +1191,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the automations of the tenant
+         * @description Roles: AutomationGet (or Administrator).
+         */
+        get: operations["automations_list"];
+        put?: never;
+        /**
+         * Create an automation
+         * @description The body is validated as a whole; a 400 lists every error with its JSON path. Runs act as the saving app (isApiCall, AnalyticsNamedQuery).
+         *
+         *     Roles: AutomationCreate (or Administrator).
+         */
+        post: operations["automations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/automations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one automation
+         * @description Roles: AutomationGet (or Administrator).
+         */
+        get: operations["automations_get"];
+        /**
+         * Replace an automation (a new version)
+         * @description Roles: AutomationWrite (or Administrator).
+         */
+        put: operations["automations_update"];
+        post?: never;
+        /**
+         * Delete an automation and its runs
+         * @description Roles: AutomationDelete (or Administrator).
+         */
+        delete: operations["automations_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/automations/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the automation now with a given input
+         * @description `input` becomes ['#HttpRequest']$.Body. Answers the finished run with its action log.
+         *
+         *     Roles: AutomationWrite (or Administrator).
+         */
+        post: operations["automations_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/automations/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs of the automation, newest first
+         * @description Roles: AutomationGet (or Administrator).
+         */
+        get: operations["automations_listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/automations/{id}/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One run with its action log
+         * @description Roles: AutomationGet (or Administrator).
+         */
+        get: operations["automations_getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integration-workflows/{id}/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Execute an automation over HTTP
+         * @description Runs the automation with this request as ['#HttpRequest'] and answers with its Result's httpResponse (status, headers, body). With requiresAuthentication the app headers or a token are required; without, the automation checks its caller itself. A run that fails answers 500 with the reason; every run is in the automation runs.
+         */
+        get: operations["automations_executeGet"];
+        put?: never;
+        /**
+         * Execute an automation over HTTP
+         * @description Runs the automation with this request as ['#HttpRequest'] and answers with its Result's httpResponse (status, headers, body). With requiresAuthentication the app headers or a token are required; without, the automation checks its caller itself. A run that fails answers 500 with the reason; every run is in the automation runs.
+         */
+        post: operations["automations_execute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tenants/{tenantId}/integration-workflows/{id}/execute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Execute an automation over HTTP
+         * @description Runs the automation with this request as ['#HttpRequest'] and answers with its Result's httpResponse (status, headers, body). With requiresAuthentication the app headers or a token are required; without, the automation checks its caller itself. A run that fails answers 500 with the reason; every run is in the automation runs.
+         */
+        get: operations["automations_executeForTenantGet"];
+        put?: never;
+        /**
+         * Execute an automation over HTTP
+         * @description Runs the automation with this request as ['#HttpRequest'] and answers with its Result's httpResponse (status, headers, body). With requiresAuthentication the app headers or a token are required; without, the automation checks its caller itself. A run that fails answers 500 with the reason; every run is in the automation runs.
+         */
+        post: operations["automations_executeForTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/tenants": {
         parameters: {
             query?: never;
@@ -1295,6 +1459,94 @@ export interface components {
             }[];
         } & {
             [key: string]: unknown;
+        };
+        /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
+        AutomationDefinition: {
+            name?: string;
+            active?: boolean;
+            /** @description Ignored on save: the server counts versions. */
+            version?: unknown;
+            /** @description Info (default), Warning or Error */
+            logLevelType?: string;
+            requiresAuthentication?: boolean;
+            actions?: {
+                [key: string]: unknown;
+            }[];
+            subWorkflows?: {
+                [key: string]: unknown;
+            }[] | null;
+            scheduler?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        Automation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            name: string;
+            active: boolean;
+            version: number;
+            logLevelType: string;
+            requiresAuthentication: boolean;
+            actions: {
+                [key: string]: unknown;
+            }[];
+            subWorkflows: {
+                [key: string]: unknown;
+            }[];
+            scheduler: {
+                [key: string]: unknown;
+            } | null;
+            nextRunUtc: string | null;
+            /** Format: date-time */
+            createdOnUtc: string;
+            createdById: string | null;
+            /** Format: date-time */
+            modifiedOnUtc: string;
+            modifiedById: string | null;
+        };
+        AutomationRunSummary: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automationId: string;
+            version: number;
+            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
+            status: "Running" | "Succeeded" | "Failed";
+            eventId: string | null;
+            invocationId: string | null;
+            fireTimeUtc: string | null;
+            /** Format: date-time */
+            startedOnUtc: string;
+            finishedOnUtc: string | null;
+            error: string | null;
+            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
+            result: unknown;
+        };
+        AutomationRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automationId: string;
+            version: number;
+            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
+            status: "Running" | "Succeeded" | "Failed";
+            eventId: string | null;
+            invocationId: string | null;
+            fireTimeUtc: string | null;
+            /** Format: date-time */
+            startedOnUtc: string;
+            finishedOnUtc: string | null;
+            error: string | null;
+            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
+            result: unknown;
+            /** @description Per action: name, type, workflow, startedOnUtc, durationMs, input, output (trimmed, secrets masked), error, next. */
+            actions: {
+                [key: string]: unknown;
+            }[];
         };
         CustomTableSummary: {
             /** Format: uuid */
@@ -5430,6 +5682,457 @@ export interface operations {
             429: components["responses"]["Problem"];
             500: components["responses"]["Problem"];
             504: components["responses"]["Problem"];
+        };
+    };
+    automations_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    automations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutomationDefinition"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    automations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    automations_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AutomationDefinition"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Automation"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    automations_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    automations_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The run's ['#HttpRequest']$.Body. */
+                    input?: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRun"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    automations_listRuns: {
+        parameters: {
+            query?: {
+                /** @description Runs to skip; default 0 */
+                skip?: string;
+                /** @description 1 to 1000; default 50 */
+                take?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRunSummary"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    automations_getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRun"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    automations_executeGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+            /** @description The Result's httpResponse */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+        };
+    };
+    automations_execute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+            /** @description The Result's httpResponse */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+        };
+    };
+    automations_executeForTenantGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+            /** @description The Result's httpResponse */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+        };
+    };
+    automations_executeForTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+            /** @description The Result's httpResponse */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
         };
     };
     operator_listTenants: {

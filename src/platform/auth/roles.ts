@@ -12,4 +12,8 @@ export const BUILT_IN_ROLES: { name: string; description: string }[] = [
   { name: 'CustomTablesSave', description: 'Write custom tables that name this role' },
   { name: 'ScheduleRead', description: 'List and download scheduled extractions' },
   { name: 'ScheduleWrite', description: 'Create, change and run scheduled extractions' },
+  { name: 'AutomationGet', description: 'List and get automations and their runs' },
+  { name: 'AutomationCreate', description: 'Create automations' },
+  { name: 'AutomationWrite', description: 'Update and run automations' },
+  { name: 'AutomationDelete', description: 'Delete automations' },
 ];

@@ -106,6 +106,48 @@ export interface Attendances {
   worked_minutes: Generated<number>;
 }
 
+export interface AutomationRuns {
+  actions: Generated<Json>;
+  automation_id: string;
+  error: string | null;
+  event_id: string | null;
+  finished_on_utc: Timestamp | null;
+  fire_time_utc: Timestamp | null;
+  id: Generated<string>;
+  invocation_id: string | null;
+  result: Json | null;
+  started_on_utc: Generated<Timestamp>;
+  status: Generated<"Running" | "Succeeded" | "Failed">;
+  tenant_id: string;
+  trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
+  version: number;
+}
+
+export interface Automations {
+  active: Generated<boolean>;
+  api_credentials: string | null;
+  created_by_id: string | null;
+  created_on_utc: Generated<Timestamp>;
+  definition: Json;
+  id: Generated<string>;
+  modified_by_id: string | null;
+  modified_on_utc: Generated<Timestamp>;
+  name: string;
+  next_fire_utc: Timestamp | null;
+  run_as_app_id: string | null;
+  run_as_user_id: string | null;
+  tenant_id: string;
+  version: Generated<number>;
+}
+
+export interface AutomationVersions {
+  automation_id: string;
+  created_on_utc: Generated<Timestamp>;
+  definition: Json;
+  tenant_id: string;
+  version: number;
+}
+
 export interface BillingClients {
   city: string | null;
   city_id: string | null;
@@ -1644,6 +1686,9 @@ export interface DB {
   assignments: Assignments;
   attendance_details: AttendanceDetails;
   attendances: Attendances;
+  automation_runs: AutomationRuns;
+  automation_versions: AutomationVersions;
+  automations: Automations;
   bill_items: BillItems;
   billing_clients: BillingClients;
   bills: Bills;

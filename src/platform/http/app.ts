@@ -221,7 +221,7 @@ function timeoutDetail(request: FastifyRequest, limitMs: number): string {
   return `The request did not finish within the ${limitMs / 1000}-second execution limit and was cancelled.${advice ? ` ${advice}` : ''}`;
 }
 
-async function authenticate(ctx: AppContext, request: FastifyRequest, mode: AuthMode): Promise<Principal> {
+export async function authenticate(ctx: AppContext, request: FastifyRequest, mode: AuthMode): Promise<Principal> {
   const h = request.headers;
   const hasAppHeaders = h['x-appid'] !== undefined || h['x-appsecret'] !== undefined;
   const bearer = typeof h.authorization === 'string' && /^Bearer\s+/i.test(h.authorization) ? h.authorization.replace(/^Bearer\s+/i, '') : undefined;

@@ -9,6 +9,11 @@ export interface Mail {
   to: string[];
   subject: string;
   text: string;
+  /** An HTML body besides the text (automations' Email action). */
+  html?: string;
+  /** Display name before the configured sender address. */
+  fromName?: string;
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
 }
 
 export class Mailer {
@@ -27,7 +32,8 @@ export class Mailer {
   /** Sends one message; false when no SMTP server is configured. Errors of the server are thrown. */
   async send(mail: Mail): Promise<boolean> {
     if (!this.#transport || mail.to.length === 0) return false;
-    await this.#transport.sendMail({ from: this.#from, to: mail.to, subject: mail.subject, text: mail.text });
+    const from = mail.fromName ? { name: mail.fromName, address: senderAddress(this.#from) } : this.#from;
+    await this.#transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, attachments: mail.attachments });
     return true;
   }
 
@@ -35,6 +41,9 @@ export class Mailer {
     this.#transport?.close();
   }
 }
+
+/** `Atrium <atrium@localhost>` → `atrium@localhost`. */
+const senderAddress = (from: string): string => /<([^>]+)>/.exec(from)?.[1] ?? from;
 
 export const NOTIFICATIONS_KEY = 'Notifications';
 

@@ -1,0 +1,221 @@
+// Rest and Download. Outbound calls use the webhook worker's address guard (no loopback, private or
+// metadata addresses unless ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS); `isApiCall` calls Atrium's own API
+// instead: the url is a path under the tenant's API, sent with an access token of the app that saved the
+// automation, so the call has exactly that app's roles and tenant.
+import { FormData as UndiciFormData, fetch as undiciFetch } from 'undici';
+import { literalHostProblem } from '../../webhooks/outbound.ts';
+import { type ActionCall, ActionError, type Handler } from '../engine.ts';
+import { asText } from '../expressions.ts';
+import { type FileValue, fileBytes, fileValue, isTextual } from './file-value.ts';
+
+const TOKEN_MARGIN_MS = 60_000;
+const tokens = new Map<string, { token: string; until: number }>();
+
+/** An access token for the app the automation runs as, reused until shortly before it expires. */
+async function apiToken(call: ActionCall): Promise<string> {
+  const { tenantId, runAsAppId } = call.run.automation;
+  if (!runAsAppId) throw new ActionError('isApiCall needs the automation to be saved by an app (it acts as that app)');
+  const key = `${tenantId}/${runAsAppId}`;
+  const hit = tokens.get(key);
+  if (hit && hit.until > Date.now()) return hit.token;
+  const issued = await call.run.services.auth.issueForApp({ tenantId, appId: runAsAppId, userId: null, userName: null, roles: new Set(), via: 'token' });
+  tokens.set(key, { token: issued.accessToken, until: Date.now() + issued.expiresIn * 1000 - TOKEN_MARGIN_MS });
+  return issued.accessToken;
+}
+
+/**
+ * The tenant's credentials on an isApiCall request: the saving app's headers (routes that take app headers
+ * only accept nothing else), or a token of that app when the automation was saved with a token.
+ */
+async function addCredentials(call: ActionCall, headers: Record<string, string>): Promise<void> {
+  const { tenantId, apiCredentials } = call.run.automation;
+  for (const k of Object.keys(headers)) if (/^(authorization|x-app|x-accesstoken)/i.test(k)) delete headers[k];
+  if (apiCredentials) {
+    const c = JSON.parse(call.run.services.box.decrypt(apiCredentials)) as { appId: string; appSecret: string; appUser?: string };
+    headers['x-apptenant'] = tenantId;
+    headers['x-appid'] = c.appId;
+    headers['x-appsecret'] = c.appSecret;
+    if (c.appUser) headers['x-appuser'] = c.appUser;
+    return;
+  }
+  headers.authorization = `Bearer ${await apiToken(call)}`;
+}
+
+function pairs(v: unknown): { name: string; value: unknown }[] {
+  if (Array.isArray(v))
+    return v
+      .filter((p) => p && typeof p === 'object')
+      .map((p) => ({ name: asText((p as any).name ?? (p as any).Name ?? (p as any).key ?? (p as any).Key), value: (p as any).value ?? (p as any).Value }));
+  if (v && typeof v === 'object') return Object.entries(v).map(([name, value]) => ({ name, value }));
+  return [];
+}
+
+/** The request body for bodyMediaType Json (default), Raw, UrlEncodedFormData, MultipartFormData or File. */
+function requestBody(call: ActionCall, headers: Record<string, string>): BodyInit | UndiciFormData | undefined {
+  const mediaType = call.text('bodyMediaType') || 'Json';
+  const body = call.get('body');
+  const setType = (t: string) => {
+    if (!Object.keys(headers).some((k) => k.toLowerCase() === 'content-type')) headers['content-type'] = t;
+  };
+  switch (mediaType) {
+    case 'Json':
+      if (body === undefined || body === null || body === '') return undefined;
+      setType('application/json');
+      return typeof body === 'string' ? body : JSON.stringify(body);
+    case 'Raw':
+      if (body === undefined || body === null) return undefined;
+      setType('text/plain; charset=utf-8');
+      return asText(body);
+    case 'UrlEncodedFormData': {
+      const form = new URLSearchParams();
+      for (const p of pairs(call.get('bodyFormData') ?? body)) form.append(p.name, asText(p.value));
+      setType('application/x-www-form-urlencoded');
+      return form.toString();
+    }
+    case 'MultipartFormData': {
+      const form = new UndiciFormData();
+      for (const p of pairs(call.get('bodyFormData') ?? body)) {
+        if (p.value && typeof p.value === 'object' && typeof (p.value as FileValue).contentBase64 === 'string') {
+          const f = fileBytes(p.value);
+          form.append(p.name, new Blob([new Uint8Array(f.bytes)], { type: f.contentType }), f.fileName);
+        } else form.append(p.name, asText(p.value));
+      }
+      return form;
+    }
+    case 'File': {
+      const f = fileBytes(body);
+      setType(f.contentType);
+      return new Uint8Array(f.bytes);
+    }
+    default:
+      throw new ActionError(`bodyMediaType must be Json, Raw, UrlEncodedFormData, MultipartFormData or File (got "${mediaType}")`);
+  }
+}
+
+/** Where the request goes and how it is authenticated. */
+async function target(call: ActionCall, headers: Record<string, string>): Promise<URL> {
+  const raw = call.text('url');
+  if (call.bool('isApiCall')) {
+    const base = new URL(call.run.services.apiBaseUrl());
+    // Only a path of our own API: an absolute URL or a scheme-relative one could leave for another host.
+    if (!raw.startsWith('/') || raw.startsWith('//')) throw new ActionError('with isApiCall, url is a path of the API such as /api/v3/users');
+    const url = new URL(raw, base);
+    if (url.origin !== base.origin) throw new ActionError('with isApiCall, url must stay on the API');
+    await addCredentials(call, headers);
+    return url;
+  }
+  if (!URL.canParse(raw)) throw new ActionError(`url is not an absolute URL: "${raw.slice(0, 200)}"`);
+  const url = new URL(raw);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ActionError('url must be http or https');
+  const refused = literalHostProblem(url, call.run.services.config.webhookAllowPrivateNetworks);
+  if (refused) throw new ActionError(refused);
+  return url;
+}
+
+async function send(call: ActionCall, method: string, url: URL, headers: Record<string, string>, body: BodyInit | UndiciFormData | undefined) {
+  const run = call.run;
+  const timeout = Math.max(1, Math.min(run.deadline - Date.now(), run.services.config.requestTimeoutMs * 2));
+  const signal = AbortSignal.any([run.signal, AbortSignal.timeout(timeout)]);
+  const own = call.bool('isApiCall');
+  try {
+    const res = await undiciFetch(url, {
+      method,
+      headers,
+      body: body as any,
+      redirect: 'manual',
+      signal,
+      // Our own API is on this host: the guard is for everyone else's addresses.
+      ...(own ? {} : { dispatcher: run.services.agent }),
+    });
+    const limit = run.services.config.automationMaxOutputBytes;
+    const declared = Number(res.headers.get('content-length') ?? 0);
+    if (declared > limit) throw new ActionError(`the response is ${declared} bytes; the limit is ${limit}`);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    if (bytes.length > limit) throw new ActionError(`the response is ${bytes.length} bytes; the limit is ${limit}`);
+    return { res, bytes };
+  } catch (err) {
+    if (err instanceof ActionError) throw err;
+    run.checkTime();
+    const cause = (err as { cause?: Error }).cause;
+    throw new ActionError(`${method} ${url.origin}${url.pathname} failed: ${cause?.message ?? (err as Error).message}`);
+  }
+}
+
+const rest: Handler = async (call) => {
+  const method = (call.text('method') || 'GET').toUpperCase();
+  if (!/^[A-Z]{3,10}$/.test(method)) throw new ActionError(`method "${method}" is not an HTTP method`);
+  const headers: Record<string, string> = {};
+  for (const p of pairs(call.get('requestHeaders'))) if (p.name) headers[p.name.toLowerCase()] = asText(p.value);
+  const url = await target(call, headers);
+  const body = method === 'GET' || method === 'HEAD' ? undefined : requestBody(call, headers);
+  const { res, bytes } = await send(call, method, url, headers, body);
+  const contentType = res.headers.get('content-type') ?? '';
+  let content: unknown = null;
+  if (bytes.length > 0) {
+    const textual = contentType === '' || isTextual(contentType);
+    if (!textual) content = fileValue(url.pathname.split('/').pop() || 'download', contentType, bytes, false);
+    else {
+      const text = bytes.toString('utf8');
+      content = text;
+      if (/json/i.test(contentType))
+        try {
+          content = JSON.parse(text);
+        } catch {}
+    }
+  }
+  const output: Record<string, unknown> = { StatusCode: res.status, IsSuccessStatusCode: res.status >= 200 && res.status < 300, Content: content };
+  output.Headers = Object.fromEntries(res.headers.entries());
+  if (call.bool('ensureSuccessStatusCode') && !output.IsSuccessStatusCode)
+    throw new ActionError(`${method} ${url.pathname} answered ${res.status}: ${bytes.toString('utf8').slice(0, 500)}`);
+  return { output };
+};
+
+/** Download: GET `url` into a file object (name from `fileName`, the URL's last segment, or "download"). */
+const download: Handler = async (call) => {
+  const headers: Record<string, string> = {};
+  for (const p of pairs(call.get('requestHeaders'))) if (p.name) headers[p.name.toLowerCase()] = asText(p.value);
+  const url = await target(call, headers);
+  const { res, bytes } = await send(call, 'GET', url, headers, undefined);
+  if (res.status < 200 || res.status >= 300) throw new ActionError(`GET ${url.pathname} answered ${res.status}`);
+  const name = call.text('fileName') || decodeURIComponent(url.pathname.split('/').pop() || '') || 'download';
+  return { output: fileValue(name, res.headers.get('content-type') ?? 'application/octet-stream', bytes) };
+};
+
+/**
+ * OAuth2Authentication: a token from `url` (the token endpoint) with `grantType` client_credentials (default)
+ * or password (`username`, `password`), `clientId`, `clientSecret`, `scope`, `audience`. Output the token
+ * answer plus `Authorization` ("Bearer …") for a later Rest's requestHeaders; tokens are masked in the log.
+ */
+const oauth2: Handler = async (call) => {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const url = await target(call, headers);
+  const grant = call.text('grantType') || 'client_credentials';
+  if (grant !== 'client_credentials' && grant !== 'password') throw new ActionError('grantType must be client_credentials or password');
+  const form = new URLSearchParams({ grant_type: grant });
+  const add = (field: string, param: string) => {
+    const v = call.text(field);
+    if (v) form.set(param, v);
+  };
+  add('clientId', 'client_id');
+  add('clientSecret', 'client_secret');
+  add('scope', 'scope');
+  add('audience', 'audience');
+  if (grant === 'password') {
+    add('username', 'username');
+    add('password', 'password');
+  }
+  headers['content-type'] = 'application/x-www-form-urlencoded';
+  const { res, bytes } = await send(call, 'POST', url, headers, form.toString());
+  let answer: Record<string, unknown>;
+  try {
+    answer = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new ActionError(`the token endpoint answered ${res.status} without JSON`);
+  }
+  if (res.status < 200 || res.status >= 300 || typeof answer.access_token !== 'string')
+    throw new ActionError(`the token endpoint answered ${res.status}: ${asText(answer.error_description ?? answer.error ?? '')}`);
+  call.run.secrets.add(answer.access_token);
+  return { output: { ...answer, Authorization: `${asText(answer.token_type) || 'Bearer'} ${answer.access_token}` } };
+};
+
+export const HTTP_HANDLERS: Record<string, Handler> = { Rest: rest, Download: download, OAuth2Authentication: oauth2 };

@@ -1,0 +1,161 @@
+// SFTP actions (SftpListFiles, SftpDownload, SftpUpload, SftpMoveTo) over ssh2-sftp-client, with a
+// password or a private key. The host is resolved first and checked against the webhook address guard,
+// and the connection goes to the checked address, so a name cannot re-resolve elsewhere in between.
+import { createHash } from 'node:crypto';
+import dns from 'node:dns/promises';
+import path from 'node:path/posix';
+import SftpClient from 'ssh2-sftp-client';
+import { blockedReason } from '../../webhooks/outbound.ts';
+import { type ActionCall, ActionError, type Handler } from '../engine.ts';
+import { asText } from '../expressions.ts';
+import { fileBytes, fileValue } from './file-value.ts';
+
+interface Target {
+  host: string;
+  port: number;
+}
+
+function parseHost(text: string): Target {
+  const m = /^\[?([^\]]+?)\]?(?::(\d{1,5}))?$/.exec(text.trim());
+  if (!m?.[1]) throw new ActionError(`ftpHostIp "${text}" is not host or host:port`);
+  return { host: m[1], port: m[2] ? Number(m[2]) : 22 };
+}
+
+async function address(call: ActionCall, host: string): Promise<string> {
+  let found: { address: string }[];
+  try {
+    found = await dns.lookup(host, { all: true });
+  } catch (err) {
+    throw new ActionError(`ftpHostIp ${host} does not resolve: ${(err as Error).message}`);
+  }
+  if (call.run.services.config.webhookAllowPrivateNetworks) return found[0].address;
+  const allowed = found.find((a) => blockedReason(a.address) === null);
+  if (!allowed)
+    throw new ActionError(
+      `refused to connect to ${host}: ${blockedReason(found[0].address)} address (set ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow)`,
+    );
+  return allowed.address;
+}
+
+async function connect(call: ActionCall, host: string, port: number, username: string, password: unknown, key: unknown): Promise<SftpClient> {
+  const sftp = new SftpClient();
+  const left = Math.max(1000, call.run.deadline - Date.now());
+  try {
+    await sftp.connect({
+      host: await address(call, host),
+      port,
+      username,
+      ...(typeof password === 'string' && password !== '' ? { password } : {}),
+      ...(key ? { privateKey: typeof key === 'string' ? key : fileBytes(key).bytes } : {}),
+      readyTimeout: Math.min(20_000, left),
+    });
+    return sftp;
+  } catch (err) {
+    await sftp.end().catch(() => {});
+    throw new ActionError(`SFTP ${host}:${port}: ${(err as Error).message.replace(/^connect: /, '')}`);
+  }
+}
+
+/**
+ * Runs fn on a connection made with the action's credentials. The connection serves the run's later SFTP
+ * actions with the same server and credentials (one handshake per run, not per action), and is closed
+ * when the run ends, or at once when an action on it fails.
+ */
+async function withSftp<T>(call: ActionCall, fn: (sftp: SftpClient) => Promise<T>): Promise<T> {
+  const { host, port } = parseHost(call.text('ftpHostIp'));
+  const username = call.text('ftpUsername');
+  const password = call.get('ftpPassword');
+  const key = call.get('ftpPrivateKeyFile') ?? call.get('ftpPrivateKey');
+  const id = `sftp\n${createHash('sha256')
+    .update(JSON.stringify([host, port, username, password ?? null, key ?? null]))
+    .digest('hex')}`;
+  const connections = call.run.connections;
+  let entry = connections.get(id);
+  if (!entry) {
+    const value = connect(call, host, port, username, password, key);
+    entry = { value, close: async () => void (await value.then((s) => s.end()).catch(() => {})) };
+    connections.set(id, entry);
+  }
+  let sftp: SftpClient;
+  try {
+    sftp = (await entry.value) as SftpClient;
+  } catch (err) {
+    connections.delete(id);
+    throw err;
+  }
+  try {
+    return await fn(sftp);
+  } catch (err) {
+    connections.delete(id);
+    await entry.close();
+    if (err instanceof ActionError) throw err;
+    throw new ActionError(`SFTP ${host}:${port}: ${(err as Error).message}`);
+  }
+}
+
+/** SftpListFiles: the files of `ftpPath` whose names contain `fileNameContains` and end with `fileNameEndsWith`, by name. */
+const listFiles: Handler = async (call) => {
+  const dir = call.text('ftpPath') || '.';
+  const contains = call.text('fileNameContains');
+  const endsWith = call.text('fileNameEndsWith');
+  const files = await withSftp(call, (sftp) => sftp.list(dir));
+  const out = files
+    .filter((f) => f.type === '-' && f.name.includes(contains) && f.name.endsWith(endsWith))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((f) => ({ name: f.name, path: path.join(dir, f.name), size: f.size, modifiedOnUtc: new Date(f.modifyTime).toISOString() }));
+  return { output: out };
+};
+
+/** The remote file an action names: `filePath`, or `ftpPath` + `fileName`. */
+function remoteFile(call: ActionCall): string {
+  const filePath = call.text('filePath');
+  if (filePath) return filePath;
+  const name = call.text('fileName');
+  if (!name) throw new ActionError('filePath (or ftpPath and fileName) is required');
+  return path.join(call.text('ftpPath') || '.', name);
+}
+
+/** SftpDownload: the file as a file object; `fileType` Binary keeps it out of the text. */
+const download: Handler = async (call) => {
+  const file = remoteFile(call);
+  const binary = call.text('fileType').toLowerCase() === 'binary';
+  const limit = call.run.services.config.automationMaxOutputBytes;
+  const bytes = await withSftp(call, async (sftp) => {
+    const st = await sftp.stat(file);
+    if (st.size > limit) throw new ActionError(`${file} is ${st.size} bytes; the limit is ${limit}`);
+    return (await sftp.get(file)) as Buffer;
+  });
+  const name = path.basename(file);
+  const type = /\.csv$/i.test(name) ? 'text/csv' : /\.json$/i.test(name) ? 'application/json' : binary ? 'application/octet-stream' : 'text/plain';
+  return { output: fileValue(name, type, bytes, !binary) };
+};
+
+/** SftpUpload: `file` (a file object) or `body` (text, or JSON) written as `ftpPath`/`fileName` (the folder made when missing). */
+const upload: Handler = async (call) => {
+  const dir = call.text('ftpPath') || '.';
+  const name = call.text('fileName');
+  if (name.includes('/')) throw new ActionError('fileName is a name, not a path');
+  const content = call.get('file') ?? call.get('body') ?? '';
+  const { bytes } = fileBytes(content, name);
+  const target = path.join(dir, name);
+  await withSftp(call, async (sftp) => {
+    if (!(await sftp.exists(dir))) await sftp.mkdir(dir, true);
+    await sftp.put(bytes, target);
+  });
+  return { output: { path: target, size: bytes.length } };
+};
+
+/** SftpMoveTo: moves `filePath` into the folder `ftpToPath` (made when missing), keeping its name. */
+const moveTo: Handler = async (call) => {
+  const from = remoteFile(call);
+  const toDir = call.text('ftpToPath');
+  const to = path.join(toDir, asText(call.get('newFileName')) || path.basename(from));
+  await withSftp(call, async (sftp) => {
+    if (!(await sftp.exists(toDir))) await sftp.mkdir(toDir, true);
+    if (await sftp.exists(to)) await sftp.delete(to);
+    await sftp.rename(from, to);
+  });
+  return { output: { from, to } };
+};
+
+export const SFTP_HANDLERS: Record<string, Handler> = { SftpListFiles: listFiles, SftpDownload: download, SftpUpload: upload, SftpMoveTo: moveTo };

@@ -1,0 +1,307 @@
+// An automation definition in the platform's published format, and its validation on save: every error
+// carries the JSON path of what is wrong (`/actions/3/next`), so a definition written for the platform can
+// be fixed from the answer alone.
+import { Liquid } from 'liquidjs';
+import { parseDuration } from '../config.ts';
+import type { FieldError } from '../platform/errors.ts';
+import { CronError, validateCron } from '../schedules/cron.ts';
+import { ExpressionError, parseTemplate, referencedNames } from './expressions.ts';
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Action = { [k: string]: Json };
+
+export interface Workflow {
+  name: string;
+  actions: Action[];
+}
+
+export interface Scheduler {
+  unit?: number;
+  periodicity?: 'Minutes' | 'Hours' | 'Days' | 'Weeks' | 'Months';
+  startDateUtc?: string;
+  userId?: string | null;
+  isActive?: boolean;
+  /** Atrium's alternative to unit/periodicity: five-field cron, UTC. */
+  cronExpression?: string;
+}
+
+export interface Definition {
+  name: string;
+  active: boolean;
+  logLevelType: 'Info' | 'Warning' | 'Error';
+  requiresAuthentication: boolean;
+  actions: Action[];
+  subWorkflows: Workflow[];
+  scheduler: Scheduler | null;
+}
+
+/** Case-insensitive read of an action's field (the platform matches JSON names without regard to case). */
+export function field(action: Action, name: string): Json | undefined {
+  if (Object.hasOwn(action, name)) return action[name];
+  const lower = name.toLowerCase();
+  for (const k of Object.keys(action)) if (k.toLowerCase() === lower) return action[k];
+  return undefined;
+}
+
+/** The key under which an action holds a field (for error paths), or the field's own name. */
+const keyOf = (action: Action, name: string): string => Object.keys(action).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name;
+
+/** Each action type and the fields it cannot run without. */
+export const ACTION_TYPES: Record<string, readonly string[]> = {
+  Start: [],
+  Result: [],
+  Case: ['nextActions'],
+  Loop: ['body', 'subWorkflow'],
+  Reduce: ['body', 'subWorkflow'],
+  Await: ['duration'],
+  ExecuteSubWorkflow: ['subWorkflow'],
+  ExecuteIntegrationWorkflow: ['targetWorkflowId'],
+  Rest: ['method', 'url'],
+  SftpListFiles: ['ftpHostIp', 'ftpUsername', 'ftpPath'],
+  SftpDownload: ['ftpHostIp', 'ftpUsername', 'filePath'],
+  SftpUpload: ['ftpHostIp', 'ftpUsername', 'ftpPath', 'fileName'],
+  SftpMoveTo: ['ftpHostIp', 'ftpUsername', 'filePath', 'ftpToPath'],
+  Email: ['toAddress', 'subject', 'body'],
+  CreateCsv: ['data'],
+  CSVMap: ['data'],
+  Download: ['url'],
+  OAuth2Authentication: ['url'],
+  Map: ['body'],
+  MapFromObject: ['body'],
+  Merge: ['body'],
+  SetParameter: ['value'],
+  ConfigurationKeys: ['value'],
+  AnalyticsNamedQuery: ['namedQuery'],
+  ValidateJson: ['body', 'schema'],
+  CreateList: [],
+  AddToList: ['list', 'value'],
+  ApplyTemplate: ['template'],
+};
+
+/** Fields that hold something other than expressions (Liquid source is not ours to parse). */
+const NOT_EXPRESSIONS: Record<string, string[]> = { ApplyTemplate: ['template'] };
+const PERIODICITIES = ['Minutes', 'Hours', 'Days', 'Weeks', 'Months'];
+export const liquidParser = new Liquid({ relativeReference: false, root: [], partials: [], layouts: [] });
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Validates a body as the platform's definition; answers it normalised, or the errors with their paths. */
+export function validateDefinition(body: unknown): { definition: Definition | null; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const err = (path: string, message: string) => errors.push({ path, message });
+  if (!isObject(body)) return { definition: null, errors: [{ path: '', message: 'must be an automation definition (an object)' }] };
+  const get = (name: string) => field(body as Action, name);
+  const name = get('name');
+  if (typeof name !== 'string' || name.trim() === '') err('/name', 'is required');
+  else if (name.length > 200) err('/name', 'must be at most 200 characters');
+  const logLevelType = get('logLevelType') ?? 'Info';
+  if (!['Info', 'Warning', 'Error'].includes(logLevelType as string)) err('/logLevelType', 'must be Info, Warning or Error');
+  for (const flag of ['active', 'requiresAuthentication']) {
+    const v = get(flag);
+    if (v !== undefined && v !== null && typeof v !== 'boolean') err(`/${flag}`, 'must be true or false');
+  }
+  const actions = get('actions');
+  const subs = get('subWorkflows') ?? [];
+  if (!Array.isArray(actions)) err('/actions', 'is required: the list of actions');
+  if (!Array.isArray(subs)) err('/subWorkflows', 'must be a list');
+  const workflows: { path: string; wf: Workflow }[] = [];
+  if (Array.isArray(actions)) workflows.push({ path: '', wf: { name: '', actions: actions as Action[] } });
+  const subNames = new Set<string>();
+  if (Array.isArray(subs)) {
+    subs.forEach((s, i) => {
+      if (!isObject(s)) {
+        err(`/subWorkflows/${i}`, 'must be an object with name and actions');
+        return;
+      }
+      const sname = field(s as Action, 'name');
+      const sactions = field(s as Action, 'actions');
+      if (typeof sname !== 'string' || sname === '') err(`/subWorkflows/${i}/name`, 'is required');
+      else if (subNames.has(sname)) err(`/subWorkflows/${i}/name`, `"${sname}" names another sub-workflow too`);
+      else subNames.add(sname);
+      if (!Array.isArray(sactions)) err(`/subWorkflows/${i}/actions`, 'is required: the list of actions');
+      else workflows.push({ path: `/subWorkflows/${i}`, wf: { name: String(sname), actions: sactions as Action[] } });
+    });
+  }
+  const allNames = new Set<string>();
+  for (const { wf } of workflows) for (const a of wf.actions) if (isObject(a) && typeof a.name === 'string') allNames.add(a.name);
+  for (const { path, wf } of workflows) validateWorkflow(wf, path, subNames, allNames, err);
+  const scheduler = validateScheduler(get('scheduler'), err);
+  if (errors.length > 0) return { definition: null, errors };
+  return {
+    definition: {
+      name: (name as string).trim(),
+      active: get('active') !== false,
+      logLevelType: logLevelType as Definition['logLevelType'],
+      requiresAuthentication: get('requiresAuthentication') === true,
+      actions: actions as Action[],
+      subWorkflows: workflows.slice(1).map((w) => w.wf),
+      scheduler,
+    },
+    errors,
+  };
+}
+
+function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, allNames: Set<string>, err: (p: string, m: string) => void): void {
+  const names = new Map<string, number>();
+  let starts = 0;
+  let results = 0;
+  wf.actions.forEach((a, i) => {
+    const p = `${base}/actions/${i}`;
+    if (!isObject(a)) {
+      err(p, 'must be an action object');
+      return;
+    }
+    const name = field(a, 'name');
+    const type = field(a, 'type');
+    if (typeof name !== 'string' || name === '') err(`${p}/name`, 'is required');
+    else if (names.has(name)) err(`${p}/name`, `"${name}" names another action too (action names are unique)`);
+    else names.set(name, i);
+    if (typeof type !== 'string' || !Object.hasOwn(ACTION_TYPES, type)) {
+      err(`${p}/type`, typeof type === 'string' ? `unknown action type "${type}"` : 'is required');
+      return;
+    }
+    if (type === 'Start') starts++;
+    if (type === 'Result') {
+      results++;
+      if (field(a, 'next') !== undefined && field(a, 'next') !== null) err(`${p}/${keyOf(a, 'next')}`, 'a Result ends the workflow and has no next');
+    }
+    for (const req of ACTION_TYPES[type]) {
+      const v = field(a, req);
+      if (v === undefined || v === null || v === '') err(`${p}/${keyOf(a, req)}`, `is required for a ${type} action`);
+    }
+    const sub = field(a, 'subWorkflow');
+    if ((type === 'Loop' || type === 'Reduce' || type === 'ExecuteSubWorkflow') && typeof sub === 'string' && !subNames.has(sub))
+      err(`${p}/${keyOf(a, 'subWorkflow')}`, `names no sub-workflow: "${sub}"`);
+    if (type === 'Await') {
+      const d = field(a, 'duration');
+      if (typeof d === 'string' && !d.includes('{{') && parseDuration(d) === null)
+        err(`${p}/${keyOf(a, 'duration')}`, 'must be a duration such as 500ms, 1s or 1m');
+    }
+    if (type === 'ApplyTemplate') {
+      const t = field(a, 'template');
+      if (typeof t === 'string') {
+        try {
+          liquidParser.parse(t);
+        } catch (e) {
+          err(`${p}/${keyOf(a, 'template')}`, `is not a valid Liquid template: ${(e as Error).message.split('\n')[0]}`);
+        }
+      }
+    }
+    if (type === 'Case') {
+      const branches = field(a, 'nextActions');
+      if (branches !== undefined && !Array.isArray(branches)) err(`${p}/${keyOf(a, 'nextActions')}`, 'must be a list of {default, value, name}');
+    }
+    const skip = new Set((NOT_EXPRESSIONS[type] ?? []).map((f) => f.toLowerCase()));
+    for (const [k, v] of Object.entries(a)) if (!skip.has(k.toLowerCase())) checkExpressions(v, `${p}/${k}`, allNames, err);
+  });
+  const label = base ? `sub-workflow ${wf.name}` : 'the automation';
+  const where = `${base}/actions`;
+  if (starts !== 1) err(where, `${label} must have exactly one Start action (it has ${starts})`);
+  if (results < 1) err(where, `${label} must have at least one Result action`);
+  checkGraph(wf, base, names, err);
+}
+
+/** Every string parses as a template, and names only actions of the definition (or a #-value of the run). */
+function checkExpressions(v: unknown, path: string, allNames: Set<string>, err: (p: string, m: string) => void): void {
+  if (typeof v === 'string') {
+    if (!v.includes('{{')) return;
+    try {
+      const t = parseTemplate(v);
+      for (const n of referencedNames(t))
+        if (!n.startsWith('#') && !allNames.has(n)) err(path, `the expression reads ['${n}'], which is no action of this automation`);
+    } catch (e) {
+      if (e instanceof ExpressionError) err(path, `the expression does not parse at character ${e.position + 1}: ${e.message}`);
+      else throw e;
+    }
+  } else if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) checkExpressions(v[i], `${path}/${i}`, allNames, err);
+  } else if (isObject(v)) for (const [k, x] of Object.entries(v)) checkExpressions(x, `${path}/${k}`, allNames, err);
+}
+
+/** The names an action may go on to, with the path of each reference. */
+export function successors(a: Action): { name: string; key: string }[] {
+  const out: { name: string; key: string }[] = [];
+  for (const f of ['next', 'nextOnError']) {
+    const v = field(a, f);
+    if (typeof v === 'string' && v !== '') out.push({ name: v, key: keyOf(a, f) });
+  }
+  const branches = field(a, 'nextActions');
+  if (Array.isArray(branches))
+    branches.forEach((b, i) => {
+      const n = isObject(b) ? field(b as Action, 'name') : undefined;
+      if (typeof n === 'string' && n !== '') out.push({ name: n, key: `${keyOf(a, 'nextActions')}/${i}/name` });
+    });
+  return out;
+}
+
+/** Every successor exists, and every action can reach an end (a Result, or an action with nowhere to go). */
+function checkGraph(wf: Workflow, base: string, names: Map<string, number>, err: (p: string, m: string) => void): void {
+  const edges: number[][] = wf.actions.map(() => []);
+  wf.actions.forEach((a, i) => {
+    if (!isObject(a)) return;
+    for (const s of successors(a)) {
+      const target = names.get(s.name);
+      if (target === undefined) err(`${base}/actions/${i}/${s.key}`, `names no action of this workflow: "${s.name}"`);
+      else edges[i].push(target);
+    }
+  });
+  const ends = new Set<number>();
+  wf.actions.forEach((a, i) => {
+    if (isObject(a) && (field(a, 'type') === 'Result' || edges[i].length === 0)) ends.add(i);
+  });
+  const reverse: number[][] = wf.actions.map(() => []);
+  edges.forEach((targets, i) => {
+    for (const t of targets) reverse[t].push(i);
+  });
+  const canEnd = new Set(ends);
+  const queue = [...ends];
+  while (queue.length) {
+    const n = queue.pop() as number;
+    for (const p of reverse[n])
+      if (!canEnd.has(p)) {
+        canEnd.add(p);
+        queue.push(p);
+      }
+  }
+  wf.actions.forEach((a, i) => {
+    if (isObject(a) && !canEnd.has(i)) err(`${base}/actions/${i}`, `"${String(a.name)}" is in a cycle with no way out (no path from it reaches a Result)`);
+  });
+}
+
+function validateScheduler(raw: unknown, err: (p: string, m: string) => void): Scheduler | null {
+  if (raw === undefined || raw === null) return null;
+  if (!isObject(raw)) {
+    err('/scheduler', 'must be null or {unit, periodicity, startDateUtc, userId, isActive} (or {cronExpression})');
+    return null;
+  }
+  const s = raw as Action;
+  const out: Scheduler = { isActive: field(s, 'isActive') !== false };
+  const cron = field(s, 'cronExpression');
+  if (cron !== undefined && cron !== null) {
+    if (typeof cron !== 'string') err('/scheduler/cronExpression', 'must be a five-field cron expression');
+    else
+      try {
+        validateCron(cron);
+        out.cronExpression = cron;
+      } catch (e) {
+        if (e instanceof CronError) err('/scheduler/cronExpression', e.message);
+        else throw e;
+      }
+  } else {
+    const unit = field(s, 'unit');
+    const periodicity = field(s, 'periodicity');
+    if (typeof unit !== 'number' || !Number.isInteger(unit) || unit < 1 || unit > 100_000)
+      err('/scheduler/unit', 'must be a whole number of periods, at least 1');
+    else out.unit = unit;
+    if (typeof periodicity !== 'string' || !PERIODICITIES.includes(periodicity)) err('/scheduler/periodicity', `must be one of ${PERIODICITIES.join(', ')}`);
+    else out.periodicity = periodicity as Scheduler['periodicity'];
+  }
+  const start = field(s, 'startDateUtc');
+  if (start !== undefined && start !== null) {
+    if (typeof start !== 'string' || Number.isNaN(Date.parse(start))) err('/scheduler/startDateUtc', 'must be a date-time');
+    else out.startDateUtc = new Date(start).toISOString();
+  }
+  const userId = field(s, 'userId');
+  if (userId !== undefined && userId !== null) out.userId = String(userId);
+  return out;
+}

@@ -1,0 +1,338 @@
+// The automation engine: walks a definition's action graph from Start to a Result, evaluating each
+// action's fields against the outputs of the actions before it, and records a log entry per action. A
+// run is bounded by steps, loop sizes, output size and time; reaching a bound ends it Failed with the
+// reason, which no nextOnError can catch.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseDuration } from '../config.ts';
+import { type Action, type Definition, field, type Json, type Workflow } from './definition.ts';
+import { ExpressionError, evaluateValue, type Scope } from './expressions.ts';
+import { HANDLERS } from './handlers.ts';
+import { forLog, maskForLog, trimmedJson } from './mask.ts';
+import type { RunServices } from './run-services.ts';
+
+/** The request an automation sees as `{{['#HttpRequest']}}`. */
+export interface HttpRequestValue {
+  Scheme: string;
+  Host: string;
+  Path: string;
+  Method: string;
+  Query: Record<string, string>;
+  Headers: Record<string, string>;
+  Body: unknown;
+}
+
+export interface HttpResponseValue {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export interface ActionLogEntry {
+  name: string;
+  type: string;
+  workflow: string | null;
+  startedOnUtc: string;
+  durationMs: number;
+  input?: unknown;
+  output?: unknown;
+  error?: string;
+  next?: string | null;
+}
+
+export interface RunOutcome {
+  status: 'Succeeded' | 'Failed';
+  error: string | null;
+  startedOnUtc: Date;
+  finishedOnUtc: Date;
+  actions: ActionLogEntry[];
+  result: HttpResponseValue | null;
+}
+
+/** An error that ends the run whatever the definition says (a limit, a broken definition). */
+export class RunFailure extends Error {}
+
+/** An action's own failure: its nextOnError, when it has one, takes the run on. */
+export class ActionError extends Error {}
+
+const MAX_LOG_ENTRIES = 1000;
+const MAX_NESTING = 10;
+
+export interface AutomationToRun {
+  tenantId: string;
+  id: string;
+  version: number;
+  definition: Definition;
+  runAsAppId: string | null;
+  runAsUserId: string | null;
+  /** Sealed app credentials for isApiCall (see the automations table), or null. */
+  apiCredentials: string | null;
+}
+
+/** One run's state shared by its workflows, sub-workflows and nested automations. */
+export class RunContext {
+  readonly automation: AutomationToRun;
+  readonly services: RunServices;
+  readonly log: ActionLogEntry[] = [];
+  /** Secret values seen in this run (configuration keys): masked wherever they appear in the log. */
+  readonly secrets = new Set<string>();
+  readonly signal: AbortSignal;
+  readonly deadline: number;
+  steps = 0;
+  depth = 0;
+  logDropped = 0;
+  /** Connections an action may keep for later actions of the same run (SFTP), closed when the run ends. */
+  readonly connections = new Map<string, { value: Promise<unknown>; close: () => Promise<void> }>();
+
+  readonly #timeout: AbortSignal;
+
+  /** `stop`: the process is stopping (the run ends Failed, and a webhook worker does not record it). */
+  constructor(automation: AutomationToRun, services: RunServices, stop?: AbortSignal) {
+    this.automation = automation;
+    this.services = services;
+    this.deadline = Date.now() + services.config.automationRunTimeoutMs;
+    this.#timeout = AbortSignal.timeout(services.config.automationRunTimeoutMs);
+    this.signal = stop ? AbortSignal.any([stop, this.#timeout]) : this.#timeout;
+  }
+
+  get tenantId(): string {
+    return this.automation.tenantId;
+  }
+
+  checkTime(): void {
+    if (this.#timeout.aborted || Date.now() > this.deadline)
+      throw new RunFailure(`the run exceeded its time limit of ${this.services.config.automationRunTimeoutMs} ms (ATRIUM_AUTOMATION_RUN_TIMEOUT)`);
+    if (this.signal.aborted) throw new RunFailure('the run was stopped: the worker running it is shutting down');
+  }
+
+  async wait(ms: number): Promise<void> {
+    const left = this.deadline - Date.now();
+    if (ms > left) {
+      await sleep(Math.max(0, left), undefined, { signal: this.signal }).catch(() => {});
+      this.checkTime();
+    }
+    await sleep(ms, undefined, { signal: this.signal }).catch(() => {});
+    this.checkTime();
+  }
+}
+
+/** What a handler gets: its action's fields evaluated on demand (each read is logged as the action's input). */
+export class ActionCall {
+  readonly action: Action;
+  readonly run: RunContext;
+  readonly scope: Scope;
+  readonly workflow: WorkflowRunner;
+  readonly input: Record<string, unknown> = {};
+
+  constructor(action: Action, run: RunContext, scope: Scope, workflow: WorkflowRunner) {
+    this.action = action;
+    this.run = run;
+    this.scope = scope;
+    this.workflow = workflow;
+  }
+
+  /** The field evaluated (expressions replaced by their values). */
+  get(name: string): unknown {
+    const raw = field(this.action, name);
+    if (raw === undefined) return undefined;
+    let value: unknown;
+    try {
+      value = evaluateValue(raw, this.scope);
+    } catch (err) {
+      if (err instanceof ExpressionError) throw new ActionError(`${name}: ${err.message}`);
+      throw err;
+    }
+    this.input[name] = value;
+    return value;
+  }
+
+  /** The field as written in the definition (not evaluated). */
+  raw(name: string): Json | undefined {
+    return field(this.action, name);
+  }
+
+  text(name: string): string {
+    const v = this.get(name);
+    return v === undefined || v === null ? '' : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  }
+
+  bool(name: string, fallback = false): boolean {
+    const v = this.get(name);
+    if (v === undefined || v === null || v === '') return fallback;
+    return v === true || v === 'true' || v === 'True';
+  }
+}
+
+export interface HandlerResult {
+  output: unknown;
+  /** Where the run goes next instead of the action's `next` (Case). */
+  next?: string | null;
+  /** A Result: the workflow ends with this response. */
+  response?: HttpResponseValue;
+}
+
+export type Handler = (call: ActionCall) => Promise<HandlerResult>;
+
+/** Runs one workflow (the automation's or a sub-workflow) over a scope of names it can read. */
+export class WorkflowRunner {
+  readonly run: RunContext;
+  readonly definition: Definition;
+  readonly workflow: Workflow;
+  readonly #byName = new Map<string, Action>();
+
+  constructor(run: RunContext, definition: Definition, workflow: Workflow) {
+    this.run = run;
+    this.definition = definition;
+    this.workflow = workflow;
+    for (const a of workflow.actions) this.#byName.set(String(a.name), a);
+  }
+
+  /** A sub-workflow of the same definition. */
+  sub(name: string): WorkflowRunner {
+    const wf = this.definition.subWorkflows.find((w) => w.name === name);
+    if (!wf) throw new RunFailure(`no sub-workflow named "${name}"`);
+    return new WorkflowRunner(this.run, this.definition, wf);
+  }
+
+  /**
+   * Runs from Start; `input` is Start's output, `names` extra values (#HttpRequest, #Item) and `parent` what
+   * the enclosing workflow can read. Answers the Result's response, or null when the walk ended without one.
+   */
+  async execute(
+    input: unknown,
+    names: Record<string, unknown>,
+    parent: Scope | null,
+  ): Promise<{ response: HttpResponseValue | null; outputs: Map<string, unknown> }> {
+    const outputs = new Map<string, unknown>();
+    const scope: Scope = (name) => {
+      if (outputs.has(name)) return { found: true, value: outputs.get(name) };
+      if (Object.hasOwn(names, name)) return { found: true, value: names[name] };
+      return parent ? parent(name) : { found: false, value: undefined };
+    };
+    let action = this.workflow.actions.find((a) => field(a, 'type') === 'Start');
+    if (!action) throw new RunFailure('the workflow has no Start action');
+    outputs.set(String(action.name), input);
+    let first = true;
+    while (action) {
+      const run = this.run;
+      run.checkTime();
+      if (++run.steps > run.services.config.automationMaxSteps)
+        throw new RunFailure(`the run reached its limit of ${run.services.config.automationMaxSteps} actions (ATRIUM_AUTOMATION_MAX_STEPS)`);
+      const type = String(field(action, 'type'));
+      const call = new ActionCall(action, run, scope, this);
+      const started = Date.now();
+      let result: HandlerResult;
+      let error: string | null = null;
+      try {
+        result = first ? { output: input } : await HANDLERS[type](call);
+      } catch (err) {
+        if (err instanceof RunFailure) {
+          this.#record(call, type, started, undefined, err.message, null);
+          throw err;
+        }
+        error = err instanceof ActionError || err instanceof ExpressionError ? err.message : `${(err as Error).message ?? err}`;
+        const onError = field(action, 'nextOnError');
+        if (typeof onError !== 'string' || onError === '') {
+          this.#record(call, type, started, undefined, error, null);
+          throw new RunFailure(`action "${String(action.name)}" failed: ${error}`);
+        }
+        result = { output: { Error: error }, next: onError };
+      }
+      first = false;
+      const json = trimmedJson(result.output, run.services.config.automationMaxOutputBytes);
+      if (json.tooLarge) {
+        this.#record(call, type, started, undefined, 'output too large', null);
+        throw new RunFailure(
+          `action "${String(action.name)}" produced ${json.bytes} bytes of output; the limit is ${run.services.config.automationMaxOutputBytes} (ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES)`,
+        );
+      }
+      outputs.set(String(action.name), result.output);
+      const nextName = result.next !== undefined ? result.next : (field(action, 'next') as string | null | undefined);
+      this.#record(call, type, started, result.output, error, nextName ?? null);
+      if (result.response) return { response: result.response, outputs };
+      if (!nextName) return { response: null, outputs };
+      action = this.#byName.get(nextName);
+      if (!action) throw new RunFailure(`no action named "${nextName}"`);
+    }
+    return { response: null, outputs };
+  }
+
+  #record(call: ActionCall, type: string, started: number, output: unknown, error: string | null, next: string | null): void {
+    const run = this.run;
+    const level = run.automation.definition.logLevelType;
+    if (run.log.length >= MAX_LOG_ENTRIES) {
+      run.logDropped++;
+      return;
+    }
+    const entry: ActionLogEntry = {
+      name: String(call.action.name),
+      type,
+      workflow: this.workflow.name || null,
+      startedOnUtc: new Date(started).toISOString(),
+      durationMs: Date.now() - started,
+    };
+    // Info keeps every action's input and output; Warning and Error only those of failed actions.
+    if (level === 'Info' || error) {
+      entry.input = forLog(call.input, run.secrets);
+      if (output !== undefined) entry.output = forLog(output, run.secrets);
+    }
+    if (error) entry.error = maskForLog(error, run.secrets) as string;
+    entry.next = next;
+    run.log.push(entry);
+  }
+}
+
+/** Runs an automation to its end: never throws for what the automation does, only answers how it went. */
+export async function runAutomation(
+  automation: AutomationToRun,
+  services: RunServices,
+  request: HttpRequestValue,
+  opts: { signal?: AbortSignal } = {},
+): Promise<RunOutcome> {
+  const startedOnUtc = new Date();
+  const run = new RunContext(automation, services, opts.signal);
+  try {
+    const response = await runNested(run, automation, request);
+    return finish(run, startedOnUtc, 'Succeeded', null, response);
+  } catch (err) {
+    const message = err instanceof RunFailure ? err.message : `unexpected error: ${(err as Error).message ?? err}`;
+    return finish(run, startedOnUtc, 'Failed', maskForLog(message, run.secrets) as string, null);
+  } finally {
+    await Promise.allSettled([...run.connections.values()].map((c) => c.close()));
+  }
+}
+
+/** The automation's main workflow inside a run (also ExecuteIntegrationWorkflow's nested automations). */
+export async function runNested(run: RunContext, automation: AutomationToRun, request: HttpRequestValue): Promise<HttpResponseValue | null> {
+  if (run.depth >= MAX_NESTING) throw new RunFailure(`automations call each other more than ${MAX_NESTING} deep`);
+  run.depth++;
+  try {
+    const main = new WorkflowRunner(run, automation.definition, {
+      name: run.depth > 1 ? automation.definition.name : '',
+      actions: automation.definition.actions,
+    });
+    const { response } = await main.execute(request, { '#HttpRequest': request }, null);
+    return response;
+  } finally {
+    run.depth--;
+  }
+}
+
+function finish(run: RunContext, startedOnUtc: Date, status: RunOutcome['status'], error: string | null, result: HttpResponseValue | null): RunOutcome {
+  if (run.logDropped > 0)
+    run.log.push({
+      name: '…',
+      type: 'LogTruncated',
+      workflow: null,
+      startedOnUtc: new Date().toISOString(),
+      durationMs: 0,
+      error: `${run.logDropped} more actions ran; the log keeps the first ${MAX_LOG_ENTRIES}`,
+    });
+  return { status, error, startedOnUtc, finishedOnUtc: new Date(), actions: run.log, result };
+}
+
+/** Parses an Await duration ("500ms", "1s", "1m"). */
+export function durationMs(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === null) throw new ActionError(`"${text}" is not a duration such as 500ms, 1s or 1m`);
+  return ms;
+}

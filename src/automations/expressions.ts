@@ -1,0 +1,245 @@
+// The platform's expression language inside definition strings: `{{['Action']$.Content.Name | ToUpperCase}}`,
+// `{{['#HttpRequest']$.Body}}`, `{{NewGuid}}`, `{{NewDateUtc(Today)}}`, pipes chained with `|`. Text is
+// tokenised and parsed into a small AST that is interpreted here; nothing is ever handed to eval or
+// Function, and the only values an expression sees are the run's own action outputs.
+import { randomUUID } from 'node:crypto';
+import { ExpressionError, evaluatePath, type JsonPath, parsePath, readQuoted } from './jsonpath.ts';
+import { PIPES } from './pipes.ts';
+
+export { ExpressionError };
+
+export type Expr =
+  | { kind: 'ref'; name: string; path: JsonPath | null }
+  | { kind: 'guid' }
+  | { kind: 'date'; which: DateWord }
+  | { kind: 'literal'; value: unknown }
+  | { kind: 'pipe'; input: Expr; pipe: string; args: Expr[] };
+
+const DATE_WORDS = ['Now', 'Today', 'Yesterday', 'FirstDayOfYear', 'LastDayOfYear'] as const;
+type DateWord = (typeof DATE_WORDS)[number];
+
+/** A string of the definition: literal text and expressions, or exactly one expression (then its value keeps its type). */
+export type Template = { kind: 'text'; text: string } | { kind: 'single'; expr: Expr } | { kind: 'mixed'; parts: (string | Expr)[] };
+
+/** What an expression reads: the outputs of the run's actions by name, `#HttpRequest`, `#Item` and the like. */
+export type Scope = (name: string) => { found: boolean; value: unknown };
+
+const IDENT = /^[A-Za-z][A-Za-z0-9]*/;
+
+/** Finds the end of an expression started at `{{`: the first `}}` outside quotes and brackets. */
+function closing(src: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < src.length; i++) {
+    const c = src[i];
+    if (c === "'" || c === '"') i = readQuoted(src, i).end - 1;
+    else if (c === '[' || c === '(') depth++;
+    else if (c === ']' || c === ')') depth--;
+    else if (c === '}' && src[i + 1] === '}' && depth <= 0) return i;
+  }
+  throw new ExpressionError('"{{" is not closed by "}}"', from - 2);
+}
+
+const cache = new Map<string, Template>();
+
+/** Parses a definition string once (cached): the engine evaluates the same strings for every run. */
+export function parseTemplate(src: string): Template {
+  const hit = cache.get(src);
+  if (hit) return hit;
+  const parts: (string | Expr)[] = [];
+  let i = 0;
+  while (i < src.length) {
+    const open = src.indexOf('{{', i);
+    if (open < 0) {
+      parts.push(src.slice(i));
+      break;
+    }
+    if (open > i) parts.push(src.slice(i, open));
+    const end = closing(src, open + 2);
+    parts.push(parseExpression(src.slice(open + 2, end), open + 2));
+    i = end + 2;
+  }
+  let t: Template;
+  if (parts.length === 1 && typeof parts[0] !== 'string') t = { kind: 'single', expr: parts[0] };
+  else if (parts.every((p) => typeof p === 'string')) t = { kind: 'text', text: src };
+  else t = { kind: 'mixed', parts };
+  if (cache.size > 50_000) cache.clear();
+  cache.set(src, t);
+  return t;
+}
+
+/** One expression (the text between `{{` and `}}`); offset places error positions in the whole string. */
+export function parseExpression(text: string, offset = 0): Expr {
+  const fail = (message: string, at: number): never => {
+    throw new ExpressionError(message, offset + at);
+  };
+  const ws = (i: number) => {
+    while (i < text.length && /\s/.test(text[i])) i++;
+    return i;
+  };
+
+  function primary(pos: number): { expr: Expr; end: number } {
+    const i = ws(pos);
+    const c = text[i];
+    if (c === '[') {
+      const j = ws(i + 1);
+      if (text[j] !== "'" && text[j] !== '"') fail("an action name in quotes is expected: ['Name']", j);
+      const q = readQuoted(text, j);
+      const k = ws(q.end);
+      if (text[k] !== ']') fail('"]" expected after the action name', k);
+      let end = k + 1;
+      let path: JsonPath | null = null;
+      if (text[end] === '$') {
+        try {
+          const p = parsePath(text, end);
+          path = p.path;
+          end = p.end;
+        } catch (err) {
+          if (err instanceof ExpressionError) fail(`${err.message}`, err.position);
+          throw err;
+        }
+      }
+      return { expr: { kind: 'ref', name: q.value, path }, end };
+    }
+    if (c === "'" || c === '"') {
+      const q = readQuoted(text, i);
+      return { expr: { kind: 'literal', value: q.value }, end: q.end };
+    }
+    const num = /^-?\d+(\.\d+)?/.exec(text.slice(i));
+    if (num) return { expr: { kind: 'literal', value: Number(num[0]) }, end: i + num[0].length };
+    const id = IDENT.exec(text.slice(i))?.[0];
+    if (!id) return fail("an expression is expected: ['Action']$.path, NewGuid, NewDateUtc(...) or a literal", i);
+    let end = i + id.length;
+    if (id === 'true' || id === 'false') return { expr: { kind: 'literal', value: id === 'true' }, end };
+    if (id === 'null') return { expr: { kind: 'literal', value: null }, end };
+    if (id === 'NewGuid') {
+      const j = ws(end);
+      if (text[j] === '(' && text[ws(j + 1)] === ')') end = ws(j + 1) + 1;
+      return { expr: { kind: 'guid' }, end };
+    }
+    if (id === 'NewDateUtc') {
+      let j = ws(end);
+      if (text[j] !== '(') return { expr: { kind: 'date', which: 'Now' }, end };
+      j = ws(j + 1);
+      const word = IDENT.exec(text.slice(j))?.[0] ?? '';
+      if (!(DATE_WORDS as readonly string[]).includes(word)) fail(`NewDateUtc takes one of ${DATE_WORDS.join(', ')}`, j);
+      const k = ws(j + word.length);
+      if (text[k] !== ')') fail('")" expected', k);
+      return { expr: { kind: 'date', which: word as DateWord }, end: k + 1 };
+    }
+    return fail(`unknown function "${id}"`, i);
+  }
+
+  let { expr, end } = primary(0);
+  for (;;) {
+    let i = ws(end);
+    if (i >= text.length) return expr;
+    if (text[i] !== '|') fail('"|" or the end of the expression expected', i);
+    i = ws(i + 1);
+    const pipe = IDENT.exec(text.slice(i))?.[0];
+    if (!pipe) fail('a pipe name is expected after "|"', i);
+    const name = pipe as string;
+    if (!Object.hasOwn(PIPES, name)) fail(`unknown pipe "${name}"`, i);
+    i += name.length;
+    const args: Expr[] = [];
+    const j = ws(i);
+    if (text[j] === '(') {
+      i = ws(j + 1);
+      if (text[i] === ')') i++;
+      else
+        for (;;) {
+          const a = primary(i);
+          args.push(a.expr);
+          i = ws(a.end);
+          if (text[i] === ',') {
+            i++;
+            continue;
+          }
+          if (text[i] !== ')') fail('")" or "," expected in the pipe\'s arguments', i);
+          i++;
+          break;
+        }
+    }
+    const spec = PIPES[name];
+    if (args.length < spec.min || args.length > spec.max)
+      fail(`${name} takes ${spec.min === spec.max ? spec.min : `${spec.min} to ${spec.max}`} argument(s)`, i);
+    expr = { kind: 'pipe', input: expr, pipe: name, args };
+    end = i;
+  }
+}
+
+function dateOf(which: DateWord, now: Date): string {
+  const y = now.getUTCFullYear();
+  const day = Date.UTC(y, now.getUTCMonth(), now.getUTCDate());
+  switch (which) {
+    case 'Now':
+      return now.toISOString();
+    case 'Today':
+      return new Date(day).toISOString();
+    case 'Yesterday':
+      return new Date(day - 86_400_000).toISOString();
+    case 'FirstDayOfYear':
+      return new Date(Date.UTC(y, 0, 1)).toISOString();
+    case 'LastDayOfYear':
+      return new Date(Date.UTC(y, 11, 31)).toISOString();
+  }
+}
+
+export function evaluateExpr(expr: Expr, scope: Scope): unknown {
+  switch (expr.kind) {
+    case 'literal':
+      return expr.value;
+    case 'guid':
+      return randomUUID();
+    case 'date':
+      return dateOf(expr.which, new Date());
+    case 'ref': {
+      const r = scope(expr.name);
+      if (!r.found) throw new ExpressionError(`['${expr.name}'] has no value here: no such action has run`, 0);
+      return expr.path ? evaluatePath(expr.path, r.value) : r.value;
+    }
+    case 'pipe': {
+      const input = evaluateExpr(expr.input, scope);
+      const args = expr.args.map((a) => evaluateExpr(a, scope));
+      return PIPES[expr.pipe].fn(input, args);
+    }
+  }
+}
+
+const asText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+export function evaluateTemplate(t: Template, scope: Scope): unknown {
+  if (t.kind === 'text') return t.text;
+  if (t.kind === 'single') return evaluateExpr(t.expr, scope);
+  let out = '';
+  for (const p of t.parts) out += typeof p === 'string' ? p : asText(evaluateExpr(p, scope));
+  return out;
+}
+
+/** Evaluates every string inside a JSON value of the definition (objects and arrays are walked). */
+export function evaluateValue(value: unknown, scope: Scope): unknown {
+  if (typeof value === 'string') return value.includes('{{') ? evaluateTemplate(parseTemplate(value), scope) : value;
+  if (Array.isArray(value)) return value.map((v) => evaluateValue(v, scope));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = evaluateValue(v, scope);
+    return out;
+  }
+  return value;
+}
+
+/** The action names an expression reads (for validation). */
+export function referencedNames(t: Template): string[] {
+  const names: string[] = [];
+  const visit = (e: Expr) => {
+    if (e.kind === 'ref') names.push(e.name);
+    if (e.kind === 'pipe') {
+      visit(e.input);
+      e.args.forEach(visit);
+    }
+  };
+  if (t.kind === 'single') visit(t.expr);
+  if (t.kind === 'mixed') for (const p of t.parts) if (typeof p !== 'string') visit(p);
+  return names;
+}
+
+export { asText };

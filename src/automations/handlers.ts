@@ -1,0 +1,19 @@
+// Every action type the engine runs, by the platform's type name.
+
+import { DATA_HANDLERS } from './actions/data.ts';
+import { EMAIL_HANDLERS } from './actions/email.ts';
+import { FILE_HANDLERS } from './actions/files.ts';
+import { FLOW_HANDLERS } from './actions/flow.ts';
+import { HTTP_HANDLERS } from './actions/http.ts';
+import { SFTP_HANDLERS } from './actions/sftp.ts';
+import type { Handler } from './engine.ts';
+
+export const HANDLERS: Record<string, Handler> = Object.assign(
+  Object.create(null),
+  FLOW_HANDLERS,
+  HTTP_HANDLERS,
+  SFTP_HANDLERS,
+  DATA_HANDLERS,
+  FILE_HANDLERS,
+  EMAIL_HANDLERS,
+);

@@ -1,0 +1,131 @@
+// The pipes an expression chains with `|`, as the platform lists them. Each takes the value on its left
+// and literal (or expression) arguments: `{{['A']$.Items | Join(', ')}}`, `{{['A']$.Date | AddDays(7)}}`.
+import { ExpressionError } from './jsonpath.ts';
+
+export interface PipeSpec {
+  min: number;
+  max: number;
+  fn: (input: unknown, args: unknown[]) => unknown;
+}
+
+const text = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+function number(v: unknown, pipe: string): number {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+  if (!Number.isFinite(n)) throw new ExpressionError(`${pipe}: "${text(v).slice(0, 50)}" is not a number`, 0);
+  return n;
+}
+
+function date(v: unknown, pipe: string): Date {
+  const d = v instanceof Date ? v : typeof v === 'string' || typeof v === 'number' ? new Date(v) : new Date(Number.NaN);
+  if (Number.isNaN(d.getTime())) throw new ExpressionError(`${pipe}: "${text(v).slice(0, 50)}" is not a date`, 0);
+  return d;
+}
+
+/** The numbers of a list; with a property name, that property of each item. */
+function numbers(v: unknown, args: unknown[], pipe: string): number[] {
+  if (!Array.isArray(v)) throw new ExpressionError(`${pipe} needs a list`, 0);
+  const prop = args[0] === undefined ? null : text(args[0]);
+  return v.map((item) =>
+    number(prop === null ? item : item && typeof item === 'object' && Object.hasOwn(item, prop) ? (item as Record<string, unknown>)[prop] : undefined, pipe),
+  );
+}
+
+const shift =
+  (pipe: string, apply: (d: Date, n: number) => void): PipeSpec['fn'] =>
+  (input, args) => {
+    const d = new Date(date(input, pipe).getTime());
+    apply(d, number(args[0], pipe));
+    return d.toISOString();
+  };
+
+const decimals = (n: number) => Math.round(n * 1e10) / 1e10;
+
+export const PIPES: Record<string, PipeSpec> = Object.assign(Object.create(null), {
+  ToBase64: { min: 0, max: 0, fn: (v: unknown) => Buffer.from(text(v), 'utf8').toString('base64') },
+  FromBase64: { min: 0, max: 0, fn: (v: unknown) => Buffer.from(text(v), 'base64').toString('utf8') },
+  UrlEncode: { min: 0, max: 0, fn: (v: unknown) => encodeURIComponent(text(v)) },
+  ToJsonString: { min: 0, max: 0, fn: (v: unknown) => JSON.stringify(v ?? null) },
+  ToJson: {
+    min: 0,
+    max: 0,
+    fn: (v: unknown) => {
+      if (typeof v !== 'string') return v;
+      try {
+        return JSON.parse(v);
+      } catch {
+        throw new ExpressionError('ToJson: the text is not JSON', 0);
+      }
+    },
+  },
+  ToDateUtc: { min: 0, max: 0, fn: (v: unknown) => date(v, 'ToDateUtc').toISOString() },
+  FromUnixTimeSeconds: { min: 0, max: 0, fn: (v: unknown) => new Date(number(v, 'FromUnixTimeSeconds') * 1000).toISOString() },
+  FromUnixTimeMilliSeconds: { min: 0, max: 0, fn: (v: unknown) => new Date(number(v, 'FromUnixTimeMilliSeconds')).toISOString() },
+  IsNullOrEmpty: {
+    min: 0,
+    max: 0,
+    fn: (v: unknown) => v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0),
+  },
+  Contains: {
+    min: 1,
+    max: 1,
+    fn: (v: unknown, [x]: unknown[]) => (Array.isArray(v) ? v.some((item) => item === x || text(item) === text(x)) : text(v).includes(text(x))),
+  },
+  Join: {
+    min: 0,
+    max: 1,
+    fn: (v: unknown, [sep]: unknown[]) => (Array.isArray(v) ? v.map(text).join(sep === undefined ? ',' : text(sep)) : text(v)),
+  },
+  Split: {
+    min: 0,
+    max: 1,
+    fn: (v: unknown, [sep]: unknown[]) => (v === undefined || v === null || v === '' ? [] : text(v).split(sep === undefined ? ',' : text(sep))),
+  },
+  AddDecimal: { min: 1, max: 1, fn: (v: unknown, [n]: unknown[]) => decimals(number(v, 'AddDecimal') + number(n, 'AddDecimal')) },
+  Sum: { min: 0, max: 1, fn: (v: unknown, args: unknown[]) => decimals(numbers(v, args, 'Sum').reduce((a, b) => a + b, 0)) },
+  Min: { min: 0, max: 1, fn: (v: unknown, args: unknown[]) => (Array.isArray(v) && v.length === 0 ? null : Math.min(...numbers(v, args, 'Min'))) },
+  Max: { min: 0, max: 1, fn: (v: unknown, args: unknown[]) => (Array.isArray(v) && v.length === 0 ? null : Math.max(...numbers(v, args, 'Max'))) },
+  Avg: {
+    min: 0,
+    max: 1,
+    fn: (v: unknown, args: unknown[]) => {
+      const ns = numbers(v, args, 'Avg');
+      return ns.length === 0 ? null : decimals(ns.reduce((a, b) => a + b, 0) / ns.length);
+    },
+  },
+  AddMonths: {
+    min: 1,
+    max: 1,
+    // As .NET's AddMonths: the day is kept, or clamped to the target month's last day (31 Jan + 1 = 29 Feb).
+    fn: shift('AddMonths', (d, n) => {
+      const day = d.getUTCDate();
+      d.setUTCDate(1);
+      d.setUTCMonth(d.getUTCMonth() + n);
+      d.setUTCDate(Math.min(day, new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate()));
+    }),
+  },
+  AddDays: { min: 1, max: 1, fn: shift('AddDays', (d, n) => d.setTime(d.getTime() + n * 86_400_000)) },
+  AddHours: { min: 1, max: 1, fn: shift('AddHours', (d, n) => d.setTime(d.getTime() + n * 3_600_000)) },
+  AddMinutes: { min: 1, max: 1, fn: shift('AddMinutes', (d, n) => d.setTime(d.getTime() + n * 60_000)) },
+  RemoveLeading: {
+    min: 1,
+    max: 1,
+    fn: (v: unknown, [x]: unknown[]) => {
+      const s = text(v);
+      const p = text(x);
+      return p && s.startsWith(p) ? s.slice(p.length) : s;
+    },
+  },
+  RemoveTrailing: {
+    min: 1,
+    max: 1,
+    fn: (v: unknown, [x]: unknown[]) => {
+      const s = text(v);
+      const p = text(x);
+      return p && s.endsWith(p) ? s.slice(0, s.length - p.length) : s;
+    },
+  },
+  Trim: { min: 0, max: 0, fn: (v: unknown) => text(v).trim() },
+  ToLowerCase: { min: 0, max: 0, fn: (v: unknown) => text(v).toLowerCase() },
+  ToUpperCase: { min: 0, max: 0, fn: (v: unknown) => text(v).toUpperCase() },
+});

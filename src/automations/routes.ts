@@ -1,0 +1,336 @@
+// Automations API: definitions under /api/v3/automations (roles AutomationGet/Create/Write/Delete), run
+// now, runs with their action log, and the platform's execute URL /api/integration-workflows/{id}/execute,
+// which runs the automation with the HTTP request as ['#HttpRequest'] and answers with its Result.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppContext } from '../platform/context.ts';
+import { isUuid } from '../platform/db/database.ts';
+import { HttpProblem, notFound, unauthorized } from '../platform/errors.ts';
+import { type App, authenticate, type FastifyRequest } from '../platform/http/app.ts';
+import { named } from '../platform/http/openapi.ts';
+import { Guid, nullable } from '../platform/http/schemas.ts';
+import { basePathOf } from '../platform/http/tenant-address.ts';
+import { type HttpRequestValue, runAutomation } from './engine.ts';
+import { servicesFor } from './runtime.ts';
+import {
+  automationView,
+  createAutomation,
+  deleteAutomation,
+  findAutomation,
+  findRun,
+  insertRun,
+  listAutomations,
+  listRuns,
+  type RunTrigger,
+  toRunnable,
+  updateAutomation,
+} from './service.ts';
+
+const tags = ['Automations'];
+const base = '/api/v3/automations';
+
+const DefinitionBody = named(
+  'AutomationDefinition',
+  Type.Object(
+    {
+      name: Type.Optional(Type.String()),
+      active: Type.Optional(Type.Boolean()),
+      version: Type.Optional(Type.Unknown({ description: 'Ignored on save: the server counts versions.' })),
+      logLevelType: Type.Optional(Type.String({ description: 'Info (default), Warning or Error' })),
+      requiresAuthentication: Type.Optional(Type.Boolean()),
+      actions: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+      subWorkflows: Type.Optional(nullable(Type.Array(Type.Record(Type.String(), Type.Unknown())))),
+      scheduler: Type.Optional(nullable(Type.Record(Type.String(), Type.Unknown()))),
+    },
+    { additionalProperties: true, description: "The platform's automation definition; docs/automations.md lists every action and its fields." },
+  ),
+);
+
+const Automation = named(
+  'Automation',
+  Type.Object({
+    id: Guid,
+    tenantId: Guid,
+    name: Type.String(),
+    active: Type.Boolean(),
+    version: Type.Integer(),
+    logLevelType: Type.String(),
+    requiresAuthentication: Type.Boolean(),
+    actions: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+    subWorkflows: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+    scheduler: nullable(Type.Record(Type.String(), Type.Unknown())),
+    nextRunUtc: nullable(Type.String({ format: 'date-time' })),
+    createdOnUtc: Type.String({ format: 'date-time' }),
+    createdById: nullable(Guid),
+    modifiedOnUtc: Type.String({ format: 'date-time' }),
+    modifiedById: nullable(Guid),
+  }),
+);
+
+const runFields = {
+  id: Guid,
+  automationId: Guid,
+  version: Type.Integer(),
+  trigger: Type.Union([Type.Literal('webhook'), Type.Literal('schedule'), Type.Literal('manual'), Type.Literal('http'), Type.Literal('workflow')]),
+  status: Type.Union([Type.Literal('Running'), Type.Literal('Succeeded'), Type.Literal('Failed')]),
+  eventId: nullable(Guid),
+  invocationId: nullable(Guid),
+  fireTimeUtc: nullable(Type.String({ format: 'date-time' })),
+  startedOnUtc: Type.String({ format: 'date-time' }),
+  finishedOnUtc: nullable(Type.String({ format: 'date-time' })),
+  error: nullable(Type.String()),
+  result: Type.Unknown({ description: "The Result's httpResponse {statusCode, headers, body}, or null." }),
+};
+const RunSummary = named('AutomationRunSummary', Type.Object(runFields));
+const Run = named(
+  'AutomationRun',
+  Type.Object({
+    ...runFields,
+    actions: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+      description: 'Per action: name, type, workflow, startedOnUtc, durationMs, input, output (trimmed, secrets masked), error, next.',
+    }),
+  }),
+);
+
+const IdParams = Type.Object({ id: Guid });
+const RunParams = Type.Object({ id: Guid, runId: Guid });
+const RunsQuery = Type.Object(
+  {
+    skip: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'Runs to skip; default 0' })),
+    take: Type.Optional(Type.String({ pattern: '^(1000|[1-9][0-9]{0,2})$', description: '1 to 1000; default 50' })),
+  },
+  { additionalProperties: false },
+);
+const RunBody = Type.Object({ input: Type.Optional(Type.Unknown({ description: "The run's ['#HttpRequest']$.Body." })) } as const, {
+  additionalProperties: false,
+});
+
+/** The request as the automation reads it: {Scheme, Host, Path, Method, Query, Headers, Body}. */
+function requestValue(request: FastifyRequest, body: unknown): HttpRequestValue {
+  const url = new URL(request.url, 'http://x');
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(request.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  return {
+    Scheme: request.protocol,
+    Host: request.host,
+    Path: url.pathname,
+    Method: request.method,
+    Query: Object.fromEntries(url.searchParams),
+    Headers: headers,
+    Body: body,
+  };
+}
+
+/** The saving request's app credentials, sealed: isApiCall sends them as the platform sends the tenant's. */
+function sealedCredentials(ctx: AppContext, request: FastifyRequest): string | null {
+  const h = request.headers;
+  if (typeof h['x-appid'] !== 'string' || typeof h['x-appsecret'] !== 'string') return null;
+  const appUser = typeof h['x-appuser'] === 'string' && h['x-appuser'] !== '' ? h['x-appuser'] : undefined;
+  return ctx.box.encrypt(JSON.stringify({ appId: h['x-appid'], appSecret: h['x-appsecret'], appUser }));
+}
+
+async function executeAndRecord(ctx: AppContext, tenantId: string, id: string, trigger: RunTrigger, request: HttpRequestValue) {
+  const row = await ctx.db.withTenant(tenantId, (trx) => findAutomation(trx, id));
+  const automation = toRunnable(row);
+  const outcome = await runAutomation(automation, servicesFor(ctx), request);
+  const runId = await ctx.db.withTenant(tenantId, (trx) => insertRun(trx, { tenantId, automationId: id, version: automation.version, trigger, outcome }));
+  return { row, outcome, runId };
+}
+
+export async function automationRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.get(
+    base,
+    {
+      schema: { tags, operationId: 'automations_list', summary: 'List the automations of the tenant', response: { 200: Type.Array(Automation) } },
+      config: { roles: ['AutomationGet'] },
+    },
+    async (request) => request.readTenant((trx) => listAutomations(trx)),
+  );
+
+  app.get(
+    `${base}/:id`,
+    {
+      schema: { tags, operationId: 'automations_get', summary: 'Get one automation', params: IdParams, response: { 200: Automation } },
+      config: { roles: ['AutomationGet'] },
+    },
+    async (request) => request.readTenant(async (trx) => automationView(await findAutomation(trx, request.params.id))),
+  );
+
+  app.post(
+    base,
+    {
+      schema: {
+        tags,
+        operationId: 'automations_create',
+        summary: 'Create an automation',
+        description:
+          'The body is validated as a whole; a 400 lists every error with its JSON path. Runs act as the saving app (isApiCall, AnalyticsNamedQuery).',
+        body: DefinitionBody,
+        response: { 201: Automation },
+      },
+      config: { roles: ['AutomationCreate'] },
+    },
+    async (request, reply) => {
+      const view = await request.writeTenant((trx, p) => createAutomation(trx, p, request.body, sealedCredentials(ctx, request)));
+      return reply
+        .code(201)
+        .header('location', `${basePathOf(request)}${base}/${view.id}`)
+        .send(view);
+    },
+  );
+
+  app.put(
+    `${base}/:id`,
+    {
+      schema: {
+        tags,
+        operationId: 'automations_update',
+        summary: 'Replace an automation (a new version)',
+        params: IdParams,
+        body: DefinitionBody,
+        response: { 200: Automation },
+      },
+      config: { roles: ['AutomationWrite'] },
+    },
+    async (request) => request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body, sealedCredentials(ctx, request))),
+  );
+
+  app.delete(
+    `${base}/:id`,
+    {
+      schema: { tags, operationId: 'automations_delete', summary: 'Delete an automation and its runs', params: IdParams, response: { 204: Type.Null() } },
+      config: { roles: ['AutomationDelete'] },
+    },
+    async (request, reply) => {
+      await request.writeTenant((trx) => deleteAutomation(trx, request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    `${base}/:id/run`,
+    {
+      schema: {
+        tags,
+        operationId: 'automations_run',
+        summary: 'Run the automation now with a given input',
+        description: "`input` becomes ['#HttpRequest']$.Body. Answers the finished run with its action log.",
+        params: IdParams,
+        body: Type.Optional(RunBody),
+        response: { 200: Run },
+      },
+      config: { roles: ['AutomationWrite'] },
+    },
+    async (request) => {
+      const tenantId = request.principal?.tenantId as string;
+      const input = (request.body as { input?: unknown } | undefined)?.input ?? null;
+      const { runId } = await executeAndRecord(ctx, tenantId, request.params.id, 'manual', requestValue(request, input));
+      return request.readTenant((trx) => findRun(trx, request.params.id, runId));
+    },
+  );
+
+  app.get(
+    `${base}/:id/runs`,
+    {
+      schema: {
+        tags,
+        operationId: 'automations_listRuns',
+        summary: 'Runs of the automation, newest first',
+        params: IdParams,
+        querystring: RunsQuery,
+        response: { 200: Type.Array(RunSummary) },
+      },
+      config: { roles: ['AutomationGet'] },
+    },
+    async (request) => request.readTenant((trx) => listRuns(trx, request.params.id, Number(request.query.skip ?? 0), Number(request.query.take ?? 50))),
+  );
+
+  app.get(
+    `${base}/:id/runs/:runId`,
+    {
+      schema: { tags, operationId: 'automations_getRun', summary: 'One run with its action log', params: RunParams, response: { 200: Run } },
+      config: { roles: ['AutomationGet'] },
+    },
+    async (request) => request.readTenant((trx) => findRun(trx, request.params.id, request.params.runId)),
+  );
+
+  // The execute URL takes any body: the automation reads it (JSON parsed, anything else as text).
+  await app.register(async (plain) => {
+    const sub = plain.withTypeProvider<TypeBoxTypeProvider>();
+    sub.removeAllContentTypeParsers();
+    sub.addContentTypeParser('*', { parseAs: 'string', bodyLimit: ctx.config.bodyLimitBytes }, (request, body, done) => {
+      const type = request.headers['content-type'] ?? '';
+      if (/json/i.test(type) && body !== '')
+        try {
+          return done(null, JSON.parse(body as string));
+        } catch {}
+      done(null, body);
+    });
+    const description =
+      "Runs the automation with this request as ['#HttpRequest'] and answers with its Result's httpResponse (status, headers, body). " +
+      'With requiresAuthentication the app headers or a token are required; without, the automation checks its caller itself. ' +
+      'A run that fails answers 500 with the reason; every run is in the automation runs.';
+    const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
+      const params = request.params as { id: string; tenantId?: string };
+      const tenantId = await executeTenant(ctx, request, params);
+      const row = await ctx.db.withTenant(tenantId, (trx) => trx.selectFrom('automations').selectAll().where('id', '=', params.id).executeTakeFirst());
+      if (!row?.active) throw notFound(`No active automation ${params.id}.`);
+      if ((row.definition as { requiresAuthentication?: boolean }).requiresAuthentication) {
+        request.addressedTenantId ??= tenantId;
+        const principal = await authenticate(ctx, request, 'appOrToken');
+        if (principal.tenantId !== tenantId) throw unauthorized();
+      }
+      const { outcome } = await executeAndRecord(ctx, tenantId, params.id, 'http', requestValue(request, request.body ?? null));
+      if (outcome.status === 'Failed') throw new HttpProblem(500, `The automation failed: ${outcome.error}`);
+      const r = outcome.result ?? { statusCode: 204, headers: {}, body: null };
+      for (const [k, v] of Object.entries(r.headers)) if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k) && !/[\r\n]/.test(v)) reply.header(k, v);
+      reply.code(r.statusCode);
+      if (r.body === null || r.body === undefined) return reply.send();
+      if (typeof r.body === 'string') {
+        if (!reply.hasHeader('content-type')) reply.type('text/plain; charset=utf-8');
+        return reply.send(r.body);
+      }
+      if (!reply.hasHeader('content-type')) reply.type('application/json; charset=utf-8');
+      return reply.send(JSON.stringify(r.body));
+    };
+    const schema = (operationId: string, params: ReturnType<typeof Type.Object>) => ({
+      tags,
+      operationId,
+      summary: 'Execute an automation over HTTP',
+      description,
+      params,
+      response: { default: { description: "The Result's httpResponse", content: { '*/*': { schema: {} } } } },
+    });
+    for (const method of ['POST', 'GET'] as const) {
+      const suffix = method === 'POST' ? '' : 'Get';
+      sub.route({
+        method,
+        url: '/api/integration-workflows/:id/execute',
+        schema: schema(`automations_execute${suffix}`, IdParams),
+        config: { auth: 'none' },
+        handler,
+      });
+      sub.route({
+        method,
+        url: '/api/tenants/:tenantId/integration-workflows/:id/execute',
+        schema: schema(`automations_executeForTenant${suffix}`, Type.Object({ tenantId: Guid, id: Guid })),
+        config: { auth: 'none' },
+        handler,
+      });
+    }
+  });
+}
+
+/** The tenant of an execute call: the path's, else the one the request names (X-AppTenant, base path, Host), else the automation's. */
+async function executeTenant(ctx: AppContext, request: FastifyRequest, params: { id: string; tenantId?: string }): Promise<string> {
+  if (params.tenantId) {
+    if (request.addressedTenantId && request.addressedTenantId !== params.tenantId.toLowerCase()) throw unauthorized();
+    return params.tenantId.toLowerCase();
+  }
+  if (request.addressedTenantId) return request.addressedTenantId;
+  if (!isUuid(params.id)) throw notFound(`No active automation ${params.id}.`);
+  // Automation ids are GUIDs: one names one automation across tenants.
+  const row = await ctx.db.asOwner((trx) => trx.selectFrom('automations').select('tenant_id').where('id', '=', params.id).executeTakeFirst());
+  if (!row) throw notFound(`No active automation ${params.id}.`);
+  return row.tenant_id;
+}

@@ -1,0 +1,51 @@
+// The engine's services, one set per process context: routes (execute, run now) and the worker share
+// them. Also where the process tells automations the address its API listens on (isApiCall's default).
+import type { AppContext } from '../platform/context.ts';
+import { Mailer } from '../platform/mail/mailer.ts';
+import { createOutboundAgent } from '../webhooks/outbound.ts';
+import type { RunServices } from './run-services.ts';
+import { toRunnable } from './service.ts';
+
+const byContext = new WeakMap<AppContext, RunServices & { close: () => Promise<void> }>();
+const listening = new WeakMap<AppContext, string>();
+
+/** Called once the HTTP server listens: isApiCall reaches the API there unless ATRIUM_AUTOMATION_API_URL says otherwise. */
+export function setApiAddress(ctx: AppContext, address: string): void {
+  listening.set(ctx, address.replace(/\/+$/, ''));
+}
+
+export function servicesFor(ctx: AppContext): RunServices {
+  let s = byContext.get(ctx);
+  if (s) return s;
+  const mailer = new Mailer(ctx.config);
+  const agent = createOutboundAgent({
+    allowPrivate: ctx.config.webhookAllowPrivateNetworks,
+    connections: ctx.config.automationConcurrency,
+    connectTimeoutMs: 10_000,
+  });
+  s = {
+    config: ctx.config,
+    db: ctx.db,
+    box: ctx.box,
+    auth: ctx.auth,
+    mailer,
+    agent,
+    apiBaseUrl: () => ctx.config.automationApiUrl ?? listening.get(ctx) ?? ctx.config.publicUrl,
+    loadAutomation: async (tenantId, id) => {
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+      const row = await ctx.db.withTenant(tenantId, (trx) => trx.selectFrom('automations').selectAll().where('id', '=', id).executeTakeFirst());
+      return row?.active ? toRunnable(row) : null;
+    },
+    close: async () => {
+      byContext.delete(ctx);
+      mailer.close();
+      await agent.close().catch(() => {});
+    },
+  };
+  byContext.set(ctx, s);
+  return s;
+}
+
+export async function closeServices(ctx: AppContext): Promise<void> {
+  await byContext.get(ctx)?.close();
+}
