@@ -7,6 +7,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { DestinationStream } from 'pino';
+import { clientApiRoutes } from './client-api/routes.ts';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
 import { extractionRoutes } from './extraction/routes.ts';
@@ -103,6 +104,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx);
   await integrationRoutes(app, ctx);
+  await clientApiRoutes(app, ctx);
   await customTablesRoutes(app, ctx);
   await webhookRoutes(app, ctx);
   await extractionRoutes(app, ctx);

@@ -1,0 +1,213 @@
+// Create, change and read a document of any registered type, in the caller's transaction: the row, its
+// workflow's initial stage, its history, its folder, its custom fields and brief, and the Created /
+// Updated event with every changed property and its type (the spec's note 2).
+import { sql } from 'kysely';
+import { updateRow } from '../integration/upsert.ts';
+import type { Principal } from '../platform/auth/principal.ts';
+import type { Trx } from '../platform/db/database.ts';
+import { HttpProblem, notFound } from '../platform/errors.ts';
+import { appendEvent } from '../platform/events/outbox.ts';
+import { requireStageWrite, requireWrite } from './access.ts';
+import { addBrief, type BriefInput } from './briefs.ts';
+import { documentTypeId } from './document-type-ids.ts';
+import { columnValues, type Field, KIND_TYPE, requireFields, viewOf } from './fields.ts';
+import type { DocumentDef, Row, WriteHookArgs } from './registry.ts';
+import { putUserFieldValues, userFieldValuesOf } from './user-fields.ts';
+
+export interface DocumentInput {
+  model: Row;
+  /** JSON path of the model, for field errors (`/body/CreateModel`, `/body/Actions/Document/Project`). */
+  path: string;
+  /** Custom fields by column name (DocumentUserFieldValues). */
+  userFields?: Record<string, unknown> | null;
+  brief?: BriefInput | null;
+}
+
+/** A document as loaded for a change: its row and current stage. */
+export interface LoadedDocument {
+  def: DocumentDef;
+  row: Row;
+  id: string;
+  stage: { id: string | null; name: string | null; typeName: string | null };
+}
+
+/** Changed columns as event detail: API names, values, and PropertyTypes naming each one's type. */
+export function changeDetail(fields: readonly Field[], changes: Row, extra: Row = {}, extraTypes: Record<string, string> = {}): Row {
+  const detail: Row = {};
+  const types: Record<string, string> = {};
+  for (const [column, value] of Object.entries(changes)) {
+    const f = fields.find((x) => x.column === column);
+    if (!f) continue;
+    detail[f.name] = value;
+    types[f.name] = KIND_TYPE[f.kind];
+  }
+  Object.assign(detail, extra);
+  Object.assign(types, extraTypes);
+  return { ...detail, PropertyTypes: types };
+}
+
+/** Locks and loads a document; 404 when there is none of this type with this id. */
+export async function loadDocument(trx: Trx, def: DocumentDef, id: string, lock = true): Promise<LoadedDocument> {
+  const { rows } = await sql<{ row: Row; stage_name: string | null; stage_type: string | null }>`
+    select to_jsonb(d) as row, s.name as stage_name, st.name as stage_type
+      from ${sql.table(def.table)} d
+      left join workflow_stages s on s.tenant_id = d.tenant_id and s.id = d.stage_id
+      left join workflow_stage_types st on st.tenant_id = s.tenant_id and st.id = s.stage_type_id
+     where d.id = ${id.toLowerCase()} ${lock ? sql`for update of d` : sql``}`.execute(trx);
+  const found = rows[0];
+  if (!found) throw notFound(`There is no ${def.type} with id ${id}.`);
+  const stageId = (found.row.stage_id as string | null) ?? null;
+  return { def, row: found.row, id: String(found.row.id), stage: { id: stageId, name: found.stage_name, typeName: found.stage_type } };
+}
+
+/** The workflow and initial stage of a new document: its type's workflow, else its document type's default. */
+async function initialStage(trx: Trx, tenantId: string, def: DocumentDef, typeId: unknown): Promise<{ workflow_id: string; stage_id: string } | null> {
+  const dt = await documentTypeId(trx, tenantId, def.className);
+  const { rows } = await sql<{ workflow_id: string; stage_id: string }>`
+    select w.id as workflow_id, s.id as stage_id
+      from workflows w
+      join workflow_stages s on s.tenant_id = w.tenant_id and s.workflow_id = w.id and s.is_initial
+     where w.id = coalesce(
+             (select jt.workflow_id from job_types jt where jt.id = ${typeId ?? null}::uuid),
+             (select x.id from workflows x where x.document_type_id = ${dt} and x.is_default order by x.created_on_utc, x.id limit 1))
+     order by s.sort_order
+     limit 1`.execute(trx);
+  return rows[0] ?? null;
+}
+
+/** A PostgreSQL constraint error on a document write as a problem naming the model's property. */
+function constraintProblem(err: unknown, def: DocumentDef, path: string, values: Row): unknown {
+  const e = err as { code?: string; constraint?: string; table?: string };
+  if (e?.code !== '23503' && e?.code !== '23505') return err;
+  const rest = (e.constraint ?? '')
+    .replace(`${e.table}_`, '')
+    .replace(/_(fkey|key)$/, '')
+    .replace(/^tenant_id_/, '');
+  const field = [...def.fields].reverse().find((f) => rest.endsWith(f.column));
+  const name = field?.name ?? rest;
+  const value = field ? values[field.column] : undefined;
+  const shown = value === undefined ? '' : ` ${JSON.stringify(value)}`;
+  const problem =
+    e.code === '23503'
+      ? new HttpProblem(422, `${name}${shown} does not match any record.`, { errors: [{ path: `${path}/${name}`, message: 'no such record' }] })
+      : new HttpProblem(409, `Another ${def.type} already has this ${name}${shown}.`, {
+          errors: [{ path: `${path}/${name}`, message: 'already used by another record' }],
+        });
+  return Object.assign(problem, { cause: err });
+}
+
+async function naming<T>(def: DocumentDef, path: string, values: Row, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw constraintProblem(err, def, path, values);
+  }
+}
+
+async function documentNumber(trx: Trx, def: DocumentDef): Promise<string> {
+  const { rows } = await sql<{ n: string }>`select nextval('document_number_seq')::text as n`.execute(trx);
+  return `${def.numberPrefix}-${rows[0].n.padStart(6, '0')}`;
+}
+
+/** Creates a document; answers its id. Checks the Write role, fills defaults, and writes its history, folder and event. */
+export async function createDocument(trx: Trx, actor: Principal, def: DocumentDef, input: DocumentInput): Promise<string> {
+  requireWrite(actor, def);
+  const values = columnValues(def.fields, input.model, input.path);
+  const hook: WriteHookArgs = { trx, actor, model: input.model, path: input.path, values, before: null };
+  await def.prepare?.(hook);
+  if (values.number === undefined || values.number === null) values.number = await documentNumber(trx, def);
+  if (def.fields.some((f) => f.column === 'name') && (values.name === undefined || values.name === '')) values.name = values.number;
+  requireFields(def.fields, values, input.path);
+  const start = await initialStage(trx, actor.tenantId, def, def.typeColumn ? values[def.typeColumn] : null);
+  if (start) Object.assign(values, start);
+  const inserted = await naming(def, input.path, values, () =>
+    sql<{ row: Row }>`
+      insert into ${sql.table(def.table)} (tenant_id, created_by_id, modified_by_id, ${sql.join(Object.keys(values).map((c) => sql.id(c)))})
+      values (${actor.tenantId}, ${actor.userId}, ${actor.userId}, ${sql.join(Object.keys(values).map((c) => sql`${values[c]}`))})
+      returning to_jsonb(${sql.table(def.table)}) as row`.execute(trx),
+  );
+  const row = inserted.rows[0].row;
+  const id = String(row.id);
+  const dt = await documentTypeId(trx, actor.tenantId, def.className);
+  await sql`
+    with folder as (
+      insert into folders (tenant_id, name, document_type_id, document_id, created_by_id, modified_by_id)
+      values (${actor.tenantId}, ${row.number}, ${dt}, ${id}, ${actor.userId}, ${actor.userId})
+    )
+    insert into document_history (tenant_id, document_type_id, document_id, version, start_date, user_id, action, stage_id)
+    values (${actor.tenantId}, ${dt}, ${id}, 1, now(), ${actor.userId}, 'Created', ${(row.stage_id as string | null) ?? null})`.execute(trx);
+  const extra = (await def.finish?.({ ...hook, id })) ?? {};
+  const changes = Object.fromEntries(Object.entries(row).filter(([c, v]) => v !== null && c !== 'id' && c !== 'tenant_id'));
+  await appendEvent(trx, {
+    tenantId: actor.tenantId,
+    actionType: 'Created',
+    documentType: def.className,
+    documentId: id,
+    detail: { Id: id, ...changeDetail(def.fields, changes, extra, typesOf(extra)) },
+    userId: actor.userId,
+  });
+  if (input.userFields) await putUserFieldValues(trx, actor, def, id, input.userFields, `${input.path}/DocumentUserFieldValues`);
+  if (input.brief) await addBrief(trx, actor, def, id, input.brief);
+  return id;
+}
+
+const typesOf = (extra: Row): Record<string, string> => Object.fromEntries(Object.keys(extra).map((k) => [k, k.endsWith('Id') ? 'Guid' : 'String']));
+
+/** Changes the properties sent; Updated with those that really changed. Checks the Write role and the stage's write teams. */
+export async function updateDocument(trx: Trx, actor: Principal, def: DocumentDef, id: string, input: DocumentInput): Promise<LoadedDocument> {
+  requireWrite(actor, def);
+  const doc = await loadDocument(trx, def, id);
+  await requireStageWrite(trx, actor, doc.id, doc.stage);
+  const values = columnValues(def.fields, input.model, input.path);
+  const hook: WriteHookArgs = { trx, actor, model: input.model, path: input.path, values, before: doc.row };
+  await def.prepare?.(hook);
+  for (const f of def.fields) {
+    if (f.required && values[f.column] === null)
+      throw new HttpProblem(400, `${f.name} may not be null.`, { errors: [{ path: `${input.path}/${f.name}`, message: 'may not be null' }] });
+  }
+  const result = await naming(def, input.path, values, () => updateRow(trx, actor, def.table, doc.id, values));
+  const extra = (await def.finish?.({ ...hook, id: doc.id })) ?? {};
+  if (result && (Object.keys(result.changes).length || Object.keys(extra).length)) {
+    await appendEvent(trx, {
+      tenantId: actor.tenantId,
+      actionType: 'Updated',
+      documentType: def.className,
+      documentId: doc.id,
+      detail: changeDetail(def.fields, result.changes, extra, typesOf(extra)),
+      userId: actor.userId,
+    });
+  }
+  if (input.userFields) await putUserFieldValues(trx, actor, def, doc.id, input.userFields, `${input.path}/DocumentUserFieldValues`);
+  if (input.brief) await addBrief(trx, actor, def, doc.id, input.brief);
+  return doc;
+}
+
+/** The answer of GET /api/v3/<type>s/{id}: the fields, the stage, the folder and the custom fields. */
+export async function documentView(trx: Trx, def: DocumentDef, id: string): Promise<Row> {
+  const { rows } = await sql<{ row: Row; stage: string | null; stage_type_id: string | null; stage_type: string | null; folder_id: string | null }>`
+    select to_jsonb(d) as row, s.name as stage, st.id as stage_type_id, st.name as stage_type,
+           (select f.id from folders f where f.document_id = d.id and f.parent_id is null order by f.created_on_utc, f.id limit 1) as folder_id
+      from ${sql.table(def.table)} d
+      left join workflow_stages s on s.tenant_id = d.tenant_id and s.id = d.stage_id
+      left join workflow_stage_types st on st.tenant_id = s.tenant_id and st.id = s.stage_type_id
+     where d.id = ${id.toLowerCase()}`.execute(trx);
+  const found = rows[0];
+  if (!found) throw notFound(`There is no ${def.type} with id ${id}.`);
+  const r = found.row;
+  return {
+    Id: r.id,
+    ...viewOf(def.fields, r),
+    ...((await def.view?.(trx, r)) ?? {}),
+    WorkflowId: r.workflow_id ?? null,
+    StageId: r.stage_id ?? null,
+    Stage: found.stage,
+    StageTypeId: found.stage_type_id,
+    StageType: found.stage_type,
+    FileSystemRootId: found.folder_id,
+    DocumentUserFieldValues: await userFieldValuesOf(trx, def, String(r.id)),
+    CreatedOnUtc: new Date(String(r.created_on_utc)).toISOString(),
+    CreatedById: r.created_by_id ?? null,
+    ModifiedOnUtc: new Date(String(r.modified_on_utc)).toISOString(),
+    ModifiedById: r.modified_by_id ?? null,
+  };
+}
