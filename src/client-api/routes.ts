@@ -166,11 +166,16 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
         summary: 'The workflows of a document type, with stages and (when asked) transitions',
         description: '{id} is the document type’s id (GET /api/v3/document-types/lookup) or a name (Deliverable, Project…).',
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
-        querystring: Type.Object({ expandTransitions: Type.Optional(Type.Boolean({ default: false })) }),
+        querystring: Type.Object({
+          expandTransitions: Type.Optional(
+            Type.String({ pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$', description: 'true to list each workflow’s transitions' }),
+          ),
+        }),
         response: { 200: Workflows },
       },
     },
-    async (request) => answer(await request.readTenant((trx) => workflowsOf(trx, request.params.id, request.query.expandTransitions === true))),
+    async (request) =>
+      answer(await request.readTenant((trx) => workflowsOf(trx, request.params.id, request.query.expandTransitions?.toLowerCase() === 'true'))),
   );
 
   app.get(
