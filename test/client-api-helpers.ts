@@ -19,8 +19,8 @@ export interface ClientApiFixture {
   close: () => Promise<void>;
 }
 
-export async function clientApiFixture(name: string): Promise<ClientApiFixture> {
-  const server = await startTestServer();
+export async function clientApiFixture(name: string, env: Record<string, string> = {}): Promise<ClientApiFixture> {
+  const server = await startTestServer(env);
   const tenant = await server.createTenant(name);
   const h = appHeaders(tenant);
   const send: ClientApiFixture['send'] = async (method, path, json, headers = h) => {
