@@ -16,9 +16,16 @@ before(async () => {
   for (const ActionType of ['Created', 'Updated', 'UserFieldValueUpdated', 'TeamAdded', 'TeamRemoved']) {
     await createSubscription(f.server, f.h, { Url: `${receiver.url}/${ActionType}`, ActionType, DocumentType: PROJECT });
   }
-  await createSubscription(f.server, f.h, { Url: `${receiver.url}/File`, ActionType: 'Created', DocumentType: 'Skill.Module.BusinessObjects.FileSystemObject' });
+  await createSubscription(f.server, f.h, {
+    Url: `${receiver.url}/File`,
+    ActionType: 'Created',
+    DocumentType: 'Skill.Module.BusinessObjects.FileSystemObject',
+  });
   await createSubscription(f.server, f.h, { Url: `${receiver.url}/Brief`, ActionType: 'Created', DocumentType: 'Skill.Module.BusinessObjects.DocumentBrief' });
-  project = await f.send('POST', '/api/v3/projects', { OperationType: 0, CreateModel: { Name: 'Collab', CompanyId: f.tenant.companyId, ClientId: f.clientId } });
+  project = await f.send('POST', '/api/v3/projects', {
+    OperationType: 0,
+    CreateModel: { Name: 'Collab', CompanyId: f.tenant.companyId, ClientId: f.clientId },
+  });
 });
 after(async () => {
   await receiver.close();
@@ -48,7 +55,13 @@ test('Created and Updated carry the changed properties with their types', async 
 });
 
 test('a comment post with IsVisibleToClient and Notifications; GET /api/posts; DE-Comments; Idempotency-Key replays it', async () => {
-  const body = { DocumentId: project.Id, DocumentTypeName: 'Project', Text: 'Client approved the moodboard', IsVisibleToClient: true, Actions: { Notifications: [{ UserId: f.tenant.userId }] } };
+  const body = {
+    DocumentId: project.Id,
+    DocumentTypeName: 'Project',
+    Text: 'Client approved the moodboard',
+    IsVisibleToClient: true,
+    Actions: { Notifications: [{ UserId: f.tenant.userId }] },
+  };
   const headers = { ...f.h, 'idempotency-key': 'post-1' };
   const first = await f.server.request('POST', '/api/posts', { headers, json: body });
   assert.equal(first.status, 201, first.text);
@@ -67,7 +80,10 @@ test('a comment post with IsVisibleToClient and Notifications; GET /api/posts; D
   assert.equal(c.Text, body.Text);
   assert.equal(c.IsVisibleToClient, true);
   assert.equal(c.DocumentType, 'Project');
-  const unknownUser = await f.server.request('POST', '/api/posts', { headers: f.h, json: { ...body, Actions: { Notifications: [{ UserId: crypto.randomUUID() }] } } });
+  const unknownUser = await f.server.request('POST', '/api/posts', {
+    headers: f.h,
+    json: { ...body, Actions: { Notifications: [{ UserId: crypto.randomUUID() }] } },
+  });
   assert.equal(unknownUser.status, 422);
   assert.equal(unknownUser.body.errors[0].path, '/body/Actions/Notifications/0/UserId');
 });
@@ -107,7 +123,13 @@ test('files: a post links a file (Actions.Files); POST …/folders/{folderId}/li
 });
 
 test('briefs: the published body adds a version each time; GET lists them; DE-Descriptions', async () => {
-  const body = { DocumentId: project.Id, DocumentTypeName: 'Project', Text: '<p>Launch <b>summer</b> range</p>', PlainText: 'Launch summer range', Actions: { Files: [] } };
+  const body = {
+    DocumentId: project.Id,
+    DocumentTypeName: 'Project',
+    Text: '<p>Launch <b>summer</b> range</p>',
+    PlainText: 'Launch summer range',
+    Actions: { Files: [] },
+  };
   const v1 = await f.send('POST', '/api/documentBriefs', body);
   assert.equal(v1.Version, 1);
   assert.deepEqual(Object.keys(v1).sort(), ['Actions', 'CreatedById', 'CreatedByName', 'DocumentId', 'EditedOn', 'Id', 'PlainText', 'Text', 'Version']);
@@ -143,7 +165,10 @@ test('teams: the published batch body adds by team name and removes by team id; 
   const [added] = await delivered('TeamAdded', 1, (p) => p.detail.UserId === member.id);
   assert.equal(added.detail.Team, 'Account Manager');
 
-  const removed = await f.send('POST', '/api/assignments/batch', { AssignmentPostModels: [], AssignmentDeleteModels: [{ User: member.id, DocumentId: project.Id, AssignmentTypeId: team.id }] });
+  const removed = await f.send('POST', '/api/assignments/batch', {
+    AssignmentPostModels: [],
+    AssignmentDeleteModels: [{ User: member.id, DocumentId: project.Id, AssignmentTypeId: team.id }],
+  });
   assert.equal(removed.AssignmentDeleteModels[0].Removed, true);
   assert.equal((await f.rowsOf('DE-Assignments', ['DocumentId', '=', project.Id])).filter((r) => r.UserId === member.id).length, 0);
   await delivered('TeamRemoved', 1, (p) => p.detail.UserId === member.id);
@@ -166,18 +191,27 @@ test('teams: the published batch body adds by team name and removes by team id; 
 
 test('custom fields: PUT /api/v3/documentUserFieldValues checks each type; UserFieldValueUpdated with ColumnName and Value; DE-ProjectsAdditionalInformation', async () => {
   const [dt] = await f.sql(`select id from document_types where tenant_id = $1 and class_name = 'Project'`, [f.tenant.tenantId]);
-  const types: [string, number][] = [
-    ['Budget', 4],
-    ['Code50', 5],
-    ['Headcount', 3],
-    ['Kickoff', 1],
-    ['Owner', 9],
+  const types: [string, string, number][] = [
+    ['Budget', 'Number', 4],
+    ['Code50', 'Text', 5],
+    ['Headcount', 'Number', 3],
+    ['Kickoff', 'Date', 1],
+    ['Owner', 'Guid', 9],
   ];
-  for (const [name, type] of types) {
-    await f.sql(`insert into user_fields (tenant_id, document_type_id, column_name, label, data_type, data_type_id) values ($1, $2, $3, $3, 'Text', $4)`, [f.tenant.tenantId, dt.id, name, type]);
+  for (const [name, storage, type] of types) {
+    await f.sql(`insert into user_fields (tenant_id, document_type_id, column_name, label, data_type, data_type_id) values ($1, $2, $3, $3, $4, $5)`, [
+      f.tenant.tenantId,
+      dt.id,
+      name,
+      storage,
+      type,
+    ]);
   }
   const put = (values: { ColumnName: string; Value: unknown; ColumnDataTypeId?: number }[]) =>
-    f.server.request('PUT', '/api/v3/documentUserFieldValues', { headers: f.h, json: { DocumentTypeName: 'Project', DocumentId: project.Id, DocumentUserFieldValues: values } });
+    f.server.request('PUT', '/api/v3/documentUserFieldValues', {
+      headers: f.h,
+      json: { DocumentTypeName: 'Project', DocumentId: project.Id, DocumentUserFieldValues: values },
+    });
   const ok = await put([
     { ColumnName: 'Budget', Value: 1250.75, ColumnDataTypeId: 4 },
     { ColumnName: 'Code50', Value: 'ACME-SPRING' },

@@ -14,10 +14,19 @@ let projectId: string;
 before(async () => {
   f = await clientApiFixture('Workflow Agency', { ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   receiver = await startReceiver();
-  const sub = await createSubscription(f.server, f.h, { Url: receiver.url, ActionType: 'StageUpdated', DocumentType: 'Skill.Module.BusinessObjects.Deliverable' });
+  const sub = await createSubscription(f.server, f.h, {
+    Url: receiver.url,
+    ActionType: 'StageUpdated',
+    DocumentType: 'Skill.Module.BusinessObjects.Deliverable',
+  });
   receiver.secret = sub.secret;
   wf = await defaultWorkflow(f, 'Deliverable');
-  projectId = (await f.send('POST', '/api/v3/projects', { OperationType: 0, CreateModel: { Name: 'Workflow project', CompanyId: f.tenant.companyId, ClientId: f.clientId } })).Id;
+  projectId = (
+    await f.send('POST', '/api/v3/projects', {
+      OperationType: 0,
+      CreateModel: { Name: 'Workflow project', CompanyId: f.tenant.companyId, ClientId: f.clientId },
+    })
+  ).Id;
 });
 after(async () => {
   await receiver.close();
@@ -73,7 +82,7 @@ test('a transition moves the job: stage everywhere, DE-History, StageUpdated wit
   const [got] = await receiver.waitFor(1);
   assert.equal(got.verified, true);
   assert.equal(got.payload.document.id, job.Id);
-  assert.equal(got.payload.actionType, "StageUpdated");
+  assert.equal(got.payload.actionType, 'StageUpdated');
   assert.deepEqual(got.payload.detail, {
     WorkflowStageTransitionId: wf.transition.Start,
     WorkflowStageTransitionName: 'Start',
@@ -148,7 +157,16 @@ test('write teams: only members of the stage’s teams may move or change the jo
 
     // The published assignment body puts the writer on the team; then the move is theirs to make.
     await f.send('POST', '/api/assignments/batch', {
-      AssignmentPostModels: [{ User: writer.id, DocumentType: 'Skill.Module.BusinessObjects.Deliverable', DocumentOid: job.Id, AssignmentType: 'Producer', Workload: 0, Priority: 0 }],
+      AssignmentPostModels: [
+        {
+          User: writer.id,
+          DocumentType: 'Skill.Module.BusinessObjects.Deliverable',
+          DocumentOid: job.Id,
+          AssignmentType: 'Producer',
+          Workload: 0,
+          Priority: 0,
+        },
+      ],
       AssignmentDeleteModels: [],
     });
     const moved = await move(job.Id, { TransitionId: wf.transition.Start }, '', writer.headers);
