@@ -1,7 +1,7 @@
 // Client API routes for documents and workflow: HTTP only (schemas and thin handlers over the services).
 // Authentication is the app headers with X-AppUser or an access token; the acting user's roles and team
 // membership are checked by the services, which know the document. Every write takes Idempotency-Key.
-import { type TSchema, Type } from 'typebox';
+import { Type } from 'typebox';
 import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
@@ -17,7 +17,7 @@ import { createDocument, documentView, loadDocument, updateDocument } from './do
 import { type Envelope, envelopeSchema, openEnvelope, unwrap } from './envelope.ts';
 import type { DocumentDef, Row } from './registry.ts';
 import { documentDef } from './registry.ts';
-import { documentModel, documentPatch, ProjectExtraView, Transitions, documentView as viewSchema, Workflows } from './schemas.ts';
+import { documentModel, documentPatch, ProjectExtraView, ProjectTemplate, Transitions, documentView as viewSchema, Workflows } from './schemas.ts';
 import { availableTransitions, workflowsOf } from './workflow.ts';
 
 export const tags = ['Client API'];
@@ -151,7 +151,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
         description:
           'Nothing is written: the answer is a project model to send (changed as needed) in POST /api/v3/projects or a post’s Actions.Document. Needs ContractRead or ContractWrite.',
         params: Type.Object({ id: Guid }),
-        response: { 200: named('ProjectTemplate', Type.Object({}, { additionalProperties: true })) as TSchema },
+        response: { 200: ProjectTemplate },
       },
     },
     async (request) => answer(await request.readTenant((trx, actor) => contractProjectTemplate(trx, actor, request.params.id))),

@@ -16,16 +16,13 @@ const AnyValue = Type.Unsafe<unknown>({ description: 'A JSON scalar of the field
 
 export const UserFieldValuesMap = Type.Object({}, { additionalProperties: true, description: 'Custom field values by ColumnName (null clears one)' });
 
-export const BriefModel = named(
-  'DocumentBriefModel',
-  Type.Object(
-    {
-      DocumentTypeName: Type.Optional(nullable(S())),
-      Text: Type.Optional(nullable(Type.String({ description: 'HTML' }))),
-      PlainText: Type.Optional(nullable(S())),
-    },
-    { additionalProperties: false, description: 'A new version of the document’s brief (nothing when Text is empty)' },
-  ),
+export const BriefModel = Type.Object(
+  {
+    DocumentTypeName: Type.Optional(nullable(S())),
+    Text: Type.Optional(nullable(Type.String({ description: 'HTML' }))),
+    PlainText: Type.Optional(nullable(S())),
+  },
+  { additionalProperties: false, description: 'A new version of the document’s brief (nothing when Text is empty)' },
 );
 
 /** The model of a document type in v3 creates, PATCH-free updates and a post's Actions.Document. */
@@ -393,5 +390,43 @@ export const Workflows = Type.Array(
       ),
       Transitions: Type.Optional(Type.Array(TransitionView, { description: 'With expandTransitions=true' })),
     }),
+  ),
+);
+
+const N = <T extends TSchema>(x: T) => nullable(x);
+export const ProjectTemplate = named(
+  'ProjectTemplate',
+  Type.Object(
+    {
+      Name: S('The contract’s name'),
+      ContractId: Id,
+      CompanyId: Id,
+      ClientId: Id,
+      BrandId: NullableId,
+      ProductId: NullableId,
+      DepartmentId: { ...NullableId, description: 'The acting user’s department, when in the contract’s company' } as TSchema,
+      CurrencyId: { ...NullableId, description: 'The contract’s, else the company’s' } as TSchema,
+      JobTypeId: NullableId,
+      JobClassificationId: NullableId,
+      BusinessObjectTypeId: { ...NullableId, description: 'The project document type’s default business object type' } as TSchema,
+      EntryDate: Type.String({ format: 'date', description: 'Today' }),
+      AgreedDate: N(Type.String({ format: 'date' })),
+      RequestedDate: N(Type.String({ format: 'date' })),
+      BeginDateUtc: Type.String({ format: 'date', description: 'The contract’s start, else today' }),
+      EndDateUtc: N(Type.String({ format: 'date' })),
+      Investment: Type.Boolean(),
+      IsDraft: Type.Boolean(),
+      Plannable: Type.Boolean(),
+      Priority: Type.Integer(),
+      Effort: N(Type.Number()),
+      BusinessValue: N(Type.Integer()),
+      AllowsTimesheet: Type.Boolean(),
+      IsDeliverable: Type.Boolean(),
+      IsActivated: Type.Boolean(),
+      MarketId: NullableId,
+      ProjectType: Type.Integer({ description: '1 Contract' }),
+      DocumentUserFieldValues: { ...UserFieldValuesMap, description: 'Every custom field of projects, null' } as TSchema,
+    },
+    { description: 'A project model: send it (changed as needed) as a CreateModel of POST /api/v3/projects; properties a project does not store are ignored' },
   ),
 );
