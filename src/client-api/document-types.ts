@@ -95,7 +95,6 @@ export const project: DocumentDef = registerDocument({
   ],
   prepare: fromContract,
   finish: async (a) => {
-    const changed: Row = {};
     for (const [prop, teamName] of PROJECT_ROLES) {
       const userId = a.model[prop];
       if (userId === undefined) continue;
@@ -104,9 +103,7 @@ export const project: DocumentDef = registerDocument({
       const wanted = typeof userId === 'string' ? userId.toLowerCase() : null;
       for (const r of rows) if (r.user_id !== wanted) await removeMember(a.trx, a.actor, project, a.id, team.id, r.user_id);
       if (wanted && !rows.some((r) => r.user_id === wanted)) await addMember(a.trx, a.actor, project, a.id, team, wanted, `${a.path}/${prop}`);
-      if (!rows.some((r) => r.user_id === wanted) || rows.length > (wanted ? 1 : 0)) changed[prop] = wanted;
     }
-    return changed;
   },
   view: async (trx, row) => {
     const { rows } = await sql<{ team: string; user_id: string }>`

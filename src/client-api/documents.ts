@@ -6,6 +6,7 @@ import { updateRow } from '../integration/upsert.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
+import { fullTypeName } from '../platform/events/catalogue.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { requireStageWrite, requireWrite } from './access.ts';
 import { addBrief, type BriefInput } from './briefs.ts';
@@ -32,7 +33,7 @@ export interface LoadedDocument {
 }
 
 /** Changed columns as event detail: API names, values, and PropertyTypes naming each one's type. */
-export function changeDetail(fields: readonly Field[], changes: Row, extra: Row = {}, extraTypes: Record<string, string> = {}): Row {
+export function changeDetail(fields: readonly Field[], changes: Row): Row {
   const detail: Row = {};
   const types: Record<string, string> = {};
   for (const [column, value] of Object.entries(changes)) {
@@ -41,8 +42,6 @@ export function changeDetail(fields: readonly Field[], changes: Row, extra: Row 
     detail[f.name] = value;
     types[f.name] = KIND_TYPE[f.kind];
   }
-  Object.assign(detail, extra);
-  Object.assign(types, extraTypes);
   return { ...detail, PropertyTypes: types };
 }
 
@@ -58,21 +57,6 @@ export async function loadDocument(trx: Trx, def: DocumentDef, id: string, lock 
   if (!found) throw notFound(`There is no ${def.type} with id ${id}.`);
   const stageId = (found.row.stage_id as string | null) ?? null;
   return { def, row: found.row, id: String(found.row.id), stage: { id: stageId, name: found.stage_name, typeName: found.stage_type } };
-}
-
-/** The workflow and initial stage of a new document: its type's workflow, else its document type's default. */
-async function initialStage(trx: Trx, tenantId: string, def: DocumentDef, typeId: unknown): Promise<{ workflow_id: string; stage_id: string } | null> {
-  const dt = await documentTypeId(trx, tenantId, def.className);
-  const { rows } = await sql<{ workflow_id: string; stage_id: string }>`
-    select w.id as workflow_id, s.id as stage_id
-      from workflows w
-      join workflow_stages s on s.tenant_id = w.tenant_id and s.workflow_id = w.id and s.is_initial
-     where w.id = coalesce(
-             (select jt.workflow_id from job_types jt where jt.id = ${typeId ?? null}::uuid),
-             (select x.id from workflows x where x.document_type_id = ${dt} and x.is_default order by x.created_on_utc, x.id limit 1))
-     order by s.sort_order
-     limit 1`.execute(trx);
-  return rows[0] ?? null;
 }
 
 /** A PostgreSQL constraint error on a document write as a problem naming the model's property. */
@@ -104,54 +88,88 @@ async function naming<T>(def: DocumentDef, path: string, values: Row, fn: () => 
   }
 }
 
-async function documentNumber(trx: Trx, def: DocumentDef): Promise<string> {
-  const { rows } = await sql<{ n: string }>`select nextval('document_number_seq')::text as n`.execute(trx);
-  return `${def.numberPrefix}-${rows[0].n.padStart(6, '0')}`;
+/**
+ * The Created event's detail built by PostgreSQL from the inserted row: each non-null field under its API
+ * name, and PropertyTypes naming the type of each one present (the same shape as changeDetail).
+ */
+function createdDetail(fields: readonly Field[]) {
+  const pairs = fields.map((f) => sql`${f.name}::text, to_jsonb(ins.${sql.id(f.column)})`);
+  return sql`jsonb_strip_nulls(jsonb_build_object('Id', ins.id, ${sql.join(pairs)})) as d`;
 }
 
-/** Creates a document; answers its id. Checks the Write role, fills defaults, and writes its history, folder and event. */
-export async function createDocument(trx: Trx, actor: Principal, def: DocumentDef, input: DocumentInput): Promise<string> {
+/**
+ * Creates a document; answers it loaded (row and initial stage). Checks the Write role and fills defaults;
+ * the row, its number (from a sequence when not sent), its workflow's initial stage, its root folder, its
+ * first history row and its Created event are one statement.
+ */
+export async function createDocument(trx: Trx, actor: Principal, def: DocumentDef, input: DocumentInput): Promise<LoadedDocument> {
   requireWrite(actor, def);
   const values = columnValues(def.fields, input.model, input.path);
   const hook: WriteHookArgs = { trx, actor, model: input.model, path: input.path, values, before: null };
   await def.prepare?.(hook);
-  if (values.number === undefined || values.number === null) values.number = await documentNumber(trx, def);
-  if (def.fields.some((f) => f.column === 'name') && (values.name === undefined || values.name === '')) values.name = values.number;
-  requireFields(def.fields, values, input.path);
-  const start = await initialStage(trx, actor.tenantId, def, def.typeColumn ? values[def.typeColumn] : null);
-  if (start) Object.assign(values, start);
-  const inserted = await naming(def, input.path, values, () =>
-    sql<{ row: Row }>`
-      insert into ${sql.table(def.table)} (tenant_id, created_by_id, modified_by_id, ${sql.join(Object.keys(values).map((c) => sql.id(c)))})
-      values (${actor.tenantId}, ${actor.userId}, ${actor.userId}, ${sql.join(Object.keys(values).map((c) => sql`${values[c]}`))})
-      returning to_jsonb(${sql.table(def.table)}) as row`.execute(trx),
+  const number = values.number ?? null;
+  const name = values.name ?? null;
+  delete values.number;
+  delete values.name;
+  requireFields(
+    def.fields.filter((f) => f.column !== 'number' && f.column !== 'name'),
+    values,
+    input.path,
   );
-  const row = inserted.rows[0].row;
-  const id = String(row.id);
   const dt = await documentTypeId(trx, actor.tenantId, def.className);
-  await sql`
-    with folder as (
+  const typeId = def.typeColumn ? (values[def.typeColumn] ?? null) : null;
+  const columns = Object.keys(values);
+  const hasName = def.fields.some((f) => f.column === 'name');
+  const fieldTypes = sql.join(def.fields.map((f) => sql`(${f.name}::text, ${KIND_TYPE[f.kind]}::text)`));
+  const statement = sql<{ row: Row; stage_name: string | null; stage_type: string | null }>`
+    with n as (
+      select coalesce(${number}::text, ${def.numberPrefix}::text || '-' || lpad(nextval('document_number_seq')::text, 6, '0')) as number
+    ), s as (
+      select w.id as workflow_id, st.id as stage_id, st.name as stage_name, sty.name as stage_type
+        from workflows w
+        join workflow_stages st on st.tenant_id = w.tenant_id and st.workflow_id = w.id and st.is_initial
+        join workflow_stage_types sty on sty.tenant_id = st.tenant_id and sty.id = st.stage_type_id
+       where w.id = coalesce(
+               (select jt.workflow_id from job_types jt where jt.id = ${typeId}::uuid),
+               (select x.id from workflows x where x.document_type_id = ${dt} and x.is_default order by x.created_on_utc, x.id limit 1))
+       order by st.sort_order limit 1
+    ), ins as (
+      insert into ${sql.table(def.table)} (tenant_id, created_by_id, modified_by_id, number, ${hasName ? sql`name, ` : sql``} workflow_id, stage_id
+        ${sql.join(
+          columns.map((c) => sql`, ${sql.id(c)}`),
+          sql``,
+        )})
+      values (${actor.tenantId}, ${actor.userId}, ${actor.userId}, (select number from n), ${hasName ? sql`coalesce(nullif(${name}::text, ''), (select number from n)), ` : sql``}
+        (select workflow_id from s), (select stage_id from s) ${sql.join(
+          columns.map((c) => sql`, ${values[c]}`),
+          sql``,
+        )})
+      returning *
+    ), folder as (
       insert into folders (tenant_id, name, document_type_id, document_id, created_by_id, modified_by_id)
-      values (${actor.tenantId}, ${row.number}, ${dt}, ${id}, ${actor.userId}, ${actor.userId})
+      select ins.tenant_id, ins.number, ${dt}::uuid, ins.id, ins.created_by_id, ins.created_by_id from ins
+    ), history as (
+      insert into document_history (tenant_id, document_type_id, document_id, version, start_date, user_id, action, stage_id)
+      select ins.tenant_id, ${dt}::uuid, ins.id, 1, now(), ins.created_by_id, 'Created', ins.stage_id from ins
+    ), detail as (
+      select ${createdDetail(def.fields)} from ins
+    ), event as (
+      insert into events (tenant_id, action_type, document_type, document_id, detail, user_id)
+      select ins.tenant_id, 'Created', ${fullTypeName(def.className)}, ins.id,
+             detail.d || jsonb_build_object('PropertyTypes', (select coalesce(jsonb_object_agg(t.k, t.v), '{}') from (values ${fieldTypes}) t(k, v) where detail.d ? t.k)),
+             ins.created_by_id
+        from ins, detail
     )
-    insert into document_history (tenant_id, document_type_id, document_id, version, start_date, user_id, action, stage_id)
-    values (${actor.tenantId}, ${dt}, ${id}, 1, now(), ${actor.userId}, 'Created', ${(row.stage_id as string | null) ?? null})`.execute(trx);
-  const extra = (await def.finish?.({ ...hook, id })) ?? {};
-  const changes = Object.fromEntries(Object.entries(row).filter(([c, v]) => v !== null && c !== 'id' && c !== 'tenant_id'));
-  await appendEvent(trx, {
-    tenantId: actor.tenantId,
-    actionType: 'Created',
-    documentType: def.className,
-    documentId: id,
-    detail: { Id: id, ...changeDetail(def.fields, changes, extra, typesOf(extra)) },
-    userId: actor.userId,
-  });
+    select to_jsonb(ins) as row, (select stage_name from s) as stage_name, (select stage_type from s) as stage_type from ins`;
+  const inserted = await naming(def, input.path, { ...values, number, name }, () => statement.execute(trx));
+  const found = inserted.rows[0];
+  const row = found.row;
+  const id = String(row.id);
+  await def.finish?.({ ...hook, id });
   if (input.userFields) await putUserFieldValues(trx, actor, def, id, input.userFields, `${input.path}/DocumentUserFieldValues`);
   if (input.brief) await addBrief(trx, actor, def, id, input.brief);
-  return id;
+  return { def, row, id, stage: { id: (row.stage_id as string | null) ?? null, name: found.stage_name, typeName: found.stage_type } };
 }
-
-const typesOf = (extra: Row): Record<string, string> => Object.fromEntries(Object.keys(extra).map((k) => [k, k.endsWith('Id') ? 'Guid' : 'String']));
 
 /** Changes the properties sent; Updated with those that really changed. Checks the Write role and the stage's write teams. */
 export async function updateDocument(trx: Trx, actor: Principal, def: DocumentDef, id: string, input: DocumentInput): Promise<LoadedDocument> {
@@ -166,14 +184,14 @@ export async function updateDocument(trx: Trx, actor: Principal, def: DocumentDe
       throw new HttpProblem(400, `${f.name} may not be null.`, { errors: [{ path: `${input.path}/${f.name}`, message: 'may not be null' }] });
   }
   const result = await naming(def, input.path, values, () => updateRow(trx, actor, def.table, doc.id, values));
-  const extra = (await def.finish?.({ ...hook, id: doc.id })) ?? {};
-  if (result && (Object.keys(result.changes).length || Object.keys(extra).length)) {
+  await def.finish?.({ ...hook, id: doc.id });
+  if (result && Object.keys(result.changes).length) {
     await appendEvent(trx, {
       tenantId: actor.tenantId,
       actionType: 'Updated',
       documentType: def.className,
       documentId: doc.id,
-      detail: changeDetail(def.fields, result.changes, extra, typesOf(extra)),
+      detail: changeDetail(def.fields, result.changes),
       userId: actor.userId,
     });
   }

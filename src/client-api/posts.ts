@@ -75,7 +75,12 @@ const postView = (r: CommentRow, typeName: string | null): Row => ({
 });
 
 /** The document action: Post creates, Put updates the post's document (or the model's Id). */
-async function documentAction(trx: Trx, actor: Principal, body: PostBody, postDef: DocumentDef): Promise<{ def: DocumentDef; id: string; action: Row } | null> {
+async function documentAction(
+  trx: Trx,
+  actor: Principal,
+  body: PostBody,
+  postDef: DocumentDef,
+): Promise<{ doc: LoadedDocument; action: Row; created: boolean } | null> {
   const d = body.Actions?.Document;
   if (!d) return null;
   const path = '/body/Actions/Document';
@@ -101,8 +106,8 @@ async function documentAction(trx: Trx, actor: Principal, body: PostBody, postDe
     brief: briefOf(model.DocumentBrief ?? d.DocumentBrief),
   };
   if (actionType === 'post') {
-    const id = await createDocument(trx, actor, def, input);
-    return { def, id, action: { DocumentType: def.type, DocumentActionType: 'Post', Id: id } };
+    const doc = await createDocument(trx, actor, def, input);
+    return { doc, created: true, action: { DocumentType: def.type, DocumentActionType: 'Post', Id: doc.id } };
   }
   const target = model.Id ?? body.DocumentId;
   if (!target || target === EMPTY_GUID) {
@@ -111,7 +116,7 @@ async function documentAction(trx: Trx, actor: Principal, body: PostBody, postDe
     });
   }
   const doc = await updateDocument(trx, actor, def, target, input);
-  return { def, id: doc.id, action: { DocumentType: def.type, DocumentActionType: 'Put', Id: doc.id } };
+  return { doc, created: false, action: { DocumentType: def.type, DocumentActionType: 'Put', Id: doc.id } };
 }
 
 export async function createPost(trx: Trx, actor: Principal, body: PostBody): Promise<Row> {
@@ -119,35 +124,31 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody): Pr
   const actions = body.Actions ?? {};
   const text = body.Text ?? '';
   const actionsOut: Row = {};
-  const created = await documentAction(trx, actor, body, postDef);
-  let def = postDef;
-  let documentId: string;
-  if (created) {
-    def = created.def;
-    documentId = created.id;
-    actionsOut.Document = created.action;
-  } else {
-    if (!body.DocumentId || body.DocumentId === EMPTY_GUID) {
-      throw new HttpProblem(400, 'DocumentId is required unless Actions.Document creates the document.', {
-        errors: [{ path: '/body/DocumentId', message: 'is required' }],
-      });
-    }
-    documentId = body.DocumentId.toLowerCase();
+  const acted = await documentAction(trx, actor, body, postDef);
+  const def = acted?.doc.def ?? postDef;
+  if (acted) actionsOut.Document = acted.action;
+  else if (!body.DocumentId || body.DocumentId === EMPTY_GUID) {
+    throw new HttpProblem(400, 'DocumentId is required unless Actions.Document creates the document.', {
+      errors: [{ path: '/body/DocumentId', message: 'is required' }],
+    });
   }
   const changes = Boolean(actions.Transition || actions.Files?.length);
   if (changes) requireWrite(actor, def);
   else requireRead(actor, def);
   let doc: LoadedDocument;
-  try {
-    doc = await loadDocument(trx, def, documentId, changes);
-  } catch (err) {
-    if (err instanceof HttpProblem && err.status === 404)
-      throw new HttpProblem(422, err.message, { errors: [{ path: '/body/DocumentId', message: 'no such document' }] });
-    throw err;
+  if (acted) doc = acted.doc;
+  else {
+    try {
+      doc = await loadDocument(trx, def, String(body.DocumentId), changes);
+    } catch (err) {
+      if (err instanceof HttpProblem && err.status === 404)
+        throw new HttpProblem(422, err.message, { errors: [{ path: '/body/DocumentId', message: 'no such document' }] });
+      throw err;
+    }
   }
   const files = actions.Files ?? [];
   if (files.length) {
-    if (!created) await requireStageWrite(trx, actor, doc.id, doc.stage);
+    if (!acted?.created) await requireStageWrite(trx, actor, doc.id, doc.stage);
     actionsOut.Files = await linkFiles(trx, actor, doc, files);
   }
   if (actions.Transition) {

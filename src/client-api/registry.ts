@@ -42,8 +42,8 @@ export interface DocumentDef {
   departmentColumn?: string;
   /** Defaults and cross-field rules before the row is written. */
   prepare?: (a: WriteHookArgs) => Promise<void>;
-  /** Work after the row is written (team assignments of owner/manager…); answers extra changed properties for the event. */
-  finish?: (a: WriteHookArgs & { id: string }) => Promise<Row>;
+  /** Work after the row is written (team assignments of owner/manager, with their own TeamAdded/TeamRemoved events). */
+  finish?: (a: WriteHookArgs & { id: string }) => Promise<void>;
   /** Answer properties that are not columns (ProjectOwnerId…). */
   view?: (trx: Trx, row: Row) => Promise<Row>;
 }

@@ -80,8 +80,8 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
         const views = await request.writeTenant(async (trx: Trx, actor: Principal) => {
           const out: Row[] = [];
           for (const item of opened.items) {
-            const id = await createDocument(trx, actor, def, documentInput(item.model, item.path));
-            out.push(await documentView(trx, def, id));
+            const doc = await createDocument(trx, actor, def, documentInput(item.model, item.path));
+            out.push(await documentView(trx, def, doc.id));
           }
           return out;
         });

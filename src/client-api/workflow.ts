@@ -4,11 +4,10 @@
 // stage), flags enforced (a required comment: 422); it moves the document, writes its history and raises
 // StageUpdated with the spec's detail fields.
 import { sql } from 'kysely';
-import { hasRole, type Principal } from '../platform/auth/principal.ts';
+import { hasRole, isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { forbidden, HttpProblem, notFound } from '../platform/errors.ts';
-import { appendEvent } from '../platform/events/outbox.ts';
-import { stageWrite } from './access.ts';
+import { eventInsert } from '../platform/events/outbox.ts';
 import { documentTypeId } from './document-type-ids.ts';
 import type { LoadedDocument } from './documents.ts';
 import type { Row } from './registry.ts';
@@ -31,14 +30,26 @@ interface TransitionRow {
   motives: unknown;
   roles: unknown;
   type_ids: string[];
+  workflow_name: string;
+  write_teams: string[];
+  on_write_team: boolean;
 }
 
-const TRANSITIONS = sql`
-  select t.id, t.workflow_id, t.name, t.from_stage_id, fs.name as from_stage, t.to_stage_id, ts.name as to_stage, t.sort_order,
+/**
+ * Transitions with their stages, the types they are limited to, the teams that may write in their
+ * from-stage and whether the user is on one of them in this document's team.
+ */
+const transitions = (documentId: string | null, userId: string | null) => sql`
+  select t.id, t.workflow_id, w.name as workflow_name, t.name, t.from_stage_id, fs.name as from_stage, t.to_stage_id, ts.name as to_stage, t.sort_order,
          t.request_confirmation, t.must_send_notification, t.comment_required, t.hours_required, t.file_upload_required,
          t.file_upload_folder, t.motives, t.roles,
-         coalesce((select array_agg(tt.job_type_id order by tt.job_type_id) from workflow_transition_types tt where tt.transition_id = t.id), '{}') as type_ids
+         coalesce((select array_agg(tt.job_type_id order by tt.job_type_id) from workflow_transition_types tt where tt.transition_id = t.id), '{}') as type_ids,
+         coalesce((select array_agg(tm.name order by tm.name) from workflow_stage_write_teams ws join teams tm on tm.tenant_id = ws.tenant_id and tm.id = ws.team_id
+                    where ws.stage_id = t.from_stage_id), '{}') as write_teams,
+         exists (select 1 from workflow_stage_write_teams ws join assignments a on a.tenant_id = ws.tenant_id and a.team_id = ws.team_id
+                  where ws.stage_id = t.from_stage_id and a.document_id = ${documentId}::uuid and a.user_id = ${userId}::uuid) as on_write_team
     from workflow_transitions t
+    join workflows w on w.tenant_id = t.tenant_id and w.id = t.workflow_id
     join workflow_stages fs on fs.tenant_id = t.tenant_id and fs.id = t.from_stage_id
     join workflow_stages ts on ts.tenant_id = t.tenant_id and ts.id = t.to_stage_id`;
 
@@ -104,8 +115,8 @@ export async function workflowsOf(trx: Trx, documentType: string, expandTransiti
                        from workflow_stage_write_teams w join teams tm on tm.tenant_id = w.tenant_id and tm.id = w.team_id where w.stage_id = s.id), '[]') as write_teams
       from workflow_stages s join workflow_stage_types st on st.tenant_id = s.tenant_id and st.id = s.stage_type_id
      where s.workflow_id = any(${ids}::uuid[]) order by s.sort_order, s.name`.execute(trx);
-  const transitions = expandTransitions
-    ? (await sql<TransitionRow>`${TRANSITIONS} where t.workflow_id = any(${ids}::uuid[]) order by t.sort_order, t.name`.execute(trx)).rows
+  const listed = expandTransitions
+    ? (await sql<TransitionRow>`${transitions(null, null)} where t.workflow_id = any(${ids}::uuid[]) order by t.sort_order, t.name`.execute(trx)).rows
     : [];
   return workflows.map((w) => ({
     Id: w.id,
@@ -129,28 +140,28 @@ export async function workflowsOf(trx: Trx, documentType: string, expandTransiti
         StageTypeColor: s.stage_type_color,
         AllowWriteTeams: s.write_teams,
       })),
-    ...(expandTransitions ? { Transitions: transitions.filter((t) => t.workflow_id === w.id).map(transitionView) } : {}),
+    ...(expandTransitions ? { Transitions: listed.filter((t) => t.workflow_id === w.id).map(transitionView) } : {}),
   }));
 }
 
 /** Why the actor may not run a transition on the document, or null when it may. */
-async function refusal(trx: Trx, actor: Principal, doc: LoadedDocument, t: TransitionRow): Promise<'stage' | 'type' | 'write' | 'role' | null> {
+function refusal(actor: Principal, doc: LoadedDocument, t: TransitionRow): 'stage' | 'type' | 'write' | 'role' | null {
   if (t.from_stage_id !== doc.stage.id) return 'stage';
   const typeId = doc.def.typeColumn ? (doc.row[doc.def.typeColumn] as string | null) : null;
   if (t.type_ids.length && (!typeId || !t.type_ids.includes(typeId))) return 'type';
   const roles = Array.isArray(t.roles) ? (t.roles as string[]) : [];
   if (roles.length && !roles.some((r) => hasRole(actor, r))) return 'role';
-  if (!(await stageWrite(trx, actor, doc.id, doc.stage.id)).allowed) return 'write';
+  if (t.write_teams.length && !t.on_write_team && !isAdministrator(actor)) return 'write';
   return null;
 }
 
 /** GET /api/workflowStateTransitions: what the actor may run from the document's stage now. */
 export async function availableTransitions(trx: Trx, actor: Principal, doc: LoadedDocument): Promise<Row[]> {
   if (!doc.stage.id) return [];
-  const { rows } = await sql<TransitionRow>`${TRANSITIONS} where t.from_stage_id = ${doc.stage.id} order by t.sort_order, t.name`.execute(trx);
-  const open: Row[] = [];
-  for (const t of rows) if ((await refusal(trx, actor, doc, t)) === null) open.push(transitionView(t));
-  return open;
+  const { rows } = await sql<TransitionRow>`${transitions(doc.id, actor.userId)} where t.from_stage_id = ${doc.stage.id} order by t.sort_order, t.name`.execute(
+    trx,
+  );
+  return rows.filter((t) => refusal(actor, doc, t) === null).map(transitionView);
 }
 
 export interface StageChange {
@@ -175,8 +186,11 @@ export async function changeStage(trx: Trx, actor: Principal, doc: LoadedDocumen
   let t: TransitionRow | undefined;
   const direct = !change.transitionId;
   if (change.transitionId) {
-    t = (await sql<TransitionRow>`${TRANSITIONS} where t.id = ${change.transitionId.toLowerCase()} and t.workflow_id = ${doc.row.workflow_id}`.execute(trx))
-      .rows[0];
+    t = (
+      await sql<TransitionRow>`${transitions(doc.id, actor.userId)} where t.id = ${change.transitionId.toLowerCase()} and t.workflow_id = ${doc.row.workflow_id}`.execute(
+        trx,
+      )
+    ).rows[0];
     if (!t) {
       throw new HttpProblem(422, `TransitionId ${change.transitionId} is not a transition of the ${doc.def.type}'s workflow.`, {
         errors: [{ path: `${change.path}/TransitionId`, message: 'not a transition of the document’s workflow' }],
@@ -202,10 +216,12 @@ export async function changeStage(trx: Trx, actor: Principal, doc: LoadedDocumen
     }
     // Set directly: allowed along a transition from the current stage, whose rules still apply.
     const { rows } =
-      await sql<TransitionRow>`${TRANSITIONS} where t.from_stage_id = ${doc.stage.id} and t.to_stage_id = ${to} order by t.sort_order, t.name`.execute(trx);
+      await sql<TransitionRow>`${transitions(doc.id, actor.userId)} where t.from_stage_id = ${doc.stage.id} and t.to_stage_id = ${to} order by t.sort_order, t.name`.execute(
+        trx,
+      );
     const reasons = [];
     for (const candidate of rows) {
-      const why = await refusal(trx, actor, doc, candidate);
+      const why = refusal(actor, doc, candidate);
       if (!why) {
         t = candidate;
         break;
@@ -220,7 +236,7 @@ export async function changeStage(trx: Trx, actor: Principal, doc: LoadedDocumen
     throw new HttpProblem(400, 'A Transition needs TransitionId or StatusId.', { errors: [{ path: change.path, message: 'needs TransitionId or StatusId' }] });
   }
   if (!direct) {
-    const why = await refusal(trx, actor, doc, t);
+    const why = refusal(actor, doc, t);
     if (why === 'stage') throw currentStageConflict(doc, `transition "${t.name}" leads from "${t.from_stage}".`);
     if (why === 'type') throw currentStageConflict(doc, `transition "${t.name}" is not open to documents of this type.`);
     if (why === 'role') throw forbidden(t.roles as string[]);
@@ -239,18 +255,9 @@ export async function changeStage(trx: Trx, actor: Principal, doc: LoadedDocumen
   return moveTo(trx, actor, doc, t, direct);
 }
 
+/** The stage change, its history (the open period closed, a new one opened) and StageUpdated, in one statement. */
 async function moveTo(trx: Trx, actor: Principal, doc: LoadedDocument, t: TransitionRow, direct: boolean): Promise<Row> {
   const dt = await documentTypeId(trx, actor.tenantId, doc.def.className);
-  await sql`update ${sql.table(doc.def.table)} set stage_id = ${t.to_stage_id}, modified_on_utc = now(), modified_by_id = ${actor.userId} where id = ${doc.id}`.execute(
-    trx,
-  );
-  await sql`
-    with closed as (update document_history set end_date = now() where document_id = ${doc.id} and end_date is null)
-    insert into document_history (tenant_id, document_type_id, document_id, version, start_date, user_id, action, stage_id)
-    values (${actor.tenantId}, ${dt}, ${doc.id}, coalesce((select max(version) from document_history where document_id = ${doc.id}), 0) + 1, now(), ${actor.userId}, 'StageChanged', ${t.to_stage_id})`.execute(
-    trx,
-  );
-  const workflow = await trx.selectFrom('workflows').select('name').where('id', '=', t.workflow_id).executeTakeFirstOrThrow();
   const departmentId = doc.def.departmentColumn ? ((doc.row[doc.def.departmentColumn] as string | null) ?? null) : undefined;
   const detail: Row = {
     ...(direct ? {} : { WorkflowStageTransitionId: t.id, WorkflowStageTransitionName: t.name, WorkflowStageTransitionLocalizedName: t.name }),
@@ -261,10 +268,10 @@ async function moveTo(trx: Trx, actor: Principal, doc: LoadedDocument, t: Transi
     ToWorkflowStageName: t.to_stage,
     ToWorkflowStageLocalizedName: t.to_stage,
     WorkflowId: t.workflow_id,
-    WorkflowName: workflow.name,
+    WorkflowName: t.workflow_name,
     ...(departmentId !== undefined ? { DepartmentId: departmentId } : {}),
   };
-  await appendEvent(trx, {
+  const event = eventInsert({
     tenantId: actor.tenantId,
     actionType: 'StageUpdated',
     documentType: doc.def.className,
@@ -272,6 +279,17 @@ async function moveTo(trx: Trx, actor: Principal, doc: LoadedDocument, t: Transi
     detail,
     userId: actor.userId,
   });
+  await sql`
+    with moved as (
+      update ${sql.table(doc.def.table)} set stage_id = ${t.to_stage_id}, modified_on_utc = now(), modified_by_id = ${actor.userId} where id = ${doc.id}
+    ), closed as (
+      update document_history set end_date = now() where document_id = ${doc.id} and end_date is null
+    ), opened as (
+      insert into document_history (tenant_id, document_type_id, document_id, version, start_date, user_id, action, stage_id)
+      values (${actor.tenantId}, ${dt}, ${doc.id}, coalesce((select max(version) from document_history where document_id = ${doc.id}), 0) + 1, now(),
+              ${actor.userId}, 'StageChanged', ${t.to_stage_id})
+    ), event as (${event})
+    select 1`.execute(trx);
   doc.stage = { id: t.to_stage_id, name: t.to_stage, typeName: null };
   doc.row.stage_id = t.to_stage_id;
   return { StatusId: t.to_stage_id, TransitionId: direct ? null : t.id };
