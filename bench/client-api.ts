@@ -4,6 +4,7 @@
 // folder, its two history rows, its Created and StageUpdated events and the post. Both sides are checked
 // to leave the same rows per job. Alternating rounds, medians. Target: HTTP rate >= 50% of the direct rate.
 // Run: npm run bench -- client-api   (or: npx node bench/client-api.ts)
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -49,7 +50,14 @@ try {
       Document: { DocumentType: 'Job', DocumentActionType: 'Post', Job: { Name: `Bench job ${i}`, ProjectId: project.Id, DepartmentId: creds.departmentId } },
     },
   });
+  // CPU seconds the server process has used (utime + stime), to show what one post costs it.
+  const serverCpu = () => {
+    const fields = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  const cpuPerPost: number[] = [];
   const httpRound = async (seconds: number) => {
+    const cpu0 = serverCpu();
     const r = await autocannon({
       url: `${server.baseUrl}/api/posts`,
       connections: CONNECTIONS,
@@ -59,6 +67,7 @@ try {
       requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(postBody(n++)) }) }],
     });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`HTTP round: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    cpuPerPost.push(((serverCpu() - cpu0) * 1000) / r.requests.total);
     return r.requests.total / seconds;
   };
 
@@ -200,6 +209,7 @@ try {
   );
   console.log(`POST /api/posts (job + transition)   median ${fmt(httpRps)} posts/s  rounds: ${http.map((r) => fmt(r)).join(', ')}`);
   console.log(`same rows directly through pg         median ${fmt(directRps)} posts/s  rounds: ${direct.map((r) => fmt(r)).join(', ')}`);
+  console.log(`server process CPU per post: median ${fmt(median(cpuPerPost), 2)} ms (rounds: ${cpuPerPost.map((c) => fmt(c, 2)).join(', ')})`);
   console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 50%)`);
 } finally {
   await db.stop();
