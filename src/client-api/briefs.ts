@@ -5,8 +5,9 @@ import { sql } from 'kysely';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
+import { requireRead } from './access.ts';
 import { documentTypeId } from './document-type-ids.ts';
-import type { DocumentDef, Row } from './registry.ts';
+import { type DocumentDef, findDocumentDef, type Row } from './registry.ts';
 
 export interface BriefInput {
   /** HTML. */

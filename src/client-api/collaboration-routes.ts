@@ -103,7 +103,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
         response: { 200: Type.Array(Brief) },
       },
     },
-    async (request) => answer(await request.readTenant((trx) => briefsOf(trx, request.query.documentId.toLowerCase()))),
+    async (request) => answer(await request.readTenant((trx, actor) => briefsOf(trx, actor, request.query.documentId.toLowerCase()))),
   );
 
   app.post(

@@ -6,7 +6,7 @@ import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { addMember, removeMember } from './assignments.ts';
 import type { Field } from './fields.ts';
-import { type DocumentDef, type Row, registerDocument, type WriteHookArgs } from './registry.ts';
+import { type DocumentDef, registerDocument, type WriteHookArgs } from './registry.ts';
 
 const id = (name: string, column: string, description?: string): Field => ({ name, column, kind: 'guid', description });
 

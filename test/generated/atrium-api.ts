@@ -1802,6 +1802,73 @@ export interface components {
             /** @description With expandTransitions=true */
             Transitions?: components["schemas"]["WorkflowTransition"][];
         };
+        /** @description A project model: send it (changed as needed) as a CreateModel of POST /api/v3/projects; properties a project does not store are ignored */
+        ProjectTemplate: {
+            /** @description The contract’s name */
+            Name: string;
+            /** Format: uuid */
+            ContractId: string;
+            /** Format: uuid */
+            CompanyId: string;
+            /** Format: uuid */
+            ClientId: string;
+            /** Format: uuid */
+            BrandId: string | null;
+            /** Format: uuid */
+            ProductId: string | null;
+            /**
+             * Format: uuid
+             * @description The acting user’s department, when in the contract’s company
+             */
+            DepartmentId: string | null;
+            /**
+             * Format: uuid
+             * @description The contract’s, else the company’s
+             */
+            CurrencyId: string | null;
+            /** Format: uuid */
+            JobTypeId: string | null;
+            /** Format: uuid */
+            JobClassificationId: string | null;
+            /**
+             * Format: uuid
+             * @description The project document type’s default business object type
+             */
+            BusinessObjectTypeId: string | null;
+            /**
+             * Format: date
+             * @description Today
+             */
+            EntryDate: string;
+            /** Format: date */
+            AgreedDate: string | null;
+            /** Format: date */
+            RequestedDate: string | null;
+            /**
+             * Format: date
+             * @description The contract’s start, else today
+             */
+            BeginDateUtc: string;
+            /** Format: date */
+            EndDateUtc: string | null;
+            Investment: boolean;
+            IsDraft: boolean;
+            Plannable: boolean;
+            Priority: number;
+            Effort: number | null;
+            BusinessValue: number | null;
+            AllowsTimesheet: boolean;
+            IsDeliverable: boolean;
+            IsActivated: boolean;
+            /** Format: uuid */
+            MarketId: string | null;
+            /** @description 1 Contract */
+            ProjectType: number;
+            /** @description Every custom field of projects, null */
+            DocumentUserFieldValues: {
+                [key: string]: unknown;
+            };
+        };
         CustomTableSummary: {
             /** Format: uuid */
             Id: string;
@@ -2502,7 +2569,9 @@ export interface components {
             /** Format: uuid */
             documentId: string;
             businessObjectTypeName?: string | null;
-            detail?: components["schemas"]["ProjectTemplate"];
+            detail?: {
+                [key: string]: unknown;
+            };
         };
         RaisedEvent: {
             /** Format: uuid */
@@ -3805,9 +3874,6 @@ export interface components {
             Type?: number | string;
             CreateModel?: components["schemas"]["RequestModel"] | null;
             CreateManyModel?: components["schemas"]["RequestModel"][] | null;
-        };
-        ProjectTemplate: {
-            [key: string]: unknown;
         };
         PostBody: {
             /** Format: uuid */
@@ -5882,7 +5948,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A project model: send it (changed as needed) as a CreateModel of POST /api/v3/projects; properties a project does not store are ignored */
             200: {
                 headers: {
                     [name: string]: unknown;
