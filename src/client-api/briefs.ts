@@ -79,8 +79,8 @@ export async function userNameOf(trx: Trx, userId: string | null): Promise<strin
   return u ? (u.name ?? u.user_name) : null;
 }
 
-/** The document's brief versions, newest first. */
-export async function briefsOf(trx: Trx, documentId: string): Promise<Row[]> {
+/** The document's brief versions, newest first (read with its type's Read role when the type is registered). */
+export async function briefsOf(trx: Trx, actor: Principal, documentId: string): Promise<Row[]> {
   const { rows } = await sql<{
     id: string;
     created_by_id: string | null;
@@ -89,11 +89,17 @@ export async function briefsOf(trx: Trx, documentId: string): Promise<Row[]> {
     text_html: string | null;
     plain_text: string | null;
     version: number;
+    class_name: string | null;
   }>`
-    select d.id, d.created_by_id, coalesce(u.name, u.user_name) as created_by_name, d.modified_on_utc as edited_on, d.text_html, d.plain_text, d.version
-      from descriptions d left join users u on u.tenant_id = d.tenant_id and u.id = d.created_by_id
+    select d.id, d.created_by_id, coalesce(u.name, u.user_name) as created_by_name, d.modified_on_utc as edited_on, d.text_html, d.plain_text, d.version,
+           dt.class_name
+      from descriptions d
+      left join users u on u.tenant_id = d.tenant_id and u.id = d.created_by_id
+      left join document_types dt on dt.tenant_id = d.tenant_id and dt.id = d.document_type_id
      where d.document_id = ${documentId}
      order by d.version desc`.execute(trx);
+  const def = rows[0]?.class_name ? findDocumentDef(rows[0].class_name) : undefined;
+  if (def) requireRead(actor, def);
   return rows.map((r) => ({
     Id: r.id,
     DocumentId: documentId,
