@@ -169,16 +169,20 @@ try {
     direct.push(await directRound(DURATION));
   }
   // Same rows per job on both sides: stage, history, events, post, folder.
+  // Grouped joins: the owner connection has no tenant binding, so per-row subqueries would not use the (tenant_id, document_id) indexes.
   const shape = async (c: pg.Client, like: string) =>
     (
       await c.query(
-        `select count(*)::int as jobs,
-                count(*) filter (where j.stage_id = $2)::int as in_stage,
-                sum((select count(*) from document_history h where h.document_id = j.id))::int as history,
-                sum((select count(*) from events e where e.document_id = j.id))::int as events,
-                sum((select count(*) from comments m where m.document_id = j.id))::int as posts,
-                sum((select count(*) from folders f where f.document_id = j.id))::int as folders
-           from jobs j where j.name like $1`,
+        `with js as (select id, stage_id from jobs where name like $1),
+              h as (select document_id, count(*) as n from document_history where document_id in (select id from js) group by 1),
+              e as (select document_id, count(*) as n from events where document_id in (select id from js) group by 1),
+              m as (select document_id, count(*) as n from comments where document_id in (select id from js) group by 1),
+              f as (select document_id, count(*) as n from folders where document_id in (select id from js) group by 1)
+         select count(*)::int as jobs, count(*) filter (where js.stage_id = $2)::int as in_stage,
+                coalesce(sum(h.n), 0)::int as history, coalesce(sum(e.n), 0)::int as events,
+                coalesce(sum(m.n), 0)::int as posts, coalesce(sum(f.n), 0)::int as folders
+           from js left join h on h.document_id = js.id left join e on e.document_id = js.id
+                   left join m on m.document_id = js.id left join f on f.document_id = js.id`,
         [like, start.ToStageId],
       )
     ).rows[0];
