@@ -176,3 +176,41 @@ test('write teams: only members of the stage’s teams may move or change the jo
     await f.sql(`delete from workflow_stage_write_teams where stage_id = $1`, [wf.stage.Draft]);
   }
 });
+
+test('a post creating a job and moving it: written in its destination stage with both history periods; refused moves create nothing', async () => {
+  const post = (name: string, transition: Record<string, string>) =>
+    f.server.request('POST', '/api/posts', {
+      headers: f.h,
+      json: {
+        DocumentId: '00000000-0000-0000-0000-000000000000',
+        DocumentTypeName: 'Job',
+        Text: `${name} opened`,
+        Actions: {
+          Transition: transition,
+          Document: { DocumentType: 'Job', DocumentActionType: 'Post', Job: { Name: name, ProjectId: projectId, DepartmentId: f.tenant.departmentId } },
+        },
+      },
+    });
+  const res = await post('Born moving', { StatusId: wf.stage['In Progress'], TransitionId: wf.transition.Start });
+  assert.equal(res.status, 201, res.text);
+  assert.deepEqual(res.body.Actions.Transition, { StatusId: wf.stage['In Progress'], TransitionId: wf.transition.Start });
+  const jobId = res.body.DocumentId;
+  const [row] = await f.rowsOf('DE-Jobs', ['JobId', '=', jobId]);
+  assert.equal(row.Stage, 'In Progress');
+  const history = await f.rowsOf('DE-History', ['DocumentId', '=', jobId]);
+  assert.deepEqual(history.map((h) => [h.Version, h.Action, h.Stage, h.EndDate === null]).sort(), [
+    [1, 'Created', 'Draft', false],
+    [2, 'StageChanged', 'In Progress', true],
+  ]);
+  const until = Date.now() + 20_000;
+  while (!receiver.received.some((r) => r.payload?.document?.id === jobId) && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+  const event = receiver.received.find((r) => r.payload?.document?.id === jobId);
+  assert.equal(event?.payload.detail.WorkflowStageTransitionName, 'Start');
+  assert.equal(event?.payload.detail.FromWorkflowStageName, 'Draft');
+  assert.equal(event?.payload.detail.DepartmentId, f.tenant.departmentId);
+
+  const refused = await post('Never born', { TransitionId: wf.transition.Complete });
+  assert.equal(refused.status, 409, refused.text);
+  assert.equal(refused.body.currentStage, 'Draft');
+  assert.equal((await f.rowsOf('DE-Jobs', ['Job', '=', 'Never born'])).length, 0);
+});

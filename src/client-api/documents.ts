@@ -14,6 +14,7 @@ import { documentTypeId } from './document-type-ids.ts';
 import { columnValues, type Field, KIND_TYPE, requireFields, viewOf } from './fields.ts';
 import type { DocumentDef, Row, WriteHookArgs } from './registry.ts';
 import { putUserFieldValues, userFieldValuesOf } from './user-fields.ts';
+import { movedAction, type PlannedMove, planStageChange, type StageChange, stageUpdatedDetail } from './workflow.ts';
 
 export interface DocumentInput {
   model: Row;
@@ -97,12 +98,32 @@ function createdDetail(fields: readonly Field[]) {
   return sql`jsonb_strip_nulls(jsonb_build_object('Id', ins.id, ${sql.join(pairs)})) as d`;
 }
 
+/** The workflow and initial stage of a new document: its type's workflow, else its document type's default. */
+const initialStageSql = (dt: string, typeId: unknown) => sql`
+  select w.id as workflow_id, st.id as stage_id, st.name as stage_name, sty.name as stage_type
+    from workflows w
+    join workflow_stages st on st.tenant_id = w.tenant_id and st.workflow_id = w.id and st.is_initial
+    join workflow_stage_types sty on sty.tenant_id = st.tenant_id and sty.id = st.stage_type_id
+   where w.id = coalesce(
+           (select jt.workflow_id from job_types jt where jt.id = ${typeId}::uuid),
+           (select x.id from workflows x where x.document_type_id = ${dt} and x.is_default order by x.created_on_utc, x.id limit 1))
+   order by st.sort_order limit 1`;
+
 /**
- * Creates a document; answers it loaded (row and initial stage). Checks the Write role and fills defaults;
- * the row, its number (from a sequence when not sent), its workflow's initial stage, its root folder, its
- * first history row and its Created event are one statement.
+ * Creates a document; answers it loaded (row and stage). Checks the Write role and fills defaults; the row,
+ * its number (from a sequence when not sent), its workflow's initial stage, its root folder, its first
+ * history row and its Created event are one statement. With `change` (a post creating a document and moving
+ * it), the transition is checked against the initial stage first and the document is written directly in
+ * its destination stage, with both history periods and StageUpdated, in that same statement. A type with a
+ * `finish` hook (the project's team) is moved after it instead, since its team takes part in the rules.
  */
-export async function createDocument(trx: Trx, actor: Principal, def: DocumentDef, input: DocumentInput): Promise<LoadedDocument> {
+export async function createDocument(
+  trx: Trx,
+  actor: Principal,
+  def: DocumentDef,
+  input: DocumentInput,
+  change?: StageChange,
+): Promise<LoadedDocument & { moved?: Row }> {
   requireWrite(actor, def);
   const values = columnValues(def.fields, input.model, input.path);
   const hook: WriteHookArgs = { trx, actor, model: input.model, path: input.path, values, before: null };
@@ -121,18 +142,25 @@ export async function createDocument(trx: Trx, actor: Principal, def: DocumentDe
   const columns = Object.keys(values);
   const hasName = def.fields.some((f) => f.column === 'name');
   const fieldTypes = sql.join(def.fields.map((f) => sql`(${f.name}::text, ${KIND_TYPE[f.kind]}::text)`));
+  let plan: PlannedMove | null = null;
+  if (change && !def.finish) {
+    const start = (await initialStageSql(dt, typeId).execute(trx)).rows[0] as
+      | { workflow_id: string; stage_id: string; stage_name: string; stage_type: string }
+      | undefined;
+    const provisional: LoadedDocument = {
+      def,
+      id: '',
+      row: { ...values, workflow_id: start?.workflow_id ?? null, stage_id: start?.stage_id ?? null },
+      stage: { id: start?.stage_id ?? null, name: start?.stage_name ?? null, typeName: start?.stage_type ?? null },
+    };
+    plan = await planStageChange(trx, actor, provisional, change);
+  }
+  const toStage = plan?.t.to_stage_id ?? null;
+  const stageDetail = plan ? JSON.stringify(stageUpdatedDetail({ def, row: values }, plan)) : null;
   const statement = sql<{ row: Row; stage_name: string | null; stage_type: string | null }>`
     with n as (
       select coalesce(${number}::text, ${def.numberPrefix}::text || '-' || lpad(nextval('document_number_seq')::text, 6, '0')) as number
-    ), s as (
-      select w.id as workflow_id, st.id as stage_id, st.name as stage_name, sty.name as stage_type
-        from workflows w
-        join workflow_stages st on st.tenant_id = w.tenant_id and st.workflow_id = w.id and st.is_initial
-        join workflow_stage_types sty on sty.tenant_id = st.tenant_id and sty.id = st.stage_type_id
-       where w.id = coalesce(
-               (select jt.workflow_id from job_types jt where jt.id = ${typeId}::uuid),
-               (select x.id from workflows x where x.document_type_id = ${dt} and x.is_default order by x.created_on_utc, x.id limit 1))
-       order by st.sort_order limit 1
+    ), s as (${initialStageSql(dt, typeId)}
     ), ins as (
       insert into ${sql.table(def.table)} (tenant_id, created_by_id, modified_by_id, number, ${hasName ? sql`name, ` : sql``} workflow_id, stage_id
         ${sql.join(
@@ -140,7 +168,7 @@ export async function createDocument(trx: Trx, actor: Principal, def: DocumentDe
           sql``,
         )})
       values (${actor.tenantId}, ${actor.userId}, ${actor.userId}, (select number from n), ${hasName ? sql`coalesce(nullif(${name}::text, ''), (select number from n)), ` : sql``}
-        (select workflow_id from s), (select stage_id from s) ${sql.join(
+        (select workflow_id from s), coalesce(${toStage}::uuid, (select stage_id from s)) ${sql.join(
           columns.map((c) => sql`, ${values[c]}`),
           sql``,
         )})
@@ -149,8 +177,11 @@ export async function createDocument(trx: Trx, actor: Principal, def: DocumentDe
       insert into folders (tenant_id, name, document_type_id, document_id, created_by_id, modified_by_id)
       select ins.tenant_id, ins.number, ${dt}::uuid, ins.id, ins.created_by_id, ins.created_by_id from ins
     ), history as (
-      insert into document_history (tenant_id, document_type_id, document_id, version, start_date, user_id, action, stage_id)
-      select ins.tenant_id, ${dt}::uuid, ins.id, 1, now(), ins.created_by_id, 'Created', ins.stage_id from ins
+      insert into document_history (tenant_id, document_type_id, document_id, version, start_date, end_date, user_id, action, stage_id)
+      select ins.tenant_id, ${dt}::uuid, ins.id, 1, now(), case when ${toStage}::uuid is not null then now() end, ins.created_by_id, 'Created', (select stage_id from s)
+        from ins
+      union all
+      select ins.tenant_id, ${dt}::uuid, ins.id, 2, now(), null, ins.created_by_id, 'StageChanged', ins.stage_id from ins where ${toStage}::uuid is not null
     ), detail as (
       select ${createdDetail(def.fields)} from ins
     ), event as (
@@ -159,6 +190,9 @@ export async function createDocument(trx: Trx, actor: Principal, def: DocumentDe
              detail.d || jsonb_build_object('PropertyTypes', (select coalesce(jsonb_object_agg(t.k, t.v), '{}') from (values ${fieldTypes}) t(k, v) where detail.d ? t.k)),
              ins.created_by_id
         from ins, detail
+      -- One INSERT for both, in this order, so Created takes the lower seq and is dispatched first.
+      union all
+      select ins.tenant_id, 'StageUpdated', ${fullTypeName(def.className)}, ins.id, ${stageDetail}::jsonb, ins.created_by_id from ins where ${toStage}::uuid is not null
     )
     select to_jsonb(ins) as row, (select stage_name from s) as stage_name, (select stage_type from s) as stage_type from ins`;
   const inserted = await naming(def, input.path, { ...values, number, name }, () => statement.execute(trx));
@@ -168,6 +202,7 @@ export async function createDocument(trx: Trx, actor: Principal, def: DocumentDe
   await def.finish?.({ ...hook, id });
   if (input.userFields) await putUserFieldValues(trx, actor, def, id, input.userFields, `${input.path}/DocumentUserFieldValues`);
   if (input.brief) await addBrief(trx, actor, def, id, input.brief);
+  if (plan) return { def, row, id, stage: { id: plan.t.to_stage_id, name: plan.t.to_stage, typeName: null }, moved: movedAction(plan) };
   return { def, row, id, stage: { id: (row.stage_id as string | null) ?? null, name: found.stage_name, typeName: found.stage_type } };
 }
 

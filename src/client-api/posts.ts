@@ -12,7 +12,7 @@ import { documentTypeId } from './document-type-ids.ts';
 import { createDocument, type LoadedDocument, loadDocument, updateDocument } from './documents.ts';
 import { addLink, rootFolderOf } from './files.ts';
 import { type DocumentDef, documentDef, findDocumentDef, type Row } from './registry.ts';
-import { changeStage } from './workflow.ts';
+import { changeStage, type StageChange } from './workflow.ts';
 
 export const EMPTY_GUID = '00000000-0000-0000-0000-000000000000';
 
@@ -80,7 +80,8 @@ async function documentAction(
   actor: Principal,
   body: PostBody,
   postDef: DocumentDef,
-): Promise<{ doc: LoadedDocument; action: Row; created: boolean } | null> {
+  change: StageChange | undefined,
+): Promise<{ doc: LoadedDocument; action: Row; created: boolean; moved?: Row } | null> {
   const d = body.Actions?.Document;
   if (!d) return null;
   const path = '/body/Actions/Document';
@@ -106,8 +107,8 @@ async function documentAction(
     brief: briefOf(model.DocumentBrief ?? d.DocumentBrief),
   };
   if (actionType === 'post') {
-    const doc = await createDocument(trx, actor, def, input);
-    return { doc, created: true, action: { DocumentType: def.type, DocumentActionType: 'Post', Id: doc.id } };
+    const { moved, ...doc } = await createDocument(trx, actor, def, input, change);
+    return { doc, created: true, moved, action: { DocumentType: def.type, DocumentActionType: 'Post', Id: doc.id } };
   }
   const target = model.Id ?? body.DocumentId;
   if (!target || target === EMPTY_GUID) {
@@ -124,7 +125,17 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody): Pr
   const actions = body.Actions ?? {};
   const text = body.Text ?? '';
   const actionsOut: Row = {};
-  const acted = await documentAction(trx, actor, body, postDef);
+  const files = actions.Files ?? [];
+  const change: StageChange | undefined = actions.Transition
+    ? {
+        transitionId: actions.Transition.TransitionId,
+        statusId: actions.Transition.StatusId,
+        comment: text,
+        hasFiles: files.length > 0,
+        path: '/body/Actions/Transition',
+      }
+    : undefined;
+  const acted = await documentAction(trx, actor, body, postDef, change);
   const def = acted?.doc.def ?? postDef;
   if (acted) actionsOut.Document = acted.action;
   else if (!body.DocumentId || body.DocumentId === EMPTY_GUID) {
@@ -146,20 +157,11 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody): Pr
       throw err;
     }
   }
-  const files = actions.Files ?? [];
   if (files.length) {
     if (!acted?.created) await requireStageWrite(trx, actor, doc.id, doc.stage);
     actionsOut.Files = await linkFiles(trx, actor, doc, files);
   }
-  if (actions.Transition) {
-    actionsOut.Transition = await changeStage(trx, actor, doc, {
-      transitionId: actions.Transition.TransitionId,
-      statusId: actions.Transition.StatusId,
-      comment: text,
-      hasFiles: files.length > 0,
-      path: '/body/Actions/Transition',
-    });
-  }
+  if (change) actionsOut.Transition = acted?.moved ?? (await changeStage(trx, actor, doc, change));
   if (actions.Motive) actionsOut.Motive = actions.Motive;
   if (actions.Notifications?.length) actionsOut.Notifications = await notified(trx, actions.Notifications);
   const dt = await documentTypeId(trx, actor.tenantId, def.className);

@@ -158,9 +158,8 @@ function refusal(actor: Principal, doc: LoadedDocument, t: TransitionRow): 'stag
 /** GET /api/workflowStateTransitions: what the actor may run from the document's stage now. */
 export async function availableTransitions(trx: Trx, actor: Principal, doc: LoadedDocument): Promise<Row[]> {
   if (!doc.stage.id) return [];
-  const { rows } = await sql<TransitionRow>`${transitions(doc.id, actor.userId)} where t.from_stage_id = ${doc.stage.id} order by t.sort_order, t.name`.execute(
-    trx,
-  );
+  const { rows } =
+    await sql<TransitionRow>`${transitions(doc.id || null, actor.userId)} where t.from_stage_id = ${doc.stage.id} order by t.sort_order, t.name`.execute(trx);
   return rows.filter((t) => refusal(actor, doc, t) === null).map(transitionView);
 }
 
@@ -181,13 +180,28 @@ function currentStageConflict(doc: LoadedDocument, why: string): HttpProblem {
   });
 }
 
+/** A stage change that passed every rule, ready to be written. */
+export interface PlannedMove {
+  t: TransitionRow;
+  direct: boolean;
+}
+
 export async function changeStage(trx: Trx, actor: Principal, doc: LoadedDocument, change: StageChange): Promise<Row> {
+  const plan = await planStageChange(trx, actor, doc, change);
+  return moveTo(trx, actor, doc, plan);
+}
+
+/**
+ * Finds the transition asked for and applies the workflow's rules to it; throws the refusal. The document
+ * may be one about to be created (id ''), in its initial stage.
+ */
+export async function planStageChange(trx: Trx, actor: Principal, doc: LoadedDocument, change: StageChange): Promise<PlannedMove> {
   if (!doc.row.workflow_id || !doc.stage.id) throw new HttpProblem(409, `The ${doc.def.type} has no workflow, so its stage cannot change.`);
   let t: TransitionRow | undefined;
   const direct = !change.transitionId;
   if (change.transitionId) {
     t = (
-      await sql<TransitionRow>`${transitions(doc.id, actor.userId)} where t.id = ${change.transitionId.toLowerCase()} and t.workflow_id = ${doc.row.workflow_id}`.execute(
+      await sql<TransitionRow>`${transitions(doc.id || null, actor.userId)} where t.id = ${change.transitionId.toLowerCase()} and t.workflow_id = ${doc.row.workflow_id}`.execute(
         trx,
       )
     ).rows[0];
@@ -216,7 +230,7 @@ export async function changeStage(trx: Trx, actor: Principal, doc: LoadedDocumen
     }
     // Set directly: allowed along a transition from the current stage, whose rules still apply.
     const { rows } =
-      await sql<TransitionRow>`${transitions(doc.id, actor.userId)} where t.from_stage_id = ${doc.stage.id} and t.to_stage_id = ${to} order by t.sort_order, t.name`.execute(
+      await sql<TransitionRow>`${transitions(doc.id || null, actor.userId)} where t.from_stage_id = ${doc.stage.id} and t.to_stage_id = ${to} order by t.sort_order, t.name`.execute(
         trx,
       );
     const reasons = [];
@@ -252,14 +266,13 @@ export async function changeStage(trx: Trx, actor: Principal, doc: LoadedDocumen
       errors: [{ path: '/body/Actions/Files', message: 'a file is required' }],
     });
   }
-  return moveTo(trx, actor, doc, t, direct);
+  return { t, direct };
 }
 
-/** The stage change, its history (the open period closed, a new one opened) and StageUpdated, in one statement. */
-async function moveTo(trx: Trx, actor: Principal, doc: LoadedDocument, t: TransitionRow, direct: boolean): Promise<Row> {
-  const dt = await documentTypeId(trx, actor.tenantId, doc.def.className);
+/** The spec's StageUpdated detail (no WorkflowStageTransition* when the stage was set directly; DepartmentId where the type has one). */
+export function stageUpdatedDetail(doc: Pick<LoadedDocument, 'def' | 'row'>, { t, direct }: PlannedMove): Row {
   const departmentId = doc.def.departmentColumn ? ((doc.row[doc.def.departmentColumn] as string | null) ?? null) : undefined;
-  const detail: Row = {
+  return {
     ...(direct ? {} : { WorkflowStageTransitionId: t.id, WorkflowStageTransitionName: t.name, WorkflowStageTransitionLocalizedName: t.name }),
     FromWorkflowStageId: t.from_stage_id,
     FromWorkflowStageName: t.from_stage,
@@ -271,6 +284,16 @@ async function moveTo(trx: Trx, actor: Principal, doc: LoadedDocument, t: Transi
     WorkflowName: t.workflow_name,
     ...(departmentId !== undefined ? { DepartmentId: departmentId } : {}),
   };
+}
+
+/** What a post's Actions.Transition answers once the move is written. */
+export const movedAction = ({ t, direct }: PlannedMove): Row => ({ StatusId: t.to_stage_id, TransitionId: direct ? null : t.id });
+
+/** The stage change, its history (the open period closed, a new one opened) and StageUpdated, in one statement. */
+async function moveTo(trx: Trx, actor: Principal, doc: LoadedDocument, plan: PlannedMove): Promise<Row> {
+  const { t } = plan;
+  const dt = await documentTypeId(trx, actor.tenantId, doc.def.className);
+  const detail = stageUpdatedDetail(doc, plan);
   const event = eventInsert({
     tenantId: actor.tenantId,
     actionType: 'StageUpdated',
@@ -292,5 +315,5 @@ async function moveTo(trx: Trx, actor: Principal, doc: LoadedDocument, t: Transi
     select 1`.execute(trx);
   doc.stage = { id: t.to_stage_id, name: t.to_stage, typeName: null };
   doc.row.stage_id = t.to_stage_id;
-  return { StatusId: t.to_stage_id, TransitionId: direct ? null : t.id };
+  return movedAction(plan);
 }
