@@ -10,6 +10,7 @@ import type { DestinationStream } from 'pino';
 import { automationRoutes } from './automations/routes.ts';
 import { setApiAddress } from './automations/runtime.ts';
 import { defineAutomations, sweepAutomationRuns } from './automations/worker.ts';
+import { clientApiRoutes } from './client-api/routes.ts';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
 import { extractionRoutes } from './extraction/routes.ts';
@@ -109,6 +110,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await healthRoutes(app, ctx);
   await authRoutes(app, ctx);
   await integrationRoutes(app, ctx);
+  await clientApiRoutes(app, ctx);
   await customTablesRoutes(app, ctx);
   await webhookRoutes(app, ctx);
   await extractionRoutes(app, ctx);

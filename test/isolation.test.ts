@@ -104,7 +104,23 @@ test('tenant A can neither read nor change tenant B through any route', async ()
   const bUser = b.userId;
   const tokenRes = await server.request('POST', '/api/auth/token', { headers: appHeaders(a) });
   const headerSets: Record<string, string>[] = [appHeaders(a), { 'x-accesstoken': tokenRes.body.accessToken }, { ...appHeaders(a), 'x-appuser': a.userId }];
+  // Client API documents of B (demo data): ids in paths, queries (documentId) and bodies (posts, teams, custom fields).
+  const bDocs = await withOwner(async (c) => {
+    const one = async (sql: string) => (await c.query(sql, [b.tenantId])).rows[0]?.id as string;
+    return {
+      project: await one('select id from projects where tenant_id = $1 order by id limit 1'),
+      job: await one('select id from jobs where tenant_id = $1 order by id limit 1'),
+      contract: await one('select id from contracts where tenant_id = $1 order by id limit 1'),
+      request: await one('select id from requests where tenant_id = $1 order by id limit 1'),
+      folder: await one('select id from folders where tenant_id = $1 and document_id is not null order by id limit 1'),
+      team: await one('select id from teams where tenant_id = $1 order by id limit 1'),
+      transition: await one('select id from workflow_transitions where tenant_id = $1 order by id limit 1'),
+      stage: await one('select id from workflow_stages where tenant_id = $1 order by id limit 1'),
+    };
+  });
   const candidates = [bUser, b.companyId, b.departmentId, b.typologyId, b.divisionId, ...sample.ids.slice(0, 6)];
+  const documentCandidates = [bDocs.project, bDocs.job, bDocs.contract, bDocs.request, bDocs.folder, b.companyId];
+  const isDocumentRoute = (url: string) => /^\/api\/(v3\/)?(projects|jobs|contracts|requests|file-system)\//.test(url);
   const body = {
     Id: bUser,
     id: bUser,
@@ -123,14 +139,33 @@ test('tenant A can neither read nor change tenant B through any route', async ()
     IsActive: false,
     value: { value: 'x' },
     queryBuilder: { take: 1000 },
+    // Client API: a post acting on B's job, a Put of B's project, B's team and custom fields.
+    DocumentId: bDocs.job,
+    DocumentTypeName: 'Job',
+    DocumentOid: bDocs.job,
+    ProjectId: bDocs.project,
+    ContractId: bDocs.contract,
+    ClientId: b.companyId,
+    Text: 'Injected',
+    Actions: {
+      Transition: { TransitionId: bDocs.transition, StatusId: bDocs.stage },
+      Document: { DocumentType: 'Project', DocumentActionType: 'Put', Project: { Id: bDocs.project, Name: 'Injected' } },
+      Files: [{ Link: 'https://example.com/x' }],
+    },
+    OperationType: 0,
+    CreateModel: { Name: 'Injected', ProjectId: bDocs.project, DepartmentId: b.departmentId, ContractId: bDocs.contract },
+    AssignmentPostModels: [{ User: bUser, DocumentType: 'Job', DocumentOid: bDocs.job, AssignmentType: 'Producer' }],
+    AssignmentDeleteModels: [{ User: bUser, DocumentId: bDocs.job, AssignmentTypeId: bDocs.team }],
+    DocumentUserFieldValues: [{ ColumnName: 'Forecasting', Value: true }],
+    SourceUri: 'https://example.com/x',
   };
   let requests = 0;
   for (const route of guarded) {
     const paramNames = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1]);
-    const fills = paramNames.length ? candidates : [null];
+    const fills = paramNames.length ? (isDocumentRoute(route.url) ? documentCandidates : candidates) : [null];
     for (const id of fills) {
       const path = route.url.replace(/:(\w+)/g, () => String(id));
-      const query = `?externalId=${encodeURIComponent(b.departmentExternalId)}&name=${encodeURIComponent('Regular/Permanent')}&keyValue=${encodeURIComponent(String(id))}`;
+      const query = `?externalId=${encodeURIComponent(b.departmentExternalId)}&name=${encodeURIComponent('Regular/Permanent')}&keyValue=${encodeURIComponent(String(id))}&documentId=${bDocs.job}&documentTypeName=Job`;
       for (const headers of headerSets) {
         const hasBody = !['GET', 'DELETE'].includes(route.method);
         const sent = `${path}${query}${hasBody ? JSON.stringify(body) : ''}`;

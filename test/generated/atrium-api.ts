@@ -545,6 +545,389 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create projects (Create or CreateMany envelope)
+         * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Project; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Project starts in its workflow's initial stage; events: Created on Project. Needs the role ProjectWrite.
+         */
+        post: operations["projects_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/projects/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a Project
+         * @description Needs the role ProjectRead or ProjectWrite.
+         */
+        get: operations["projects_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some properties of a Project
+         * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role ProjectWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         */
+        patch: operations["projects_patch"];
+        trace?: never;
+    };
+    "/api/v3/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create jobs (Create or CreateMany envelope)
+         * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Job; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Job starts in its workflow's initial stage; events: Created on Deliverable. Needs the role JobWrite.
+         */
+        post: operations["jobs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a Job
+         * @description Needs the role JobRead or JobWrite.
+         */
+        get: operations["jobs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some properties of a Job
+         * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role JobWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         */
+        patch: operations["jobs_patch"];
+        trace?: never;
+    };
+    "/api/v3/contracts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create contracts (Create or CreateMany envelope)
+         * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Contract; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Contract starts in its workflow's initial stage; events: Created on Contract. Needs the role ContractWrite.
+         */
+        post: operations["contracts_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/contracts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a Contract
+         * @description Needs the role ContractRead or ContractWrite.
+         */
+        get: operations["contracts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some properties of a Contract
+         * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role ContractWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         */
+        patch: operations["contracts_patch"];
+        trace?: never;
+    };
+    "/api/v3/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create requests (Create or CreateMany envelope)
+         * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Request; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Request starts in its workflow's initial stage; events: Created on Request. Needs the role RequestWrite.
+         */
+        post: operations["requests_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a Request
+         * @description Needs the role RequestRead or RequestWrite.
+         */
+        get: operations["requests_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contracts/{id}/projects/new": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A new-project template filled from a contract
+         * @description Nothing is written: the answer is a project model to send (changed as needed) in POST /api/v3/projects or a post’s Actions.Document. Needs ContractRead or ContractWrite.
+         */
+        get: operations["contracts_newProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/document-types/{id}/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workflows of a document type, with stages and (when asked) transitions
+         * @description {id} is the document type’s id (GET /api/v3/document-types/lookup) or a name (Deliverable, Project…).
+         */
+        get: operations["documentTypes_workflows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/workflowStateTransitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The transitions the acting user may run from a document’s current stage
+         * @description Left out: transitions limited to other types or to roles the user lacks, and all of them when the user may not write in the stage.
+         */
+        get: operations["workflowStateTransitions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A document’s posts, newest first */
+        get: operations["posts_list"];
+        put?: never;
+        /**
+         * Post on a document: a comment, and actions on the document (create/update, files, stage change)
+         * @description All in one transaction. Actions.Document with DocumentActionType Post creates a document (the post’s DocumentId is then the new one; send the empty GUID), Put updates it. Actions.Files links files (Link: a new link in the document’s root folder; Id: an existing file). Actions.Transition moves the document: only from the transition’s from-stage and for users who may write in that stage (409 naming the current stage); a transition requiring a comment needs Text (422). A comment alone needs the type’s Read role, actions its Write role.
+         */
+        post: operations["posts_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documentBriefs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The versions of a document’s brief, newest first */
+        get: operations["documentBriefs_list"];
+        put?: never;
+        /**
+         * Add a version of a document’s brief
+         * @description Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. Needs the type’s Write role.
+         */
+        post: operations["documentBriefs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/assignments/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add and remove members of document teams, in one transaction
+         * @description AssignmentPostModels add a user to a document’s team by team name (already a member: no change, no error); AssignmentDeleteModels remove one by team id. Events: TeamAdded / TeamRemoved on the document’s type. Needs the type’s Write role and, in a stage with write teams, membership of one.
+         */
+        post: operations["assignments_batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/documentUserFieldValues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The custom-field values of a document */
+        get: operations["documentUserFieldValues_get"];
+        /**
+         * Set custom-field values of a document
+         * @description Each Value is checked against its field’s type (Boolean 0, Date 1, Float 2, Integer 3, Money 4, Varchar50 5, Varchar100 6, VarcharMax 7, Text 8, UniqueIdentifier 9); null clears it. Fields not sent keep their values. Event: UserFieldValueUpdated (ColumnName, Value) per changed field. Answers every field of the type.
+         */
+        put: operations["documentUserFieldValues_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/file-system/folders/{folderId}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a link to an external URL in a folder
+         * @description The folder is one of a document’s folder tree (a document’s root folder is its FileSystemRootId). Event: Created on FileSystemObject. Needs the document type’s Write role and, in a stage with write teams, membership of one.
+         */
+        post: operations["folders_addLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/custom-tables": {
         parameters: {
             query?: never;
@@ -1547,6 +1930,297 @@ export interface components {
             actions: {
                 [key: string]: unknown;
             }[];
+        };
+        PostFile: {
+            /** Format: uuid */
+            Id?: string | null;
+            Name?: string | null;
+            /** @description An http(s) URL: a link is added to the document’s root folder */
+            Link?: string | null;
+            IsTemp?: boolean | null;
+            IsFlagged?: boolean | null;
+            ExternalId?: string | null;
+        };
+        Post: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            CreatedById: string | null;
+            CreatedByName: string | null;
+            /** Format: date-time */
+            CreatedOnUtc: string;
+            /** Format: date-time */
+            ModifiedOnUtc: string;
+            Text: string;
+            IsVisibleToClient: boolean;
+            /** Format: uuid */
+            DocumentId: string;
+            DocumentTypeName: string | null;
+            /** @description What the post did: Document {DocumentType, DocumentActionType, Id}, Transition {StatusId, TransitionId}, Files, Motive, Notifications */
+            Actions: {
+                [key: string]: unknown;
+            };
+        };
+        DocumentBriefBody: {
+            /** Format: uuid */
+            DocumentId: string;
+            DocumentTypeName: string;
+            /** @description HTML */
+            Text: string;
+            /** @description Derived from Text when not sent */
+            PlainText?: string | null;
+            Actions?: {
+                Files?: components["schemas"]["PostFile"][] | null;
+            } | null;
+        };
+        DocumentBrief: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            DocumentId: string;
+            /** Format: uuid */
+            CreatedById: string | null;
+            CreatedByName: string | null;
+            /** Format: date-time */
+            EditedOn: string;
+            /** @description HTML */
+            Text: string | null;
+            PlainText: string | null;
+            Version: number;
+            /** @description Files linked with this version (null when none) */
+            Actions: unknown;
+        };
+        AssignmentBatchBody: {
+            AssignmentPostModels?: {
+                /** Format: uuid */
+                User: string;
+                /** @description Full type name (Skill.Module.BusinessObjects.Project), class or Client API name */
+                DocumentType: string;
+                /** Format: uuid */
+                DocumentOid: string;
+                /** @description Team name */
+                AssignmentType: string;
+                /** @description Accepted; planned workload is not set by this call */
+                Workload?: number | null;
+                /** @description Accepted, not stored */
+                Priority?: number | null;
+            }[] | null;
+            AssignmentDeleteModels?: {
+                /** Format: uuid */
+                User: string;
+                /** Format: uuid */
+                DocumentId: string;
+                /** Format: uuid */
+                AssignmentTypeId: string;
+            }[] | null;
+        };
+        AssignmentBatch: {
+            AssignmentPostModels: {
+                /** Format: uuid */
+                Id: string;
+                /** Format: uuid */
+                User: string;
+                DocumentType: string;
+                /** Format: uuid */
+                DocumentOid: string;
+                /** Format: uuid */
+                AssignmentTypeId: string;
+                AssignmentType: string;
+                /** @description false: was already on the team */
+                Added: boolean;
+            }[];
+            AssignmentDeleteModels: {
+                /** Format: uuid */
+                User: string;
+                /** Format: uuid */
+                DocumentId: string;
+                /** Format: uuid */
+                AssignmentTypeId: string;
+                /** @description false: was not on the team */
+                Removed: boolean;
+            }[];
+        };
+        DocumentUserFieldValuesBody: {
+            DocumentTypeName: string;
+            /** Format: uuid */
+            DocumentId: string;
+            DocumentUserFieldValues: {
+                ColumnName: string;
+                /** @description A JSON scalar of the field’s type */
+                Value?: unknown;
+                /** @description Accepted; the field’s own type decides */
+                ColumnDataTypeId?: number | null;
+            }[];
+        };
+        DocumentUserFieldValues: {
+            DocumentTypeName: string;
+            /** Format: uuid */
+            DocumentId: string;
+            DocumentUserFieldValues: {
+                ColumnName: string;
+                /** @description A JSON scalar of the field’s type */
+                Value: unknown;
+                /** @description Boolean 0, Date 1, Float 2, Integer 3, Money 4, Varchar50 5, Varchar100 6, VarcharMax 7, Text 8, UniqueIdentifier 9 */
+                ColumnDataTypeId: number;
+            }[];
+        };
+        FileLinkBody: {
+            /** Format: uuid */
+            FolderId?: string | null;
+            /** @description Default: the last segment of the URL */
+            Name?: string | null;
+            /** @description An http(s) URL */
+            SourceUri: string;
+            IsFlagged?: boolean | null;
+            IsProtected?: boolean | null;
+            ExternalId?: string | null;
+            Description?: string | null;
+        };
+        FileLink: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            FolderId: string;
+            Name: string;
+            SourceUri: string | null;
+            IsFlagged: boolean;
+            IsProtected: boolean;
+            ExternalId: string | null;
+            Description: string | null;
+            /** Format: uuid */
+            DocumentId: string | null;
+            DocumentTypeName: string | null;
+            /** Format: date-time */
+            CreatedOnUtc: string;
+            /** Format: uuid */
+            CreatedById: string | null;
+        };
+        WorkflowTransition: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            WorkflowId: string;
+            Name: string;
+            LocalizedName: string;
+            /** Format: uuid */
+            FromStageId: string;
+            FromStage: string;
+            /** Format: uuid */
+            ToStageId: string;
+            ToStage: string;
+            Order: number;
+            RequestConfirmation: boolean;
+            MustSendNotification: boolean;
+            /** @description A post running it must carry Text (422 otherwise) */
+            CommentRequired: boolean;
+            HoursRequired: boolean;
+            /** @description A post running it must carry Actions.Files (422 otherwise) */
+            FileUploadRequired: boolean;
+            FileUploadFolder: string | null;
+            Motives: unknown[];
+            /** @description Role names allowed to run it (none: anyone who may write in the stage) */
+            Roles: unknown[];
+            /** @description Types (job_types) it is limited to (none: all) */
+            TypeIds: string[];
+        };
+        Workflow: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            IsDefault: boolean;
+            ExternalId: string | null;
+            /** Format: uuid */
+            DocumentTypeId: string;
+            DocumentTypeName: string;
+            Stages: {
+                /** Format: uuid */
+                Id: string;
+                Name: string;
+                LocalizedName: string;
+                Color: string | null;
+                Order: number;
+                IsInitial: boolean;
+                ExternalId: string | null;
+                /** Format: uuid */
+                StageTypeId: string;
+                StageType: string;
+                StageTypeColor: string | null;
+                /** @description Teams that may change a document in this stage (none: anyone with the Write role) */
+                AllowWriteTeams: {
+                    /** Format: uuid */
+                    Id: string;
+                    Name: string;
+                }[];
+            }[];
+            /** @description With expandTransitions=true */
+            Transitions?: components["schemas"]["WorkflowTransition"][];
+        };
+        /** @description A project model: send it (changed as needed) as a CreateModel of POST /api/v3/projects; properties a project does not store are ignored */
+        ProjectTemplate: {
+            /** @description The contract’s name */
+            Name: string;
+            /** Format: uuid */
+            ContractId: string;
+            /** Format: uuid */
+            CompanyId: string;
+            /** Format: uuid */
+            ClientId: string;
+            /** Format: uuid */
+            BrandId: string | null;
+            /** Format: uuid */
+            ProductId: string | null;
+            /**
+             * Format: uuid
+             * @description The acting user’s department, when in the contract’s company
+             */
+            DepartmentId: string | null;
+            /**
+             * Format: uuid
+             * @description The contract’s, else the company’s
+             */
+            CurrencyId: string | null;
+            /** Format: uuid */
+            JobTypeId: string | null;
+            /** Format: uuid */
+            JobClassificationId: string | null;
+            /**
+             * Format: uuid
+             * @description The project document type’s default business object type
+             */
+            BusinessObjectTypeId: string | null;
+            /**
+             * Format: date
+             * @description Today
+             */
+            EntryDate: string;
+            /** Format: date */
+            AgreedDate: string | null;
+            /** Format: date */
+            RequestedDate: string | null;
+            /**
+             * Format: date
+             * @description The contract’s start, else today
+             */
+            BeginDateUtc: string;
+            /** Format: date */
+            EndDateUtc: string | null;
+            Investment: boolean;
+            IsDraft: boolean;
+            Plannable: boolean;
+            Priority: number;
+            Effort: number | null;
+            BusinessValue: number | null;
+            AllowsTimesheet: boolean;
+            IsDeliverable: boolean;
+            IsActivated: boolean;
+            /** Format: uuid */
+            MarketId: string | null;
+            /** @description 1 Contract */
+            ProjectType: number;
+            /** @description Every custom field of projects, null */
+            DocumentUserFieldValues: {
+                [key: string]: unknown;
+            };
         };
         CustomTableSummary: {
             /** Format: uuid */
@@ -2740,6 +3414,1170 @@ export interface components {
             departmentId: string | null;
             /** Format: uuid */
             typologyGroupId: string | null;
+        };
+        Project: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            Number: string | null;
+            /** Format: uuid */
+            CompanyId: string | null;
+            /** Format: uuid */
+            ClientId: string | null;
+            /** Format: uuid */
+            ContractId: string | null;
+            /** Format: uuid */
+            BrandId: string | null;
+            /** Format: uuid */
+            ProductId: string | null;
+            /** Format: uuid */
+            ProjectTypeId: string | null;
+            /** Format: uuid */
+            ClassificationId: string | null;
+            /** Format: uuid */
+            ProjectNatureId: string | null;
+            /** Format: uuid */
+            CurrencyId: string | null;
+            /** Format: uuid */
+            RateCardId: string | null;
+            /** Format: uuid */
+            RateCardColumnId: string | null;
+            /** Format: uuid */
+            BusinessObjectTypeId: string | null;
+            /** Format: date */
+            BeginDateUtc: string | null;
+            /** Format: date */
+            EndDateUtc: string | null;
+            Investment: boolean;
+            AllowsTimesheet: boolean;
+            IsDeliverable: boolean;
+            IsActivated: boolean;
+            /** Format: uuid */
+            ProjectOwnerId: string | null;
+            /** Format: uuid */
+            ProjectManagerId: string | null;
+            /** @description 0 Isolated, 1 Contract (has a ContractId) */
+            ProjectType: number;
+            /** Format: uuid */
+            WorkflowId: string | null;
+            /** Format: uuid */
+            StageId: string | null;
+            Stage: string | null;
+            /** Format: uuid */
+            StageTypeId: string | null;
+            /** @description Draft, In Progress, Completed, Canceled… */
+            StageType: string | null;
+            /**
+             * Format: uuid
+             * @description The document’s root folder (POST /api/v3/file-system/folders/{folderId}/links)
+             */
+            FileSystemRootId: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            CreatedOnUtc: string;
+            /** Format: uuid */
+            CreatedById: string | null;
+            /** Format: date-time */
+            ModifiedOnUtc: string;
+            /** Format: uuid */
+            ModifiedById: string | null;
+        };
+        /** @description Required on create: CompanyId, ClientId. */
+        ProjectModel: {
+            /**
+             * Format: uuid
+             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+             */
+            Id?: string | null;
+            /** @description Defaults to the Number */
+            Name?: string;
+            /** @description Given from a sequence (PRJ-000001) when not sent */
+            Number?: string | null;
+            /** Format: uuid */
+            CompanyId?: string | null;
+            /**
+             * Format: uuid
+             * @description The commercial client
+             */
+            ClientId?: string | null;
+            /**
+             * Format: uuid
+             * @description Company, client, currency, brand and product default to the contract’s
+             */
+            ContractId?: string | null;
+            /** Format: uuid */
+            BrandId?: string | null;
+            /** Format: uuid */
+            ProductId?: string | null;
+            /** Format: uuid */
+            ProjectTypeId?: string | null;
+            /** Format: uuid */
+            ClassificationId?: string | null;
+            /** Format: uuid */
+            ProjectNatureId?: string | null;
+            /**
+             * Format: uuid
+             * @description Defaults to the contract’s, else the company’s
+             */
+            CurrencyId?: string | null;
+            /** Format: uuid */
+            RateCardId?: string | null;
+            /** Format: uuid */
+            RateCardColumnId?: string | null;
+            /** Format: uuid */
+            BusinessObjectTypeId?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            BeginDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            BeginDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EndDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EndDate?: string | null;
+            Investment?: boolean;
+            AllowsTimesheet?: boolean;
+            IsDeliverable?: boolean;
+            IsActivated?: boolean;
+            /**
+             * Format: uuid
+             * @description Member of the project’s "Project Owner" team (replaces the one before)
+             */
+            ProjectOwnerId?: string | null;
+            /**
+             * Format: uuid
+             * @description Member of the project’s "Project Manager" team (replaces the one before)
+             */
+            ProjectManagerId?: string | null;
+            /** @description 0 Isolated, 1 Contract: follows from ContractId (accepted, not stored) */
+            ProjectType?: number | null;
+            /** @description A new project starts in its workflow’s initial stage either way; a Transition moves it on */
+            IsDraft?: boolean | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A new version of the document’s brief (nothing when Text is empty) */
+            DocumentBrief?: {
+                DocumentTypeName?: string | null;
+                /** @description HTML */
+                Text?: string | null;
+                PlainText?: string | null;
+            } | null;
+        };
+        ProjectCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["ProjectModel"] | null;
+            CreateManyModel?: components["schemas"]["ProjectModel"][] | null;
+        };
+        ProjectPatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Name?: {
+                /** @description Defaults to the Number */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Number?: {
+                /** @description Given from a sequence (PRJ-000001) when not sent */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CompanyId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ClientId?: {
+                /**
+                 * Format: uuid
+                 * @description The commercial client
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ContractId?: {
+                /**
+                 * Format: uuid
+                 * @description Company, client, currency, brand and product default to the contract’s
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BrandId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProductId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProjectTypeId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ClassificationId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProjectNatureId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CurrencyId?: {
+                /**
+                 * Format: uuid
+                 * @description Defaults to the contract’s, else the company’s
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            RateCardId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            RateCardColumnId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BusinessObjectTypeId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BeginDateUtc?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BeginDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EndDateUtc?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EndDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Investment?: {
+                value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            AllowsTimesheet?: {
+                value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            IsDeliverable?: {
+                value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            IsActivated?: {
+                value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProjectOwnerId?: {
+                /**
+                 * Format: uuid
+                 * @description Member of the project’s "Project Owner" team (replaces the one before)
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProjectManagerId?: {
+                /**
+                 * Format: uuid
+                 * @description Member of the project’s "Project Manager" team (replaces the one before)
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProjectType?: {
+                /** @description 0 Isolated, 1 Contract: follows from ContractId (accepted, not stored) */
+                value: number | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            IsDraft?: {
+                /** @description A new project starts in its workflow’s initial stage either way; a Transition moves it on */
+                value: boolean | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentUserFieldValues?: {
+                /** @description Custom field values by ColumnName (null clears one) */
+                value: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        Job: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            Number: string | null;
+            /** Format: uuid */
+            ProjectId: string | null;
+            /** Format: uuid */
+            DepartmentId: string | null;
+            /** Format: uuid */
+            JobTypeId: string | null;
+            /** Format: uuid */
+            ParentJobId: string | null;
+            /** Format: uuid */
+            JobClassificationId: string | null;
+            Priority: number;
+            BusinessValue: number | null;
+            /** Format: date */
+            EntryDateUtc: string | null;
+            /** Format: date */
+            AgreedDateUtc: string | null;
+            /** Format: date */
+            RequestedDateUtc: string | null;
+            Subject: string | null;
+            ToIntegrate: boolean;
+            Motive: string | null;
+            /** Format: uuid */
+            WorkflowId: string | null;
+            /** Format: uuid */
+            StageId: string | null;
+            Stage: string | null;
+            /** Format: uuid */
+            StageTypeId: string | null;
+            /** @description Draft, In Progress, Completed, Canceled… */
+            StageType: string | null;
+            /**
+             * Format: uuid
+             * @description The document’s root folder (POST /api/v3/file-system/folders/{folderId}/links)
+             */
+            FileSystemRootId: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            CreatedOnUtc: string;
+            /** Format: uuid */
+            CreatedById: string | null;
+            /** Format: date-time */
+            ModifiedOnUtc: string;
+            /** Format: uuid */
+            ModifiedById: string | null;
+        };
+        /** @description Required on create: ProjectId, DepartmentId. */
+        JobModel: {
+            /**
+             * Format: uuid
+             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+             */
+            Id?: string | null;
+            /** @description Defaults to the Number */
+            Name?: string;
+            /** @description Given from a sequence (JOB-000001) when not sent */
+            Number?: string | null;
+            /** Format: uuid */
+            ProjectId?: string | null;
+            /**
+             * Format: uuid
+             * @description Defaults to the acting user’s department
+             */
+            DepartmentId?: string | null;
+            /**
+             * Format: uuid
+             * @description Its workflow is the job’s (else the default job workflow)
+             */
+            JobTypeId?: string | null;
+            /** Format: uuid */
+            ParentJobId?: string | null;
+            /** Format: uuid */
+            JobClassificationId?: string | null;
+            Priority?: number;
+            BusinessValue?: number | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            AgreedDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            AgreedDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            RequestedDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            RequestedDate?: string | null;
+            Subject?: string | null;
+            ToIntegrate?: boolean;
+            Motive?: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A new version of the document’s brief (nothing when Text is empty) */
+            DocumentBrief?: {
+                DocumentTypeName?: string | null;
+                /** @description HTML */
+                Text?: string | null;
+                PlainText?: string | null;
+            } | null;
+        };
+        JobCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["JobModel"] | null;
+            CreateManyModel?: components["schemas"]["JobModel"][] | null;
+        };
+        JobPatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Name?: {
+                /** @description Defaults to the Number */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Number?: {
+                /** @description Given from a sequence (JOB-000001) when not sent */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProjectId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DepartmentId?: {
+                /**
+                 * Format: uuid
+                 * @description Defaults to the acting user’s department
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            JobTypeId?: {
+                /**
+                 * Format: uuid
+                 * @description Its workflow is the job’s (else the default job workflow)
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ParentJobId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            JobClassificationId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Priority?: {
+                value: number;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BusinessValue?: {
+                value: number | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EntryDateUtc?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EntryDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            AgreedDateUtc?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            AgreedDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            RequestedDateUtc?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            RequestedDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Subject?: {
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ToIntegrate?: {
+                value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Motive?: {
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentUserFieldValues?: {
+                /** @description Custom field values by ColumnName (null clears one) */
+                value: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        Contract: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            Number: string | null;
+            /** Format: uuid */
+            CompanyId: string | null;
+            /** Format: uuid */
+            ClientId: string | null;
+            /** Format: uuid */
+            BrandId: string | null;
+            /** Format: uuid */
+            ProductId: string | null;
+            /** Format: uuid */
+            TypeId: string | null;
+            /** Format: uuid */
+            CurrencyId: string | null;
+            /** Format: date */
+            BeginDateUtc: string | null;
+            /** Format: date */
+            EndDateUtc: string | null;
+            /** Format: uuid */
+            WorkflowId: string | null;
+            /** Format: uuid */
+            StageId: string | null;
+            Stage: string | null;
+            /** Format: uuid */
+            StageTypeId: string | null;
+            /** @description Draft, In Progress, Completed, Canceled… */
+            StageType: string | null;
+            /**
+             * Format: uuid
+             * @description The document’s root folder (POST /api/v3/file-system/folders/{folderId}/links)
+             */
+            FileSystemRootId: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            CreatedOnUtc: string;
+            /** Format: uuid */
+            CreatedById: string | null;
+            /** Format: date-time */
+            ModifiedOnUtc: string;
+            /** Format: uuid */
+            ModifiedById: string | null;
+        };
+        /** @description Required on create: CompanyId, ClientId. */
+        ContractModel: {
+            /**
+             * Format: uuid
+             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+             */
+            Id?: string | null;
+            /** @description Defaults to the Number */
+            Name?: string;
+            /** @description Given from a sequence (CTR-000001) when not sent */
+            Number?: string | null;
+            /** Format: uuid */
+            CompanyId?: string | null;
+            /**
+             * Format: uuid
+             * @description The commercial client
+             */
+            ClientId?: string | null;
+            /** Format: uuid */
+            BrandId?: string | null;
+            /** Format: uuid */
+            ProductId?: string | null;
+            /**
+             * Format: uuid
+             * @description A type (job_types) of document type Contract; its workflow is the contract’s
+             */
+            TypeId?: string | null;
+            /**
+             * Format: uuid
+             * @description Defaults to the company’s
+             */
+            CurrencyId?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            BeginDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            BeginDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            StartDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EndDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EndDate?: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A new version of the document’s brief (nothing when Text is empty) */
+            DocumentBrief?: {
+                DocumentTypeName?: string | null;
+                /** @description HTML */
+                Text?: string | null;
+                PlainText?: string | null;
+            } | null;
+        };
+        ContractCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["ContractModel"] | null;
+            CreateManyModel?: components["schemas"]["ContractModel"][] | null;
+        };
+        ContractPatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Name?: {
+                /** @description Defaults to the Number */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Number?: {
+                /** @description Given from a sequence (CTR-000001) when not sent */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CompanyId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ClientId?: {
+                /**
+                 * Format: uuid
+                 * @description The commercial client
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BrandId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProductId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            TypeId?: {
+                /**
+                 * Format: uuid
+                 * @description A type (job_types) of document type Contract; its workflow is the contract’s
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CurrencyId?: {
+                /**
+                 * Format: uuid
+                 * @description Defaults to the company’s
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BeginDateUtc?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BeginDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            StartDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EndDateUtc?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EndDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentUserFieldValues?: {
+                /** @description Custom field values by ColumnName (null clears one) */
+                value: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        Request: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            Number: string | null;
+            /** Format: uuid */
+            DepartmentId: string | null;
+            /** Format: uuid */
+            ClientId: string | null;
+            /** Format: uuid */
+            BrandId: string | null;
+            /** Format: uuid */
+            ProductId: string | null;
+            /** Format: uuid */
+            ContractId: string | null;
+            /** Format: uuid */
+            TypeId: string | null;
+            /** Format: date-time */
+            BeginDateUtc: string | null;
+            /** Format: date-time */
+            EndDateUtc: string | null;
+            IsActivated: boolean;
+            Priority: number;
+            /** Format: uuid */
+            WorkflowId: string | null;
+            /** Format: uuid */
+            StageId: string | null;
+            Stage: string | null;
+            /** Format: uuid */
+            StageTypeId: string | null;
+            /** @description Draft, In Progress, Completed, Canceled… */
+            StageType: string | null;
+            /**
+             * Format: uuid
+             * @description The document’s root folder (POST /api/v3/file-system/folders/{folderId}/links)
+             */
+            FileSystemRootId: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            CreatedOnUtc: string;
+            /** Format: uuid */
+            CreatedById: string | null;
+            /** Format: date-time */
+            ModifiedOnUtc: string;
+            /** Format: uuid */
+            ModifiedById: string | null;
+        };
+        /** @description Required on create: DepartmentId. */
+        RequestModel: {
+            /**
+             * Format: uuid
+             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+             */
+            Id?: string | null;
+            /** @description Defaults to the Number */
+            Name?: string;
+            /** @description Given from a sequence (REQ-000001) when not sent */
+            Number?: string | null;
+            /**
+             * Format: uuid
+             * @description Defaults to the acting user’s department
+             */
+            DepartmentId?: string | null;
+            /**
+             * Format: uuid
+             * @description The commercial client
+             */
+            ClientId?: string | null;
+            /** Format: uuid */
+            BrandId?: string | null;
+            /** Format: uuid */
+            ProductId?: string | null;
+            /** Format: uuid */
+            ContractId?: string | null;
+            /**
+             * Format: uuid
+             * @description A type (job_types) of document type Request; its workflow is the request’s
+             */
+            TypeId?: string | null;
+            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+            BeginDateUtc?: string | null;
+            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+            EndDateUtc?: string | null;
+            IsActivated?: boolean;
+            Priority?: number;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A new version of the document’s brief (nothing when Text is empty) */
+            DocumentBrief?: {
+                DocumentTypeName?: string | null;
+                /** @description HTML */
+                Text?: string | null;
+                PlainText?: string | null;
+            } | null;
+        };
+        RequestCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["RequestModel"] | null;
+            CreateManyModel?: components["schemas"]["RequestModel"][] | null;
+        };
+        PostBody: {
+            /** Format: uuid */
+            DocumentId?: string | null;
+            /** @description Project, Job, Contract, Request (class and full type names accepted) */
+            DocumentTypeName: string;
+            Text?: string | null;
+            IsVisibleToClient?: boolean | null;
+            Actions?: {
+                /** @description TransitionId runs that transition (StatusId, when sent, must be its destination); StatusId alone sets the stage directly */
+                Transition?: {
+                    /** Format: uuid */
+                    StatusId?: string | null;
+                    /** Format: uuid */
+                    TransitionId?: string | null;
+                } | null;
+                Document?: {
+                    DocumentType?: string | null;
+                    /** @description Post (create, the default) or Put (update) */
+                    DocumentActionType?: string | null;
+                    /** @description A new version of the document’s brief (nothing when Text is empty) */
+                    DocumentBrief?: {
+                        DocumentTypeName?: string | null;
+                        /** @description HTML */
+                        Text?: string | null;
+                        PlainText?: string | null;
+                    } | null;
+                    /** @description Required on create: CompanyId, ClientId. */
+                    Project?: {
+                        /**
+                         * Format: uuid
+                         * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+                         */
+                        Id?: string | null;
+                        /** @description Defaults to the Number */
+                        Name?: string;
+                        /** @description Given from a sequence (PRJ-000001) when not sent */
+                        Number?: string | null;
+                        /** Format: uuid */
+                        CompanyId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The commercial client
+                         */
+                        ClientId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Company, client, currency, brand and product default to the contract’s
+                         */
+                        ContractId?: string | null;
+                        /** Format: uuid */
+                        BrandId?: string | null;
+                        /** Format: uuid */
+                        ProductId?: string | null;
+                        /** Format: uuid */
+                        ProjectTypeId?: string | null;
+                        /** Format: uuid */
+                        ClassificationId?: string | null;
+                        /** Format: uuid */
+                        ProjectNatureId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Defaults to the contract’s, else the company’s
+                         */
+                        CurrencyId?: string | null;
+                        /** Format: uuid */
+                        RateCardId?: string | null;
+                        /** Format: uuid */
+                        RateCardColumnId?: string | null;
+                        /** Format: uuid */
+                        BusinessObjectTypeId?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        BeginDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        BeginDate?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EndDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EndDate?: string | null;
+                        Investment?: boolean;
+                        AllowsTimesheet?: boolean;
+                        IsDeliverable?: boolean;
+                        IsActivated?: boolean;
+                        /**
+                         * Format: uuid
+                         * @description Member of the project’s "Project Owner" team (replaces the one before)
+                         */
+                        ProjectOwnerId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Member of the project’s "Project Manager" team (replaces the one before)
+                         */
+                        ProjectManagerId?: string | null;
+                        /** @description 0 Isolated, 1 Contract: follows from ContractId (accepted, not stored) */
+                        ProjectType?: number | null;
+                        /** @description A new project starts in its workflow’s initial stage either way; a Transition moves it on */
+                        IsDraft?: boolean | null;
+                        /** @description Custom field values by ColumnName (null clears one) */
+                        DocumentUserFieldValues?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description A new version of the document’s brief (nothing when Text is empty) */
+                        DocumentBrief?: {
+                            DocumentTypeName?: string | null;
+                            /** @description HTML */
+                            Text?: string | null;
+                            PlainText?: string | null;
+                        } | null;
+                    } | null;
+                    /** @description Required on create: ProjectId, DepartmentId. */
+                    Job?: {
+                        /**
+                         * Format: uuid
+                         * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+                         */
+                        Id?: string | null;
+                        /** @description Defaults to the Number */
+                        Name?: string;
+                        /** @description Given from a sequence (JOB-000001) when not sent */
+                        Number?: string | null;
+                        /** Format: uuid */
+                        ProjectId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Defaults to the acting user’s department
+                         */
+                        DepartmentId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Its workflow is the job’s (else the default job workflow)
+                         */
+                        JobTypeId?: string | null;
+                        /** Format: uuid */
+                        ParentJobId?: string | null;
+                        /** Format: uuid */
+                        JobClassificationId?: string | null;
+                        Priority?: number;
+                        BusinessValue?: number | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EntryDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EntryDate?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        AgreedDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        AgreedDate?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        RequestedDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        RequestedDate?: string | null;
+                        Subject?: string | null;
+                        ToIntegrate?: boolean;
+                        Motive?: string | null;
+                        /** @description Custom field values by ColumnName (null clears one) */
+                        DocumentUserFieldValues?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description A new version of the document’s brief (nothing when Text is empty) */
+                        DocumentBrief?: {
+                            DocumentTypeName?: string | null;
+                            /** @description HTML */
+                            Text?: string | null;
+                            PlainText?: string | null;
+                        } | null;
+                    } | null;
+                    /** @description Required on create: ProjectId, DepartmentId. */
+                    Deliverable?: {
+                        /**
+                         * Format: uuid
+                         * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+                         */
+                        Id?: string | null;
+                        /** @description Defaults to the Number */
+                        Name?: string;
+                        /** @description Given from a sequence (JOB-000001) when not sent */
+                        Number?: string | null;
+                        /** Format: uuid */
+                        ProjectId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Defaults to the acting user’s department
+                         */
+                        DepartmentId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Its workflow is the job’s (else the default job workflow)
+                         */
+                        JobTypeId?: string | null;
+                        /** Format: uuid */
+                        ParentJobId?: string | null;
+                        /** Format: uuid */
+                        JobClassificationId?: string | null;
+                        Priority?: number;
+                        BusinessValue?: number | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EntryDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EntryDate?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        AgreedDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        AgreedDate?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        RequestedDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        RequestedDate?: string | null;
+                        Subject?: string | null;
+                        ToIntegrate?: boolean;
+                        Motive?: string | null;
+                        /** @description Custom field values by ColumnName (null clears one) */
+                        DocumentUserFieldValues?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description A new version of the document’s brief (nothing when Text is empty) */
+                        DocumentBrief?: {
+                            DocumentTypeName?: string | null;
+                            /** @description HTML */
+                            Text?: string | null;
+                            PlainText?: string | null;
+                        } | null;
+                    } | null;
+                    /** @description Required on create: CompanyId, ClientId. */
+                    Contract?: {
+                        /**
+                         * Format: uuid
+                         * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+                         */
+                        Id?: string | null;
+                        /** @description Defaults to the Number */
+                        Name?: string;
+                        /** @description Given from a sequence (CTR-000001) when not sent */
+                        Number?: string | null;
+                        /** Format: uuid */
+                        CompanyId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The commercial client
+                         */
+                        ClientId?: string | null;
+                        /** Format: uuid */
+                        BrandId?: string | null;
+                        /** Format: uuid */
+                        ProductId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description A type (job_types) of document type Contract; its workflow is the contract’s
+                         */
+                        TypeId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Defaults to the company’s
+                         */
+                        CurrencyId?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        BeginDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        BeginDate?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        StartDate?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EndDateUtc?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EndDate?: string | null;
+                        /** @description Custom field values by ColumnName (null clears one) */
+                        DocumentUserFieldValues?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description A new version of the document’s brief (nothing when Text is empty) */
+                        DocumentBrief?: {
+                            DocumentTypeName?: string | null;
+                            /** @description HTML */
+                            Text?: string | null;
+                            PlainText?: string | null;
+                        } | null;
+                    } | null;
+                    /** @description Required on create: DepartmentId. */
+                    Request?: {
+                        /**
+                         * Format: uuid
+                         * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+                         */
+                        Id?: string | null;
+                        /** @description Defaults to the Number */
+                        Name?: string;
+                        /** @description Given from a sequence (REQ-000001) when not sent */
+                        Number?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Defaults to the acting user’s department
+                         */
+                        DepartmentId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The commercial client
+                         */
+                        ClientId?: string | null;
+                        /** Format: uuid */
+                        BrandId?: string | null;
+                        /** Format: uuid */
+                        ProductId?: string | null;
+                        /** Format: uuid */
+                        ContractId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description A type (job_types) of document type Request; its workflow is the request’s
+                         */
+                        TypeId?: string | null;
+                        /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+                        BeginDateUtc?: string | null;
+                        /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+                        EndDateUtc?: string | null;
+                        IsActivated?: boolean;
+                        Priority?: number;
+                        /** @description Custom field values by ColumnName (null clears one) */
+                        DocumentUserFieldValues?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description A new version of the document’s brief (nothing when Text is empty) */
+                        DocumentBrief?: {
+                            DocumentTypeName?: string | null;
+                            /** @description HTML */
+                            Text?: string | null;
+                            PlainText?: string | null;
+                        } | null;
+                    } | null;
+                } | null;
+                Files?: components["schemas"]["PostFile"][] | null;
+                Motive?: {
+                    /** Format: uuid */
+                    Id?: string | null;
+                } | null;
+                Notifications?: {
+                    /** Format: uuid */
+                    UserId: string;
+                }[] | null;
+            } | null;
         };
     };
     responses: {
@@ -4048,6 +5886,807 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfigurationKey"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    projects_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"] | components["schemas"]["Project"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    projects_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    projects_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectPatchBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    jobs_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"] | components["schemas"]["Job"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    jobs_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    jobs_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobPatchBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    contracts_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"] | components["schemas"]["Contract"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    contracts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    contracts_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContractPatchBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contract"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    requests_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Request"] | components["schemas"]["Request"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    requests_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Request"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    contracts_newProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A project model: send it (changed as needed) as a CreateModel of POST /api/v3/projects; properties a project does not store are ignored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectTemplate"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    documentTypes_workflows: {
+        parameters: {
+            query?: {
+                /** @description true to list each workflow’s transitions */
+                expandTransitions?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workflow"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    workflowStateTransitions_list: {
+        parameters: {
+            query: {
+                documentTypeName: string;
+                documentId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowTransition"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    posts_list: {
+        parameters: {
+            query: {
+                documentId: string;
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    posts_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    documentBriefs_list: {
+        parameters: {
+            query: {
+                documentId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentBrief"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    documentBriefs_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentBriefBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentBrief"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    assignments_batch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssignmentBatchBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssignmentBatch"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    documentUserFieldValues_get: {
+        parameters: {
+            query: {
+                documentTypeName: string;
+                documentId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentUserFieldValues"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    documentUserFieldValues_put: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentUserFieldValuesBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentUserFieldValues"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    folders_addLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                folderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FileLinkBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileLink"];
                 };
             };
             400: components["responses"]["Problem"];

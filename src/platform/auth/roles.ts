@@ -16,4 +16,13 @@ export const BUILT_IN_ROLES: { name: string; description: string }[] = [
   { name: 'AutomationCreate', description: 'Create automations' },
   { name: 'AutomationWrite', description: 'Update and run automations' },
   { name: 'AutomationDelete', description: 'Delete automations' },
+  // Client API documents (migration 0016 adds them to tenants created before).
+  { name: 'ProjectRead', description: 'Read projects through the Client API' },
+  { name: 'ProjectWrite', description: 'Create and change projects through the Client API' },
+  { name: 'JobRead', description: 'Read jobs through the Client API' },
+  { name: 'JobWrite', description: 'Create and change jobs through the Client API' },
+  { name: 'ContractRead', description: 'Read contracts through the Client API' },
+  { name: 'ContractWrite', description: 'Create and change contracts through the Client API' },
+  { name: 'RequestRead', description: 'Read requests through the Client API' },
+  { name: 'RequestWrite', description: 'Create and change requests through the Client API' },
 ];

@@ -796,8 +796,12 @@ export interface Files {
   content_type: string | null;
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
+  description: string | null;
+  external_id: string | null;
   folder_id: string;
   id: Generated<string>;
+  is_flagged: Generated<boolean>;
+  is_protected: Generated<boolean>;
   link_url: string | null;
   modified_by_id: string | null;
   modified_on_utc: Generated<Timestamp>;
@@ -847,6 +851,7 @@ export interface IdempotencyKeys {
 
 export interface Jobs {
   business_value: number | null;
+  classification_id: string | null;
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
   department_id: string;
@@ -858,10 +863,15 @@ export interface Jobs {
   motive: string | null;
   name: string;
   number: string;
+  parent_job_id: string | null;
+  priority: Generated<number>;
   project_id: string;
+  requested_date: string | null;
   stage_id: string | null;
   start_date: string | null;
+  subject: string | null;
   tenant_id: string;
+  to_integrate: Generated<boolean>;
   version: Generated<number>;
   workflow_id: string | null;
 }
@@ -1007,7 +1017,9 @@ export interface ProjectPlannedTimes {
 }
 
 export interface Projects {
+  allows_timesheet: Generated<boolean>;
   brand_id: string | null;
+  business_object_type_id: string | null;
   classification_id: string | null;
   commercial_client_id: string;
   company_id: string;
@@ -1018,6 +1030,8 @@ export interface Projects {
   end_date: string | null;
   id: Generated<string>;
   investment: Generated<boolean>;
+  is_activated: Generated<boolean>;
+  is_deliverable: Generated<boolean>;
   modified_by_id: string | null;
   modified_on_utc: Generated<Timestamp>;
   name: string;
@@ -1377,6 +1391,7 @@ export interface UserFields {
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
   data_type: "Text" | "Number" | "Date" | "Boolean" | "Guid";
+  data_type_id: number | null;
   document_type_id: string;
   id: Generated<string>;
   label: string;

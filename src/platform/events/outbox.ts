@@ -1,5 +1,6 @@
 // The transactional outbox: a change appends its events with the same transaction handle it
 // writes its rows with, so an event exists exactly when its change committed.
+import { type RawBuilder, sql } from 'kysely';
 import type { Trx } from '../db/database.ts';
 import { fullTypeName } from './catalogue.ts';
 
@@ -33,3 +34,9 @@ export async function appendEvents(trx: Trx, events: NewEvent[]): Promise<void> 
 }
 
 export const appendEvent = (trx: Trx, event: NewEvent): Promise<void> => appendEvents(trx, [event]);
+
+/** The INSERT of one event as a statement fragment, for a writer that appends it inside its own statement (a CTE). */
+export const eventInsert = (e: NewEvent): RawBuilder<unknown> => sql`
+  insert into events (tenant_id, action_type, document_type, document_id, business_object_type_name, detail, user_id)
+  values (${e.tenantId}, ${e.actionType}, ${fullTypeName(e.documentType)}, ${e.documentId ?? null}, ${e.businessObjectTypeName ?? null},
+          ${JSON.stringify(e.detail ?? {})}, ${e.userId ?? null})`;

@@ -1,0 +1,220 @@
+// Client API benchmark: POST /api/posts creating a job (Actions.Document Post) and moving it along its
+// workflow (Actions.Transition Start) over HTTP (autocannon, 8 connections), against the same rows written
+// by hand directly through pg on 8 connections, in one transaction each: the job (in its new stage), its
+// folder, its two history rows, its Created and StageUpdated events and the post. Both sides are checked
+// to leave the same rows per job. Alternating rounds, medians. Target: HTTP rate >= 50% of the direct rate.
+// Run: npm run bench -- client-api   (or: npx node bench/client-api.ts)
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
+
+const db = await benchDatabase();
+try {
+  const env = benchEnv(db.url);
+  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
+  const server = await startServerProcess(env);
+  const headers = {
+    'content-type': 'application/json',
+    'x-apptenant': creds.tenantId,
+    'x-appid': creds.appId,
+    'x-appsecret': creds.appSecret,
+    'x-appuser': creds.userId,
+  };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<any>;
+  };
+  await call('POST', '/api/billingclients', { externalId: 'C-1', companyCode: creds.companyCode, name: 'Bench Client' });
+  const client = await call('POST', '/api/commercialclients', { externalId: 'C-1', name: 'Bench Client' });
+  const project = await call('POST', '/api/v3/projects', {
+    OperationType: 0,
+    CreateModel: { Name: 'Bench project', CompanyId: creds.companyId, ClientId: client.id },
+  });
+  const [wf] = await call('GET', '/api/v3/document-types/Deliverable/workflows?expandTransitions=true');
+  const start = wf.Transitions.find((t: any) => t.Name === 'Start');
+
+  let n = 0;
+  const postBody = (i: number) => ({
+    DocumentId: '00000000-0000-0000-0000-000000000000',
+    DocumentTypeName: 'Job',
+    Text: `Job ${i} opened`,
+    Actions: {
+      Transition: { StatusId: start.ToStageId, TransitionId: start.Id },
+      Document: { DocumentType: 'Job', DocumentActionType: 'Post', Job: { Name: `Bench job ${i}`, ProjectId: project.Id, DepartmentId: creds.departmentId } },
+    },
+  });
+  // CPU seconds the server process has used (utime + stime), to show what one post costs it.
+  const serverCpu = () => {
+    const fields = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  const cpuPerPost: number[] = [];
+  const httpRound = async (seconds: number) => {
+    const cpu0 = serverCpu();
+    const r = await autocannon({
+      url: `${server.baseUrl}/api/posts`,
+      connections: CONNECTIONS,
+      duration: seconds,
+      method: 'POST',
+      headers,
+      requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(postBody(n++)) }) }],
+    });
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`HTTP round: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    cpuPerPost.push(((serverCpu() - cpu0) * 1000) / r.requests.total);
+    return r.requests.total / seconds;
+  };
+
+  // The same rows by hand: ids and names looked up once, as a hand-written importer would.
+  const owner = new pg.Client({ connectionString: db.url });
+  await owner.connect();
+  const one = async (text: string, values: unknown[] = []) => (await owner.query(text, values)).rows[0];
+  const dt = (await one(`select id from document_types where tenant_id = $1 and class_name = 'Deliverable'`, [creds.tenantId])).id;
+  const workflowName = (await one('select name from workflows where id = $1', [wf.Id])).name;
+  await owner.end();
+  const t = creds.tenantId;
+  const detailOf = (id: string, name: string, number: string) =>
+    JSON.stringify({
+      Id: id,
+      Name: name,
+      Number: number,
+      ProjectId: project.Id,
+      DepartmentId: creds.departmentId,
+      PropertyTypes: { Name: 'String', Number: 'String', ProjectId: 'Guid', DepartmentId: 'Guid' },
+    });
+  const stageDetail = () =>
+    JSON.stringify({
+      WorkflowStageTransitionId: start.Id,
+      WorkflowStageTransitionName: start.Name,
+      WorkflowStageTransitionLocalizedName: start.Name,
+      FromWorkflowStageId: start.FromStageId,
+      FromWorkflowStageName: start.FromStage,
+      FromWorkflowStageLocalizedName: start.FromStage,
+      ToWorkflowStageId: start.ToStageId,
+      ToWorkflowStageName: start.ToStage,
+      ToWorkflowStageLocalizedName: start.ToStage,
+      WorkflowId: wf.Id,
+      WorkflowName: workflowName,
+      DepartmentId: creds.departmentId,
+    });
+  const clients = await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      return c;
+    }),
+  );
+  const directRound = async (seconds: number) => {
+    const until = Date.now() + seconds * 1000;
+    let done = 0;
+    await Promise.all(
+      clients.map(async (c) => {
+        while (Date.now() < until) {
+          const i = n++;
+          const name = `Direct job ${i}`;
+          await c.query('begin');
+          const job = (
+            await c.query(
+              `insert into jobs (tenant_id, project_id, department_id, workflow_id, stage_id, number, name, created_by_id, modified_by_id)
+               values ($1, $2, $3, $4, $5, 'DJ-' || nextval('document_number_seq'), $6, $7, $7) returning id, number`,
+              [t, project.Id, creds.departmentId, wf.Id, start.ToStageId, name, creds.userId],
+            )
+          ).rows[0];
+          await c.query(
+            `with f as (insert into folders (tenant_id, name, document_type_id, document_id, created_by_id, modified_by_id) values ($1, $4, $2, $3, $5, $5))
+             insert into document_history (tenant_id, document_type_id, document_id, version, start_date, end_date, user_id, action, stage_id)
+             values ($1, $2, $3, 1, now(), now(), $5, 'Created', $6), ($1, $2, $3, 2, now(), null, $5, 'StageChanged', $7)`,
+            [t, dt, job.id, job.number, creds.userId, start.FromStageId, start.ToStageId],
+          );
+          await c.query(
+            `insert into events (tenant_id, action_type, document_type, document_id, detail, user_id) values
+               ($1, 'Created', 'Skill.Module.BusinessObjects.Deliverable', $2, $3, $5), ($1, 'StageUpdated', 'Skill.Module.BusinessObjects.Deliverable', $2, $4, $5)`,
+            [t, job.id, detailOf(job.id, name, job.number), stageDetail(), creds.userId],
+          );
+          await c.query(
+            `insert into comments (tenant_id, document_type_id, document_id, text, is_visible_to_client, actions, created_by_id, modified_by_id)
+             values ($1, $2, $3, $4, false, $5, $6, $6)`,
+            [
+              t,
+              dt,
+              job.id,
+              `Job ${i} opened`,
+              JSON.stringify({
+                Document: { DocumentType: 'Job', DocumentActionType: 'Post', Id: job.id },
+                Transition: { StatusId: start.ToStageId, TransitionId: start.Id },
+              }),
+              creds.userId,
+            ],
+          );
+          await c.query('commit');
+          done++;
+        }
+      }),
+    );
+    return done / seconds;
+  };
+
+  await httpRound(2);
+  await directRound(2);
+  const http: number[] = [];
+  const direct: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    http.push(await httpRound(DURATION));
+    direct.push(await directRound(DURATION));
+  }
+  // Same rows per job on both sides: stage, history, events, post, folder.
+  // Grouped joins: the owner connection has no tenant binding, so per-row subqueries would not use the (tenant_id, document_id) indexes.
+  const shape = async (c: pg.Client, like: string) =>
+    (
+      await c.query(
+        `with js as (select id, stage_id from jobs where name like $1),
+              h as (select document_id, count(*) as n from document_history where document_id in (select id from js) group by 1),
+              e as (select document_id, count(*) as n from events where document_id in (select id from js) group by 1),
+              m as (select document_id, count(*) as n from comments where document_id in (select id from js) group by 1),
+              f as (select document_id, count(*) as n from folders where document_id in (select id from js) group by 1)
+         select count(*)::int as jobs, count(*) filter (where js.stage_id = $2)::int as in_stage,
+                coalesce(sum(h.n), 0)::int as history, coalesce(sum(e.n), 0)::int as events,
+                coalesce(sum(m.n), 0)::int as posts, coalesce(sum(f.n), 0)::int as folders
+           from js left join h on h.document_id = js.id left join e on e.document_id = js.id
+                   left join m on m.document_id = js.id left join f on f.document_id = js.id`,
+        [like, start.ToStageId],
+      )
+    ).rows[0];
+  const [c0] = clients;
+  const viaHttp = await shape(c0, 'Bench job %');
+  const byHand = await shape(c0, 'Direct job %');
+  await Promise.all(clients.map((c) => c.end()));
+  await server.stop();
+  for (const [side, s] of [
+    ['HTTP', viaHttp],
+    ['direct', byHand],
+  ] as const) {
+    if (s.in_stage !== s.jobs || s.history !== 2 * s.jobs || s.events !== 2 * s.jobs || s.posts !== s.jobs || s.folders !== s.jobs) {
+      throw new Error(`${side} rows differ from one job, one folder, two history rows, two events and one post per job: ${JSON.stringify(s)}`);
+    }
+  }
+
+  const httpRps = median(http);
+  const directRps = median(direct);
+  console.log(
+    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  console.log(
+    `${CONNECTIONS} connections; ${DURATION} s x ${ROUNDS} rounds; rows per job checked on both sides (${viaHttp.jobs} via HTTP, ${byHand.jobs} by hand)`,
+  );
+  console.log(`POST /api/posts (job + transition)   median ${fmt(httpRps)} posts/s  rounds: ${http.map((r) => fmt(r)).join(', ')}`);
+  console.log(`same rows directly through pg         median ${fmt(directRps)} posts/s  rounds: ${direct.map((r) => fmt(r)).join(', ')}`);
+  console.log(`server process CPU per post: median ${fmt(median(cpuPerPost), 2)} ms (rounds: ${cpuPerPost.map((c) => fmt(c, 2)).join(', ')})`);
+  console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 50%)`);
+} finally {
+  await db.stop();
+}
