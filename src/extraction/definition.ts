@@ -28,6 +28,15 @@ export interface QueryContext {
   tenantId: string;
   /** The X-AppUser the call acts as, or null (then per-user flags are false and nothing is hidden). */
   userId: string | null;
+  /**
+   * Which of the two plans the source is built for. 'scan' (exports, the single-statement page): every row
+   * is read, so lookups that are not one row per key are best as set-wise hash joins. 'keys' (the
+   * keys-first page and its count, execute.ts): the engine selects only keys, order and filter columns,
+   * and PostgreSQL drops a LEFT JOIN only when it can prove it yields at most one row per row, so such a
+   * lookup must then be written as a per-row aggregate over a LATERAL subquery (fragments.periodInForce).
+   * A source may ignore it when every lookup is a join on a unique key or a scalar subquery.
+   */
+  plan?: 'scan' | 'keys';
 }
 
 export interface NamedQueryDefinition {

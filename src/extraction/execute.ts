@@ -1,5 +1,7 @@
-// Runs a plan: wraps the query's source as `select <fields> from (<source>) q where … order by …,
-// <key> limit … offset …`, counts the same filtered rows, and shapes values as the API answers them.
+// Runs a plan. A JSON page is keys-first: the keys of the page are chosen on the narrowest plan (only the
+// filter and order columns are computed; PostgreSQL drops every other lookup), then the output columns
+// are computed for those rows only. Exports read `select <fields> from (<source>) q where … order by …`.
+// Counts run on the keys-first source too. Values are shaped as the API answers them.
 import { type RawBuilder, sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
 import type { CatalogueColumn } from './definition.ts';
@@ -11,17 +13,35 @@ export interface Page {
   totalCount: number;
 }
 
-const from = (q: ResolvedQuery, plan: Plan) => sql`from (${q.source}) as q${plan.where.length ? sql` where ${sql.join(plan.where, sql` and `)}` : sql``}`;
+const from = (source: RawBuilder<unknown>, plan: Plan) =>
+  sql`from (${source}) as q${plan.where.length ? sql` where ${sql.join(plan.where, sql` and `)}` : sql``}`;
+const page = (plan: Plan) => sql`${plan.take !== null ? sql` limit ${plan.take}` : sql``}${plan.skip > 0 ? sql` offset ${plan.skip}` : sql``}`;
 
 /** The rows of the plan (count queries: the one Count row). `forExport` orders only when asked or paged. */
 export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawBuilder<Record<string, unknown>> {
-  if (q.isCount) return sql`select count(*) as "Count" ${from(q, plan)}`;
+  if (q.isCount) return sql`select count(*) as "Count" ${from(q.keysSource, plan)}`;
   const select = sql.join(plan.fields.map((c) => sql.id('q', c.name)));
   const paged = plan.take !== null || plan.skip > 0;
   const order = !forExport || paged || plan.orderBy.length ? orderBy(q, plan) : sql``;
-  const limit = plan.take !== null ? sql` limit ${plan.take}` : sql``;
-  const offset = plan.skip > 0 ? sql` offset ${plan.skip}` : sql``;
-  return sql`select ${select} ${from(q, plan)}${order}${limit}${offset}`;
+  return sql`select ${select} ${from(q.source, plan)}${order}${page(plan)}`;
+}
+
+/**
+ * The keys-first page: `k` holds the page's keys, chosen on the keys source where only the key, filter
+ * and order columns are computed (deep pages skip over keys, not rows); the output columns are then
+ * computed for the rows of `k` alone and ordered as `k` was. The first key column is compared with `=`
+ * (an index lookup per key), the others with IS NOT DISTINCT FROM, as a key part may be null (an
+ * attendance day without clock events).
+ */
+export function keysFirstQuery(q: ResolvedQuery, plan: Plan): RawBuilder<Record<string, unknown>> {
+  const keys = sql.join(q.key.map((k) => sql.id('q', k)));
+  const select = sql.join(plan.fields.map((c) => sql.id('q', c.name)));
+  const match = sql.join(
+    q.key.map((k, i) => (i === 0 ? sql`${sql.id('k', k)} = ${sql.id('q', k)}` : sql`${sql.id('k', k)} is not distinct from ${sql.id('q', k)}`)),
+    sql` and `,
+  );
+  return sql`with k as materialized (select ${keys} ${from(q.keysSource, plan)}${orderBy(q, plan)}${page(plan)})
+    select ${select} from (${q.keysSource}) as q where exists (select 1 from k where ${match})${orderBy(q, plan)}`;
 }
 
 /**
@@ -36,18 +56,25 @@ function orderBy(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
   return terms.length ? sql` order by ${sql.join(terms)}` : sql``;
 }
 
-export function countQuery(q: ResolvedQuery, plan: Plan): RawBuilder<{ n: string }> {
-  return sql<{ n: string }>`select count(*) as "n" ${from(q, plan)}`;
+export function countQuery(q: ResolvedQuery, plan: Plan, source = q.keysSource): RawBuilder<{ n: string }> {
+  return sql<{ n: string }>`select count(*) as "n" ${from(source, plan)}`;
 }
 
-export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Page> {
-  const { rows } = await rowsQuery(q, plan).execute(trx);
+/**
+ * How a page is read: 'keys-first' (keysFirstQuery) unless the query has no key; 'single-statement' is the
+ * plan pages had before keys-first, kept as the reference its answers are compared with (extraction-keys-first.test.ts).
+ */
+export type PageStrategy = 'keys-first' | 'single-statement';
+
+export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strategy: PageStrategy = 'keys-first'): Promise<Page> {
+  const keysFirst = strategy === 'keys-first' && !q.isCount && q.key.length > 0 && plan.take !== null;
+  const { rows } = plan.take === 0 && !q.isCount ? { rows: [] } : await (keysFirst ? keysFirstQuery(q, plan) : rowsQuery(q, plan)).execute(trx);
   const columns = q.isCount ? q.columns : plan.fields;
   const data = rows.map((r) => shapeRow(r, columns));
   if (q.isCount) return { data, totalCount: data.length };
   // A non-empty page shorter than take ends the result: no second scan needed.
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + rows.length : Number((await countQuery(q, plan).execute(trx)).rows[0].n);
+  const totalCount = complete ? plan.skip + rows.length : Number((await countQuery(q, plan, keysFirst ? q.keysSource : q.source).execute(trx)).rows[0].n);
   return { data, totalCount };
 }
 

@@ -26,8 +26,10 @@ export interface ResolvedQuery {
   /** The columns filters, orderBy and parameters address: the rows of `source`. */
   filterColumns: CatalogueColumn[];
   key: string[];
-  /** A SELECT producing filterColumns. */
+  /** A SELECT producing filterColumns, built for reading every row (exports, the single-statement page). */
   source: RawBuilder<unknown>;
+  /** The same rows built for the keys-first page and its count (QueryContext.plan 'keys'). */
+  keysSource: RawBuilder<unknown>;
   /** Columns only parameters address (NamedQueryDefinition.hiddenColumns). */
   hiddenColumns: CatalogueColumn[];
   /** Parameters the catalogue lets this query take, and the column each applies to. */
@@ -104,7 +106,8 @@ export async function resolveQuery(trx: Trx, principal: Principal, name: string)
 
 async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceOf }: RowsQuery): Promise<ResolvedQuery> {
   let columns = entry.columns;
-  let source = sourceOf(ctx);
+  let source = sourceOf({ ...ctx, plan: 'scan' });
+  let keysSource = sourceOf({ ...ctx, plan: 'keys' });
   const hidden = def.hiddenColumns ?? [];
   if (def.userFields) {
     const fixed = entry.columns.filter((c) => c.name !== '*');
@@ -117,11 +120,14 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
       extra.push(f);
     }
     columns = [...fixed, ...extra.map((f) => ({ name: f.name, type: f.type }))];
-    source = sql`select ${sql.join([
-      ...fixed.map((c) => sql.id('u', c.name)),
-      ...extra.map((f) => sql`${userField(f)} as ${sql.id(f.name)}`),
-      ...hidden.map((c) => sql.id('u', c.name)),
-    ])} from (${source}) as u`;
+    const withFields = (inner: RawBuilder<unknown>) =>
+      sql`select ${sql.join([
+        ...fixed.map((c) => sql.id('u', c.name)),
+        ...extra.map((f) => sql`${userField(f)} as ${sql.id(f.name)}`),
+        ...hidden.map((c) => sql.id('u', c.name)),
+      ])} from (${inner}) as u`;
+    source = withFields(source);
+    keysSource = withFields(keysSource);
   }
   return {
     name: entry.name,
@@ -130,6 +136,7 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
     filterColumns: columns,
     key: def.key,
     source,
+    keysSource,
     hiddenColumns: hidden,
     allowedParameters: entry.parameters,
     parameterColumns: def.parameters ?? {},
@@ -166,13 +173,15 @@ function customTableQuery(t: CustomTableExtraction): ResolvedQuery {
     const ref = sql.id('t', c.sqlColumn);
     return sql`${c.dataType === 'object' ? sql`encode(${ref}, 'base64')` : ref} as ${sql.id(c.name)}`;
   });
+  const source = sql`select ${sql.join(select)} from ${sql.id(t.schema, t.table)} as t`;
   return {
     name: `${NAMED_QUERY_PREFIX}${t.tableName}`,
     purpose: `custom table ${t.tableName}`,
     columns,
     filterColumns: columns,
     key: [t.keyColumn.name],
-    source: sql`select ${sql.join(select)} from ${sql.id(t.schema, t.table)} as t`,
+    source,
+    keysSource: source,
     hiddenColumns: [],
     allowedParameters: [],
     parameterColumns: {},

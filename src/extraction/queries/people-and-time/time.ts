@@ -2,20 +2,7 @@
 // tombstones (deleted rows). DE-TimeSheets runs on a million rows: see the note on its source.
 import type { RawBuilder } from 'kysely';
 import { type NamedQueryDefinition, type QueryContext, sql } from '../../definition.ts';
-import { numberAndName, userName, utcMidnight } from '../fragments.ts';
-
-// A user's periods (typology history, costs) cut into disjoint segments at every start and end, each
-// carrying the value of the latest-starting period that covers it: at most one segment covers a day, so a
-// hash join on (user, day) gives "the period in force" without duplicating timesheet rows. It reads only
-// the small period tables; per-row lookups would cost tens of microseconds each on a million-row export.
-const periodsInForce = (table: 'user_typology_histories' | 'user_costs', value: 'typology_id' | 'hourly_value', tenantId: string) => sql`
-  (with p as (select p.id, p.user_id, p.start_date, coalesce(p.end_date, 'infinity'::date) as end_date, ${sql.ref(`p.${value}`)} as value
-                from ${sql.table(table)} p where p.tenant_id = ${tenantId}),
-        b as (select user_id, start_date as d from p union select user_id, end_date + 1 from p where end_date < 'infinity'::date),
-        s as (select user_id, d as start_date, coalesce(lead(d) over (partition by user_id order by d) - 1, 'infinity'::date) as end_date from b)
-   select distinct on (s.user_id, s.start_date) s.user_id, s.start_date, s.end_date, p.value
-     from s join p on p.user_id = s.user_id and p.start_date <= s.start_date and p.end_date >= s.start_date
-    order by s.user_id, s.start_date, p.start_date desc, p.id desc)`;
+import { numberAndName, periodInForce, userName, utcMidnight } from '../fragments.ts';
 
 // Names of the approvers of a leave in one role, comma-joined.
 const leaveApprovers = (role: 'Approver' | 'HR') => sql`
@@ -33,6 +20,9 @@ const tombstones =
         from ${sql.table(table)} x
        where x.tenant_id = ${ctx.tenantId} and x.deleted_on is not null`;
 
+/** Where DE-TimeSheets looks up the periods in force: the timesheet's user on its day. */
+const period = { tenant: 't.tenant_id', user: 't.user_id', day: 't.date' };
+
 export const time: NamedQueryDefinition[] = [
   {
     name: 'DE-TimeSheets',
@@ -41,10 +31,10 @@ export const time: NamedQueryDefinition[] = [
     // The job's team decides who sees a timesheet, and the department of the person whose time it is.
     visibility: { documentIdColumn: 'JobId', departmentIdColumn: 'UserDepartmentId' },
     // Performance: a plain join the engine wraps and PostgreSQL flattens, so filters, order and limit
-    // reach timesheets' (tenant_id, date) / (tenant_id, modified_on_utc) indexes. Every lookup is a left
-    // join on a unique key (approvers are grouped per job: grouped by document_id alone, the planner can
-    // prove one row per job), so it drops those a count or a filter does not use; only the two period
-    // joins (typology, cost) always run, as hash joins on the user.
+    // reach timesheets' indexes. Every lookup is a left join on a unique key (approvers are grouped per
+    // job: grouped by document_id alone, the planner can prove one row per job) or, in the keys-first
+    // plan, a per-row period lookup (periodInForce), so the key and count phases drop every join that
+    // neither a filter nor the order uses.
     source: (ctx) => sql`
       select t.id as "TimesheetId", t.user_id as "UserId", ${userName('u')} as "User",
              uc.id as "UserCompanyId", uc.name as "UserCompany", ud.id as "UserDepartmentId", ud.name as "UserDepartment",
@@ -80,11 +70,9 @@ export const time: NamedQueryDefinition[] = [
                      join users au on au.tenant_id = a.tenant_id and au.id = a.user_id
                     where a.tenant_id = ${ctx.tenantId} and tm.name = 'Approver'
                     group by a.document_id) ap on ap.document_id = t.job_id
-        left join ${periodsInForce('user_typology_histories', 'typology_id', ctx.tenantId)} th
-               on th.user_id = t.user_id and t.date between th.start_date and th.end_date
+        ${periodInForce(ctx, 'user_typology_histories', 'typology_id', period, 'th')}
         left join typologies ty on ty.tenant_id = t.tenant_id and ty.id = coalesce(th.value, u.typology_id)
-        left join ${periodsInForce('user_costs', 'hourly_value', ctx.tenantId)} uc_at
-               on uc_at.user_id = t.user_id and t.date between uc_at.start_date and uc_at.end_date
+        ${periodInForce(ctx, 'user_costs', 'hourly_value', period, 'uc_at')}
        where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null`,
   },
   {
