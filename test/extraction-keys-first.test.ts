@@ -128,3 +128,24 @@ test('keys-first pages answer the rows, order and totalCount of the single-state
   // Random filters must not reduce the comparison to empty pages.
   assert.ok(nonEmpty > compared / 3, `${nonEmpty} of ${compared} pages had rows`);
 });
+
+test('the narrow key phase of DE-TimeSheets (its own columns only) answers as the full plan', async () => {
+  const total = (await run(asApp, 'DE-TimeSheets', { queryBuilder: { take: 0 } }, 'single-statement')).totalCount;
+  const bodies: ExecuteBody[] = [
+    { queryBuilder: { take: 50, orderBy: [{ field: 'Day', direction: 'desc' }] } },
+    { queryBuilder: { take: 50, skip: Math.floor(total / 2), orderBy: [{ field: 'Day', direction: 'desc' }] } },
+    { queryBuilder: { take: 200, skip: total - 70 } },
+    { queryBuilder: { take: 20, skip: 5, filters: [['IsBillable', '=', true], 'and', ['Hours', '>', 2]], orderBy: [{ field: 'Hours' }] } },
+    { queryBuilder: { take: 20, filters: ['Status', 'startswith', 'a'] }, parameters: { ModifiedFrom: '2000-01-01' } },
+    // Order on a looked-up column: the full keys source.
+    { queryBuilder: { take: 30, skip: 100, orderBy: [{ field: 'Typology', direction: 'desc' }, { field: 'Day' }] } },
+  ];
+  for (const body of bodies) {
+    for (const principal of [asApp, asUser]) {
+      const before = await run(principal, 'DE-TimeSheets', body, 'single-statement');
+      const after = await run(principal, 'DE-TimeSheets', body, 'keys-first');
+      assert.equal(after.totalCount, before.totalCount, JSON.stringify(body));
+      assert.deepEqual(after.data, before.data, JSON.stringify(body));
+    }
+  }
+});

@@ -57,6 +57,14 @@ export interface NamedQueryDefinition {
    * never addressable by filters, fields or orderBy.
    */
   hiddenColumns?: CatalogueColumn[];
+  /**
+   * The driving table alone, for the keys-first page's key phase and its count when the filters,
+   * parameters, visibility and order read only `columns` (and the key is among them): a SELECT with the
+   * source's WHERE whose output columns are exactly `columns`, computed as the source computes them.
+   * PostgreSQL drops unused joins from the full source too, but keeps their columns of the driving table
+   * in the scan's output, which rules out an index-only scan; this is what a count of a million rows needs.
+   */
+  narrow?: { columns: string[]; source: (ctx: QueryContext) => RawBuilder<unknown> };
   /** Output columns that identify a row: the tie-breaker that makes paging stable. */
   key: string[];
   /**

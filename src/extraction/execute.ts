@@ -19,7 +19,7 @@ const page = (plan: Plan) => sql`${plan.take !== null ? sql` limit ${plan.take}`
 
 /** The rows of the plan (count queries: the one Count row). `forExport` orders only when asked or paged. */
 export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawBuilder<Record<string, unknown>> {
-  if (q.isCount) return sql`select count(*) as "Count" ${from(q.keysSource, plan)}`;
+  if (q.isCount) return sql`select count(*) as "Count" ${from(keysPhaseSource(q, plan), plan)}`;
   const select = sql.join(plan.fields.map((c) => sql.id('q', c.name)));
   const paged = plan.take !== null || plan.skip > 0;
   const order = !forExport || paged || plan.orderBy.length ? orderBy(q, plan) : sql``;
@@ -29,9 +29,11 @@ export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawB
 /**
  * The keys-first page: `k` holds the page's keys, chosen on the keys source where only the key, filter
  * and order columns are computed (deep pages skip over keys, not rows); the output columns are then
- * computed for the rows of `k` alone and ordered as `k` was. The first key column is compared with `=`
- * (an index lookup per key), the others with IS NOT DISTINCT FROM, as a key part may be null (an
- * attendance day without clock events).
+ * computed for the rows of `k` alone and ordered as `k` was. A source of more than 8 relations is not
+ * merged into the outer join search (from_collapse_limit), so a join with `k` alone would come after the
+ * source's own joins over every row: the `= any(array(…))` condition on the first key column is what
+ * reaches the driving table's scan (an index lookup per key). The join with `k` then matches the other key
+ * parts, with IS NOT DISTINCT FROM, as a key part may be null (an attendance day without clock events).
  */
 export function keysFirstQuery(q: ResolvedQuery, plan: Plan): RawBuilder<Record<string, unknown>> {
   const keys = sql.join(q.key.map((k) => sql.id('q', k)));
@@ -40,8 +42,16 @@ export function keysFirstQuery(q: ResolvedQuery, plan: Plan): RawBuilder<Record<
     q.key.map((k, i) => (i === 0 ? sql`${sql.id('k', k)} = ${sql.id('q', k)}` : sql`${sql.id('k', k)} is not distinct from ${sql.id('q', k)}`)),
     sql` and `,
   );
-  return sql`with k as materialized (select ${keys} ${from(q.keysSource, plan)}${orderBy(q, plan)}${page(plan)})
-    select ${select} from (${q.keysSource}) as q where exists (select 1 from k where ${match})${orderBy(q, plan)}`;
+  return sql`with k as materialized (select ${keys} ${from(keysPhaseSource(q, plan), plan)}${orderBy(q, plan)}${page(plan)})
+    select ${select} from k join (${q.keysSource}) as q on ${match}
+     where ${sql.id('q', q.key[0])} = any(array(select ${sql.id('k', q.key[0])} from k))${orderBy(q, plan)}`;
+}
+
+/** The definition's narrow source when the plan reads only its columns, else the keys source. */
+function keysPhaseSource(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
+  const narrow = q.narrow;
+  if (narrow && q.key.every((k) => narrow.columns.has(k)) && [...plan.reads].every((c) => narrow.columns.has(c))) return narrow.source;
+  return q.keysSource;
 }
 
 /**
@@ -56,7 +66,7 @@ function orderBy(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
   return terms.length ? sql` order by ${sql.join(terms)}` : sql``;
 }
 
-export function countQuery(q: ResolvedQuery, plan: Plan, source = q.keysSource): RawBuilder<{ n: string }> {
+export function countQuery(q: ResolvedQuery, plan: Plan, source = keysPhaseSource(q, plan)): RawBuilder<{ n: string }> {
   return sql<{ n: string }>`select count(*) as "n" ${from(source, plan)}`;
 }
 
@@ -74,7 +84,7 @@ export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strate
   if (q.isCount) return { data, totalCount: data.length };
   // A non-empty page shorter than take ends the result: no second scan needed.
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + rows.length : Number((await countQuery(q, plan, keysFirst ? q.keysSource : q.source).execute(trx)).rows[0].n);
+  const totalCount = complete ? plan.skip + rows.length : Number((await countQuery(q, plan, keysFirst ? undefined : q.source).execute(trx)).rows[0].n);
   return { data, totalCount };
 }
 

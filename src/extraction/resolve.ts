@@ -30,6 +30,8 @@ export interface ResolvedQuery {
   source: RawBuilder<unknown>;
   /** The same rows built for the keys-first page and its count (QueryContext.plan 'keys'). */
   keysSource: RawBuilder<unknown>;
+  /** NamedQueryDefinition.narrow, built for the caller. */
+  narrow?: { columns: ReadonlySet<string>; source: RawBuilder<unknown> };
   /** Columns only parameters address (NamedQueryDefinition.hiddenColumns). */
   hiddenColumns: CatalogueColumn[];
   /** Parameters the catalogue lets this query take, and the column each applies to. */
@@ -137,6 +139,7 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
     key: def.key,
     source,
     keysSource,
+    narrow: def.narrow && !def.userFields ? { columns: new Set(def.narrow.columns), source: def.narrow.source(ctx) } : undefined,
     hiddenColumns: hidden,
     allowedParameters: entry.parameters,
     parameterColumns: def.parameters ?? {},

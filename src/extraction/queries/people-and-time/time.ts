@@ -20,6 +20,23 @@ const tombstones =
         from ${sql.table(table)} x
        where x.tenant_id = ${ctx.tenantId} and x.deleted_on is not null`;
 
+/**
+ * LEFT JOIN `ap` with `ap.names`: the names of the Approver team of the timesheet's job, comma-joined.
+ * A scan groups every job's approvers once and hash-joins them; the keys-first page asks per row (an
+ * aggregate without GROUP BY: one row, so the key and count phases drop it).
+ */
+const jobApprovers = (ctx: QueryContext): RawBuilder<unknown> => {
+  const names = sql`string_agg(${userName('au')}, ', ' order by ${userName('au')})`;
+  const approvers = sql`from assignments a
+        join teams tm on tm.tenant_id = a.tenant_id and tm.id = a.team_id
+        join users au on au.tenant_id = a.tenant_id and au.id = a.user_id
+       where tm.name = 'Approver'`;
+  if (ctx.plan === 'keys')
+    return sql`left join lateral (select ${names} as names ${approvers} and a.tenant_id = t.tenant_id and a.document_id = t.job_id) ap on true`;
+  return sql`left join (select a.document_id, ${names} as names ${approvers} and a.tenant_id = ${ctx.tenantId}
+                    group by a.document_id) ap on ap.document_id = t.job_id`;
+};
+
 /** Where DE-TimeSheets looks up the periods in force: the timesheet's user on its day. */
 const period = { tenant: 't.tenant_id', user: 't.user_id', day: 't.date' };
 
@@ -30,6 +47,16 @@ export const time: NamedQueryDefinition[] = [
     parameters: { ModifiedFrom: 'ModifiedOn', ProjectNumber: 'ProjectNumber', ProjectId: 'ProjectId', From: 'Day', To: 'Day' },
     // The job's team decides who sees a timesheet, and the department of the person whose time it is.
     visibility: { documentIdColumn: 'JobId', departmentIdColumn: 'UserDepartmentId' },
+    // The timesheet's own columns, for keys and counts that filter and order on nothing else.
+    narrow: {
+      columns: ['TimesheetId', 'UserId', 'Day', 'Hours', 'JobId', 'IsBillable', 'Status', 'ModifiedOn', 'RequestedApproval'],
+      source: (ctx) => sql`
+        select t.id as "TimesheetId", t.user_id as "UserId", t.date as "Day", round(t.duration_minutes / 60.0, 4) as "Hours",
+               t.job_id as "JobId", t.is_billable as "IsBillable", t.status as "Status", t.modified_on_utc as "ModifiedOn",
+               t.requested_approval as "RequestedApproval"
+          from timesheets t
+         where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null`,
+    },
     // Performance: a plain join the engine wraps and PostgreSQL flattens, so filters, order and limit
     // reach timesheets' indexes. Every lookup is a left join on a unique key (approvers are grouped per
     // job: grouped by document_id alone, the planner can prove one row per job) or, in the keys-first
@@ -64,12 +91,7 @@ export const time: NamedQueryDefinition[] = [
         left join brands b on b.tenant_id = p.tenant_id and b.id = coalesce(p.brand_id, pr.brand_id)
         left join work_types wt on wt.tenant_id = t.tenant_id and wt.id = t.work_type_id
         left join users r on r.tenant_id = u.tenant_id and r.id = u.responsible_id
-        left join (select a.document_id, string_agg(${userName('au')}, ', ' order by ${userName('au')}) as names
-                     from assignments a
-                     join teams tm on tm.tenant_id = a.tenant_id and tm.id = a.team_id
-                     join users au on au.tenant_id = a.tenant_id and au.id = a.user_id
-                    where a.tenant_id = ${ctx.tenantId} and tm.name = 'Approver'
-                    group by a.document_id) ap on ap.document_id = t.job_id
+        ${jobApprovers(ctx)}
         ${periodInForce(ctx, 'user_typology_histories', 'typology_id', period, 'th')}
         left join typologies ty on ty.tenant_id = t.tenant_id and ty.id = coalesce(th.value, u.typology_id)
         ${periodInForce(ctx, 'user_costs', 'hourly_value', period, 'uc_at')}
