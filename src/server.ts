@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { DestinationStream } from 'pino';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
+import { sweepChangeLog } from './extraction/count-cache.ts';
 import { extractionRoutes } from './extraction/routes.ts';
 import { integrationRoutes } from './integration/routes.ts';
 import { SecretBox } from './platform/auth/hashing.ts';
@@ -117,6 +118,7 @@ export function defineQueues(jobs: Jobs, ctx: AppContext): void {
       const swept = await sweepExpired(ctx.db.kysely, { retentionMs: ctx.config.eventRetentionMs });
       if (swept.events + swept.invocations > 0 || !swept.complete) retentionLog.info(swept, 'deleted events and webhook history past ATRIUM_EVENT_RETENTION');
     },
+    () => sweepChangeLog(ctx.db).then(() => undefined),
   ]);
   defineWebhooks(jobs, ctx);
   defineSchedules(jobs, ctx);

@@ -4,6 +4,7 @@
 // Counts run on the keys-first source too. Values are shaped as the API answers them.
 import { type RawBuilder, sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
+import { exactCount } from './count-cache.ts';
 import type { CatalogueColumn } from './definition.ts';
 import type { Plan } from './query-builder.ts';
 import type { ResolvedQuery } from './resolve.ts';
@@ -84,7 +85,8 @@ export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strate
   if (q.isCount) return { data, totalCount: data.length };
   // A non-empty page shorter than take ends the result: no second scan needed.
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + rows.length : Number((await countQuery(q, plan, keysFirst ? undefined : q.source).execute(trx)).rows[0].n);
+  if (complete) return { data, totalCount: plan.skip + rows.length };
+  const totalCount = keysFirst ? await exactCount(trx, q.tenantId, countQuery(q, plan)) : Number((await countQuery(q, plan, q.source).execute(trx)).rows[0].n);
   return { data, totalCount };
 }
 

@@ -20,6 +20,8 @@ import { NAMED_QUERIES } from './queries/index.ts';
 export interface ResolvedQuery {
   /** The canonical name (catalogue spelling, or `CT-{tableName}`). */
   name: string;
+  /** The tenant it was resolved for (its source filters on it). */
+  tenantId: string;
   purpose: string;
   /** The columns of the rows answered (for a count query: Count). */
   columns: CatalogueColumn[];
@@ -86,7 +88,7 @@ export async function resolveQuery(trx: Trx, principal: Principal, name: string)
         extra: { requiredRoles: table.readRoles },
       });
     }
-    return customTableQuery(table);
+    return customTableQuery(table, principal.tenantId);
   }
   const found = defined.get(fold(name));
   if (!found) throw notFound(`No named query "${name}". GET /api/v3/analytics/named-queries lists them.`);
@@ -133,6 +135,7 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
   }
   return {
     name: entry.name,
+    tenantId: ctx.tenantId,
     purpose: entry.purpose,
     columns,
     filterColumns: columns,
@@ -167,7 +170,7 @@ function userField(f: { name: string; type: ColumnType }): RawBuilder<unknown> {
 }
 
 /** Custom tables: columns as the tenant named them; Integer is integer, Float and Money decimal; VarBinary as base64. */
-function customTableQuery(t: CustomTableExtraction): ResolvedQuery {
+function customTableQuery(t: CustomTableExtraction, tenantId: string): ResolvedQuery {
   const columns: CatalogueColumn[] = t.columns.map((c) => ({
     name: c.name,
     type: c.dataType === 'numeric' ? (c.columnDataTypeId === 3 ? 'integer' : 'decimal') : c.dataType,
@@ -179,6 +182,7 @@ function customTableQuery(t: CustomTableExtraction): ResolvedQuery {
   const source = sql`select ${sql.join(select)} from ${sql.id(t.schema, t.table)} as t`;
   return {
     name: `${NAMED_QUERY_PREFIX}${t.tableName}`,
+    tenantId,
     purpose: `custom table ${t.tableName}`,
     columns,
     filterColumns: columns,
