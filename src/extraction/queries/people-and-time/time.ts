@@ -88,7 +88,7 @@ export const time: NamedQueryDefinition[] = [
         left join projects p on p.tenant_id = j.tenant_id and p.id = j.project_id
         left join commercial_clients cl on cl.tenant_id = p.tenant_id and cl.id = p.commercial_client_id
         left join products pr on pr.tenant_id = p.tenant_id and pr.id = p.product_id
-        left join brands b on b.tenant_id = p.tenant_id and b.id = coalesce(p.brand_id, pr.brand_id)
+        left join brands b on b.tenant_id = t.tenant_id and b.id = coalesce(p.brand_id, pr.brand_id)
         left join work_types wt on wt.tenant_id = t.tenant_id and wt.id = t.work_type_id
         left join users r on r.tenant_id = u.tenant_id and r.id = u.responsible_id
         ${jobApprovers(ctx)}
