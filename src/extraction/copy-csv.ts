@@ -99,7 +99,7 @@ export function inlineParameters(text: string, parameters: readonly unknown[]): 
   return out + text.slice(from);
 }
 
-export const OID = { bool: 16, numeric: 1700, timestamp: 1114, timestamptz: 1184, float8: 701, float4: 700 };
+export const OID = { bool: 16, numeric: 1700, timestamp: 1114, timestamptz: 1184, float8: 701, float4: 700, date: 1082, uuid: 2950 };
 const TEXT_OIDS = new Set([19 /* name */, 25 /* text */, 1042 /* bpchar */, 1043 /* varchar */]);
 
 /** How a CSV is written for spreadsheets; both off by default, so the bytes stay as they were. */

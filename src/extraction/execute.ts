@@ -27,25 +27,39 @@ export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawB
   return sql`select ${select} ${from(q.source, plan)}${order}${page(plan)}`;
 }
 
+/** A type name as pg_typeof prints it, safe to write into a cast. */
+const TYPE_NAME = /^[a-z][a-z0-9 ]*$/;
+
 /**
- * The keys-first page: `k` holds the page's keys, chosen on the keys source where only the key, filter
- * and order columns are computed (deep pages skip over keys, not rows); the output columns are then
- * computed for the rows of `k` alone and ordered as `k` was. A source of more than 8 relations is not
- * merged into the outer join search (from_collapse_limit), so a join with `k` alone would come after the
- * source's own joins over every row: the `= any(array(…))` condition on the first key column is what
- * reaches the driving table's scan (an index lookup per key). The join with `k` then matches the other key
- * parts, with IS NOT DISTINCT FROM, as a key part may be null (an attendance day without clock events).
+ * The keys-first page, in two statements. The first chooses the page's keys on the keys source, where
+ * only the key, filter and order columns are computed (deep pages skip over keys, not rows), and answers
+ * them as text. The second computes the output columns for those rows alone, found by `key = any($keys)`
+ * on the first key column: a condition on the driving table's own column, so it reaches that table's scan
+ * even when the source has more relations than the planner merges into one join search, and a bound array
+ * whose length the planner knows, so it chooses per-row lookups for a small page and hash joins for a large
+ * one. Further key columns (a key part may be null) are matched as text. Ordered as the keys were.
  */
-export function keysFirstQuery(q: ResolvedQuery, plan: Plan): RawBuilder<Record<string, unknown>> {
-  const keys = sql.join(q.key.map((k) => sql.id('q', k)));
+export async function keysFirstRows(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Record<string, unknown>[]> {
+  const texts = q.key.map((k, i) => sql`${sql.id('q', k)}::text as ${sql.id(`k${i}`)}`);
+  const { rows: keys } = await sql<Record<string, string | null>>`select ${sql.join(texts)}, pg_typeof(${sql.id('q', q.key[0])})::text as "type"
+    ${from(keysPhaseSource(q, plan), plan)}${orderBy(q, plan)}${page(plan)}`.execute(trx);
+  if (keys.length === 0) return [];
+  const column = (i: number) => keys.map((r) => r[`k${i}`]);
+  const first = column(0);
+  const type = keys[0].type ?? '';
+  const typed = TYPE_NAME.test(type) && !first.includes(null);
+  const conditions = [typed ? sql`${sql.id('q', q.key[0])} = any(${first}::${sql.raw(type)}[])` : sql`true`];
+  if (q.key.length > 1 || !typed) {
+    const names = q.key.map((_, i) => sql.id(`k${i}`));
+    const match = q.key.map((k, i) => sql`k.${names[i]} is not distinct from ${sql.id('q', k)}::text`);
+    conditions.push(sql`exists (select 1 from unnest(${sql.join(q.key.map((_, i) => sql`${column(i)}::text[]`))}) as k(${sql.join(names)})
+      where ${sql.join(match, sql` and `)})`);
+  }
   const select = sql.join(plan.fields.map((c) => sql.id('q', c.name)));
-  const match = sql.join(
-    q.key.map((k, i) => (i === 0 ? sql`${sql.id('k', k)} = ${sql.id('q', k)}` : sql`${sql.id('k', k)} is not distinct from ${sql.id('q', k)}`)),
-    sql` and `,
-  );
-  return sql`with k as materialized (select ${keys} ${from(keysPhaseSource(q, plan), plan)}${orderBy(q, plan)}${page(plan)})
-    select ${select} from k join (${q.keysSource}) as q on ${match}
-     where ${sql.id('q', q.key[0])} = any(array(select ${sql.id('k', q.key[0])} from k))${orderBy(q, plan)}`;
+  const { rows } = await sql<
+    Record<string, unknown>
+  >`select ${select} from (${q.keysSource}) as q where ${sql.join(conditions, sql` and `)}${orderBy(q, plan)}`.execute(trx);
+  return rows;
 }
 
 /** The definition's narrow source when the plan reads only its columns, else the keys source. */
@@ -79,7 +93,7 @@ export type PageStrategy = 'keys-first' | 'single-statement';
 
 export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strategy: PageStrategy = 'keys-first'): Promise<Page> {
   const keysFirst = strategy === 'keys-first' && !q.isCount && q.key.length > 0 && plan.take !== null;
-  const { rows } = plan.take === 0 && !q.isCount ? { rows: [] } : await (keysFirst ? keysFirstQuery(q, plan) : rowsQuery(q, plan)).execute(trx);
+  const rows = plan.take === 0 && !q.isCount ? [] : keysFirst ? await keysFirstRows(trx, q, plan) : (await rowsQuery(q, plan).execute(trx)).rows;
   const columns = q.isCount ? q.columns : plan.fields;
   const data = rows.map((r) => shapeRow(r, columns));
   if (q.isCount) return { data, totalCount: data.length };
