@@ -1,5 +1,5 @@
 // The keys-first page plan answers exactly what the single-statement plan (the one pages had before it)
-// answers: the same rows, in the same order, with the same totalCount, for every named query, on random
+// answers: the same rows, in the same order, with the same totalCount, and the same JSON text, for every named query, on random
 // query builders over the demo data — filters on any column (computed names and flags included),
 // orders, skips (deep ones too) and takes, as the app and as a user who sees only some documents.
 // Deterministic: the random builders come from a fixed seed (ATRIUM_KEYS_FIRST_SEED to try another).
@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { OPERATIONS } from '../src/extraction/compile-filter.ts';
 import { CATALOGUE, type CatalogueColumn } from '../src/extraction/definition.ts';
-import { executePage, type PageStrategy } from '../src/extraction/execute.ts';
+import { executePage, executePageJson, type PageStrategy } from '../src/extraction/execute.ts';
 import type { ExecuteBody } from '../src/extraction/query-builder.ts';
 import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
@@ -120,6 +120,12 @@ test('keys-first pages answer the rows, order and totalCount of the single-state
       const after = await run(principal, entry.name, body, 'keys-first');
       assert.equal(after.totalCount, before.totalCount, `totalCount of ${label}`);
       assert.deepEqual(after.data, before.data, `rows of ${label}`);
+      // The answer's text, rows printed by PostgreSQL, is what JSON.stringify prints of the same page.
+      const text = await db.withTenant(principal.tenantId, async (trx) => {
+        const p = await plan(trx, principal, entry.name, body, true);
+        return executePageJson(trx, p.query, p.plan);
+      });
+      assert.equal(text, JSON.stringify(before), `JSON text of ${label}`);
       compared++;
       if (before.data.length) nonEmpty++;
     }

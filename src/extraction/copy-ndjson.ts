@@ -9,7 +9,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { type ExportSource, ISO_INSTANT, inlineParameters, OID } from './copy-csv.ts';
 import type { CatalogueColumn } from './definition.ts';
 
-const JSONB = 3802;
+export const JSONB_OID = 3802;
 // row_to_json names keys after the columns, and PostgreSQL cuts identifiers at 63 bytes.
 const MAX_NAME_BYTES = 63;
 
@@ -35,10 +35,19 @@ function jsonValue(c: CatalogueColumn, type: number): RawBuilder<unknown> {
     case 'datetime':
       return type === OID.timestamptz ? sql`to_char(${ref} at time zone 'UTC', ${sql.raw(ISO_INSTANT)})` : sql`${ref}::text`;
     case 'object':
-      return type === JSONB ? sql`case when jsonb_typeof(${ref}) in ('object', 'array') then ${ref} else to_jsonb(${ref}::text) end` : sql`${ref}::text`;
+      return type === JSONB_OID ? sql`case when jsonb_typeof(${ref}) in ('object', 'array') then ${ref} else to_jsonb(${ref}::text) end` : sql`${ref}::text`;
     default:
       return sql`${ref}::text`;
   }
+}
+
+/**
+ * One JSON object text per row of `rows`, in its order, exactly as JSON.stringify prints the JSON page's
+ * row (a float prints as PostgreSQL prints it: 1e-07 for 1e-7), given the columns' SQL types.
+ */
+export function jsonObjects(rows: RawBuilder<unknown>, columns: CatalogueColumn[], types: number[]): RawBuilder<{ line: string }> {
+  const select = columns.length ? sql.join(columns.map((c, i) => sql`${jsonValue(c, types[i])} as ${sql.id(c.name)}`)) : sql``;
+  return sql<{ line: string }>`select row_to_json(j)::text as line from (select ${select} from (${rows}) as r) as j`;
 }
 
 /**
@@ -48,9 +57,11 @@ function jsonValue(c: CatalogueColumn, type: number): RawBuilder<unknown> {
 export async function openCopyNdjson(client: pg.PoolClient, kysely: Kysely<any>, rows: RawBuilder<unknown>, columns: CatalogueColumn[]): Promise<ExportSource> {
   const compiled = rows.compile(kysely);
   const described = await client.query({ text: `select * from (${compiled.sql}) as r limit 0`, values: compiled.parameters as unknown[] });
-  const types = described.fields.map((f) => f.dataTypeID);
-  const select = columns.length ? sql.join(columns.map((c, i) => sql`${jsonValue(c, types[i])} as ${sql.id(c.name)}`)) : sql``;
-  const json = sql`select row_to_json(j)::text from (select ${select} from (${rows}) as r) as j`.compile(kysely);
+  const json = jsonObjects(
+    rows,
+    columns,
+    described.fields.map((f) => f.dataTypeID),
+  ).compile(kysely);
   const copy = client.query(copyTo(`copy (${inlineParameters(json.sql, json.parameters)}) to stdout with (format csv, quote e'\\x01', delimiter e'\\x02')`));
   // As for CSV: an 'error' after our pipeline is gone must have a listener.
   copy.on('error', () => {});

@@ -145,7 +145,9 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
           .header('cache-control', 'no-store');
         return reply.send(stream as never);
       }
-      return request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body));
+      // The page arrives as its JSON text (PostgreSQL prints the rows); sent as it is.
+      const page = await request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body));
+      return reply.type('application/json; charset=utf-8').send(page);
     },
   );
 
