@@ -135,7 +135,7 @@ test('keys-first pages answer the rows, order and totalCount of the single-state
   assert.ok(nonEmpty > compared / 3, `${nonEmpty} of ${compared} pages had rows`);
 });
 
-test('the narrow key phase of DE-TimeSheets (its own columns only) answers as the full plan', async () => {
+test('the narrow key phases of DE-TimeSheets (its own columns, then with its job) answer as the full plan', async () => {
   const total = (await run(asApp, 'DE-TimeSheets', { queryBuilder: { take: 0 } }, 'single-statement')).totalCount;
   const bodies: ExecuteBody[] = [
     { queryBuilder: { take: 50, orderBy: [{ field: 'Day', direction: 'desc' }] } },
@@ -143,6 +143,8 @@ test('the narrow key phase of DE-TimeSheets (its own columns only) answers as th
     { queryBuilder: { take: 200, skip: total - 70 } },
     { queryBuilder: { take: 20, skip: 5, filters: [['IsBillable', '=', true], 'and', ['Hours', '>', 2]], orderBy: [{ field: 'Hours' }] } },
     { queryBuilder: { take: 20, filters: ['Status', 'startswith', 'a'] }, parameters: { ModifiedFrom: '2000-01-01' } },
+    // The job's name: the second narrow source (timesheets and jobs).
+    { queryBuilder: { take: 25, skip: 3, filters: [['Job', 'contains', 'a'], 'and', ['Day', '>=', '2000-01-01']], orderBy: [{ field: 'Day', direction: 'desc' }] } },
     // Order on a looked-up column: the full keys source.
     { queryBuilder: { take: 30, skip: 100, orderBy: [{ field: 'Typology', direction: 'desc' }, { field: 'Day' }] } },
   ];

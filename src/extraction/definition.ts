@@ -58,13 +58,14 @@ export interface NamedQueryDefinition {
    */
   hiddenColumns?: CatalogueColumn[];
   /**
-   * The driving table alone, for the keys-first page's key phase and its count when the filters,
-   * parameters, visibility and order read only `columns` (and the key is among them): a SELECT with the
-   * source's WHERE whose output columns are exactly `columns`, computed as the source computes them.
+   * Narrower sources for the keys-first page's key phase and its count, tried in order: the first whose
+   * `columns` hold every column the filters, parameters, visibility and order read (and the key) is used.
+   * Each is a SELECT with the source's WHERE whose output columns are exactly `columns`, computed as the
+   * source computes them: the driving table alone, or with the one lookup a common filter needs.
    * PostgreSQL drops unused joins from the full source too, but keeps their columns of the driving table
    * in the scan's output, which rules out an index-only scan; this is what a count of a million rows needs.
    */
-  narrow?: { columns: string[]; source: (ctx: QueryContext) => RawBuilder<unknown> };
+  narrow?: { columns: string[]; source: (ctx: QueryContext) => RawBuilder<unknown> }[];
   /** Output columns that identify a row: the tie-breaker that makes paging stable. */
   key: string[];
   /**

@@ -66,11 +66,10 @@ export async function keysFirstRows(trx: Trx, q: ResolvedQuery, plan: Plan): Pro
   return statement ? (await statement.execute(trx)).rows : [];
 }
 
-/** The definition's narrow source when the plan reads only its columns, else the keys source. */
+/** The first of the definition's narrow sources that holds every column the plan reads, else the keys source. */
 function keysPhaseSource(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
-  const narrow = q.narrow;
-  if (narrow && q.key.every((k) => narrow.columns.has(k)) && [...plan.reads].every((c) => narrow.columns.has(c))) return narrow.source;
-  return q.keysSource;
+  const covers = (n: ResolvedQuery['narrow'][number]) => q.key.every((k) => n.columns.has(k)) && [...plan.reads].every((c) => n.columns.has(c));
+  return q.narrow.find(covers)?.source ?? q.keysSource;
 }
 
 /**

@@ -33,7 +33,7 @@ export interface ResolvedQuery {
   /** The same rows built for the keys-first page and its count (QueryContext.plan 'keys'). */
   keysSource: RawBuilder<unknown>;
   /** NamedQueryDefinition.narrow, built for the caller. */
-  narrow?: { columns: ReadonlySet<string>; source: RawBuilder<unknown> };
+  narrow: { columns: ReadonlySet<string>; source: RawBuilder<unknown> }[];
   /** Columns only parameters address (NamedQueryDefinition.hiddenColumns). */
   hiddenColumns: CatalogueColumn[];
   /** Parameters the catalogue lets this query take, and the column each applies to. */
@@ -142,7 +142,7 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
     key: def.key,
     source,
     keysSource,
-    narrow: def.narrow && !def.userFields ? { columns: new Set(def.narrow.columns), source: def.narrow.source(ctx) } : undefined,
+    narrow: def.userFields ? [] : (def.narrow ?? []).map((n) => ({ columns: new Set(n.columns), source: n.source(ctx) })),
     hiddenColumns: hidden,
     allowedParameters: entry.parameters,
     parameterColumns: def.parameters ?? {},
@@ -189,6 +189,7 @@ function customTableQuery(t: CustomTableExtraction, tenantId: string): ResolvedQ
     key: [t.keyColumn.name],
     source,
     keysSource: source,
+    narrow: [],
     hiddenColumns: [],
     allowedParameters: [],
     parameterColumns: {},

@@ -37,6 +37,12 @@ const jobApprovers = (ctx: QueryContext): RawBuilder<unknown> => {
                     group by a.document_id) ap on ap.document_id = t.job_id`;
 };
 
+/** DE-TimeSheets' columns that are the timesheet's own, as its source computes them. */
+const OWN_COLUMNS = ['TimesheetId', 'UserId', 'Day', 'Hours', 'JobId', 'IsBillable', 'Status', 'ModifiedOn', 'RequestedApproval'];
+const ownColumns = sql`t.id as "TimesheetId", t.user_id as "UserId", t.date as "Day", round(t.duration_minutes / 60.0, 4) as "Hours",
+  t.job_id as "JobId", t.is_billable as "IsBillable", t.status as "Status", t.modified_on_utc as "ModifiedOn",
+  t.requested_approval as "RequestedApproval"`;
+
 /** Where DE-TimeSheets looks up the periods in force: the timesheet's user on its day. */
 const period = { tenant: 't.tenant_id', user: 't.user_id', day: 't.date' };
 
@@ -47,21 +53,19 @@ export const time: NamedQueryDefinition[] = [
     parameters: { ModifiedFrom: 'ModifiedOn', ProjectNumber: 'ProjectNumber', ProjectId: 'ProjectId', From: 'Day', To: 'Day' },
     // The job's team decides who sees a timesheet, and the department of the person whose time it is.
     visibility: { documentIdColumn: 'JobId', departmentIdColumn: 'UserDepartmentId' },
-    // The timesheet's own columns, for keys and counts that filter and order on nothing else.
-    narrow: {
-      columns: ['TimesheetId', 'UserId', 'Day', 'Hours', 'JobId', 'IsBillable', 'Status', 'ModifiedOn', 'RequestedApproval'],
-      source: (ctx) => sql`
-        select t.id as "TimesheetId", t.user_id as "UserId", t.date as "Day", round(t.duration_minutes / 60.0, 4) as "Hours",
-               t.job_id as "JobId", t.is_billable as "IsBillable", t.status as "Status", t.modified_on_utc as "ModifiedOn",
-               t.requested_approval as "RequestedApproval"
-          from timesheets t
-         where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null`,
-    },
-    // Performance: a plain join the engine wraps and PostgreSQL flattens, so filters, order and limit
-    // reach timesheets' indexes. Every lookup is a left join on a unique key (approvers are grouped per
-    // job: grouped by document_id alone, the planner can prove one row per job) or, in the keys-first
-    // plan, a per-row period lookup (periodInForce), so the key and count phases drop every join that
-    // neither a filter nor the order uses.
+    // The timesheet's own columns, then with its job's name and number (the common filter): for keys and
+    // counts that read nothing else.
+    narrow: [
+      { columns: OWN_COLUMNS, source: (ctx) => sql`select ${ownColumns} from timesheets t where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null` },
+      {
+        columns: [...OWN_COLUMNS, 'Job', 'JobNumber'],
+        source: (ctx) => sql`
+          select ${ownColumns}, j.name as "Job", j.number as "JobNumber"
+            from timesheets t
+            left join jobs j on j.tenant_id = t.tenant_id and j.id = t.job_id
+           where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null`,
+      },
+    ],
     source: (ctx) => sql`
       select t.id as "TimesheetId", t.user_id as "UserId", ${userName('u')} as "User",
              uc.id as "UserCompanyId", uc.name as "UserCompany", ud.id as "UserDepartmentId", ud.name as "UserDepartment",
