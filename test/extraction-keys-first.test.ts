@@ -144,7 +144,14 @@ test('the narrow key phases of DE-TimeSheets (its own columns, then with its job
     { queryBuilder: { take: 20, skip: 5, filters: [['IsBillable', '=', true], 'and', ['Hours', '>', 2]], orderBy: [{ field: 'Hours' }] } },
     { queryBuilder: { take: 20, filters: ['Status', 'startswith', 'a'] }, parameters: { ModifiedFrom: '2000-01-01' } },
     // The job's name: the second narrow source (timesheets and jobs).
-    { queryBuilder: { take: 25, skip: 3, filters: [['Job', 'contains', 'a'], 'and', ['Day', '>=', '2000-01-01']], orderBy: [{ field: 'Day', direction: 'desc' }] } },
+    {
+      queryBuilder: {
+        take: 25,
+        skip: 3,
+        filters: [['Job', 'contains', 'a'], 'and', ['Day', '>=', '2000-01-01']],
+        orderBy: [{ field: 'Day', direction: 'desc' }],
+      },
+    },
     // Order on a looked-up column: the full keys source.
     { queryBuilder: { take: 30, skip: 100, orderBy: [{ field: 'Typology', direction: 'desc' }, { field: 'Day' }] } },
   ];

@@ -42,9 +42,11 @@ const TYPE_NAME = /^[a-z][a-z0-9 ]*$/;
  * one. Further key columns (a key part may be null) are matched as text. Ordered as the keys were.
  */
 async function pageRowsStatement(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<RawBuilder<Record<string, unknown>> | null> {
-  const texts = q.key.map((k, i) => sql`${sql.id('q', k)}::text as ${sql.id(`k${i}`)}`);
-  const { rows: keys } = await sql<Record<string, string | null>>`select ${sql.join(texts)}, pg_typeof(${sql.id('q', q.key[0])})::text as "type"
-    ${from(keysPhaseSource(q, plan), plan)}${orderBy(q, plan)}${page(plan)}`.execute(trx);
+  // As text only outside the limit: the skipped keys of a deep page are read, never converted.
+  const texts = q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`);
+  const keysOnly = sql.join(q.key.map((k) => sql.id('q', k)));
+  const { rows: keys } = await sql<Record<string, string | null>>`select ${sql.join(texts)}, pg_typeof(${sql.id('p', q.key[0])})::text as "type"
+    from (select ${keysOnly} ${from(keysPhaseSource(q, plan), plan)}${orderBy(q, plan)}${page(plan)}) as p`.execute(trx);
   if (keys.length === 0) return null;
   const column = (i: number) => keys.map((r) => r[`k${i}`]);
   const first = column(0);
