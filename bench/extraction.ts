@@ -9,7 +9,7 @@
 //   BENCH_SCALES=5,50 (fresh database; tenants created here) or, to reuse a kept database,
 //   BENCH_DATABASE_URL=postgres://… BENCH_TENANTS=5=/path/tenant-5.json,50=… (the `tenants create --json` output)
 //   BENCH_RUNS=7, BENCH_LOADER=50 (scales whose full paged read is timed; empty: none), BENCH_EXPORT_RUNS=3,
-//   BENCH_EXPORT_SCALE=50.
+//   BENCH_EXPORT_SCALE=50, BENCH_OTHERS=50 (scales where DE-History, DE-Workloads and DE-Leaves pages are compared too).
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
@@ -22,13 +22,14 @@ import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle, tenantBinding } from '../src/platform/db/database.ts';
 import { type Baseline, timesheetsExport, timesheetsPage } from './extraction/baselines.ts';
+import { OTHER_QUERIES } from './extraction/others.ts';
 import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const EXPORT_RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
 const LOADER = (process.env.BENCH_LOADER ?? '50').split(',').filter(Boolean);
 const EXPORT_SCALE = process.env.BENCH_EXPORT_SCALE ?? '50';
-const COLUMNS = CATALOGUE.find((e) => e.name === 'DE-TimeSheets')!.columns;
+const OTHERS = (process.env.BENCH_OTHERS ?? '50').split(',').filter(Boolean);
 
 type Creds = { tenantId: string; appId: string; appSecret: string };
 const kept = process.env.BENCH_DATABASE_URL;
@@ -111,33 +112,37 @@ try {
     ];
     console.log(`\n=== scale ${scale}: ${fmt(live)} live timesheets; load average ${load()}`);
     // A write to the tenant's timesheets (bound to the tenant, as the API writes): the next count is fresh.
-    const touch = async () => {
+    const touch = async (table = 'timesheets') => {
       await owner.query('begin');
       await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [creds.tenantId]);
-      await owner.query('update timesheets set status = status where tenant_id = $1 and id = (select id from timesheets where tenant_id = $1 limit 1)', [
+      await owner.query(`update ${table} set tenant_id = tenant_id where tenant_id = $1 and id = (select id from ${table} where tenant_id = $1 limit 1)`, [
         creds.tenantId,
       ]);
       await owner.query('commit');
     };
-    const http = async (body: object) => {
+    const http = async (body: object, at = url) => {
       const s = performance.now();
-      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+      const res = await fetch(at, { method: 'POST', headers, body: JSON.stringify(body) });
       const json = (await res.json()) as { totalCount: number; data: Record<string, unknown>[] };
       if (res.status !== 200) throw new Error(JSON.stringify(json).slice(0, 500));
       return { ms: performance.now() - s, json };
     };
-    for (const c of cases) {
-      const planned = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, 'DE-TimeSheets', c.body, true));
+    /** HTTP against the hand-written SQL on one case, after checking they answer the same; a row of the summary. */
+    const compare = async (name: string, table: string, c: { label: string; body: object; hand: Baseline }) => {
+      const columns = CATALOGUE.find((e) => e.name === name)!.columns;
+      const planned = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, name, c.body, true));
       const engineCount = countQuery(planned.query, planned.plan).compile(handle.kysely);
       const handPage = () => client.query(c.hand.page, c.hand.parameters);
       const handCount = () => client.query(c.hand.count, c.hand.parameters.slice(0, -2));
+      const queryUrl = `${server.baseUrl}/api/v3/analytics/named-query/${name}/dynamic-execute`;
       // Same rows, same order, same columns, same totalCount.
-      await touch();
-      const answer = (await http(c.body)).json;
+      await touch(table);
+      const answer = (await http(c.body, queryUrl)).json;
       const hand = await asTenant(creds.tenantId, async () => ({ rows: (await handPage()).rows, n: Number((await handCount()).rows[0].n) }));
-      if (answer.totalCount !== hand.value.n) throw new Error(`${c.label}: totalCount ${answer.totalCount} vs hand-written ${hand.value.n}`);
-      if (JSON.stringify(answer.data) !== JSON.stringify(hand.value.rows.map((r) => shapeRow(r, COLUMNS))))
-        throw new Error(`${c.label}: rows differ from the hand-written SQL`);
+      if (answer.totalCount !== hand.value.n) throw new Error(`${name} ${c.label}: totalCount ${answer.totalCount} vs hand-written ${hand.value.n}`);
+      if (JSON.stringify(answer.data) !== JSON.stringify(hand.value.rows.map((r) => shapeRow(r, columns)))) {
+        throw new Error(`${name} ${c.label}: rows differ from the hand-written SQL`);
+      }
       const t = {
         http: [] as number[],
         hand: [] as number[],
@@ -147,8 +152,8 @@ try {
         handCount: [] as number[],
       };
       for (let i = 0; i < RUNS; i++) {
-        await touch();
-        t.http.push((await http(c.body)).ms);
+        await touch(table);
+        t.http.push((await http(c.body, queryUrl)).ms);
         t.hand.push((await asTenant(creds.tenantId, async () => [await handPage(), await handCount()])).ms);
         const s = performance.now();
         await handle.withTenant(creds.tenantId, (trx) => keysFirstRows(trx, planned.query, planned.plan));
@@ -158,7 +163,7 @@ try {
         t.handCount.push((await asTenant(creds.tenantId, handCount)).ms);
       }
       const m = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)])) as Record<keyof typeof t, number>;
-      console.log(`\n  ${c.label}: ${fmt(answer.totalCount)} matching; ${RUNS} alternating runs, medians; load average ${load()}`);
+      console.log(`\n  ${name} ${c.label}: ${fmt(answer.totalCount)} matching; ${RUNS} alternating runs, medians; load average ${load()}`);
       console.log(
         `    HTTP page + totalCount ${fmt(m.http, 1)} ms | hand-written page + count ${fmt(m.hand, 1)} ms | ratio ${fmt(m.http / m.hand, 2)}x (target <= 1.5x)`,
       );
@@ -166,8 +171,24 @@ try {
         `    page part: engine SQL ${fmt(m.enginePage, 1)} ms vs hand ${fmt(m.handPage, 1)} ms; count: engine SQL ${fmt(m.engineCount, 1)} ms vs hand ${fmt(m.handCount, 1)} ms`,
       );
       summary.push(
-        `| ${scale} | ${c.label} | ${fmt(m.http, 1)} | ${fmt(m.hand, 1)} | ${fmt(m.http / m.hand, 2)}x | ${fmt(m.enginePage, 1)} / ${fmt(m.handPage, 1)} | ${fmt(m.engineCount, 1)} / ${fmt(m.handCount, 1)} |`,
+        `| ${scale} | ${name} ${c.label} | ${fmt(m.http, 1)} | ${fmt(m.hand, 1)} | ${fmt(m.http / m.hand, 2)}x | ${fmt(m.enginePage, 1)} / ${fmt(m.handPage, 1)} | ${fmt(m.engineCount, 1)} / ${fmt(m.handCount, 1)} |`,
       );
+    };
+    for (const c of cases) await compare('DE-TimeSheets', 'timesheets', c);
+    if (OTHERS.includes(scale)) {
+      const tables: Record<string, string> = { 'DE-History': 'document_history', 'DE-Workloads': 'workloads', 'DE-Leaves': 'leaves' };
+      for (const other of OTHER_QUERIES) {
+        const count = other.baseline(creds.tenantId, 0, 1).count;
+        const total = Number((await owner.query(count, [creds.tenantId])).rows[0].n);
+        for (const skip of [0, Math.floor(total / 2)]) {
+          const body = { queryBuilder: { skip, take: 100, orderBy: [{ field: other.orderBy, direction: 'desc' }] } };
+          await compare(other.name, tables[other.name], {
+            label: `orderBy ${other.orderBy} desc, skip ${fmt(skip)}`,
+            body,
+            hand: other.baseline(creds.tenantId, skip, 100),
+          });
+        }
+      }
     }
 
     // A paging client: the same query and filters, next skip, nothing changed: the count is the kept one.
