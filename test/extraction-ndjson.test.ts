@@ -36,7 +36,7 @@ test('every named query: each NDJSON line is the JSON page row, byte for byte', 
   for (const entry of CATALOGUE) {
     const { lines, page } = await both(entry.name, { take: 150 });
     assert.equal(lines.length, page.length, entry.name);
-    lines.forEach((line, i) => assert.equal(line, JSON.stringify(page[i]), `${entry.name} row ${i}`));
+    for (const [i, line] of lines.entries()) assert.equal(line, JSON.stringify(page[i]), `${entry.name} row ${i}`);
   }
 });
 
@@ -84,8 +84,10 @@ test('hostile strings and every column type of a custom table survive as JSON te
   const { lines, page } = await both('CT-Odd', { orderBy: [{ field: 'Code' }] });
   assert.equal(lines.length, texts.length);
   // A float prints as PostgreSQL prints it (1e-07 where JSON.stringify has 1e-7): the same number.
-  lines.forEach((line, i) => assert.deepEqual(JSON.parse(line), page[i], `row ${i}`));
-  lines.forEach((line, i) => assert.equal(line.replace(/"Ratio":[^,]*,/, ''), JSON.stringify(page[i]).replace(/"Ratio":[^,]*,/, ''), `row ${i}`));
+  for (const [i, line] of lines.entries()) {
+    assert.deepEqual(JSON.parse(line), page[i], `row ${i}`);
+    assert.equal(line.replace(/"Ratio":[^,]*,/, ''), JSON.stringify(page[i]).replace(/"Ratio":[^,]*,/, ''), `row ${i}`);
+  }
   assert.deepEqual(
     lines.map((l) => JSON.parse(l).Text),
     texts,

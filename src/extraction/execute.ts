@@ -1,7 +1,8 @@
-// Runs a plan. A JSON page is keys-first: the keys of the page are chosen on the narrowest plan (only the
-// filter and order columns are computed; PostgreSQL drops every other lookup), then the output columns
-// are computed for those rows only. Exports read `select <fields> from (<source>) q where … order by …`.
-// Counts run on the keys-first source too. Values are shaped as the API answers them.
+// Runs a plan (decision 0021, docs/extraction-page-plans.md). A JSON page is keys-first: the page's keys
+// are chosen on the narrowest plan (only the filter and order columns are computed; PostgreSQL drops every
+// other lookup), then the output columns are computed for those rows only, printed as JSON by PostgreSQL.
+// Exports read `select <fields> from (<source>) q where … order by …`; counts run on the narrowest plan
+// and are kept while nothing they read changes (count-cache.ts).
 import { type RawBuilder, sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
 import { OID } from './copy-csv.ts';
