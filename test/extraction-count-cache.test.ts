@@ -9,6 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { sweepChangeLog } from '../src/extraction/count-cache.ts';
+import { DatabaseHandle } from '../src/platform/db/database.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 
@@ -123,4 +125,30 @@ test('filtered counts are kept per filter, and a filter on a looked-up name foll
   );
   await owner.query('commit');
   assert.deepEqual(await page(10, filters), { totalCount: first.totalCount - rows[0].n, via: 'miss' });
+});
+
+test('the maintenance sweep deletes change rows only below a horizon older than any kept count', async () => {
+  const db = new DatabaseHandle(server.databaseUrl);
+  try {
+    const rows = async () => Number((await owner.query('select count(*) as n from extraction_changes')).rows[0].n);
+    await owner.query('delete from extraction_change_horizon');
+    const before = await rows();
+    assert.ok(before > 0, 'the writes above were logged');
+    // The first sweep only takes a horizon; a sweep within COUNT_TTL_MS of it deletes nothing.
+    assert.equal(await sweepChangeLog(db), 0);
+    assert.equal(await sweepChangeLog(db), 0);
+    assert.equal(await rows(), before);
+    // Once the horizon is older than a kept count can be, the rows below it go; newer ones stay.
+    await owner.query(`update timesheets set status = status where tenant_id = $1 and id = (select id from timesheets where tenant_id = $1 limit 1)`, [
+      tenant.tenantId,
+    ]);
+    await owner.query(`update extraction_change_horizon set taken_on_utc = now() - interval '1 hour'`);
+    assert.equal(await sweepChangeLog(db), before);
+    assert.equal(await rows(), 1);
+    // And counts stay exact: the next page after a further write counts again.
+    const n = await live(tenant.tenantId);
+    assert.equal((await page(0)).totalCount, n);
+  } finally {
+    await db.close();
+  }
 });
