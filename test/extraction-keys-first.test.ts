@@ -135,7 +135,7 @@ test('keys-first pages answer the rows, order and totalCount of the single-state
   assert.ok(nonEmpty > compared / 3, `${nonEmpty} of ${compared} pages had rows`);
 });
 
-test('the narrow key phases of DE-TimeSheets (its own columns, then with its job) answer as the full plan', async () => {
+test('narrow key phases (DE-TimeSheets alone and with its job, DE-History, DE-Workloads) answer as the full plan', async () => {
   const total = (await run(asApp, 'DE-TimeSheets', { queryBuilder: { take: 0 } }, 'single-statement')).totalCount;
   const bodies: ExecuteBody[] = [
     { queryBuilder: { take: 50, orderBy: [{ field: 'Day', direction: 'desc' }] } },
@@ -155,12 +155,18 @@ test('the narrow key phases of DE-TimeSheets (its own columns, then with its job
     // Order on a looked-up column: the full keys source.
     { queryBuilder: { take: 30, skip: 100, orderBy: [{ field: 'Typology', direction: 'desc' }, { field: 'Day' }] } },
   ];
-  for (const body of bodies) {
+  const others: [string, ExecuteBody][] = [
+    ['DE-History', { queryBuilder: { take: 40, skip: 30, orderBy: [{ field: 'CreatedOnUtc', direction: 'desc' }] } }],
+    ['DE-History', { queryBuilder: { take: 40, filters: ['Action', 'isnotblank'], orderBy: [{ field: 'Version' }] } }],
+    ['DE-Workloads', { queryBuilder: { take: 40, skip: 50, orderBy: [{ field: 'DayUtc', direction: 'desc' }] } }],
+    ['DE-Workloads', { queryBuilder: { take: 40, filters: ['Workload', '>', 1] } }],
+  ];
+  for (const [name, body] of [...bodies.map((b): [string, ExecuteBody] => ['DE-TimeSheets', b]), ...others]) {
     for (const principal of [asApp, asUser]) {
-      const before = await run(principal, 'DE-TimeSheets', body, 'single-statement');
-      const after = await run(principal, 'DE-TimeSheets', body, 'keys-first');
-      assert.equal(after.totalCount, before.totalCount, JSON.stringify(body));
-      assert.deepEqual(after.data, before.data, JSON.stringify(body));
+      const before = await run(principal, name, body, 'single-statement');
+      const after = await run(principal, name, body, 'keys-first');
+      assert.equal(after.totalCount, before.totalCount, `${name} ${JSON.stringify(body)}`);
+      assert.deepEqual(after.data, before.data, `${name} ${JSON.stringify(body)}`);
     }
   }
 });

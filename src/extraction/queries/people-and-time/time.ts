@@ -178,6 +178,18 @@ export const time: NamedQueryDefinition[] = [
     name: 'DE-Workloads',
     key: ['WorkloadId'],
     visibility: { documentIdColumn: 'JobId' },
+    // The workload's own columns (on jobs only, as the source), for keys and counts that read nothing else.
+    narrow: [
+      {
+        columns: ['WorkloadId', 'DayUtc', 'Workload', 'JobId', 'TimesheetId', 'UserIs'],
+        source: (ctx) => sql`
+          select w.id as "WorkloadId", ${utcMidnight('w.day')} as "DayUtc", round(w.workload_minutes / 60.0, 4) as "Workload",
+                 j.id as "JobId", w.timesheet_id as "TimesheetId", w.user_id as "UserIs"
+            from workloads w
+            join jobs j on j.tenant_id = w.tenant_id and j.id = w.document_id
+           where w.tenant_id = ${ctx.tenantId}`,
+      },
+    ],
     // Workloads planned on jobs only (the inner join); Workload in decimal hours; Project is "number - name".
     source: (ctx) => sql`
       select w.id as "WorkloadId", ${utcMidnight('w.day')} as "DayUtc", round(w.workload_minutes / 60.0, 4) as "Workload",
