@@ -1,251 +1,290 @@
-// Data Extraction benchmark on the demo generator at scale 50 (about 1.05M timesheets):
-// (1) a 100-row page of DE-TimeSheets with a contains filter, a date range and an orderBy, totalCount
-//     included: median latency over HTTP vs the same SQL (binding, page, count) sent through pg from
-//     this process; EXPLAIN ANALYZE of both statements. Target: ratio <= 1.5.
-// (1b) the same page ordered by a string column (case-insensitive order) vs the same SQL and vs byte order.
-// (2) the full CSV stream of DE-TimeSheets over HTTP vs COPY (SELECT …) TO STDOUT WITH CSV of the same
-//     query through pg-copy-streams, alternating runs: median rows/s (target >= 50%) and the server's
-//     peak RSS during the exports (VmHWM, reset before them; < 300 MB). Once on the server of part (1)
-//     with default V8 flags, once on a fresh server with the young generation capped. The same export
-//     asked with Accept-Encoding: gzip and br (decoded and counted here), beside the uncompressed one.
-// Run: npm run bench -- extraction   (BENCH_SCALE=50, BENCH_RUNS=25, BENCH_EXPORT_RUNS=3)
-import { readFileSync, writeFileSync } from 'node:fs';
+// Data Extraction at the limit (issue #12): DE-TimeSheets pages over HTTP against the SQL a DBA writes by
+// hand for the same rows, columns and totalCount (bench/extraction/baselines.ts, checked identical), on
+// demo tenants of several scales; medians of alternating runs, each HTTP run after a write to the tenant's
+// timesheets so its count is not the kept one. Then: the page part and the count part on their own (the
+// growth table), a repeated page of unchanged data (the kept count), a client reading everything in pages
+// of 2,000 with growing skip against one CSV export, and the CSV and NDJSON exports against COPY of the
+// hand-written SELECT, with the server's peak RSS over the whole run.
+// Run: npm run bench -- extraction
+//   BENCH_SCALES=5,50 (fresh database; tenants created here) or, to reuse a kept database,
+//   BENCH_DATABASE_URL=postgres://… BENCH_TENANTS=5=/path/tenant-5.json,50=… (the `tenants create --json` output)
+//   BENCH_RUNS=7, BENCH_LOADER=50 (scales whose full paged read is timed; empty: none), BENCH_EXPORT_RUNS=3,
+//   BENCH_EXPORT_SCALE=50, BENCH_OTHERS=50 (scales where DE-History, DE-Workloads and DE-Leaves pages are compared too).
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { PassThrough, pipeline, Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip } from 'node:zlib';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { request } from 'undici';
 import { inlineParameters } from '../src/extraction/copy-csv.ts';
-import { countQuery, executePage, rowsQuery } from '../src/extraction/execute.ts';
+import { CATALOGUE } from '../src/extraction/definition.ts';
+import { countQuery, keysFirstRows, shapeRow } from '../src/extraction/execute.ts';
 import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle, tenantBinding } from '../src/platform/db/database.ts';
+import { type Baseline, timesheetsExport, timesheetsPage } from './extraction/baselines.ts';
+import { OTHER_QUERIES } from './extraction/others.ts';
 import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';
 
-const SCALE = process.env.BENCH_SCALE ?? '50';
-const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const EXPORT_RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
+const LOADER = (process.env.BENCH_LOADER ?? '50').split(',').filter(Boolean);
+const EXPORT_SCALE = process.env.BENCH_EXPORT_SCALE ?? '50';
+const OTHERS = (process.env.BENCH_OTHERS ?? '50').split(',').filter(Boolean);
 
-const db = await benchDatabase('atrium_bench_extraction');
+type Creds = { tenantId: string; appId: string; appSecret: string };
+const kept = process.env.BENCH_DATABASE_URL;
+const db = kept ? { url: kept, stop: async () => {} } : await benchDatabase('atrium_bench_extraction');
+const env = benchEnv(db.url, { ATRIUM_REQUEST_TIMEOUT_MS: '600000' });
+const tenants: [string, Creds][] = [];
+if (kept) {
+  for (const part of (process.env.BENCH_TENANTS ?? '').split(',').filter(Boolean)) {
+    const [scale, file] = part.split('=');
+    tenants.push([scale, JSON.parse(readFileSync(file, 'utf8'))]);
+  }
+} else {
+  for (const scale of (process.env.BENCH_SCALES ?? '5,50').split(',')) {
+    const t0 = Date.now();
+    tenants.push([scale, JSON.parse(await runCli(['tenants', 'create', '--name', `Scale ${scale}`, '--demo', '--scale', scale, '--json'], env))]);
+    console.log(`demo tenant at scale ${scale}: ${fmt((Date.now() - t0) / 1000, 1)} s`);
+  }
+}
+// Migrate (the server does at start) before anything reads the schema; the server's own flags as `npm start` sets them.
+const server = await startServerProcess({ ...env, NODE_OPTIONS: '--max-semi-space-size=8' });
+const owner = new pg.Client({ connectionString: db.url });
+await owner.connect();
+await owner.query('vacuum analyze');
+const client = new pg.Client({ connectionString: db.url });
+await client.connect();
+const handle = new DatabaseHandle(db.url);
+const rss = (field: 'VmHWM' | 'VmRSS') =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const url = `${server.baseUrl}/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute`;
+const load = () => os.loadavg()[0].toFixed(1);
+
+async function asTenant<T>(tenantId: string, work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const s = performance.now();
+  await client.query(`begin; ${tenantBinding(tenantId, Date.now() + 600_000)}`);
+  const value = await work();
+  await client.query('commit');
+  return { ms: performance.now() - s, value };
+}
+
+async function countsServed(): Promise<Record<string, number>> {
+  const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+  const out: Record<string, number> = { hit: 0, miss: 0, uncached: 0 };
+  for (const m of text.matchAll(/^atrium_extraction_counts_total\{result="(\w+)"\} (\d+)/gm)) out[m[1]] = Number(m[2]);
+  return out;
+}
+
+const summary: string[] = [];
 try {
-  // Exports of a million rows run longer than the 30-second request limit on this machine: the bench raises it.
-  const env = benchEnv(db.url, { ATRIUM_REQUEST_TIMEOUT_MS: '600000' });
-  const t0 = Date.now();
-  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--demo', '--scale', SCALE, '--json'], env));
-  console.log(`demo data at scale ${SCALE}: ${fmt((Date.now() - t0) / 1000, 1)} s`);
-  const owner = new pg.Client({ connectionString: db.url });
-  await owner.connect();
-  await owner.query('vacuum analyze');
-  const count = await owner.query('select count(*)::int as n from timesheets where tenant_id = $1', [creds.tenantId]);
-  const sample = await owner.query(
-    `select j.name, min(t.date)::text as first, max(t.date)::text as last from timesheets t join jobs j on j.tenant_id = t.tenant_id and j.id = t.job_id
-      where t.tenant_id = $1 group by j.name order by count(*) desc limit 1 offset 3`,
-    [creds.tenantId],
-  );
-  const word = (sample.rows[0].name as string).split(/\s+/).find((w) => w.length >= 4) ?? sample.rows[0].name;
-  const term = word.slice(1, 5).toLowerCase();
-  const lastDay = new Date(`${sample.rows[0].last}T00:00:00Z`);
-  const from = new Date(lastDay.getTime() - 90 * 86_400_000).toISOString().slice(0, 10);
-  const to = lastDay.toISOString().slice(0, 10);
-  console.log(`timesheets: ${fmt(count.rows[0].n)}; filter: Job contains "${term}", Day between ${from} and ${to}, orderBy Day desc`);
-
-  const server = await startServerProcess(env);
-  const status = (field: 'VmHWM' | 'VmRSS', pid = server.child.pid) =>
-    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  const idleRss = status('VmRSS');
-  const headers = { 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret, 'content-type': 'application/json' };
-  const body = {
-    queryBuilder: {
-      skip: 0,
-      take: 100,
-      orderBy: [{ field: 'Day', direction: 'desc' }],
-      filters: [['Job', 'contains', term], 'and', ['Day', 'between', [from, to]]],
-    },
-  };
-  const url = `${server.baseUrl}/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute`;
-
-  // The same statements the server runs, compiled by the engine in this process.
-  const handle = new DatabaseHandle(db.url);
-  const principal: Principal = { tenantId: creds.tenantId, appId: null, userId: null, userName: null, roles: new Set(['Administrator']), via: 'app-headers' };
-  const planned = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, 'DE-TimeSheets', body, true));
-  const pageSql = rowsQuery(planned.query, planned.plan).compile(handle.kysely);
-  const countSql = countQuery(planned.query, planned.plan).compile(handle.kysely);
-  const check = await handle.withTenant(creds.tenantId, (trx) => executePage(trx, planned.query, planned.plan));
-
-  const http = async () => {
-    const s = performance.now();
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
-    const json = (await res.json()) as { totalCount: number; data: unknown[] };
-    if (res.status !== 200) throw new Error(JSON.stringify(json));
-    return { ms: performance.now() - s, json };
-  };
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  const direct = async () => {
-    const s = performance.now();
-    await client.query(`begin; ${tenantBinding(creds.tenantId, Date.now() + 600_000)}`);
-    await client.query(pageSql.sql, pageSql.parameters as unknown[]);
-    await client.query(countSql.sql, countSql.parameters as unknown[]);
-    await client.query('commit');
-    return performance.now() - s;
-  };
-  const first = await http();
-  if (first.json.totalCount !== check.totalCount || first.json.data.length !== check.data.length) throw new Error('HTTP and direct answers differ');
-  for (let i = 0; i < 3; i++) {
-    await http();
-    await direct();
-  }
-  const httpMs: number[] = [];
-  const directMs: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    httpMs.push((await http()).ms);
-    directMs.push(await direct());
-  }
-  console.log(`\n(1) 100-row page, totalCount ${fmt(first.json.totalCount)}, ${RUNS} alternating runs`);
-  console.log(`    HTTP dynamic-execute: median ${fmt(median(httpMs), 1)} ms`);
-  console.log(`    same SQL through pg:  median ${fmt(median(directMs), 1)} ms`);
-  console.log(`    ratio: ${fmt(median(httpMs) / median(directMs), 2)}x (target <= 1.5x)`);
-  for (const [label, q] of [
-    ['page', pageSql],
-    ['count', countSql],
-  ] as const) {
-    await client.query(`begin; ${tenantBinding(creds.tenantId, Date.now() + 600_000)}`);
-    const explain = await client.query(`explain (analyze, buffers off, costs off) ${q.sql}`, q.parameters as unknown[]);
-    await client.query('commit');
-    console.log(`\n    EXPLAIN ANALYZE (${label}):\n${explain.rows.map((r) => `      ${r['QUERY PLAN']}`).join('\n')}`);
-  }
-
-  // (1b) The same page ordered by a string (User asc), which sorts ignoring case (collation atrium_ci,
-  // migration 0010): HTTP vs the same SQL, and that SQL with the column's default (byte) order instead,
-  // for the cost of the case-insensitive order itself.
-  const byUser = { queryBuilder: { ...body.queryBuilder, orderBy: [{ field: 'User', direction: 'asc' }] } };
-  const userPlan = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, 'DE-TimeSheets', byUser, true));
-  const userPage = rowsQuery(userPlan.query, userPlan.plan).compile(handle.kysely);
-  if (!userPage.sql.includes('collate atrium_ci')) throw new Error('the string order is not case-insensitive');
-  const bytePage = userPage.sql.replace(' collate atrium_ci', '');
-  const timed = async (text: string) => {
-    const s = performance.now();
-    await client.query(`begin; ${tenantBinding(creds.tenantId, Date.now() + 600_000)}`);
-    await client.query(text, userPage.parameters as unknown[]);
-    await client.query(countSql.sql, countSql.parameters as unknown[]);
-    await client.query('commit');
-    return performance.now() - s;
-  };
-  const httpUser = async () => {
-    const s = performance.now();
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(byUser) });
-    const json = (await res.json()) as { totalCount: number; data: { User: string }[] };
-    if (res.status !== 200 || json.totalCount !== check.totalCount) throw new Error(JSON.stringify(json).slice(0, 300));
-    return { ms: performance.now() - s, json };
-  };
-  const firstUser = await httpUser();
-  const names = firstUser.json.data.map((r) => r.User);
-  const folded = [...names].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'accent' }));
-  if (names.join('|') !== folded.join('|')) throw new Error('the User order is not case-insensitive');
-  const userHttp: number[] = [];
-  const userSql: number[] = [];
-  const byteSql: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    userHttp.push((await httpUser()).ms);
-    userSql.push(await timed(userPage.sql));
-    byteSql.push(await timed(bytePage));
-  }
-  console.log(`\n(1b) the same page ordered by User asc (case-insensitive), ${RUNS} alternating runs`);
-  console.log(`    HTTP dynamic-execute:                median ${fmt(median(userHttp), 1)} ms`);
-  console.log(`    same SQL through pg:                 median ${fmt(median(userSql), 1)} ms (ratio ${fmt(median(userHttp) / median(userSql), 2)}x)`);
-  console.log(
-    `    same SQL in byte order (no collate): median ${fmt(median(byteSql), 1)} ms (case-insensitive / byte ${fmt(median(userSql) / median(byteSql), 2)}x)`,
-  );
-
-  const afterPages = status('VmHWM');
-  console.log(`\n    server RSS idle after start: ${fmt(idleRss, 1)} MB; peak so far (VmHWM): ${fmt(afterPages, 1)} MB`);
-
-  // (2) The full CSV stream vs COPY of the same query, alternating, medians.
-  const exportPlan = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, 'DE-TimeSheets', {}, false));
-  const exportSql = rowsQuery(exportPlan.query, exportPlan.plan, true).compile(handle.kysely);
-  // COPY takes no parameters: inlined as literals, as the server's CSV export does.
-  const inlined = inlineParameters(exportSql.sql, exportSql.parameters);
-  type Run = { rows: number; ms: number };
-  const copyRun = async (): Promise<Run> => {
-    const s = performance.now();
-    await client.query(`begin; ${tenantBinding(creds.tenantId, Date.now() + 600_000)}`);
-    const stream = client.query(copyTo(`copy (${inlined}) to stdout with csv header`));
-    for await (const _ of stream as AsyncIterable<Buffer>);
-    await client.query('commit');
-    return { rows: stream.rowCount, ms: performance.now() - s };
-  };
-  type Encoding = 'identity' | 'gzip' | 'br';
-  /** fetch would ask for (and decode) br by itself: the encoding is named, and decoded here, so each run is what it says. */
-  const csvRun = async (baseUrl: string, encoding: Encoding = 'identity'): Promise<Run & { wire: number }> => {
-    const s = performance.now();
-    const res = await request(`${baseUrl}/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute`, {
-      method: 'POST',
-      headers: { ...headers, accept: 'text/csv', 'accept-encoding': encoding, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    if (res.statusCode !== 200) throw new Error(`CSV: ${res.statusCode} ${await res.body.text()}`);
-    if ((res.headers['content-encoding'] ?? 'identity') !== encoding) throw new Error(`CSV: asked ${encoding}, got ${res.headers['content-encoding']}`);
-    let wire = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        wire += chunk.length;
-        done(null, chunk);
+  for (const [scale, creds] of tenants) {
+    const headers = { 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret, 'content-type': 'application/json' };
+    const principal: Principal = { tenantId: creds.tenantId, appId: null, userId: null, userName: null, roles: new Set(['Administrator']), via: 'app-headers' };
+    const live = Number((await owner.query('select count(*) from timesheets where tenant_id = $1 and deleted_on is null', [creds.tenantId])).rows[0].count);
+    const sample = await owner.query(
+      `select j.name, max(t.date)::text as last from timesheets t join jobs j on j.tenant_id = t.tenant_id and j.id = t.job_id
+        where t.tenant_id = $1 group by j.name order by count(*) desc limit 1 offset 3`,
+      [creds.tenantId],
+    );
+    const word = (sample.rows[0].name as string).split(/\s+/).find((w) => w.length >= 4) ?? sample.rows[0].name;
+    const term = word.slice(1, 5).toLowerCase();
+    const last = new Date(`${sample.rows[0].last}T00:00:00Z`);
+    const days: [string, string] = [new Date(last.getTime() - 90 * 86_400_000).toISOString().slice(0, 10), last.toISOString().slice(0, 10)];
+    const deep = Math.min(500_000, Math.floor(live / 2));
+    const byDay = [{ field: 'Day', direction: 'desc' }];
+    const cases: { label: string; body: object; hand: Baseline }[] = [
+      {
+        label: `filtered (Job contains "${term}", Day between ${days[0]} and ${days[1]})`,
+        body: { queryBuilder: { take: 100, orderBy: byDay, filters: [['Job', 'contains', term], 'and', ['Day', 'between', days]] } },
+        hand: timesheetsPage(creds.tenantId, { skip: 0, take: 100, job: `%${term}%`, days }),
       },
-    });
-    const decoded = encoding === 'gzip' ? createGunzip() : encoding === 'br' ? createBrotliDecompress() : new PassThrough();
-    pipeline(res.body, counter, decoded, () => {});
-    // Rows end with CRLF; a line break inside a quoted field is a bare LF.
-    let rows = -1;
-    let cr = false;
-    for await (const chunk of decoded as AsyncIterable<Buffer>) {
-      for (const b of chunk) {
-        if (b === 10 && cr) rows++;
-        cr = b === 13;
+      {
+        label: 'unfiltered, orderBy Day desc',
+        body: { queryBuilder: { take: 100, orderBy: byDay } },
+        hand: timesheetsPage(creds.tenantId, { skip: 0, take: 100 }),
+      },
+      {
+        label: `unfiltered, skip ${fmt(deep)}`,
+        body: { queryBuilder: { skip: deep, take: 100, orderBy: byDay } },
+        hand: timesheetsPage(creds.tenantId, { skip: deep, take: 100 }),
+      },
+    ];
+    console.log(`\n=== scale ${scale}: ${fmt(live)} live timesheets; load average ${load()}`);
+    // A write to the tenant's timesheets (bound to the tenant, as the API writes): the next count is fresh.
+    const touch = async (table = 'timesheets') => {
+      await owner.query('begin');
+      await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [creds.tenantId]);
+      await owner.query(`update ${table} set tenant_id = tenant_id where tenant_id = $1 and id = (select id from ${table} where tenant_id = $1 limit 1)`, [
+        creds.tenantId,
+      ]);
+      await owner.query('commit');
+    };
+    const http = async (body: object, at = url) => {
+      const s = performance.now();
+      const res = await fetch(at, { method: 'POST', headers, body: JSON.stringify(body) });
+      const json = (await res.json()) as { totalCount: number; data: Record<string, unknown>[] };
+      if (res.status !== 200) throw new Error(JSON.stringify(json).slice(0, 500));
+      return { ms: performance.now() - s, json };
+    };
+    /** HTTP against the hand-written SQL on one case, after checking they answer the same; a row of the summary. */
+    const compare = async (name: string, table: string, c: { label: string; body: object; hand: Baseline }) => {
+      const columns = CATALOGUE.find((e) => e.name === name)!.columns;
+      const planned = await handle.withTenant(creds.tenantId, (trx) => plan(trx, principal, name, c.body, true));
+      const engineCount = countQuery(planned.query, planned.plan).compile(handle.kysely);
+      const handPage = () => client.query(c.hand.page, c.hand.parameters);
+      const handCount = () => client.query(c.hand.count, c.hand.parameters.slice(0, -2));
+      const queryUrl = `${server.baseUrl}/api/v3/analytics/named-query/${name}/dynamic-execute`;
+      // Same rows, same order, same columns, same totalCount.
+      await touch(table);
+      const answer = (await http(c.body, queryUrl)).json;
+      const hand = await asTenant(creds.tenantId, async () => ({ rows: (await handPage()).rows, n: Number((await handCount()).rows[0].n) }));
+      if (answer.totalCount !== hand.value.n) throw new Error(`${name} ${c.label}: totalCount ${answer.totalCount} vs hand-written ${hand.value.n}`);
+      if (JSON.stringify(answer.data) !== JSON.stringify(hand.value.rows.map((r) => shapeRow(r, columns)))) {
+        throw new Error(`${name} ${c.label}: rows differ from the hand-written SQL`);
+      }
+      const t = {
+        http: [] as number[],
+        hand: [] as number[],
+        enginePage: [] as number[],
+        handPage: [] as number[],
+        engineCount: [] as number[],
+        handCount: [] as number[],
+      };
+      for (let i = 0; i < RUNS; i++) {
+        await touch(table);
+        t.http.push((await http(c.body, queryUrl)).ms);
+        t.hand.push((await asTenant(creds.tenantId, async () => [await handPage(), await handCount()])).ms);
+        const s = performance.now();
+        await handle.withTenant(creds.tenantId, (trx) => keysFirstRows(trx, planned.query, planned.plan));
+        t.enginePage.push(performance.now() - s);
+        t.handPage.push((await asTenant(creds.tenantId, handPage)).ms);
+        t.engineCount.push((await asTenant(creds.tenantId, () => client.query(engineCount.sql, engineCount.parameters as unknown[]))).ms);
+        t.handCount.push((await asTenant(creds.tenantId, handCount)).ms);
+      }
+      const m = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)])) as Record<keyof typeof t, number>;
+      console.log(`\n  ${name} ${c.label}: ${fmt(answer.totalCount)} matching; ${RUNS} alternating runs, medians; load average ${load()}`);
+      console.log(
+        `    HTTP page + totalCount ${fmt(m.http, 1)} ms | hand-written page + count ${fmt(m.hand, 1)} ms | ratio ${fmt(m.http / m.hand, 2)}x (target <= 1.5x)`,
+      );
+      console.log(
+        `    page part: engine SQL ${fmt(m.enginePage, 1)} ms vs hand ${fmt(m.handPage, 1)} ms; count: engine SQL ${fmt(m.engineCount, 1)} ms vs hand ${fmt(m.handCount, 1)} ms`,
+      );
+      summary.push(
+        `| ${scale} | ${name} ${c.label} | ${fmt(m.http, 1)} | ${fmt(m.hand, 1)} | ${fmt(m.http / m.hand, 2)}x | ${fmt(m.enginePage, 1)} / ${fmt(m.handPage, 1)} | ${fmt(m.engineCount, 1)} / ${fmt(m.handCount, 1)} |`,
+      );
+    };
+    for (const c of cases) await compare('DE-TimeSheets', 'timesheets', c);
+    if (OTHERS.includes(scale)) {
+      const tables: Record<string, string> = { 'DE-History': 'document_history', 'DE-Workloads': 'workloads', 'DE-Leaves': 'leaves' };
+      for (const other of OTHER_QUERIES) {
+        const count = other.baseline(creds.tenantId, 0, 1).count;
+        const total = Number((await owner.query(count, [creds.tenantId])).rows[0].n);
+        for (const skip of [0, Math.floor(total / 2)]) {
+          const body = { queryBuilder: { skip, take: 100, orderBy: [{ field: other.orderBy, direction: 'desc' }] } };
+          await compare(other.name, tables[other.name], {
+            label: `orderBy ${other.orderBy} desc, skip ${fmt(skip)}`,
+            body,
+            hand: other.baseline(creds.tenantId, skip, 100),
+          });
+        }
       }
     }
-    return { rows, ms: performance.now() - s, wire };
-  };
-  const rate = (r: Run) => r.rows / (r.ms / 1000);
-  /** Alternating runs against one server process; its peak RSS is reset first, so it is the exports' own. */
-  const exportRound = async (label: string, srv: { baseUrl: string; child: { pid?: number } }) => {
-    writeFileSync(`/proc/${srv.child.pid}/clear_refs`, '5');
-    const before = status('VmRSS', srv.child.pid);
-    const csv: Record<Encoding, (Run & { wire: number })[]> = { identity: [], gzip: [], br: [] };
-    const copy: Run[] = [];
-    for (let i = 0; i < EXPORT_RUNS; i++) {
-      copy.push(await copyRun());
-      for (const encoding of ['identity', 'gzip', 'br'] as const) csv[encoding].push(await csvRun(srv.baseUrl, encoding));
+
+    // A paging client: the same query and filters, next skip, nothing changed: the count is the kept one.
+    const next = { queryBuilder: { take: 100, orderBy: byDay } };
+    const first: number[] = [];
+    const again: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      await touch();
+      first.push((await http(next)).ms);
+      const before = await countsServed();
+      again.push((await http({ queryBuilder: { ...next.queryBuilder, skip: 100 } })).ms);
+      const after = await countsServed();
+      if (after.hit !== before.hit + 1) throw new Error('the next page recounted');
     }
-    const all = Object.values(csv).flat();
-    if (all.some((r) => r.rows !== copy[0].rows)) throw new Error(`CSV rows ${all.map((r) => r.rows)} vs COPY ${copy[0].rows}`);
-    const hwm = status('VmHWM', srv.child.pid);
-    const copyRate = median(copy.map(rate));
-    console.log(`\n(2) full CSV stream of DE-TimeSheets (${fmt(copy[0].rows)} rows; ${EXPORT_RUNS} alternating runs, medians), server ${label}`);
-    for (const encoding of ['identity', 'gzip', 'br'] as const) {
-      const runs = csv[encoding];
-      const r = median(runs.map(rate));
+    console.log(
+      `\n  repeated page (unfiltered, orderBy Day desc): first page ${fmt(median(first), 1)} ms; next page (skip 100, count kept: /metrics hit) ${fmt(median(again), 1)} ms`,
+    );
+    summary.push(`| ${scale} | next page of unchanged data (skip 100; kept count) | ${fmt(median(again), 1)} | | | | first page ${fmt(median(first), 1)} |`);
+
+    if (LOADER.includes(scale)) {
+      // The platform loader's pattern: pages of 2,000, growing skip, default order (the key), until a short page.
+      let rows = 0;
+      const s = performance.now();
+      for (let skip = 0; ; skip += 2000) {
+        const { json } = await http({ queryBuilder: { skip, take: 2000 } });
+        rows += json.data.length;
+        if (json.data.length < 2000) break;
+      }
+      const paged = performance.now() - s;
+      const c0 = performance.now();
+      const res = await request(url, { method: 'POST', headers: { ...headers, accept: 'text/csv' }, body: '{}' });
+      let bytes = 0;
+      for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+      const csv = performance.now() - c0;
+      if (rows !== live) throw new Error(`the paged read saw ${rows} rows of ${live}`);
       console.log(
-        `    HTTP Accept: text/csv, Accept-Encoding: ${encoding.padEnd(8)} ${fmt(r)} rows/s (${runs.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')}); ` +
-          `${fmt((r / copyRate) * 100, 1)}% of COPY; ${fmt(median(runs.map((x) => x.wire)) / 2 ** 20, 1)} MiB on the wire`,
+        `\n  read all in pages of 2,000: ${fmt(rows)} rows in ${fmt(paged / 1000, 1)} s; one CSV export ${fmt(csv / 1000, 1)} s (${fmt(bytes / 2 ** 20)} MiB); ratio ${fmt(paged / csv, 2)}x (target <= 3x); load average ${load()}`,
+      );
+      summary.push(
+        `| ${scale} | all rows in pages of 2,000 vs one CSV export | ${fmt(paged / 1000, 1)} s | ${fmt(csv / 1000, 1)} s (CSV) | ${fmt(paged / csv, 2)}x | | |`,
       );
     }
-    console.log(`    COPY … TO STDOUT WITH CSV:   ${fmt(copyRate)} rows/s (${copy.map((x) => `${fmt(x.ms / 1000, 1)} s`).join(', ')})`);
-    console.log(`    ratio (identity): ${fmt((median(csv.identity.map(rate)) / copyRate) * 100, 1)}% (target >= 50%)`);
-    console.log(`    server RSS before the exports: ${fmt(before, 1)} MB; peak during them (VmHWM): ${fmt(hwm, 1)} MB (target < 300 MB)`);
-  };
-  await exportRound('with default V8 flags (the one that served part 1)', server);
+
+    if (scale === EXPORT_SCALE) {
+      const base = timesheetsExport(creds.tenantId);
+      const copySql = `copy (${inlineParameters(base.sql, base.parameters)}) to stdout with csv`;
+      const copyRun = async () => {
+        const { ms, value } = await asTenant(creds.tenantId, async () => {
+          const stream = client.query(copyTo(copySql));
+          for await (const _ of stream as AsyncIterable<Buffer>);
+          return stream.rowCount;
+        });
+        return { rows: value, ms };
+      };
+      const exportRun = async (accept: string) => {
+        const s = performance.now();
+        const res = await request(url, { method: 'POST', headers: { ...headers, accept }, body: '{}' });
+        if (res.statusCode !== 200) throw new Error(`${accept}: ${res.statusCode}`);
+        let lines = 0;
+        for await (const chunk of res.body) for (const b of chunk as Buffer) if (b === 10) lines++;
+        return { rows: accept === 'text/csv' ? lines - 1 : lines, ms: performance.now() - s };
+      };
+      const runs: Record<'copy' | 'csv' | 'ndjson', { rows: number; ms: number }[]> = { copy: [], csv: [], ndjson: [] };
+      for (let i = 0; i < EXPORT_RUNS; i++) {
+        runs.copy.push(await copyRun());
+        runs.csv.push(await exportRun('text/csv'));
+        runs.ndjson.push(await exportRun('application/x-ndjson'));
+      }
+      const rate = (xs: { rows: number; ms: number }[]) => median(xs.map((r) => r.rows / (r.ms / 1000)));
+      for (const [k, xs] of Object.entries(runs)) if (xs.some((r) => r.rows !== live)) throw new Error(`${k}: ${xs.map((r) => r.rows)} rows, not ${live}`);
+      const copyRate = rate(runs.copy);
+      console.log(`\n  full exports (${fmt(live)} rows, ${EXPORT_RUNS} alternating rounds, medians; load average ${load()}):`);
+      console.log(`    COPY (hand-written SELECT) TO STDOUT WITH CSV: ${fmt(copyRate)} rows/s`);
+      for (const k of ['csv', 'ndjson'] as const) {
+        console.log(
+          `    HTTP ${k.padEnd(6)} ${fmt(rate(runs[k]))} rows/s = ${fmt(rate(runs[k]) / copyRate, 2)}x of COPY (target >= ${k === 'csv' ? '0.9' : '0.7'}x)`,
+        );
+        summary.push(`| ${scale} | full ${k} export, rows/s | ${fmt(rate(runs[k]))} | ${fmt(copyRate)} (COPY) | ${fmt(rate(runs[k]) / copyRate, 2)}x | | |`);
+      }
+    }
+  }
+  const peak = rss('VmHWM');
+  console.log(
+    `\nserver peak RSS over the whole run (VmHWM, NODE_OPTIONS=--max-semi-space-size=8): ${fmt(peak, 1)} MB (target < 300 MB); now ${fmt(rss('VmRSS'), 1)} MB`,
+  );
+  console.log(
+    '\n| scale | case | HTTP (ms) | hand-written (ms) | ratio | page part engine / hand (ms) | count engine / hand (ms) |\n|---|---|---|---|---|---|---|',
+  );
+  for (const line of summary) console.log(line);
+  console.log(
+    `\nmachine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}; server peak RSS ${fmt(peak, 1)} MB`,
+  );
+} finally {
   await server.stop();
-  // V8 sizes the young generation for a large machine; capped, the heap stays near its live size.
-  const flags = '--max-semi-space-size=8';
-  const capped = await startServerProcess({ ...env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${flags}`.trim() });
-  console.log(`\n    server with NODE_OPTIONS=${flags}: RSS idle after start ${fmt(status('VmRSS', capped.child.pid), 1)} MB`);
-  await exportRound(`with NODE_OPTIONS=${flags}`, capped);
-  await capped.stop();
-  console.log(`\nmachine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
   await client.end();
   await owner.end();
   await handle.close();
-} finally {
   await db.stop();
 }

@@ -13,6 +13,7 @@ import { defineAutomations, sweepAutomationRuns } from './automations/worker.ts'
 import { clientApiRoutes } from './client-api/routes.ts';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
+import { sweepChangeLog } from './extraction/count-cache.ts';
 import { extractionRoutes } from './extraction/routes.ts';
 import { integrationRoutes } from './integration/routes.ts';
 import { SecretBox } from './platform/auth/hashing.ts';
@@ -132,6 +133,7 @@ export function defineQueues(jobs: Jobs, ctx: AppContext): void {
       const runs = await sweepAutomationRuns(ctx);
       if (runs > 0) retentionLog.info({ runs }, 'deleted automation runs past ATRIUM_EVENT_RETENTION');
     },
+    () => sweepChangeLog(ctx.db).then(() => undefined),
   ]);
   defineWebhooks(jobs, ctx);
   defineSchedules(jobs, ctx);

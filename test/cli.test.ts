@@ -76,7 +76,7 @@ describe('the command line', () => {
       [['tenants', 'list', '--scale', '5'], /^atrium: option --scale does not apply to "tenants list"$/],
       [['tenants', 'list', 'extra'], /^atrium: unexpected argument "extra" after "tenants list"$/],
       [['tenants', 'create', '--name', 'X', '--scale', '5'], /^atrium: --scale applies with --demo only$/],
-      [['tenants', 'create', '--name', 'X', '--demo', '--scale', 'lots'], /^atrium: --scale must be a number above 0 and at most 100$/],
+      [['tenants', 'create', '--name', 'X', '--demo', '--scale', 'lots'], /^atrium: --scale must be a number above 0 and at most 200$/],
     ];
     // Each mistake is caught before the database is opened: an unreachable DATABASE_URL would otherwise fail with exit 1.
     const runs = await Promise.all(cases.map(([args]) => atrium(args, { env: { DATABASE_URL: 'postgres://127.0.0.1:1/none' } })));

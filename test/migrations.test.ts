@@ -34,6 +34,7 @@ const FROZEN: Record<string, string> = {
   '0012_tenant_slugs.ts': 'c75d291281bea235',
   '0013_drop_stray_timesheet_typology.ts': '27b994e17cb80704',
   '0014_schedule_csv_options.ts': 'c8e6a53d058993f9',
+  '0015_extraction_page_plans.ts': '4e66cc97364244d3',
   '0016_client_api.ts': 'ecbf181ca0a41f45',
   '0017_automations.ts': 'ae6642d228b703ff',
   '0018_scale_out.ts': 'd7f4ad94a0930e16',

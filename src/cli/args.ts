@@ -116,7 +116,7 @@ export function parseCommandLine(argv: string[]): Parsed {
   if (values.scale !== undefined) {
     const scale = Number(values.scale);
     if (!values.demo) throw new UsageError('--scale applies with --demo only');
-    if (!Number.isFinite(scale) || scale <= 0 || scale > 100) throw new UsageError('--scale must be a number above 0 and at most 100');
+    if (!Number.isFinite(scale) || scale <= 0 || scale > 200) throw new UsageError('--scale must be a number above 0 and at most 200');
   }
   return { help: false, command, values: values as Values };
 }

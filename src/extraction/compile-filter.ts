@@ -28,8 +28,11 @@ export class FieldSet {
   readonly columns: CatalogueColumn[];
   readonly #exact = new Map<string, CatalogueColumn>();
   readonly #folded = new Map<string, CatalogueColumn>();
-  constructor(columns: CatalogueColumn[]) {
+  /** When given, every column looked up is added to it: the columns a plan's conditions and order read. */
+  readonly #used: Set<string> | undefined;
+  constructor(columns: CatalogueColumn[], used?: Set<string>) {
     this.columns = columns;
+    this.#used = used;
     for (const c of columns) {
       this.#exact.set(c.name, c);
       if (!this.#folded.has(c.name.toLowerCase())) this.#folded.set(c.name.toLowerCase(), c);
@@ -37,7 +40,9 @@ export class FieldSet {
   }
   get(name: unknown): CatalogueColumn | undefined {
     if (typeof name !== 'string') return undefined;
-    return this.#exact.get(name) ?? this.#folded.get(name.toLowerCase());
+    const c = this.#exact.get(name) ?? this.#folded.get(name.toLowerCase());
+    if (c) this.#used?.add(c.name);
+    return c;
   }
   unknownField(name: unknown, path: string): FieldError {
     return { path, message: `unknown field ${JSON.stringify(name)}; valid fields: ${this.columns.map((c) => c.name).join(', ')}` };

@@ -99,7 +99,7 @@ export function inlineParameters(text: string, parameters: readonly unknown[]): 
   return out + text.slice(from);
 }
 
-const OID = { bool: 16, numeric: 1700, timestamp: 1114, timestamptz: 1184 };
+export const OID = { bool: 16, numeric: 1700, timestamp: 1114, timestamptz: 1184, float8: 701, float4: 700, date: 1082, uuid: 2950 };
 const TEXT_OIDS = new Set([19 /* name */, 25 /* text */, 1042 /* bpchar */, 1043 /* varchar */]);
 
 /** How a CSV is written for spreadsheets; both off by default, so the bytes stay as they were. */
@@ -117,7 +117,7 @@ export const UTF8_BOM = '\uFEFF';
 // The characters a spreadsheet reads as the start of a formula (or, tab and CR, as a cell to skip to one).
 const FORMULA_START = /^[-=+@\t\r]/;
 export const excelSafeText = (v: string): string => (FORMULA_START.test(v) ? `'${v}` : v);
-const ISO_INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+export const ISO_INSTANT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /**
  * The rows query with each column printed as the JSON pages print it, given the columns' SQL types

@@ -28,6 +28,15 @@ export interface QueryContext {
   tenantId: string;
   /** The X-AppUser the call acts as, or null (then per-user flags are false and nothing is hidden). */
   userId: string | null;
+  /**
+   * Which of the two plans the source is built for. 'scan' (exports, the single-statement page): every row
+   * is read, so lookups that are not one row per key are best as set-wise hash joins. 'keys' (the
+   * keys-first page and its count, execute.ts): the engine selects only keys, order and filter columns,
+   * and PostgreSQL drops a LEFT JOIN only when it can prove it yields at most one row per row, so such a
+   * lookup must then be written as a per-row aggregate over a LATERAL subquery (fragments.periodInForce).
+   * A source may ignore it when every lookup is a join on a unique key or a scalar subquery.
+   */
+  plan?: 'scan' | 'keys';
 }
 
 export interface NamedQueryDefinition {
@@ -48,6 +57,15 @@ export interface NamedQueryDefinition {
    * never addressable by filters, fields or orderBy.
    */
   hiddenColumns?: CatalogueColumn[];
+  /**
+   * Narrower sources for the keys-first page's key phase and its count, tried in order: the first whose
+   * `columns` hold every column the filters, parameters, visibility and order read (and the key) is used.
+   * Each is a SELECT with the source's WHERE whose output columns are exactly `columns`, computed as the
+   * source computes them: the driving table alone, or with the one lookup a common filter needs.
+   * PostgreSQL drops unused joins from the full source too, but keeps their columns of the driving table
+   * in the scan's output, which rules out an index-only scan; this is what a count of a million rows needs.
+   */
+  narrow?: { columns: string[]; source: (ctx: QueryContext) => RawBuilder<unknown> }[];
   /** Output columns that identify a row: the tie-breaker that makes paging stable. */
   key: string[];
   /**

@@ -1,27 +1,78 @@
-// Runs a plan: wraps the query's source as `select <fields> from (<source>) q where … order by …,
-// <key> limit … offset …`, counts the same filtered rows, and shapes values as the API answers them.
+// Runs a plan (decision 0021, docs/extraction-page-plans.md). A JSON page is keys-first: the page's keys
+// are chosen on the narrowest plan (only the filter and order columns are computed; PostgreSQL drops every
+// other lookup), then the output columns are computed for those rows only, printed as JSON by PostgreSQL.
+// Exports read `select <fields> from (<source>) q where … order by …`; counts run on the narrowest plan
+// and are kept while nothing they read changes (count-cache.ts).
 import { type RawBuilder, sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
-import type { CatalogueColumn } from './definition.ts';
+import { OID } from './copy-csv.ts';
+import { JSONB_OID, jsonObjects } from './copy-ndjson.ts';
+import { exactCount } from './count-cache.ts';
+import type { CatalogueColumn, ColumnType } from './definition.ts';
 import type { Plan } from './query-builder.ts';
-import type { ResolvedQuery } from './resolve.ts';
+import { isCustomTableName, type ResolvedQuery } from './resolve.ts';
 
 export interface Page {
   data: Record<string, unknown>[];
   totalCount: number;
 }
 
-const from = (q: ResolvedQuery, plan: Plan) => sql`from (${q.source}) as q${plan.where.length ? sql` where ${sql.join(plan.where, sql` and `)}` : sql``}`;
+const from = (source: RawBuilder<unknown>, plan: Plan) =>
+  sql`from (${source}) as q${plan.where.length ? sql` where ${sql.join(plan.where, sql` and `)}` : sql``}`;
+const page = (plan: Plan) => sql`${plan.take !== null ? sql` limit ${plan.take}` : sql``}${plan.skip > 0 ? sql` offset ${plan.skip}` : sql``}`;
 
 /** The rows of the plan (count queries: the one Count row). `forExport` orders only when asked or paged. */
 export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawBuilder<Record<string, unknown>> {
-  if (q.isCount) return sql`select count(*) as "Count" ${from(q, plan)}`;
+  if (q.isCount) return sql`select count(*) as "Count" ${from(keysPhaseSource(q, plan), plan)}`;
   const select = sql.join(plan.fields.map((c) => sql.id('q', c.name)));
   const paged = plan.take !== null || plan.skip > 0;
   const order = !forExport || paged || plan.orderBy.length ? orderBy(q, plan) : sql``;
-  const limit = plan.take !== null ? sql` limit ${plan.take}` : sql``;
-  const offset = plan.skip > 0 ? sql` offset ${plan.skip}` : sql``;
-  return sql`select ${select} ${from(q, plan)}${order}${limit}${offset}`;
+  return sql`select ${select} ${from(q.source, plan)}${order}${page(plan)}`;
+}
+
+/** A type name as pg_typeof prints it, safe to write into a cast. */
+const TYPE_NAME = /^[a-z][a-z0-9 ]*$/;
+
+/**
+ * The keys-first page, in two statements. The first chooses the page's keys on the keys source, where
+ * only the key, filter and order columns are computed (deep pages skip over keys, not rows), and answers
+ * them as text. The second computes the output columns for those rows alone, found by `key = any($keys)`
+ * on the first key column: a condition on the driving table's own column, so it reaches that table's scan
+ * even when the source has more relations than the planner merges into one join search, and a bound array
+ * whose length the planner knows, so it chooses per-row lookups for a small page and hash joins for a large
+ * one. Further key columns (a key part may be null) are matched as text. Ordered as the keys were.
+ */
+async function pageRowsStatement(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<RawBuilder<Record<string, unknown>> | null> {
+  // As text only outside the limit: the skipped keys of a deep page are read, never converted.
+  const texts = q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`);
+  const keysOnly = sql.join(q.key.map((k) => sql.id('q', k)));
+  const { rows: keys } = await sql<Record<string, string | null>>`select ${sql.join(texts)}, pg_typeof(${sql.id('p', q.key[0])})::text as "type"
+    from (select ${keysOnly} ${from(keysPhaseSource(q, plan), plan)}${orderBy(q, plan)}${page(plan)}) as p`.execute(trx);
+  if (keys.length === 0) return null;
+  const column = (i: number) => keys.map((r) => r[`k${i}`]);
+  const first = column(0);
+  const type = keys[0].type ?? '';
+  const typed = TYPE_NAME.test(type) && !first.includes(null);
+  const conditions = [typed ? sql`${sql.id('q', q.key[0])} = any(${first}::${sql.raw(type)}[])` : sql`true`];
+  if (q.key.length > 1 || !typed) {
+    const names = q.key.map((_, i) => sql.id(`k${i}`));
+    const match = q.key.map((k, i) => sql`k.${names[i]} is not distinct from ${sql.id('q', k)}::text`);
+    conditions.push(sql`exists (select 1 from unnest(${sql.join(q.key.map((_, i) => sql`${column(i)}::text[]`))}) as k(${sql.join(names)})
+      where ${sql.join(match, sql` and `)})`);
+  }
+  const select = sql.join(plan.fields.map((c) => sql.id('q', c.name)));
+  return sql<Record<string, unknown>>`select ${select} from (${q.keysSource}) as q where ${sql.join(conditions, sql` and `)}${orderBy(q, plan)}`;
+}
+
+export async function keysFirstRows(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Record<string, unknown>[]> {
+  const statement = await pageRowsStatement(trx, q, plan);
+  return statement ? (await statement.execute(trx)).rows : [];
+}
+
+/** The first of the definition's narrow sources that holds every column the plan reads, else the keys source. */
+function keysPhaseSource(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
+  const covers = (n: ResolvedQuery['narrow'][number]) => q.key.every((k) => n.columns.has(k)) && [...plan.reads].every((c) => n.columns.has(c));
+  return q.narrow.find(covers)?.source ?? q.keysSource;
 }
 
 /**
@@ -36,19 +87,55 @@ function orderBy(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
   return terms.length ? sql` order by ${sql.join(terms)}` : sql``;
 }
 
-export function countQuery(q: ResolvedQuery, plan: Plan): RawBuilder<{ n: string }> {
-  return sql<{ n: string }>`select count(*) as "n" ${from(q, plan)}`;
+export function countQuery(q: ResolvedQuery, plan: Plan, source = keysPhaseSource(q, plan)): RawBuilder<{ n: string }> {
+  return sql<{ n: string }>`select count(*) as "n" ${from(source, plan)}`;
 }
 
-export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Page> {
-  const { rows } = await rowsQuery(q, plan).execute(trx);
+/**
+ * How a page is read: 'keys-first' (keysFirstQuery) unless the query has no key; 'single-statement' is the
+ * plan pages had before keys-first, kept as the reference its answers are compared with (extraction-keys-first.test.ts).
+ */
+export type PageStrategy = 'keys-first' | 'single-statement';
+
+// The SQL types the catalogue's definitions give each data type (definition.ts): what jsonObjects needs to
+// print a value as the JSON pages do. Custom tables differ (a Float is float8): their pages are shaped here.
+const DEFINITION_TYPES: Partial<Record<ColumnType, number>> = { decimal: OID.numeric, datetime: OID.timestamptz, object: JSONB_OID };
+
+/**
+ * A page as the JSON text the API answers ({"data": […], "totalCount": n}). A keys-first page of a catalogue
+ * query has PostgreSQL print each row as its JSON object (jsonObjects, as NDJSON exports do), so the server
+ * holds one string per row instead of an object per row and a JS string per field: a 10,000-row page costs
+ * its text, not ten times it, and the server's memory stays flat under large pages.
+ */
+export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<string> {
+  const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
+  if (!keysFirst) return JSON.stringify(await executePage(trx, q, plan));
+  const statement = plan.take === 0 ? null : await pageRowsStatement(trx, q, plan);
+  const types = plan.fields.map((c) => DEFINITION_TYPES[c.type] ?? 0);
+  const lines = statement ? (await jsonObjects(statement, plan.fields, types).execute(trx)).rows.map((r) => r.line) : [];
+  const complete = plan.take !== null && lines.length < plan.take && (lines.length > 0 || plan.skip === 0);
+  const totalCount = complete ? plan.skip + lines.length : await exactCount(trx, q.tenantId, countQuery(q, plan));
+  return `{"data":[${lines.join(',')}],"totalCount":${totalCount}}`;
+}
+
+export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strategy: PageStrategy = 'keys-first'): Promise<Page> {
+  const keysFirst = strategy === 'keys-first' && !q.isCount && q.key.length > 0 && plan.take !== null;
+  const rows = plan.take === 0 && !q.isCount ? [] : keysFirst ? await keysFirstRows(trx, q, plan) : (await rowsQuery(q, plan).execute(trx)).rows;
   const columns = q.isCount ? q.columns : plan.fields;
-  const data = rows.map((r) => shapeRow(r, columns));
+  // Shaped in place: the rows already hold exactly these columns in this order, and a page of 10,000
+  // rows should not allocate its objects twice (the server's peak memory follows its largest pages).
+  const data = rows.map((r) => shapeRowInPlace(r, columns));
   if (q.isCount) return { data, totalCount: data.length };
   // A non-empty page shorter than take ends the result: no second scan needed.
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + rows.length : Number((await countQuery(q, plan).execute(trx)).rows[0].n);
+  if (complete) return { data, totalCount: plan.skip + rows.length };
+  const totalCount = keysFirst ? await exactCount(trx, q.tenantId, countQuery(q, plan)) : Number((await countQuery(q, plan, q.source).execute(trx)).rows[0].n);
   return { data, totalCount };
+}
+
+function shapeRowInPlace(row: Record<string, unknown>, columns: CatalogueColumn[]): Record<string, unknown> {
+  for (const c of columns) row[c.name] = shapeValue(row[c.name], c);
+  return row;
 }
 
 /** Values as the API answers them: decimals and bigints as JSON numbers, datetimes ISO 8601 UTC. */

@@ -1,5 +1,6 @@
 // CSV (RFC 4180) and NDJSON exports of a named query, read only as fast as the client reads, so
-// memory stays flat at any row count: CSV through COPY (./copy-csv.ts), NDJSON from a server-side cursor.
+// memory stays flat at any row count: both through COPY (./copy-csv.ts, ./copy-ndjson.ts); NDJSON of
+// fields named longer than an identifier may be from a server-side cursor.
 import { Readable } from 'node:stream';
 import type { CompiledQuery, RawBuilder } from 'kysely';
 import type pg from 'pg';
@@ -7,6 +8,7 @@ import QueryStream from 'pg-query-stream';
 import { type DatabaseHandle, tenantBinding } from '../platform/db/database.ts';
 import { exportsInFlight } from '../platform/metrics.ts';
 import { type CsvOptions, type ExportSource, openCopyCsv } from './copy-csv.ts';
+import { ndjsonByCopy, openCopyNdjson } from './copy-ndjson.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
 
 export type ExportFormat = 'csv' | 'ndjson';
@@ -57,7 +59,12 @@ export async function openExport(
     await client.query(
       `begin; ${tenantBinding(tenantId, deadline)}; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local standard_conforming_strings = on`,
     );
-    source = format === 'csv' ? await openCopyCsv(client, db.kysely, query, columns, csv) : openCursorNdjson(client, query.compile(db.kysely), columns);
+    source =
+      format === 'csv'
+        ? await openCopyCsv(client, db.kysely, query, columns, csv)
+        : ndjsonByCopy(columns)
+          ? await openCopyNdjson(client, db.kysely, query, columns)
+          : openCursorNdjson(client, query.compile(db.kysely), columns);
     first = await source.chunks.next();
   } catch (err) {
     source?.stop();

@@ -29,6 +29,8 @@ export interface Plan {
   skip: number;
   /** null: every row (exports without take). */
   take: number | null;
+  /** The columns `where` and `orderBy` read (filters, parameters, visibility, order). */
+  reads: Set<string>;
 }
 
 const PARAMETER_OPS: Partial<Record<ParameterName, string>> = { ModifiedFrom: '>=', From: '>=', To: '<=' };
@@ -43,8 +45,9 @@ export interface PlanOptions {
 export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions): Plan {
   const qb = body.queryBuilder ?? {};
   const errors: FieldError[] = [];
-  const fieldSet = new FieldSet(q.filterColumns);
-  const parameterSet = new FieldSet([...q.filterColumns, ...q.hiddenColumns]);
+  const reads = new Set<string>();
+  const fieldSet = new FieldSet(q.filterColumns, reads);
+  const parameterSet = new FieldSet([...q.filterColumns, ...q.hiddenColumns], reads);
   const outputSet = new FieldSet(q.columns);
 
   const skip = qb.skip ?? 0;
@@ -116,8 +119,12 @@ export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions
   }
   if (errors.length) throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
   if (filter) where.push(filter);
-  if (opts.visibleTo && q.visibility) where.push(visibility(q, opts.visibleTo));
-  return { fields, where, orderBy, skip, take };
+  if (opts.visibleTo && q.visibility) {
+    where.push(visibility(q, opts.visibleTo));
+    reads.add(q.visibility.documentIdColumn);
+    if (q.visibility.departmentIdColumn) reads.add(q.visibility.departmentIdColumn);
+  }
+  return { fields, where, orderBy, skip, take, reads };
 }
 
 /** On the document's team, or in its department. */

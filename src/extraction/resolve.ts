@@ -20,14 +20,20 @@ import { NAMED_QUERIES } from './queries/index.ts';
 export interface ResolvedQuery {
   /** The canonical name (catalogue spelling, or `CT-{tableName}`). */
   name: string;
+  /** The tenant it was resolved for (its source filters on it). */
+  tenantId: string;
   purpose: string;
   /** The columns of the rows answered (for a count query: Count). */
   columns: CatalogueColumn[];
   /** The columns filters, orderBy and parameters address: the rows of `source`. */
   filterColumns: CatalogueColumn[];
   key: string[];
-  /** A SELECT producing filterColumns. */
+  /** A SELECT producing filterColumns, built for reading every row (exports, the single-statement page). */
   source: RawBuilder<unknown>;
+  /** The same rows built for the keys-first page and its count (QueryContext.plan 'keys'). */
+  keysSource: RawBuilder<unknown>;
+  /** NamedQueryDefinition.narrow, built for the caller. */
+  narrow: { columns: ReadonlySet<string>; source: RawBuilder<unknown> }[];
   /** Columns only parameters address (NamedQueryDefinition.hiddenColumns). */
   hiddenColumns: CatalogueColumn[];
   /** Parameters the catalogue lets this query take, and the column each applies to. */
@@ -82,7 +88,7 @@ export async function resolveQuery(trx: Trx, principal: Principal, name: string)
         extra: { requiredRoles: table.readRoles },
       });
     }
-    return customTableQuery(table);
+    return customTableQuery(table, principal.tenantId);
   }
   const found = defined.get(fold(name));
   if (!found) throw notFound(`No named query "${name}". GET /api/v3/analytics/named-queries lists them.`);
@@ -104,7 +110,8 @@ export async function resolveQuery(trx: Trx, principal: Principal, name: string)
 
 async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceOf }: RowsQuery): Promise<ResolvedQuery> {
   let columns = entry.columns;
-  let source = sourceOf(ctx);
+  let source = sourceOf({ ...ctx, plan: 'scan' });
+  let keysSource = sourceOf({ ...ctx, plan: 'keys' });
   const hidden = def.hiddenColumns ?? [];
   if (def.userFields) {
     const fixed = entry.columns.filter((c) => c.name !== '*');
@@ -117,19 +124,25 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
       extra.push(f);
     }
     columns = [...fixed, ...extra.map((f) => ({ name: f.name, type: f.type }))];
-    source = sql`select ${sql.join([
-      ...fixed.map((c) => sql.id('u', c.name)),
-      ...extra.map((f) => sql`${userField(f)} as ${sql.id(f.name)}`),
-      ...hidden.map((c) => sql.id('u', c.name)),
-    ])} from (${source}) as u`;
+    const withFields = (inner: RawBuilder<unknown>) =>
+      sql`select ${sql.join([
+        ...fixed.map((c) => sql.id('u', c.name)),
+        ...extra.map((f) => sql`${userField(f)} as ${sql.id(f.name)}`),
+        ...hidden.map((c) => sql.id('u', c.name)),
+      ])} from (${inner}) as u`;
+    source = withFields(source);
+    keysSource = withFields(keysSource);
   }
   return {
     name: entry.name,
+    tenantId: ctx.tenantId,
     purpose: entry.purpose,
     columns,
     filterColumns: columns,
     key: def.key,
     source,
+    keysSource,
+    narrow: def.userFields ? [] : (def.narrow ?? []).map((n) => ({ columns: new Set(n.columns), source: n.source(ctx) })),
     hiddenColumns: hidden,
     allowedParameters: entry.parameters,
     parameterColumns: def.parameters ?? {},
@@ -157,7 +170,7 @@ function userField(f: { name: string; type: ColumnType }): RawBuilder<unknown> {
 }
 
 /** Custom tables: columns as the tenant named them; Integer is integer, Float and Money decimal; VarBinary as base64. */
-function customTableQuery(t: CustomTableExtraction): ResolvedQuery {
+function customTableQuery(t: CustomTableExtraction, tenantId: string): ResolvedQuery {
   const columns: CatalogueColumn[] = t.columns.map((c) => ({
     name: c.name,
     type: c.dataType === 'numeric' ? (c.columnDataTypeId === 3 ? 'integer' : 'decimal') : c.dataType,
@@ -166,13 +179,17 @@ function customTableQuery(t: CustomTableExtraction): ResolvedQuery {
     const ref = sql.id('t', c.sqlColumn);
     return sql`${c.dataType === 'object' ? sql`encode(${ref}, 'base64')` : ref} as ${sql.id(c.name)}`;
   });
+  const source = sql`select ${sql.join(select)} from ${sql.id(t.schema, t.table)} as t`;
   return {
     name: `${NAMED_QUERY_PREFIX}${t.tableName}`,
+    tenantId,
     purpose: `custom table ${t.tableName}`,
     columns,
     filterColumns: columns,
     key: [t.keyColumn.name],
-    source: sql`select ${sql.join(select)} from ${sql.id(t.schema, t.table)} as t`,
+    source,
+    keysSource: source,
+    narrow: [],
     hiddenColumns: [],
     allowedParameters: [],
     parameterColumns: {},

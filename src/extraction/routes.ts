@@ -141,7 +141,9 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
           .header('cache-control', 'no-store');
         return reply.send(stream as never);
       }
-      return request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body), { replica: true });
+      // The page arrives as its JSON text (PostgreSQL prints the rows); sent as it is.
+      const page = await request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body), { replica: true });
+      return reply.type('application/json; charset=utf-8').send(page);
     },
   );
 

@@ -8,7 +8,7 @@ import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { OPERATIONS } from './compile-filter.ts';
 import type { CsvOptions } from './copy-csv.ts';
 import { CATALOGUE, type CatalogueColumn } from './definition.ts';
-import { executePage, type Page, rowsQuery } from './execute.ts';
+import { executePageJson, rowsQuery } from './execute.ts';
 import { type ExportFormat, openExport } from './export.ts';
 import { type ExecuteBody, MAX_PAGE_SIZE, type Plan, planQuery } from './query-builder.ts';
 import { type ResolvedQuery, resolveQuery } from './resolve.ts';
@@ -26,9 +26,10 @@ export async function plan(trx: Trx, principal: Principal, name: string, body: E
   return { query, plan: planQuery(query, body, { paged, visibleTo: visibleTo(principal) }) };
 }
 
-export async function dynamicExecute(trx: Trx, principal: Principal, name: string, body: ExecuteBody): Promise<Page> {
+/** A page as the JSON text of the answer ({"data": […], "totalCount": n}). */
+export async function dynamicExecute(trx: Trx, principal: Principal, name: string, body: ExecuteBody): Promise<string> {
   const p = await plan(trx, principal, name, body, true);
-  return executePage(trx, p.query, p.plan);
+  return executePageJson(trx, p.query, p.plan);
 }
 
 /** An export as it is being written: its stream, the columns it writes, and its row count once it has ended. */

@@ -77,3 +77,10 @@ export const readReplicaUp = new Gauge({
 export function statusClass(statusCode: number | null): string {
   return statusCode === null ? 'none' : `${Math.floor(statusCode / 100)}xx`;
 }
+
+export const extractionCounts = new Counter({
+  name: 'atrium_extraction_counts_total',
+  help: 'Data Extraction page totalCounts: hit (kept count, nothing it reads changed), miss (counted and kept), uncached (counted; reads a table the change log does not track)',
+  labelNames: ['result'] as const,
+  registers: [workRegistry],
+});

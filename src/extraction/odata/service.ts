@@ -67,7 +67,13 @@ export async function readEntitySet(
   const name = queryNameOf(entitySet);
   const model = entityModel((await plan(trx, principal, name, {}, true)).query);
   const filterable = new Map(model.query.filterColumns.map((c) => [odataName(c.name).toLowerCase(), c]));
-  const property = (p: string) => filterable.get(p.toLowerCase());
+  // The columns $filter and the key condition read, so the page plan knows what its conditions need.
+  const reads = new Set<string>();
+  const property = (p: string) => {
+    const c = filterable.get(p.toLowerCase());
+    if (c) reads.add(c.name);
+    return c;
+  };
   const keyCondition = keyFilter?.(model);
   const output = new Map(model.properties.map((p) => [p.property.toLowerCase(), p]));
 
@@ -98,6 +104,7 @@ export async function readEntitySet(
   const conditions = [tree, keyCondition ?? null].filter((n): n is Node => n !== null);
   const planned = await plan(trx, principal, name, { queryBuilder: { skip, take, orderBy, fields: fields.map((f) => f.column) } }, true);
   for (const n of conditions) planned.plan.where.push(compileODataFilter(n, property));
+  for (const c of reads) planned.plan.reads.add(c);
   const page = await executePage(trx, planned.query, planned.plan);
   const value = page.data.map((row) => {
     const out: Record<string, unknown> = {};

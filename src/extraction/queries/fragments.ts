@@ -183,3 +183,39 @@ export const estimatedColumns = (alias: string): RawBuilder<unknown> => {
     ${a('sell_tax')} as "EstimatedTaxSell",
     ${a('sell')} + ${a('sell_tax')} as "EstimatedWithTaxSell"`;
 };
+
+/**
+ * LEFT JOIN `alias` with `alias.value`: the `value` of the user's period (typology history, cost) in force
+ * on a day — the latest-starting period covering it, the highest id among equal starts; null when none.
+ * For a scan (ctx.plan 'scan') the user's periods are cut into disjoint segments at every start and end,
+ * each carrying the value in force, so one hash join on (user, day) serves every row without per-row
+ * lookups (they would cost microseconds each on a million-row export). For the keys-first page the same
+ * value is an aggregate over a LATERAL `limit 1` index lookup: exactly one row per row, which PostgreSQL can
+ * prove, so it drops the join from the key and count phases and looks it up only for the page's rows.
+ */
+export function periodInForce(
+  ctx: QueryContext,
+  table: 'user_typology_histories' | 'user_costs',
+  value: 'typology_id' | 'hourly_value',
+  on: { tenant: string; user: string; day: string },
+  alias: string,
+): RawBuilder<unknown> {
+  const [tenant, user, day] = [sql.ref(on.tenant), sql.ref(on.user), sql.ref(on.day)];
+  if (ctx.plan === 'keys') {
+    return sql`left join lateral (
+        select (array_agg(pf.value))[1] as value
+          from (select p.${sql.ref(value)} as value from ${sql.table(table)} p
+                 where p.tenant_id = ${tenant} and p.user_id = ${user} and p.start_date <= ${day}
+                   and coalesce(p.end_date, 'infinity'::date) >= ${day}
+                 order by p.start_date desc, p.id desc limit 1) pf
+      ) ${sql.raw(alias)} on true`;
+  }
+  return sql`left join (with p as (select p.id, p.user_id, p.start_date, coalesce(p.end_date, 'infinity'::date) as end_date, p.${sql.ref(value)} as value
+                from ${sql.table(table)} p where p.tenant_id = ${ctx.tenantId}),
+        b as (select user_id, start_date as d from p union select user_id, end_date + 1 from p where end_date < 'infinity'::date),
+        s as (select user_id, d as start_date, coalesce(lead(d) over (partition by user_id order by d) - 1, 'infinity'::date) as end_date from b)
+   select distinct on (s.user_id, s.start_date) s.user_id, s.start_date, s.end_date, p.value
+     from s join p on p.user_id = s.user_id and p.start_date <= s.start_date and p.end_date >= s.start_date
+    order by s.user_id, s.start_date, p.start_date desc, p.id desc) ${sql.raw(alias)}
+      on ${sql.ref(`${alias}.user_id`)} = ${user} and ${day} between ${sql.ref(`${alias}.start_date`)} and ${sql.ref(`${alias}.end_date`)}`;
+}

@@ -15,6 +15,7 @@ import * as m0011 from './migrations/0011_event_retention.ts';
 import * as m0012 from './migrations/0012_tenant_slugs.ts';
 import * as m0013 from './migrations/0013_drop_stray_timesheet_typology.ts';
 import * as m0014 from './migrations/0014_schedule_csv_options.ts';
+import * as m0015 from './migrations/0015_extraction_page_plans.ts';
 import * as m0016 from './migrations/0016_client_api.ts';
 import * as m0017 from './migrations/0017_automations.ts';
 import * as m0018 from './migrations/0018_scale_out.ts';
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   '0012_tenant_slugs': m0012,
   '0013_drop_stray_timesheet_typology': m0013,
   '0014_schedule_csv_options': m0014,
+  '0015_extraction_page_plans': m0015,
   '0016_client_api': m0016,
   '0017_automations': m0017,
   '0018_scale_out': m0018,

@@ -746,6 +746,18 @@ export interface ExpenseTypes {
   vat_id: string | null;
 }
 
+export interface ExtractionChangeHorizon {
+  id: number;
+  oldest_xid: string;
+  taken_on_utc: Timestamp;
+}
+
+export interface ExtractionChanges {
+  table_name: string;
+  tenant: string | null;
+  xid: Generated<string>;
+}
+
 export interface ExtractionScheduleRuns {
   bytes: Int8 | null;
   error: string | null;
@@ -1741,6 +1753,8 @@ export interface DB {
   expense_items: ExpenseItems;
   expense_sheets: ExpenseSheets;
   expense_types: ExpenseTypes;
+  extraction_change_horizon: ExtractionChangeHorizon;
+  extraction_changes: ExtractionChanges;
   extraction_schedule_runs: ExtractionScheduleRuns;
   extraction_schedules: ExtractionSchedules;
   favorites: Favorites;

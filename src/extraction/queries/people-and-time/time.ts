@@ -2,20 +2,7 @@
 // tombstones (deleted rows). DE-TimeSheets runs on a million rows: see the note on its source.
 import type { RawBuilder } from 'kysely';
 import { type NamedQueryDefinition, type QueryContext, sql } from '../../definition.ts';
-import { numberAndName, userName, utcMidnight } from '../fragments.ts';
-
-// A user's periods (typology history, costs) cut into disjoint segments at every start and end, each
-// carrying the value of the latest-starting period that covers it: at most one segment covers a day, so a
-// hash join on (user, day) gives "the period in force" without duplicating timesheet rows. It reads only
-// the small period tables; per-row lookups would cost tens of microseconds each on a million-row export.
-const periodsInForce = (table: 'user_typology_histories' | 'user_costs', value: 'typology_id' | 'hourly_value', tenantId: string) => sql`
-  (with p as (select p.id, p.user_id, p.start_date, coalesce(p.end_date, 'infinity'::date) as end_date, ${sql.ref(`p.${value}`)} as value
-                from ${sql.table(table)} p where p.tenant_id = ${tenantId}),
-        b as (select user_id, start_date as d from p union select user_id, end_date + 1 from p where end_date < 'infinity'::date),
-        s as (select user_id, d as start_date, coalesce(lead(d) over (partition by user_id order by d) - 1, 'infinity'::date) as end_date from b)
-   select distinct on (s.user_id, s.start_date) s.user_id, s.start_date, s.end_date, p.value
-     from s join p on p.user_id = s.user_id and p.start_date <= s.start_date and p.end_date >= s.start_date
-    order by s.user_id, s.start_date, p.start_date desc, p.id desc)`;
+import { numberAndName, periodInForce, userName, utcMidnight } from '../fragments.ts';
 
 // Names of the approvers of a leave in one role, comma-joined.
 const leaveApprovers = (role: 'Approver' | 'HR') => sql`
@@ -33,6 +20,32 @@ const tombstones =
         from ${sql.table(table)} x
        where x.tenant_id = ${ctx.tenantId} and x.deleted_on is not null`;
 
+/**
+ * LEFT JOIN `ap` with `ap.names`: the names of the Approver team of the timesheet's job, comma-joined.
+ * A scan groups every job's approvers once and hash-joins them; the keys-first page asks per row (an
+ * aggregate without GROUP BY: one row, so the key and count phases drop it).
+ */
+const jobApprovers = (ctx: QueryContext): RawBuilder<unknown> => {
+  const names = sql`string_agg(${userName('au')}, ', ' order by ${userName('au')})`;
+  const approvers = sql`from assignments a
+        join teams tm on tm.tenant_id = a.tenant_id and tm.id = a.team_id
+        join users au on au.tenant_id = a.tenant_id and au.id = a.user_id
+       where tm.name = 'Approver'`;
+  if (ctx.plan === 'keys')
+    return sql`left join lateral (select ${names} as names ${approvers} and a.tenant_id = t.tenant_id and a.document_id = t.job_id) ap on true`;
+  return sql`left join (select a.document_id, ${names} as names ${approvers} and a.tenant_id = ${ctx.tenantId}
+                    group by a.document_id) ap on ap.document_id = t.job_id`;
+};
+
+/** DE-TimeSheets' columns that are the timesheet's own, as its source computes them. */
+const OWN_COLUMNS = ['TimesheetId', 'UserId', 'Day', 'Hours', 'JobId', 'IsBillable', 'Status', 'ModifiedOn', 'RequestedApproval'];
+const ownColumns = sql`t.id as "TimesheetId", t.user_id as "UserId", t.date as "Day", round(t.duration_minutes / 60.0, 4) as "Hours",
+  t.job_id as "JobId", t.is_billable as "IsBillable", t.status as "Status", t.modified_on_utc as "ModifiedOn",
+  t.requested_approval as "RequestedApproval"`;
+
+/** Where DE-TimeSheets looks up the periods in force: the timesheet's user on its day. */
+const period = { tenant: 't.tenant_id', user: 't.user_id', day: 't.date' };
+
 export const time: NamedQueryDefinition[] = [
   {
     name: 'DE-TimeSheets',
@@ -40,11 +53,19 @@ export const time: NamedQueryDefinition[] = [
     parameters: { ModifiedFrom: 'ModifiedOn', ProjectNumber: 'ProjectNumber', ProjectId: 'ProjectId', From: 'Day', To: 'Day' },
     // The job's team decides who sees a timesheet, and the department of the person whose time it is.
     visibility: { documentIdColumn: 'JobId', departmentIdColumn: 'UserDepartmentId' },
-    // Performance: a plain join the engine wraps and PostgreSQL flattens, so filters, order and limit
-    // reach timesheets' (tenant_id, date) / (tenant_id, modified_on_utc) indexes. Every lookup is a left
-    // join on a unique key (approvers are grouped per job: grouped by document_id alone, the planner can
-    // prove one row per job), so it drops those a count or a filter does not use; only the two period
-    // joins (typology, cost) always run, as hash joins on the user.
+    // The timesheet's own columns, then with its job's name and number (the common filter): for keys and
+    // counts that read nothing else.
+    narrow: [
+      { columns: OWN_COLUMNS, source: (ctx) => sql`select ${ownColumns} from timesheets t where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null` },
+      {
+        columns: [...OWN_COLUMNS, 'Job', 'JobNumber'],
+        source: (ctx) => sql`
+          select ${ownColumns}, j.name as "Job", j.number as "JobNumber"
+            from timesheets t
+            left join jobs j on j.tenant_id = t.tenant_id and j.id = t.job_id
+           where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null`,
+      },
+    ],
     source: (ctx) => sql`
       select t.id as "TimesheetId", t.user_id as "UserId", ${userName('u')} as "User",
              uc.id as "UserCompanyId", uc.name as "UserCompany", ud.id as "UserDepartmentId", ud.name as "UserDepartment",
@@ -71,20 +92,13 @@ export const time: NamedQueryDefinition[] = [
         left join projects p on p.tenant_id = j.tenant_id and p.id = j.project_id
         left join commercial_clients cl on cl.tenant_id = p.tenant_id and cl.id = p.commercial_client_id
         left join products pr on pr.tenant_id = p.tenant_id and pr.id = p.product_id
-        left join brands b on b.tenant_id = p.tenant_id and b.id = coalesce(p.brand_id, pr.brand_id)
+        left join brands b on b.tenant_id = t.tenant_id and b.id = coalesce(p.brand_id, pr.brand_id)
         left join work_types wt on wt.tenant_id = t.tenant_id and wt.id = t.work_type_id
         left join users r on r.tenant_id = u.tenant_id and r.id = u.responsible_id
-        left join (select a.document_id, string_agg(${userName('au')}, ', ' order by ${userName('au')}) as names
-                     from assignments a
-                     join teams tm on tm.tenant_id = a.tenant_id and tm.id = a.team_id
-                     join users au on au.tenant_id = a.tenant_id and au.id = a.user_id
-                    where a.tenant_id = ${ctx.tenantId} and tm.name = 'Approver'
-                    group by a.document_id) ap on ap.document_id = t.job_id
-        left join ${periodsInForce('user_typology_histories', 'typology_id', ctx.tenantId)} th
-               on th.user_id = t.user_id and t.date between th.start_date and th.end_date
+        ${jobApprovers(ctx)}
+        ${periodInForce(ctx, 'user_typology_histories', 'typology_id', period, 'th')}
         left join typologies ty on ty.tenant_id = t.tenant_id and ty.id = coalesce(th.value, u.typology_id)
-        left join ${periodsInForce('user_costs', 'hourly_value', ctx.tenantId)} uc_at
-               on uc_at.user_id = t.user_id and t.date between uc_at.start_date and uc_at.end_date
+        ${periodInForce(ctx, 'user_costs', 'hourly_value', period, 'uc_at')}
        where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null`,
   },
   {
@@ -164,6 +178,18 @@ export const time: NamedQueryDefinition[] = [
     name: 'DE-Workloads',
     key: ['WorkloadId'],
     visibility: { documentIdColumn: 'JobId' },
+    // The workload's own columns (on jobs only, as the source), for keys and counts that read nothing else.
+    narrow: [
+      {
+        columns: ['WorkloadId', 'DayUtc', 'Workload', 'JobId', 'TimesheetId', 'UserIs'],
+        source: (ctx) => sql`
+          select w.id as "WorkloadId", ${utcMidnight('w.day')} as "DayUtc", round(w.workload_minutes / 60.0, 4) as "Workload",
+                 j.id as "JobId", w.timesheet_id as "TimesheetId", w.user_id as "UserIs"
+            from workloads w
+            join jobs j on j.tenant_id = w.tenant_id and j.id = w.document_id
+           where w.tenant_id = ${ctx.tenantId}`,
+      },
+    ],
     // Workloads planned on jobs only (the inner join); Workload in decimal hours; Project is "number - name".
     source: (ctx) => sql`
       select w.id as "WorkloadId", ${utcMidnight('w.day')} as "DayUtc", round(w.workload_minutes / 60.0, 4) as "Workload",

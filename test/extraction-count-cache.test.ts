@@ -1,0 +1,154 @@
+// totalCount is always exact, and a paging client does not recount unchanged data: the next page of the
+// same query and filters answers the kept count (GET /metrics counts hits), while any write to a table
+// the count reads — through the API's tenant binding, as the owner, or a bulk COPY with triggers switched
+// off as the demo loader does — makes the next page count again. Writes of another tenant, or to tables
+// the count does not read, keep it.
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { sweepChangeLog } from '../src/extraction/count-cache.ts';
+import { DatabaseHandle } from '../src/platform/db/database.ts';
+import type { TenantCredentials } from '../src/tenancy/service.ts';
+import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
+
+let server: TestServer;
+let tenant: TenantCredentials;
+let other: TenantCredentials;
+let owner: pg.Client;
+
+before(async () => {
+  server = await startTestServer();
+  tenant = await server.createTenant('Counted', { demoData: true, scale: 0.2 });
+  other = await server.createTenant('Other', { demoData: true, scale: 0.05 });
+  owner = new pg.Client({ connectionString: server.databaseUrl });
+  await owner.connect();
+});
+after(async () => {
+  await owner?.end();
+  await server?.close();
+});
+
+async function counts(): Promise<Record<string, number>> {
+  const res = await server.request('GET', '/metrics');
+  const out: Record<string, number> = { hit: 0, miss: 0, uncached: 0 };
+  for (const m of res.text.matchAll(/^atrium_extraction_counts_total\{result="(\w+)"\} (\d+)/gm)) out[m[1]] = Number(m[2]);
+  return out;
+}
+
+/** A page of DE-TimeSheets, and how the count was answered meanwhile. */
+async function page(skip: number, filters?: unknown[]): Promise<{ totalCount: number; via: 'hit' | 'miss' | 'uncached' }> {
+  const before = await counts();
+  const res = await server.request('POST', '/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute', {
+    headers: appHeaders(tenant),
+    json: { queryBuilder: { skip, take: 5, fields: ['TimesheetId'], orderBy: [{ field: 'Day', direction: 'desc' }], filters } },
+  });
+  assert.equal(res.status, 200, res.text);
+  const now = await counts();
+  const via = (['hit', 'miss', 'uncached'] as const).find((k) => now[k] > before[k]);
+  assert.ok(via, 'the page counted');
+  return { totalCount: res.body.totalCount, via };
+}
+
+const live = async (tenantId: string) =>
+  Number((await owner.query('select count(*) as n from timesheets where tenant_id = $1 and deleted_on is null', [tenantId])).rows[0].n);
+
+test('the next page answers the kept count until a write to a table it reads; always exact', async () => {
+  const n = await live(tenant.tenantId);
+  assert.deepEqual(await page(0), { totalCount: n, via: 'miss' });
+  assert.deepEqual(await page(5), { totalCount: n, via: 'hit' });
+  assert.deepEqual(await page(10), { totalCount: n, via: 'hit' });
+
+  // Another tenant's writes, bound to that tenant as every API write is, leave this tenant's count alone.
+  await owner.query('begin');
+  await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [other.tenantId]);
+  await owner.query('update timesheets set status = status where tenant_id = $1', [other.tenantId]);
+  await owner.query('commit');
+  assert.deepEqual(await page(15), { totalCount: n, via: 'hit' });
+
+  // A table the count does not read (jobs: no filter names a job) changes nothing either.
+  await owner.query('begin');
+  await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
+  await owner.query(`update jobs set name = name || ' (renamed)' where tenant_id = $1`, [tenant.tenantId]);
+  await owner.query('commit');
+  assert.deepEqual(await page(20), { totalCount: n, via: 'hit' });
+
+  // This tenant's write: the next page counts again, and sees it.
+  await owner.query('begin');
+  await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
+  await owner.query(
+    `update timesheets set deleted_on = now() where tenant_id = $1 and id = (select id from timesheets where tenant_id = $1 and deleted_on is null order by id limit 1)`,
+    [tenant.tenantId],
+  );
+  await owner.query('commit');
+  assert.deepEqual(await page(25), { totalCount: n - 1, via: 'miss' });
+  assert.deepEqual(await page(30), { totalCount: n - 1, via: 'hit' });
+
+  // A write without a tenant binding (the owner, a migration) counts for every tenant.
+  await owner.query(`update timesheets set deleted_on = null where tenant_id = $1 and deleted_on > now() - interval '1 hour'`, [tenant.tenantId]);
+  assert.deepEqual(await page(35), { totalCount: n, via: 'miss' });
+});
+
+test('a bulk COPY with triggers switched off (as the demo loader loads) still invalidates the count', async () => {
+  const n = await live(tenant.tenantId);
+  assert.equal((await page(0)).totalCount, n);
+  assert.equal((await page(5)).via, 'hit');
+  // Copy three of the tenant's timesheets under new ids, through COPY FROM STDIN with session_replication_role = replica.
+  await owner.query('begin');
+  await owner.query('set local session_replication_role = replica');
+  await owner.query(`create temp table copied on commit drop as select * from timesheets where tenant_id = $1 and deleted_on is null limit 3`, [
+    tenant.tenantId,
+  ]);
+  await owner.query('update copied set id = gen_random_uuid()');
+  const chunks: Buffer[] = [];
+  for await (const c of owner.query(copyTo('copy copied to stdout')) as AsyncIterable<Buffer>) chunks.push(c);
+  await pipeline(Readable.from(chunks), owner.query(copyFrom('copy timesheets from stdin')));
+  await owner.query('commit');
+  assert.deepEqual(await page(10), { totalCount: n + 3, via: 'miss' });
+});
+
+test('filtered counts are kept per filter, and a filter on a looked-up name follows writes to that table', async () => {
+  const filters = ['Job', 'contains', 'renamed'];
+  const first = await page(0, filters);
+  assert.equal(first.via, 'miss');
+  assert.equal((await page(5, filters)).via, 'hit');
+  // jobs is read by this count: renaming one job back changes the answer, and the count follows.
+  await owner.query('begin');
+  await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
+  const { rows } = await owner.query(
+    `update jobs set name = replace(name, ' (renamed)', '') where tenant_id = $1
+        and id = (select job_id from timesheets where tenant_id = $1 and deleted_on is null group by job_id order by count(*) desc limit 1)
+      returning (select count(*) from timesheets t where t.tenant_id = $1 and t.job_id = jobs.id and t.deleted_on is null)::int as n`,
+    [tenant.tenantId],
+  );
+  await owner.query('commit');
+  assert.deepEqual(await page(10, filters), { totalCount: first.totalCount - rows[0].n, via: 'miss' });
+});
+
+test('the maintenance sweep deletes change rows only below a horizon older than any kept count', async () => {
+  const db = new DatabaseHandle(server.databaseUrl);
+  try {
+    const rows = async () => Number((await owner.query('select count(*) as n from extraction_changes')).rows[0].n);
+    await owner.query('delete from extraction_change_horizon');
+    const before = await rows();
+    assert.ok(before > 0, 'the writes above were logged');
+    // The first sweep only takes a horizon; a sweep within COUNT_TTL_MS of it deletes nothing.
+    assert.equal(await sweepChangeLog(db), 0);
+    assert.equal(await sweepChangeLog(db), 0);
+    assert.equal(await rows(), before);
+    // Once the horizon is older than a kept count can be, the rows below it go; newer ones stay.
+    await owner.query(`update timesheets set status = status where tenant_id = $1 and id = (select id from timesheets where tenant_id = $1 limit 1)`, [
+      tenant.tenantId,
+    ]);
+    await owner.query(`update extraction_change_horizon set taken_on_utc = now() - interval '1 hour'`);
+    assert.equal(await sweepChangeLog(db), before);
+    assert.equal(await rows(), 1);
+    // And counts stay exact: the next page after a further write counts again.
+    const n = await live(tenant.tenantId);
+    assert.equal((await page(0)).totalCount, n);
+  } finally {
+    await db.close();
+  }
+});
