@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
+import ExcelJS from 'exceljs';
 import type { Locator, Page } from 'playwright-core';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { type ConsoleFixture, signIn, startConsoleFixture } from './console-browser.ts';
@@ -64,6 +65,12 @@ test('query explorer: a filtered, sorted query shows its rows and JSON, and expo
   const csv = await readFile((await download.path()) as string, 'utf8');
   const lines = csv.trim().split(/\r?\n/);
   assert.equal(lines.length, api.body.totalCount + 1, 'a header and every filtered row');
+
+  const [sheet] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export xlsx' }).click()]);
+  assert.match(sheet.suggestedFilename(), /\.xlsx$/);
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.readFile((await sheet.path()) as string);
+  assert.equal(wb.worksheets[0].rowCount, api.body.totalCount + 1, 'the workbook holds a header and every filtered row');
 });
 
 test('webhooks: a new subscription receives its test delivery, shown in the invocation history, and is deactivated', async () => {

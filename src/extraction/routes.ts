@@ -1,5 +1,6 @@
 // Data Extraction API routes: dynamic-execute (JSON pages, or CSV / NDJSON streams by Accept), the
 // list of named queries and each query's metadata. HTTP only; the service does the rest.
+import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import type { App } from '../platform/http/app.ts';
@@ -11,6 +12,7 @@ import type { ExportFormat } from './export.ts';
 import { EXPORT_CONTENT_TYPES } from './export.ts';
 import { odataRoutes } from './odata/routes.ts';
 import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, MAX_PAGE_SIZE, plan, TIMEOUT_ADVICE } from './service.ts';
+import { xlsxFromNdjson } from './xlsx.ts';
 
 const tags = ['Data Extraction API'];
 
@@ -90,10 +92,13 @@ function csvOptions(accept: string | undefined, query: { bom?: string; excelSafe
   return { bom: query.bom === 'true' || /;\s*bom\s*=\s*"?present"?\s*(;|$)/i.test(csvRange), excelSafe: query.excelSafe === 'true' };
 }
 
-/** Accept: text/csv or application/x-ndjson streams; anything else answers JSON. */
-function exportFormat(accept: string | undefined): ExportFormat | null {
+const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** Accept: text/csv, application/x-ndjson or the xlsx media type streams; anything else answers JSON. */
+function exportFormat(accept: string | undefined): ExportFormat | 'xlsx' | null {
   const a = (accept ?? '').toLowerCase();
   if (a.includes('text/csv')) return 'csv';
+  if (a.includes(XLSX_TYPE)) return 'xlsx';
   if (a.includes('application/x-ndjson') || a.includes('application/ndjson')) return 'ndjson';
   return null;
 }
@@ -105,17 +110,18 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
       schema: {
         tags,
         operationId: 'namedQueries_dynamicExecute',
-        summary: 'Run a named query with a query builder (Accept: text/csv or application/x-ndjson to stream every row)',
+        summary: 'Run a named query with a query builder (Accept: text/csv, application/x-ndjson or the xlsx media type to stream every row)',
         params: NameParams,
         querystring: ExportQuery,
         body: Type.Optional(Type.Union([ExecuteBody, Type.Null()])),
         response: {
           200: {
-            description: 'One page of rows as JSON, or every row as CSV or NDJSON (by Accept)',
+            description: 'One page of rows as JSON, or every row as CSV, NDJSON or xlsx (by Accept)',
             content: {
               'application/json': { schema: PageSchema },
               'text/csv': { schema: Type.String() },
               'application/x-ndjson': { schema: Type.String({ description: 'One JSON object per line' }) },
+              [XLSX_TYPE]: { schema: Type.String({ format: 'binary', description: 'One worksheet named after the query, typed cells' }) },
             },
           },
         },
@@ -132,13 +138,16 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
       if (format) {
         const planned = await request.readTenant((trx, p) => plan(trx, p, request.params.NamedQuery, body, false));
         // The rows stream from a read replica when one is usable (decision 0028).
-        const { name, stream } = await ctx.db.onReplica((db) =>
-          exportPlanned(db, requirePrincipal(request).tenantId, planned, format, request.deadline, csvOptions(request.headers.accept, request.query)),
+        // xlsx is written from the NDJSON rows (typed by the catalogue), as scheduled runs write it.
+        const rowsFormat = format === 'xlsx' ? 'ndjson' : format;
+        const { name, stream, columns } = await ctx.db.onReplica((db) =>
+          exportPlanned(db, requirePrincipal(request).tenantId, planned, rowsFormat, request.deadline, csvOptions(request.headers.accept, request.query)),
         );
         reply
-          .type(EXPORT_CONTENT_TYPES[format])
-          .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.${format === 'csv' ? 'csv' : 'ndjson'}"`)
+          .type(format === 'xlsx' ? XLSX_TYPE : EXPORT_CONTENT_TYPES[format])
+          .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}.${format}"`)
           .header('cache-control', 'no-store');
+        if (format === 'xlsx') return reply.send(Readable.from(xlsxFromNdjson(name, columns, stream, { rows: 0 })) as never);
         return reply.send(stream as never);
       }
       // The page arrives as its JSON text (PostgreSQL prints the rows); sent as it is.

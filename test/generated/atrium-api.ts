@@ -1249,7 +1249,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run a named query with a query builder (Accept: text/csv or application/x-ndjson to stream every row) */
+        /** Run a named query with a query builder (Accept: text/csv, application/x-ndjson or the xlsx media type to stream every row) */
         post: operations["namedQueries_dynamicExecute"];
         delete?: never;
         options?: never;
@@ -7534,7 +7534,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description One page of rows as JSON, or every row as CSV or NDJSON (by Accept) */
+            /** @description One page of rows as JSON, or every row as CSV, NDJSON or xlsx (by Accept) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7543,6 +7543,7 @@ export interface operations {
                     "application/json": components["schemas"]["DynamicExecutePage"];
                     "text/csv": string;
                     "application/x-ndjson": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             400: components["responses"]["Problem"];

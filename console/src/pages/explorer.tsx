@@ -140,6 +140,14 @@ export function ExplorerPage() {
             <button type="button" class="secondary" disabled={exporting.busy} onClick={() => exportAs('application/x-ndjson', 'ndjson')}>
               Export NDJSON
             </button>
+            <button
+              type="button"
+              class="secondary"
+              disabled={exporting.busy}
+              onClick={() => exportAs('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'xlsx')}
+            >
+              Export xlsx
+            </button>
           </div>
           <ErrorBox error={run.error ?? exporting.error} />
           <details>

@@ -4,7 +4,9 @@
 // strings inline. Limits are Excel's: 1,048,576 rows, 32,767 characters a cell; the zip is not zip64,
 // so the sheet's XML must stay under 4 GiB (a larger export fails and says to use csv).
 import { once } from 'node:events';
+import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import type { CatalogueColumn, ColumnType } from './definition.ts';
 
 export type XlsxCellType = 'string' | 'number' | 'boolean' | 'date' | 'datetime';
 
@@ -236,4 +238,50 @@ async function* sheetXml(columns: XlsxColumn[], rows: AsyncIterable<unknown[]>):
     }
   }
   yield `${out}</sheetData></worksheet>`;
+}
+
+/** NDJSON lines of a stream, without their line feeds. */
+export async function* ndjsonLines(stream: Readable): AsyncGenerator<string> {
+  let rest = '';
+  for await (const chunk of stream) {
+    const text = rest + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      yield text.slice(start, nl);
+      start = nl + 1;
+    }
+    rest = text.slice(start);
+  }
+  if (rest) yield rest;
+}
+
+const XLSX_TYPES: Record<ColumnType, XlsxCellType> = {
+  string: 'string',
+  guid: 'string',
+  object: 'string',
+  decimal: 'number',
+  integer: 'number',
+  boolean: 'boolean',
+  date: 'date',
+  datetime: 'datetime',
+};
+
+/**
+ * An xlsx file of a Data Extraction NDJSON stream (`name` names the sheet): typed cells by the columns'
+ * catalogue types. `counter.rows` counts the data rows written. Both the ad-hoc export
+ * (Accept: the xlsx media type) and scheduled runs write their xlsx files through it.
+ */
+export function xlsxFromNdjson(name: string, columns: CatalogueColumn[], stream: Readable, counter: { rows: number }): AsyncGenerator<Buffer> {
+  async function* rows(): AsyncGenerator<unknown[]> {
+    for await (const line of ndjsonLines(stream)) {
+      const row = JSON.parse(line) as Record<string, unknown>;
+      counter.rows++;
+      yield columns.map((c) => row[c.name]);
+    }
+  }
+  return xlsxChunks(
+    sheetNameOf(name),
+    columns.map((c) => ({ name: c.name, type: XLSX_TYPES[c.type] })),
+    rows(),
+  );
 }
