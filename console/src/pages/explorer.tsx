@@ -4,7 +4,17 @@
 import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
 import { download, enc, getJson, session } from '../api.ts';
 import { CopyButton, ErrorBox, Field, useAction, useLoad } from '../ui.tsx';
-import { buildQueryBuilder, curlFor, type FieldMetadata, type FilterRow, NO_VALUE, odataUrlFor, type QueryBuilderJson, type SortRow } from './query-builder.ts';
+import {
+  buildQueryBuilder,
+  curlFor,
+  type FieldMetadata,
+  type FilterRow,
+  NO_VALUE,
+  odataFilterFor,
+  odataUrlFor,
+  type QueryBuilderJson,
+  type SortRow,
+} from './query-builder.ts';
 import { PAGE_SIZE, VirtualTable } from './virtual-table.tsx';
 
 interface NamedQuerySummary {
@@ -54,6 +64,7 @@ export function ExplorerPage() {
   const filterFields = meta.data?.filterFields ?? fields;
   const qb = useMemo(() => buildQueryBuilder({ filters, joiner, sort, fields: filterFields, selected }), [filters, joiner, sort, filterFields, selected]);
   const s = session();
+  const odataUrl = odataUrlFor(location.origin, s?.tenant ?? '', query, sort, odataFilterFor(filters, joiner, filterFields));
   const body = { queryBuilder: qb };
 
   const pick = (name: string) => {
@@ -160,8 +171,8 @@ export function ExplorerPage() {
             <CopyButton text={curlFor(location.origin, s?.tenant ?? '', query, body)} label="Copy curl" />
             <h2>OData feed (Excel, Power BI)</h2>
             <p class="muted">Data → Get Data → From OData feed; Basic authentication with an app's id as user name and its secret as password.</p>
-            <pre>{odataUrlFor(location.origin, s?.tenant ?? '', query, sort)}</pre>
-            <CopyButton text={odataUrlFor(location.origin, s?.tenant ?? '', query, sort)} label="Copy OData URL" />
+            <pre>{odataUrl}</pre>
+            <CopyButton text={odataUrl} label="Copy OData URL" />
           </details>
         </>
       ) : (

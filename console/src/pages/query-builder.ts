@@ -84,9 +84,61 @@ export function curlFor(origin: string, tenant: string, query: string, body: unk
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** An OData SimpleIdentifier for a field (as the server's OData model names properties). */
+const odataName = (name: string) => {
+  const s = name.replace(/[^A-Za-z0-9_]/g, '_');
+  return /^[A-Za-z_]/.test(s) ? s : `_${s}`;
+};
+
+/** A value as an OData v4 literal of the field's type (dates and guids bare, strings quoted). */
+function odataLiteral(dataType: string, text: string): string {
+  const v = typedValue(dataType, text);
+  if (v === null) return 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if ((dataType === 'date' || dataType === 'datetime' || dataType === 'guid') && /^[0-9A-Fa-f:.TZ+-]+$/.test(v)) return v;
+  return `'${v.replace(/'/g, "''")}'`;
+}
+
+const COMPARE: Record<string, string> = { '=': 'eq', '<>': 'ne', '<': 'lt', '>': 'gt', '<=': 'le', '>=': 'ge' };
+
+/** One filter row as an OData condition with the query builder's meaning (blank, not-contains and null included). */
+function odataCondition(f: FilterRow, fields: FieldMetadata[]): string {
+  const type = fields.find((x) => x.name === f.field)?.dataType ?? 'string';
+  const p = odataName(f.field);
+  const text = type === 'string';
+  switch (f.op) {
+    case 'isblank':
+      return text ? `(${p} eq null or ${p} eq '')` : `${p} eq null`;
+    case 'isnotblank':
+      return text ? `(${p} ne null and ${p} ne '')` : `${p} ne null`;
+    case 'contains':
+    case 'startswith':
+    case 'endswith':
+      return `${f.op}(${p},${odataLiteral('string', f.value)})`;
+    case 'notcontains':
+      return `(${p} eq null or not contains(${p},${odataLiteral('string', f.value)}))`;
+    case 'between': {
+      const sides = [f.value ? `${p} ge ${odataLiteral(type, f.value)}` : '', f.value2 ? `${p} le ${odataLiteral(type, f.value2)}` : ''].filter(Boolean);
+      return sides.length ? `(${sides.join(' and ')})` : 'true';
+    }
+    default:
+      return `${p} ${COMPARE[f.op] ?? 'eq'} ${odataLiteral(type, f.value)}`;
+  }
+}
+
+/** The explorer's filter rows as an OData $filter, or undefined without any. */
+export function odataFilterFor(rows: FilterRow[], joiner: 'and' | 'or', fields: FieldMetadata[]): string | undefined {
+  const complete = rows.filter((r) => r.field && r.op);
+  if (!complete.length) return undefined;
+  return complete.map((r) => odataCondition(r, fields)).join(` ${joiner} `);
+}
+
 /** The OData feed of the query for Excel / Power BI: under the tenant's base path when it has a slug. */
-export function odataUrlFor(origin: string, tenant: string, query: string, sort: SortRow[]): string {
+export function odataUrlFor(origin: string, tenant: string, query: string, sort: SortRow[], filter?: string): string {
   const base = UUID.test(tenant) ? `${origin}/odata/v4` : `${origin}/t/${encodeURIComponent(tenant)}/odata/v4`;
-  const orderBy = sort.filter((s) => s.field).map((s) => `${s.field} ${s.direction}`);
-  return `${base}/${query.replace(/-/g, '_')}${orderBy.length ? `?$orderby=${encodeURIComponent(orderBy.join(','))}` : ''}`;
+  const options: string[] = [];
+  if (filter) options.push(`$filter=${encodeURIComponent(filter)}`);
+  const orderBy = sort.filter((s) => s.field).map((s) => `${odataName(s.field)} ${s.direction}`);
+  if (orderBy.length) options.push(`$orderby=${encodeURIComponent(orderBy.join(','))}`);
+  return `${base}/${odataName(query)}${options.length ? `?${options.join('&')}` : ''}`;
 }
