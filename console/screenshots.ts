@@ -65,6 +65,14 @@ try {
     });
     await api('POST', '/api/v3/analytics/schedules', { Name: 'Weekly users', Query: 'DE-Users', Format: 'xlsx', CronExpression: '0 6 * * 1' });
     await api('POST', `/api/v3/analytics/schedules/${schedule.id}/run?wait=20`);
+    await api('POST', '/api/v3/automations', {
+      name: 'Greeter',
+      actions: [
+        { name: 'Start', type: 'Start', next: 'Shout' },
+        { name: 'Shout', type: 'SetParameter', value: "{{['#HttpRequest']$.Body.name | ToUpperCase}}", next: 'Done' },
+        { name: 'Done', type: 'Result', httpResponse: { statusCode: 200, body: { hello: "{{['Shout']}}" } } },
+      ],
+    });
     const token = (await api('POST', '/api/auth/token')).accessToken;
     await api(
       'POST',
@@ -146,6 +154,12 @@ try {
     await page.getByRole('link', { name: 'Apps and users' }).click();
     await page.getByRole('table', { name: 'Users' }).locator('tbody tr').first().waitFor();
     await shot('11-apps-users');
+    await page.getByRole('link', { name: 'Automations' }).click();
+    await page.getByRole('link', { name: 'Greeter' }).click();
+    await page.getByLabel('Run input (JSON)').fill('{"name":"ada"}');
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.getByRole('table', { name: 'Actions of the run' }).waitFor();
+    await shot('13-automation-run-log');
 
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, baseURL: server.baseUrl });
     const mobile = await phone.newPage();

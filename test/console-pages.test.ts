@@ -147,6 +147,34 @@ test('scheduled extraction: a new schedule previews its fire times, runs now and
   assert.equal(csv.trim().split(/\r?\n/).length, users.body.totalCount + 1);
 });
 
+test('automations: a new definition is refused with its error path, then saved, run now, and its run log shows each action', async () => {
+  await nav('Automations').click();
+  await page.getByRole('button', { name: 'New automation' }).click();
+  const dialog = page.getByRole('dialog', { name: 'New automation' });
+  const definition = dialog.getByLabel('Definition (JSON)');
+  const template = JSON.parse(await definition.inputValue());
+  // A Result with a next is refused, the error naming where.
+  await definition.fill(JSON.stringify({ ...template, name: 'Echo', actions: [template.actions[0], { ...template.actions[1], next: 'Start' }] }));
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await dialog.getByRole('alert').getByText('/actions/1', { exact: false }).first().waitFor();
+  await definition.fill(JSON.stringify({ ...template, name: 'Echo' }));
+  await dialog.getByRole('button', { name: 'Save' }).click();
+  await expectShown(page.getByRole('heading', { name: 'Echo' }));
+
+  await page.getByLabel('Run input (JSON)').fill('{"hello":"console"}');
+  await page.getByRole('button', { name: 'Run now' }).click();
+  const log = page.getByRole('table', { name: 'Actions of the run' });
+  await expectShown(log);
+  assert.deepEqual(await log.locator('tbody tr td:first-child').allTextContents(), ['Start', 'Answer']);
+  await page.getByRole('table', { name: 'Runs' }).locator('tr[data-status="Succeeded"]').waitFor();
+  const listed = await fx.server.request('GET', '/api/v3/automations', { headers: appHeaders(tenant) });
+  const echo = (listed.body as { id: string; name: string }[]).find((a) => a.name === 'Echo');
+  assert.ok(echo, 'the automation is saved through the API');
+  const runs = await fx.server.request('GET', `/api/v3/automations/${echo.id}/runs`, { headers: appHeaders(tenant) });
+  assert.equal(runs.body[0].status, 'Succeeded');
+  assert.deepEqual(runs.body[0].result.body, { received: { hello: 'console' } });
+});
+
 test('custom tables: a new table takes a row, and an inline edit of it is saved', async () => {
   await nav('Custom tables').click();
   await page.getByRole('button', { name: 'New table' }).click();

@@ -3,6 +3,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { hasRole, onSession, type Session, session, signOut } from './api.ts';
 import { AppsPage } from './pages/apps.tsx';
+import { AutomationPage, AutomationsPage } from './pages/automations.tsx';
 import { CustomTablePage, CustomTablesPage } from './pages/custom-tables.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { SchedulePage, SchedulesPage } from './pages/schedules.tsx';
@@ -20,7 +21,6 @@ interface Page {
   routes: { pattern: string; render: (p: Record<string, string>) => preact.JSX.Element }[];
 }
 
-// Automations and the user feed slot in here as their APIs land (docs/console.md).
 const PAGES: Page[] = [
   { path: '/explorer', title: 'Query explorer', roles: [], routes: [{ pattern: '/explorer', render: () => <ExplorerPage /> }] },
   {
@@ -48,6 +48,15 @@ const PAGES: Page[] = [
     routes: [
       { pattern: '/custom-tables', render: () => <CustomTablesPage /> },
       { pattern: '/custom-tables/:name', render: (p) => <CustomTablePage name={p.name} /> },
+    ],
+  },
+  {
+    path: '/automations',
+    title: 'Automations',
+    roles: ['AutomationGet'],
+    routes: [
+      { pattern: '/automations', render: () => <AutomationsPage /> },
+      { pattern: '/automations/:id', render: (p) => <AutomationPage id={p.id} /> },
     ],
   },
   { path: '/apps', title: 'Apps and users', roles: ['Administrator'], routes: [{ pattern: '/apps', render: () => <AppsPage /> }] },

@@ -1,0 +1,333 @@
+// Automations: the definitions (the platform's JSON, edited as text and validated by the server, each
+// error with its JSON path), run now with an input, and the runs with each action's log.
+import { useState } from 'preact/hooks';
+import { enc, getJson, hasRole, session } from '../api.ts';
+import { navigate } from '../router.ts';
+import { Dialog, ErrorBox, Field, Link, useAction, useLoad, when } from '../ui.tsx';
+
+interface Automation {
+  id: string;
+  name: string;
+  active: boolean;
+  version: number;
+  logLevelType: string;
+  requiresAuthentication: boolean;
+  actions: Record<string, unknown>[];
+  subWorkflows: Record<string, unknown>[];
+  scheduler: Record<string, unknown> | null;
+  nextRunUtc: string | null;
+  modifiedOnUtc: string;
+}
+interface RunSummary {
+  id: string;
+  version: number;
+  trigger: string;
+  status: 'Running' | 'Succeeded' | 'Failed';
+  startedOnUtc: string;
+  finishedOnUtc: string | null;
+  error: string | null;
+  result: unknown;
+}
+interface ActionLog {
+  name: string;
+  type: string;
+  workflow?: string;
+  durationMs?: number;
+  input?: unknown;
+  output?: unknown;
+  error?: string | null;
+}
+interface Run extends RunSummary {
+  actions: ActionLog[];
+}
+
+const BASE = '/api/v3/automations';
+
+/** A new definition starts as the smallest valid one: Start → Result. */
+const TEMPLATE = {
+  name: 'New automation',
+  active: true,
+  logLevelType: 'Info',
+  requiresAuthentication: true,
+  actions: [
+    { name: 'Start', type: 'Start', next: 'Answer' },
+    { name: 'Answer', type: 'Result', httpResponse: { statusCode: 200, body: { received: "{{['#HttpRequest']$.Body}}" } } },
+  ],
+  subWorkflows: [],
+  scheduler: null,
+};
+
+/** The editable part of a definition, as the API takes it. */
+const editable = (a: Automation) => ({
+  name: a.name,
+  active: a.active,
+  logLevelType: a.logLevelType,
+  requiresAuthentication: a.requiresAuthentication,
+  actions: a.actions,
+  subWorkflows: a.subWorkflows,
+  scheduler: a.scheduler,
+});
+
+const duration = (r: RunSummary) => (r.finishedOnUtc ? `${new Date(r.finishedOnUtc).getTime() - new Date(r.startedOnUtc).getTime()} ms` : '—');
+
+export function AutomationsPage() {
+  const list = useLoad(() => getJson<Automation[]>(BASE), []);
+  const [creating, setCreating] = useState(false);
+  return (
+    <section>
+      <h1>Automations</h1>
+      {hasRole(session(), 'AutomationCreate') ? (
+        <button type="button" onClick={() => setCreating(true)}>
+          New automation
+        </button>
+      ) : null}
+      <ErrorBox error={list.error} />
+      <div class="scroll">
+        <table aria-label="Automations">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Actions</th>
+              <th scope="col">Version</th>
+              <th scope="col">Next scheduled run (UTC)</th>
+              <th scope="col">Active</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(list.data ?? []).map((a) => (
+              <tr key={a.id}>
+                <td>
+                  <Link to={`/automations/${a.id}`}>{a.name}</Link>
+                </td>
+                <td>{a.actions.length}</td>
+                <td>{a.version}</td>
+                <td>{a.scheduler ? when(a.nextRunUtc) : 'not scheduled'}</td>
+                <td>{a.active ? 'yes' : 'no'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.data && !list.data.length ? <p class="muted">No automations yet.</p> : null}
+      <Dialog title="New automation" open={creating} onClose={() => setCreating(false)}>
+        <DefinitionForm
+          onCancel={() => setCreating(false)}
+          onSaved={(a) => {
+            setCreating(false);
+            navigate(`/automations/${a.id}`);
+          }}
+        />
+      </Dialog>
+    </section>
+  );
+}
+
+function DefinitionForm(props: { existing?: Automation; onSaved: (a: Automation) => void; onCancel: () => void }) {
+  const [text, setText] = useState(JSON.stringify(props.existing ? editable(props.existing) : TEMPLATE, null, 2));
+  const save = useAction();
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save.run(async () => {
+          const json = JSON.parse(text);
+          const e2 = props.existing;
+          props.onSaved(
+            e2 ? await getJson<Automation>(`${BASE}/${enc(e2.id)}`, { method: 'PUT', json }) : await getJson<Automation>(BASE, { method: 'POST', json }),
+          );
+        });
+      }}
+    >
+      <Field label="Definition (JSON)" hint="The platform's format: name, active, actions from a Start to a Result, subWorkflows, scheduler.">
+        <textarea rows={18} spellcheck={false} class="code" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      </Field>
+      <ErrorBox error={save.error} />
+      <div class="actions">
+        <button type="submit" disabled={save.busy}>
+          Save
+        </button>
+        <button type="button" class="secondary" onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function AutomationPage({ id }: { id: string }) {
+  const automation = useLoad(() => getJson<Automation>(`${BASE}/${enc(id)}`), [id]);
+  const runs = useLoad(() => getJson<RunSummary[]>(`${BASE}/${enc(id)}/runs?take=100`), [id]);
+  const [editing, setEditing] = useState(false);
+  const [input, setInput] = useState('{}');
+  const [shown, setShown] = useState<Run | null>(null);
+  const action = useAction();
+  const s = session();
+  const a = automation.data;
+  const open = (runId: string) => action.run(async () => setShown(await getJson<Run>(`${BASE}/${enc(id)}/runs/${enc(runId)}`)));
+  return (
+    <section>
+      <p>
+        <Link to="/automations">← Automations</Link>
+      </p>
+      <ErrorBox error={automation.error} />
+      {a ? (
+        <>
+          <h1>{a.name}</h1>
+          <dl class="facts">
+            <dt>Version</dt>
+            <dd>
+              {a.version} (changed {when(a.modifiedOnUtc)})
+            </dd>
+            <dt>Execute URL</dt>
+            <dd>
+              <code>
+                POST /api/integration-workflows/{a.id}/execute{a.requiresAuthentication ? ' (app headers or a token required)' : ''}
+              </code>
+            </dd>
+            <dt>Scheduler</dt>
+            <dd>{a.scheduler ? `${JSON.stringify(a.scheduler)}; next run ${when(a.nextRunUtc)}` : 'none'}</dd>
+            <dt>Actions</dt>
+            <dd>{a.actions.map((x) => `${String(x.name)} (${String(x.type)})`).join(' · ')}</dd>
+          </dl>
+          <div class="actions">
+            {hasRole(s, 'AutomationWrite') ? (
+              <button type="button" class="secondary" onClick={() => setEditing(true)}>
+                Edit definition
+              </button>
+            ) : null}
+            <button type="button" class="secondary" onClick={() => runs.reload()}>
+              Refresh runs
+            </button>
+            {hasRole(s, 'AutomationDelete') ? (
+              <button
+                type="button"
+                class="danger"
+                onClick={() =>
+                  confirm(`Delete the automation ${a.name} and its runs?`) &&
+                  action.run(async () => {
+                    await getJson(`${BASE}/${enc(id)}`, { method: 'DELETE' });
+                    navigate('/automations');
+                  })
+                }
+              >
+                Delete
+              </button>
+            ) : null}
+          </div>
+          {hasRole(s, 'AutomationWrite') ? (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                void action.run(async () => {
+                  const run = await getJson<Run>(`${BASE}/${enc(id)}/run`, { method: 'POST', json: { input: JSON.parse(input) } });
+                  setShown(run);
+                  runs.reload();
+                });
+              }}
+            >
+              <Field label="Run input (JSON)" hint="Read by the automation as {{['#HttpRequest']$.Body}}.">
+                <textarea rows={3} spellcheck={false} class="code" value={input} onInput={(e) => setInput(e.currentTarget.value)} />
+              </Field>
+              <button type="submit" disabled={action.busy}>
+                {action.busy ? 'Running…' : 'Run now'}
+              </button>
+            </form>
+          ) : null}
+          <ErrorBox error={action.error ?? runs.error} />
+          {shown ? <RunLog run={shown} /> : null}
+          <h2>Runs</h2>
+          <div class="scroll">
+            <table aria-label="Runs">
+              <thead>
+                <tr>
+                  <th scope="col">Started (UTC)</th>
+                  <th scope="col">Trigger</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Duration</th>
+                  <th scope="col">Log</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(runs.data ?? []).map((r) => (
+                  <tr key={r.id} data-status={r.status}>
+                    <td>{when(r.startedOnUtc)}</td>
+                    <td>{r.trigger}</td>
+                    <td>{r.version}</td>
+                    <td>
+                      <span class={`status ${r.status.toLowerCase()}`}>{r.status}</span>
+                      {r.error ? <div class="muted">{r.error}</div> : null}
+                    </td>
+                    <td>{duration(r)}</td>
+                    <td>
+                      <button type="button" class="secondary" onClick={() => open(r.id)}>
+                        Show log
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Dialog title="Edit automation" open={editing} onClose={() => setEditing(false)}>
+            <DefinitionForm
+              existing={a}
+              onCancel={() => setEditing(false)}
+              onSaved={() => {
+                setEditing(false);
+                automation.reload();
+              }}
+            />
+          </Dialog>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** One run: its outcome, the Result's answer, and each action with its input, output, duration and error. */
+function RunLog({ run }: { run: Run }) {
+  return (
+    <section aria-label="Run log">
+      <h2>
+        Run of {when(run.startedOnUtc)}: <span class={`status ${run.status.toLowerCase()}`}>{run.status}</span>
+      </h2>
+      {run.error ? <p class="muted">{run.error}</p> : null}
+      {run.result ? (
+        <details>
+          <summary>Result</summary>
+          <pre>{JSON.stringify(run.result, null, 2)}</pre>
+        </details>
+      ) : null}
+      <div class="scroll">
+        <table aria-label="Actions of the run">
+          <thead>
+            <tr>
+              <th scope="col">Action</th>
+              <th scope="col">Type</th>
+              <th scope="col">Duration</th>
+              <th scope="col">Input and output</th>
+              <th scope="col">Error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {run.actions.map((x, i) => (
+              <tr key={`${i}-${x.name}`} data-error={x.error ? 'yes' : undefined}>
+                <td>{x.workflow ? `${x.workflow} / ${x.name}` : x.name}</td>
+                <td>{x.type}</td>
+                <td>{x.durationMs === undefined ? '—' : `${x.durationMs} ms`}</td>
+                <td>
+                  <details>
+                    <summary>show</summary>
+                    <pre>{JSON.stringify({ input: x.input, output: x.output }, null, 2)}</pre>
+                  </details>
+                </td>
+                <td>{x.error ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
