@@ -71,6 +71,11 @@ export class AuthService {
   readonly #userCache = new TtlCache<{ userName: string; roles: string[] } | null>(USER_CACHE_TTL_MS);
   readonly #slugCache = new TtlCache<string>(SLUG_CACHE_TTL_MS);
   readonly #slugMisses = new TtlCache<true>(SLUG_MISS_TTL_MS);
+  /**
+   * Counts invalidations: a verification that read the database before one (an app rotated or revoked
+   * meanwhile) answers its request but is not cached, so a stale secret cannot outlive the invalidation.
+   */
+  #generation = 0;
 
   constructor(db: DatabaseHandle, box: SecretBox, opts: { tokenLifetimeSeconds: number; refreshTokenLifetimeSeconds: number }) {
     this.#db = db;
@@ -81,6 +86,7 @@ export class AuthService {
 
   /** Forget cached verifications (after a rotate, revoke or role change in this process). */
   invalidateCaches(): void {
+    this.#generation++;
     this.#appCache.clear();
     this.#userCache.clear();
     this.#slugMisses.clear();
@@ -105,6 +111,7 @@ export class AuthService {
     const cacheKey = `${tenantId}\n${appKey}\n${sha256(secret)}`;
     let app = this.#appCache.get(cacheKey);
     if (!app) {
+      const generation = this.#generation;
       const row = await this.#db.withTenant(tenantId, async (trx) => {
         const found = await trx
           .selectFrom('apps')
@@ -118,7 +125,7 @@ export class AuthService {
       const ok = await verifySecret(secret, row?.secret_hash ?? DUMMY_HASH);
       if (!row || !ok) throw unauthorized();
       app = { appId: row.id, roles: row.roles };
-      this.#appCache.set(cacheKey, app);
+      if (generation === this.#generation) this.#appCache.set(cacheKey, app);
     }
     const principal: Principal = {
       tenantId,
@@ -138,12 +145,13 @@ export class AuthService {
     const key = `${principal.tenantId}\n${userId}`;
     let user = this.#userCache.get(key);
     if (user === undefined) {
+      const generation = this.#generation;
       user = await this.#db.withTenant(principal.tenantId, async (trx) => {
         const row = await trx.selectFrom('users').select(['user_name', 'is_active']).where('id', '=', userId).executeTakeFirst();
         if (!row?.is_active) return null;
         return { userName: row.user_name, roles: await userRoles(trx, userId) };
       });
-      this.#userCache.set(key, user);
+      if (generation === this.#generation) this.#userCache.set(key, user);
     }
     if (!user) throw unauthorized('X-AppUser is not a user of this tenant.');
     return { ...principal, userId, userName: user.userName, roles: new Set(user.roles) };
