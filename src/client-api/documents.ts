@@ -125,6 +125,12 @@ const initialStageSql = (dt: string, typeId: unknown) => sql`
 export type AlsoWrite = (id: string, moved: Row | undefined) => Promise<RawBuilder<unknown>>;
 
 /**
+ * Where a create's read-only lookups may run instead of the transaction: the tenant's pipelined read lane
+ * (prepared, written with other requests' lookups). Only for lookups of rows the transaction has not written.
+ */
+export type Lookup = <T>(fn: (db: Trx) => Promise<T>) => Promise<T>;
+
+/**
  * Creates a document; answers it loaded (row and stage). Checks the Write role and fills defaults; the row,
  * its number (from a sequence when not sent), its workflow's initial stage, its root folder, its first
  * history row and its Created event are one statement. With `change` (a post creating a document and moving
@@ -139,6 +145,7 @@ export async function createDocument(
   input: DocumentInput,
   change?: StageChange,
   also?: AlsoWrite,
+  lookup: Lookup = (fn) => fn(trx),
 ): Promise<LoadedDocument & { moved?: Row; also?: Row }> {
   requireWrite(actor, def);
   const values = columnValues(def.fields, input.model, input.path);
@@ -161,7 +168,7 @@ export async function createDocument(
   let plan: PlannedMove | null = null;
   if (change && !def.finish) {
     const looked = change.transitionId
-      ? await initialStageAndTransition(trx, actor, initialStageSql(dt, typeId), change.transitionId)
+      ? await lookup((db) => initialStageAndTransition(db, actor, initialStageSql(dt, typeId), change.transitionId as string))
       : { start: (await initialStageSql(dt, typeId).execute(trx)).rows[0] as InitialStage | undefined, t: undefined };
     const { start } = looked;
     const provisional: LoadedDocument = {

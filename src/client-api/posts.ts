@@ -9,7 +9,7 @@ import { HttpProblem } from '../platform/errors.ts';
 import { requireRead, requireStageWrite, requireWrite } from './access.ts';
 import type { BriefInput } from './briefs.ts';
 import { documentTypeId } from './document-type-ids.ts';
-import { type AlsoWrite, createDocument, type LoadedDocument, loadDocument, updateDocument } from './documents.ts';
+import { type AlsoWrite, createDocument, type LoadedDocument, type Lookup, loadDocument, updateDocument } from './documents.ts';
 import { addLink, rootFolderOf } from './files.ts';
 import { type DocumentDef, documentDef, findDocumentDef, type Row } from './registry.ts';
 import { changeStage, type StageChange } from './workflow.ts';
@@ -100,6 +100,7 @@ async function documentAction(
   body: PostBody,
   postDef: DocumentDef,
   change: StageChange | undefined,
+  lookup: Lookup | undefined,
 ): Promise<{ doc: LoadedDocument; action: Row; created: boolean; moved?: Row; comment?: CommentRow } | null> {
   const d = body.Actions?.Document;
   if (!d) return null;
@@ -137,7 +138,7 @@ async function documentAction(
           return commentInsert(actor, dt, id, body, await finishActions(trx, actions, out));
         }
       : undefined;
-    const { moved, also: comment, ...doc } = await createDocument(trx, actor, def, input, change, also);
+    const { moved, also: comment, ...doc } = await createDocument(trx, actor, def, input, change, also, lookup);
     return {
       doc,
       created: true,
@@ -156,7 +157,8 @@ async function documentAction(
   return { doc, created: false, action: { DocumentType: def.type, DocumentActionType: 'Put', Id: doc.id } };
 }
 
-export async function createPost(trx: Trx, actor: Principal, body: PostBody): Promise<Row> {
+/** `lookup`: where a new document's workflow lookup may run outside the transaction (see documents.ts Lookup). */
+export async function createPost(trx: Trx, actor: Principal, body: PostBody, lookup?: Lookup): Promise<Row> {
   const postDef = documentDef(body.DocumentTypeName, '/body/DocumentTypeName');
   const actions = body.Actions ?? {};
   const text = body.Text ?? '';
@@ -171,7 +173,7 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody): Pr
         path: '/body/Actions/Transition',
       }
     : undefined;
-  const acted = await documentAction(trx, actor, body, postDef, change);
+  const acted = await documentAction(trx, actor, body, postDef, change, lookup);
   const def = acted?.doc.def ?? postDef;
   if (acted?.comment) return postView(acted.comment, def.type);
   if (acted) actionsOut.Document = acted.action;
