@@ -166,6 +166,7 @@ export async function createDocument(
   const hasName = def.fields.some((f) => f.column === 'name');
   const fieldTypes = sql.join(def.fields.map((f) => sql`(${f.name}::text, ${KIND_TYPE[f.kind]}::text)`));
   let plan: PlannedMove | null = null;
+  let initial = initialStageSql(dt, typeId);
   if (change && !def.finish) {
     const looked = change.transitionId
       ? await lookup((db) => initialStageAndTransition(db, actor, initialStageSql(dt, typeId), change.transitionId as string))
@@ -178,6 +179,10 @@ export async function createDocument(
       stage: { id: start?.stage_id ?? null, name: start?.stage_name ?? null, typeName: start?.stage_type ?? null },
     };
     plan = await planStageChange(trx, actor, provisional, change, looked.t);
+    // The stage the rules were checked against is the one written: the statement need not look it up again.
+    if (start) {
+      initial = sql`select ${start.workflow_id}::uuid as workflow_id, ${start.stage_id}::uuid as stage_id, ${start.stage_name}::text as stage_name, ${start.stage_type}::text as stage_type`;
+    }
   }
   const toStage = plan?.t.to_stage_id ?? null;
   const stageDetail = plan ? JSON.stringify(stageUpdatedDetail({ def, row: values }, plan)) : null;
@@ -187,7 +192,7 @@ export async function createDocument(
   const statement = sql<{ row: Row; stage_name: string | null; stage_type: string | null; also: Row | null }>`
     with n as (
       select coalesce(${number}::text, ${def.numberPrefix}::text || '-' || lpad(nextval('document_number_seq')::text, 6, '0')) as number
-    ), s as (${initialStageSql(dt, typeId)}
+    ), s as (${initial}
     ), ins as (
       insert into ${sql.table(def.table)} (${newId ? sql`id, ` : sql``}tenant_id, created_by_id, modified_by_id, number, ${hasName ? sql`name, ` : sql``} workflow_id, stage_id
         ${sql.join(
