@@ -56,8 +56,31 @@ try {
     return (Number(fields[11]) + Number(fields[12])) / 100;
   };
   const cpuPerPost: number[] = [];
+  // CPU seconds of this database's PostgreSQL backends (the server's pools and the direct clients alike), to show
+  // what a post costs PostgreSQL on each side. Backends that come and go within a round are not counted.
+  const procCpu = (pid: number) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return 0;
+    }
+  };
+  const watcher = new pg.Client({ connectionString: db.url });
+  await watcher.connect();
+  const backendsCpu = async () => {
+    const { rows } = await watcher.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    return new Map(rows.map((r) => [r.pid, procCpu(r.pid)]));
+  };
+  const pgCpuSince = async (before: Map<number, number>) => {
+    let sum = 0;
+    for (const [pid, cpu] of await backendsCpu()) if (before.has(pid)) sum += cpu - (before.get(pid) ?? 0);
+    return sum;
+  };
+  const pgCpuPerPost: { http: number[]; direct: number[] } = { http: [], direct: [] };
   const httpRound = async (seconds: number) => {
     const cpu0 = serverCpu();
+    const pg0 = await backendsCpu();
     const r = await autocannon({
       url: `${server.baseUrl}/api/posts`,
       connections: CONNECTIONS,
@@ -68,6 +91,7 @@ try {
     });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`HTTP round: ${r.non2xx} non-2xx, ${r.errors} errors`);
     cpuPerPost.push(((serverCpu() - cpu0) * 1000) / r.requests.total);
+    pgCpuPerPost.http.push(((await pgCpuSince(pg0)) * 1000) / r.requests.total);
     return r.requests.total / seconds;
   };
 
@@ -111,6 +135,7 @@ try {
     }),
   );
   const directRound = async (seconds: number) => {
+    const pg0 = await backendsCpu();
     const until = Date.now() + seconds * 1000;
     let done = 0;
     await Promise.all(
@@ -157,6 +182,7 @@ try {
         }
       }),
     );
+    pgCpuPerPost.direct.push(((await pgCpuSince(pg0)) * 1000) / done);
     return done / seconds;
   };
 
@@ -189,7 +215,7 @@ try {
   const [c0] = clients;
   const viaHttp = await shape(c0, 'Bench job %');
   const byHand = await shape(c0, 'Direct job %');
-  await Promise.all(clients.map((c) => c.end()));
+  await Promise.all([...clients, watcher].map((c) => c.end()));
   await server.stop();
   for (const [side, s] of [
     ['HTTP', viaHttp],
@@ -214,6 +240,9 @@ try {
   console.log(`POST /api/posts (job + transition)   median ${fmt(httpRps)} posts/s  rounds: ${http.map((r) => fmt(r)).join(', ')}`);
   console.log(`same rows directly through pg         median ${fmt(directRps)} posts/s  rounds: ${direct.map((r) => fmt(r)).join(', ')}`);
   console.log(`server process CPU per post: median ${fmt(median(cpuPerPost), 2)} ms (rounds: ${cpuPerPost.map((c) => fmt(c, 2)).join(', ')})`);
+  console.log(
+    `PostgreSQL CPU per post (all backends of the database): HTTP median ${fmt(median(pgCpuPerPost.http), 2)} ms, direct ${fmt(median(pgCpuPerPost.direct), 2)} ms`,
+  );
   console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 50%)`);
 } finally {
   await db.stop();

@@ -214,3 +214,38 @@ test('a post creating a job and moving it: written in its destination stage with
   assert.equal(refused.body.currentStage, 'Draft');
   assert.equal((await f.rowsOf('DE-Jobs', ['Job', '=', 'Never born'])).length, 0);
 });
+
+// Such a post writes its own row in the statement that creates the job: the answer, the stored post and a
+// refusal found after the move was planned (an unknown user to notify) must be what they were as separate steps.
+test('a post creating and moving a job answers the stored post; a bad notification creates nothing', async () => {
+  const body = (name: string, userId: string) => ({
+    DocumentId: '00000000-0000-0000-0000-000000000000',
+    DocumentTypeName: 'Job',
+    Text: `${name} opened`,
+    IsVisibleToClient: true,
+    Actions: {
+      Transition: { TransitionId: wf.transition.Start },
+      Motive: { Id: wf.transition.Start },
+      Notifications: [{ UserId: userId }],
+      Document: { DocumentType: 'Job', DocumentActionType: 'Post', Job: { Name: name, ProjectId: projectId, DepartmentId: f.tenant.departmentId } },
+    },
+  });
+  const res = await f.server.request('POST', '/api/posts', { headers: f.h, json: body('Born noticed', f.tenant.userId) });
+  assert.equal(res.status, 201, res.text);
+  const jobId = res.body.DocumentId;
+  assert.equal(res.body.IsVisibleToClient, true);
+  assert.deepEqual(res.body.Actions, {
+    Document: { DocumentType: 'Job', DocumentActionType: 'Post', Id: jobId },
+    Transition: { StatusId: wf.stage['In Progress'], TransitionId: wf.transition.Start },
+    Motive: { Id: wf.transition.Start },
+    Notifications: [{ UserId: f.tenant.userId, UserName: 'Administrator' }],
+  });
+  const listed = await f.server.request('GET', `/api/posts?documentId=${jobId}`, { headers: f.h });
+  assert.deepEqual(listed.body, [res.body]);
+  assert.equal((await f.rowsOf('DE-Jobs', ['JobId', '=', jobId]))[0].Stage, 'In Progress');
+
+  const refused = await f.server.request('POST', '/api/posts', { headers: f.h, json: body('Never noticed', crypto.randomUUID()) });
+  assert.equal(refused.status, 422, refused.text);
+  assert.equal(refused.body.errors[0].path, '/body/Actions/Notifications/0/UserId');
+  assert.equal((await f.rowsOf('DE-Jobs', ['Job', '=', 'Never noticed'])).length, 0);
+});

@@ -10,7 +10,7 @@ import { Guid } from '../platform/http/schemas.ts';
 import { requireRead, requireStageWrite, requireWrite } from './access.ts';
 import { type AssignmentDelete, type AssignmentPost, assignmentBatch } from './assignments.ts';
 import { addBrief, briefsOf } from './briefs.ts';
-import { loadDocument } from './documents.ts';
+import { type Lookup, loadDocument } from './documents.ts';
 import { addLink, type LinkInput } from './files.ts';
 import { createPost, type PostBody, postsOf } from './posts.ts';
 import { documentDef, documentDefs } from './registry.ts';
@@ -43,7 +43,9 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
       },
     },
     idempotent(ctx, async (request, reply) => {
-      const view = await request.writeTenant((trx: Trx, actor: Principal) => createPost(trx, actor, request.body as PostBody));
+      // The workflow lookup of a document the post creates goes to the read lane: prepared there, and written with other requests' lookups.
+      const lookup: Lookup = (fn) => request.readTenant((db: Trx) => fn(db), { lane: true });
+      const view = await request.writeTenant((trx: Trx, actor: Principal) => createPost(trx, actor, request.body as PostBody, lookup));
       reply.code(201);
       return answer(view);
     }),

@@ -1,7 +1,8 @@
 // Create, change and read a document of any registered type, in the caller's transaction: the row, its
 // workflow's initial stage, its history, its folder, its custom fields and brief, and the Created /
 // Updated event with every changed property and its type (the spec's note 2).
-import { sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { type RawBuilder, sql } from 'kysely';
 import { updateRow } from '../integration/upsert.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
@@ -14,7 +15,15 @@ import { documentTypeId } from './document-type-ids.ts';
 import { columnValues, type Field, KIND_TYPE, requireFields, viewOf } from './fields.ts';
 import type { DocumentDef, Row, WriteHookArgs } from './registry.ts';
 import { putUserFieldValues, userFieldValuesOf } from './user-fields.ts';
-import { movedAction, type PlannedMove, planStageChange, type StageChange, stageUpdatedDetail } from './workflow.ts';
+import {
+  type InitialStage,
+  initialStageAndTransition,
+  movedAction,
+  type PlannedMove,
+  planStageChange,
+  type StageChange,
+  stageUpdatedDetail,
+} from './workflow.ts';
 
 export interface DocumentInput {
   model: Row;
@@ -110,6 +119,18 @@ const initialStageSql = (dt: string, typeId: unknown) => sql`
    order by st.sort_order limit 1`;
 
 /**
+ * More rows written by the statement that creates a document (a post's own row): given the new document's
+ * id and the planned move, answers an INSERT … RETURNING of one row, which comes back as `also`.
+ */
+export type AlsoWrite = (id: string, moved: Row | undefined) => Promise<RawBuilder<unknown>>;
+
+/**
+ * Where a create's read-only lookups may run instead of the transaction: the tenant's pipelined read lane
+ * (prepared, written with other requests' lookups). Only for lookups of rows the transaction has not written.
+ */
+export type Lookup = <T>(fn: (db: Trx) => Promise<T>) => Promise<T>;
+
+/**
  * Creates a document; answers it loaded (row and stage). Checks the Write role and fills defaults; the row,
  * its number (from a sequence when not sent), its workflow's initial stage, its root folder, its first
  * history row and its Created event are one statement. With `change` (a post creating a document and moving
@@ -123,7 +144,9 @@ export async function createDocument(
   def: DocumentDef,
   input: DocumentInput,
   change?: StageChange,
-): Promise<LoadedDocument & { moved?: Row }> {
+  also?: AlsoWrite,
+  lookup: Lookup = (fn) => fn(trx),
+): Promise<LoadedDocument & { moved?: Row; also?: Row }> {
   requireWrite(actor, def);
   const values = columnValues(def.fields, input.model, input.path);
   const hook: WriteHookArgs = { trx, actor, model: input.model, path: input.path, values, before: null };
@@ -143,31 +166,40 @@ export async function createDocument(
   const hasName = def.fields.some((f) => f.column === 'name');
   const fieldTypes = sql.join(def.fields.map((f) => sql`(${f.name}::text, ${KIND_TYPE[f.kind]}::text)`));
   let plan: PlannedMove | null = null;
+  let initial = initialStageSql(dt, typeId);
   if (change && !def.finish) {
-    const start = (await initialStageSql(dt, typeId).execute(trx)).rows[0] as
-      | { workflow_id: string; stage_id: string; stage_name: string; stage_type: string }
-      | undefined;
+    const looked = change.transitionId
+      ? await lookup((db) => initialStageAndTransition(db, actor, initialStageSql(dt, typeId), change.transitionId as string))
+      : { start: (await initialStageSql(dt, typeId).execute(trx)).rows[0] as InitialStage | undefined, t: undefined };
+    const { start } = looked;
     const provisional: LoadedDocument = {
       def,
       id: '',
       row: { ...values, workflow_id: start?.workflow_id ?? null, stage_id: start?.stage_id ?? null },
       stage: { id: start?.stage_id ?? null, name: start?.stage_name ?? null, typeName: start?.stage_type ?? null },
     };
-    plan = await planStageChange(trx, actor, provisional, change);
+    plan = await planStageChange(trx, actor, provisional, change, looked.t);
+    // The stage the rules were checked against is the one written: the statement need not look it up again.
+    if (start) {
+      initial = sql`select ${start.workflow_id}::uuid as workflow_id, ${start.stage_id}::uuid as stage_id, ${start.stage_name}::text as stage_name, ${start.stage_type}::text as stage_type`;
+    }
   }
   const toStage = plan?.t.to_stage_id ?? null;
   const stageDetail = plan ? JSON.stringify(stageUpdatedDetail({ def, row: values }, plan)) : null;
-  const statement = sql<{ row: Row; stage_name: string | null; stage_type: string | null }>`
+  // With `also`, the id is chosen here so that the caller's rows can name the new document in the same statement.
+  const newId = also ? randomUUID() : null;
+  const alsoSql = also ? await also(newId as string, plan ? movedAction(plan) : undefined) : null;
+  const statement = sql<{ row: Row; stage_name: string | null; stage_type: string | null; also: Row | null }>`
     with n as (
       select coalesce(${number}::text, ${def.numberPrefix}::text || '-' || lpad(nextval('document_number_seq')::text, 6, '0')) as number
-    ), s as (${initialStageSql(dt, typeId)}
+    ), s as (${initial}
     ), ins as (
-      insert into ${sql.table(def.table)} (tenant_id, created_by_id, modified_by_id, number, ${hasName ? sql`name, ` : sql``} workflow_id, stage_id
+      insert into ${sql.table(def.table)} (${newId ? sql`id, ` : sql``}tenant_id, created_by_id, modified_by_id, number, ${hasName ? sql`name, ` : sql``} workflow_id, stage_id
         ${sql.join(
           columns.map((c) => sql`, ${sql.id(c)}`),
           sql``,
         )})
-      values (${actor.tenantId}, ${actor.userId}, ${actor.userId}, (select number from n), ${hasName ? sql`coalesce(nullif(${name}::text, ''), (select number from n)), ` : sql``}
+      values (${newId ? sql`${newId}::uuid, ` : sql``}${actor.tenantId}, ${actor.userId}, ${actor.userId}, (select number from n), ${hasName ? sql`coalesce(nullif(${name}::text, ''), (select number from n)), ` : sql``}
         (select workflow_id from s), coalesce(${toStage}::uuid, (select stage_id from s)) ${sql.join(
           columns.map((c) => sql`, ${values[c]}`),
           sql``,
@@ -193,8 +225,10 @@ export async function createDocument(
       -- One INSERT for both, in this order, so Created takes the lower seq and is dispatched first.
       union all
       select ins.tenant_id, 'StageUpdated', ${fullTypeName(def.className)}, ins.id, ${stageDetail}::jsonb, ins.created_by_id from ins where ${toStage}::uuid is not null
-    )
-    select to_jsonb(ins) as row, (select stage_name from s) as stage_name, (select stage_type from s) as stage_type from ins`;
+    )${alsoSql ? sql`, also as (${alsoSql})` : sql``}
+    select to_jsonb(ins) as row, (select stage_name from s) as stage_name, (select stage_type from s) as stage_type,
+           ${alsoSql ? sql`(select to_jsonb(a) from also a)` : sql`null`} as also
+      from ins`;
   const inserted = await naming(def, input.path, { ...values, number, name }, () => statement.execute(trx));
   const found = inserted.rows[0];
   const row = found.row;
@@ -202,8 +236,9 @@ export async function createDocument(
   await def.finish?.({ ...hook, id });
   if (input.userFields) await putUserFieldValues(trx, actor, def, id, input.userFields, `${input.path}/DocumentUserFieldValues`);
   if (input.brief) await addBrief(trx, actor, def, id, input.brief);
-  if (plan) return { def, row, id, stage: { id: plan.t.to_stage_id, name: plan.t.to_stage, typeName: null }, moved: movedAction(plan) };
-  return { def, row, id, stage: { id: (row.stage_id as string | null) ?? null, name: found.stage_name, typeName: found.stage_type } };
+  const alsoRow = found.also ?? undefined;
+  if (plan) return { def, row, id, stage: { id: plan.t.to_stage_id, name: plan.t.to_stage, typeName: null }, moved: movedAction(plan), also: alsoRow };
+  return { def, row, id, stage: { id: (row.stage_id as string | null) ?? null, name: found.stage_name, typeName: found.stage_type }, also: alsoRow };
 }
 
 /** Changes the properties sent; Updated with those that really changed. Checks the Write role and the stage's write teams. */

@@ -9,7 +9,7 @@ import { HttpProblem } from '../platform/errors.ts';
 import { requireRead, requireStageWrite, requireWrite } from './access.ts';
 import type { BriefInput } from './briefs.ts';
 import { documentTypeId } from './document-type-ids.ts';
-import { createDocument, type LoadedDocument, loadDocument, updateDocument } from './documents.ts';
+import { type AlsoWrite, createDocument, type LoadedDocument, type Lookup, loadDocument, updateDocument } from './documents.ts';
 import { addLink, rootFolderOf } from './files.ts';
 import { type DocumentDef, documentDef, findDocumentDef, type Row } from './registry.ts';
 import { changeStage, type StageChange } from './workflow.ts';
@@ -52,8 +52,9 @@ interface CommentRow {
   id: string;
   created_by_id: string | null;
   created_by_name: string | null;
-  created_on_utc: Date;
-  modified_on_utc: Date;
+  /** A Date, or its JSON text when the row came back inside the statement that created its document. */
+  created_on_utc: Date | string;
+  modified_on_utc: Date | string;
   text: string;
   is_visible_to_client: boolean;
   document_id: string;
@@ -65,8 +66,8 @@ const postView = (r: CommentRow, typeName: string | null): Row => ({
   Id: r.id,
   CreatedById: r.created_by_id,
   CreatedByName: r.created_by_name,
-  CreatedOnUtc: r.created_on_utc.toISOString(),
-  ModifiedOnUtc: r.modified_on_utc.toISOString(),
+  CreatedOnUtc: new Date(r.created_on_utc).toISOString(),
+  ModifiedOnUtc: new Date(r.modified_on_utc).toISOString(),
   Text: r.text,
   IsVisibleToClient: r.is_visible_to_client,
   DocumentId: r.document_id,
@@ -74,14 +75,33 @@ const postView = (r: CommentRow, typeName: string | null): Row => ({
   Actions: r.actions ?? {},
 });
 
-/** The document action: Post creates, Put updates the post's document (or the model's Id). */
+/** The post's row: its document, text and actions; RETURNING what the answer shows. */
+const commentInsert = (actor: Principal, dt: string, documentId: string, body: PostBody, actions: Row) => sql<CommentRow>`
+  insert into comments (tenant_id, document_type_id, document_id, text, is_visible_to_client, actions, created_by_id, modified_by_id)
+  values (${actor.tenantId}, ${dt}, ${documentId}, ${body.Text ?? ''}, ${body.IsVisibleToClient ?? false}, ${JSON.stringify(actions)}::jsonb, ${actor.userId}, ${actor.userId})
+  returning id, created_by_id,
+            (select coalesce(u.name, u.user_name) from users u where u.tenant_id = comments.tenant_id and u.id = comments.created_by_id) as created_by_name,
+            created_on_utc, modified_on_utc, text, is_visible_to_client, document_id, actions`;
+
+/** Motive and Notifications of the post's actions, after the others (the order the answer has always had). */
+async function finishActions(trx: Trx, actions: NonNullable<PostBody['Actions']>, out: Row): Promise<Row> {
+  if (actions.Motive) out.Motive = actions.Motive;
+  if (actions.Notifications?.length) out.Notifications = await notified(trx, actions.Notifications);
+  return out;
+}
+
+/**
+ * The document action: Post creates, Put updates the post's document (or the model's Id). A Post that links
+ * no files writes the post's own row in the statement that creates the document (`comment` is then that row).
+ */
 async function documentAction(
   trx: Trx,
   actor: Principal,
   body: PostBody,
   postDef: DocumentDef,
   change: StageChange | undefined,
-): Promise<{ doc: LoadedDocument; action: Row; created: boolean; moved?: Row } | null> {
+  lookup: Lookup | undefined,
+): Promise<{ doc: LoadedDocument; action: Row; created: boolean; moved?: Row; comment?: CommentRow } | null> {
   const d = body.Actions?.Document;
   if (!d) return null;
   const path = '/body/Actions/Document';
@@ -107,8 +127,25 @@ async function documentAction(
     brief: briefOf(model.DocumentBrief ?? d.DocumentBrief),
   };
   if (actionType === 'post') {
-    const { moved, ...doc } = await createDocument(trx, actor, def, input, change);
-    return { doc, created: true, moved, action: { DocumentType: def.type, DocumentActionType: 'Post', Id: doc.id } };
+    const actions = body.Actions ?? {};
+    // A type with a `finish` hook is moved after it is created, so the move is not known when its row is written.
+    const foldable = !actions.Files?.length && !(change && def.finish);
+    const also: AlsoWrite | undefined = foldable
+      ? async (id, moved) => {
+          const out: Row = { Document: { DocumentType: def.type, DocumentActionType: 'Post', Id: id } };
+          if (moved) out.Transition = moved;
+          const dt = await documentTypeId(trx, actor.tenantId, def.className);
+          return commentInsert(actor, dt, id, body, await finishActions(trx, actions, out));
+        }
+      : undefined;
+    const { moved, also: comment, ...doc } = await createDocument(trx, actor, def, input, change, also, lookup);
+    return {
+      doc,
+      created: true,
+      moved,
+      comment: comment as CommentRow | undefined,
+      action: { DocumentType: def.type, DocumentActionType: 'Post', Id: doc.id },
+    };
   }
   const target = model.Id ?? body.DocumentId;
   if (!target || target === EMPTY_GUID) {
@@ -120,7 +157,8 @@ async function documentAction(
   return { doc, created: false, action: { DocumentType: def.type, DocumentActionType: 'Put', Id: doc.id } };
 }
 
-export async function createPost(trx: Trx, actor: Principal, body: PostBody): Promise<Row> {
+/** `lookup`: where a new document's workflow lookup may run outside the transaction (see documents.ts Lookup). */
+export async function createPost(trx: Trx, actor: Principal, body: PostBody, lookup?: Lookup): Promise<Row> {
   const postDef = documentDef(body.DocumentTypeName, '/body/DocumentTypeName');
   const actions = body.Actions ?? {};
   const text = body.Text ?? '';
@@ -135,8 +173,9 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody): Pr
         path: '/body/Actions/Transition',
       }
     : undefined;
-  const acted = await documentAction(trx, actor, body, postDef, change);
+  const acted = await documentAction(trx, actor, body, postDef, change, lookup);
   const def = acted?.doc.def ?? postDef;
+  if (acted?.comment) return postView(acted.comment, def.type);
   if (acted) actionsOut.Document = acted.action;
   else if (!body.DocumentId || body.DocumentId === EMPTY_GUID) {
     throw new HttpProblem(400, 'DocumentId is required unless Actions.Document creates the document.', {
@@ -162,17 +201,9 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody): Pr
     actionsOut.Files = await linkFiles(trx, actor, doc, files);
   }
   if (change) actionsOut.Transition = acted?.moved ?? (await changeStage(trx, actor, doc, change));
-  if (actions.Motive) actionsOut.Motive = actions.Motive;
-  if (actions.Notifications?.length) actionsOut.Notifications = await notified(trx, actions.Notifications);
+  await finishActions(trx, actions, actionsOut);
   const dt = await documentTypeId(trx, actor.tenantId, def.className);
-  const { rows } = await sql<CommentRow>`
-    with c as (
-      insert into comments (tenant_id, document_type_id, document_id, text, is_visible_to_client, actions, created_by_id, modified_by_id)
-      values (${actor.tenantId}, ${dt}, ${doc.id}, ${text}, ${body.IsVisibleToClient ?? false}, ${JSON.stringify(actionsOut)}::jsonb, ${actor.userId}, ${actor.userId})
-      returning *)
-    select c.id, c.created_by_id, coalesce(u.name, u.user_name) as created_by_name, c.created_on_utc, c.modified_on_utc, c.text,
-           c.is_visible_to_client, c.document_id, null as class_name, c.actions
-      from c left join users u on u.tenant_id = c.tenant_id and u.id = c.created_by_id`.execute(trx);
+  const { rows } = await commentInsert(actor, dt, doc.id, body, actionsOut).execute(trx);
   return postView(rows[0], def.type);
 }
 

@@ -3,7 +3,7 @@
 // from the transition's from-stage and to users who may write in that stage (409 naming the current
 // stage), flags enforced (a required comment: 422); it moves the document, writes its history and raises
 // StageUpdated with the spec's detail fields.
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { hasRole, isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { forbidden, HttpProblem, notFound } from '../platform/errors.ts';
@@ -195,16 +195,26 @@ export async function changeStage(trx: Trx, actor: Principal, doc: LoadedDocumen
  * Finds the transition asked for and applies the workflow's rules to it; throws the refusal. The document
  * may be one about to be created (id ''), in its initial stage.
  */
-export async function planStageChange(trx: Trx, actor: Principal, doc: LoadedDocument, change: StageChange): Promise<PlannedMove> {
+export async function planStageChange(
+  trx: Trx,
+  actor: Principal,
+  doc: LoadedDocument,
+  change: StageChange,
+  /** The transition named by change.transitionId when already looked up (null: there is none). */
+  known?: TransitionRow | null,
+): Promise<PlannedMove> {
   if (!doc.row.workflow_id || !doc.stage.id) throw new HttpProblem(409, `The ${doc.def.type} has no workflow, so its stage cannot change.`);
   let t: TransitionRow | undefined;
   const direct = !change.transitionId;
   if (change.transitionId) {
-    t = (
-      await sql<TransitionRow>`${transitions(doc.id || null, actor.userId)} where t.id = ${change.transitionId.toLowerCase()} and t.workflow_id = ${doc.row.workflow_id}`.execute(
-        trx,
-      )
-    ).rows[0];
+    t =
+      known !== undefined
+        ? (known ?? undefined)
+        : (
+            await sql<TransitionRow>`${transitions(doc.id || null, actor.userId)} where t.id = ${change.transitionId.toLowerCase()} and t.workflow_id = ${doc.row.workflow_id}`.execute(
+              trx,
+            )
+          ).rows[0];
     if (!t) {
       throw new HttpProblem(422, `TransitionId ${change.transitionId} is not a transition of the ${doc.def.type}'s workflow.`, {
         errors: [{ path: `${change.path}/TransitionId`, message: 'not a transition of the document’s workflow' }],
@@ -267,6 +277,32 @@ export async function planStageChange(trx: Trx, actor: Principal, doc: LoadedDoc
     });
   }
   return { t, direct };
+}
+
+export interface InitialStage {
+  workflow_id: string;
+  stage_id: string;
+  stage_name: string;
+  stage_type: string;
+}
+
+/**
+ * A new document's initial stage (`initial`: a statement selecting the InitialStage row) and the transition
+ * `transitionId` of its workflow, in one statement: a post creating a document and moving it asks for both
+ * before writing, and one round trip fewer is a good part of such a post's time.
+ */
+export async function initialStageAndTransition(
+  trx: Trx,
+  actor: Principal,
+  initial: RawBuilder<unknown>,
+  transitionId: string,
+): Promise<{ start: InitialStage | undefined; t: TransitionRow | null }> {
+  const { rows } = await sql<{ start: InitialStage; t: TransitionRow | null }>`
+    with s as (${initial})
+    select to_jsonb(s) as start,
+           (select to_jsonb(tr) from (${transitions(null, actor.userId)} where t.id = ${transitionId.toLowerCase()} and t.workflow_id = s.workflow_id) tr) as t
+      from s`.execute(trx);
+  return { start: rows[0]?.start, t: rows[0]?.t ?? null };
 }
 
 /** The spec's StageUpdated detail (no WorkflowStageTransition* when the stage was set directly; DepartmentId where the type has one). */
