@@ -38,6 +38,7 @@ import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
 import { webhookRoutes } from './webhooks/api/routes.ts';
 import { defineWebhooks } from './webhooks/delivery/start.ts';
 import { sweepExpired } from './webhooks/retention.ts';
+import { userFeedRoutes } from './user-feed/routes.ts';
 
 export type Log = (line: string) => void;
 
@@ -116,6 +117,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await tenantAdministrationRoutes(app, ctx);
   await consoleRoutes(app);
   await automationRoutes(app, ctx);
+  await userFeedRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 

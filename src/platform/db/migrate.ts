@@ -17,6 +17,7 @@ import * as m0013 from './migrations/0013_drop_stray_timesheet_typology.ts';
 import * as m0014 from './migrations/0014_schedule_csv_options.ts';
 import * as m0017 from './migrations/0017_automations.ts';
 import * as m0018 from './migrations/0018_scale_out.ts';
+import * as m0019 from './migrations/0019_user_feed.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -35,6 +36,7 @@ export const migrations: Record<string, Migration> = {
   '0014_schedule_csv_options': m0014,
   '0017_automations': m0017,
   '0018_scale_out': m0018,
+  '0019_user_feed': m0019,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */
