@@ -35,10 +35,10 @@ import { defineSchedules } from './schedules/worker.ts';
 import { adminRoutes } from './tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './tenancy/service.ts';
 import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
+import { userFeedRoutes } from './user-feed/routes.ts';
 import { webhookRoutes } from './webhooks/api/routes.ts';
 import { defineWebhooks } from './webhooks/delivery/start.ts';
 import { sweepExpired } from './webhooks/retention.ts';
-import { userFeedRoutes } from './user-feed/routes.ts';
 
 export type Log = (line: string) => void;
 

@@ -3,8 +3,8 @@
 // Registered when this module loads (server.ts loads it in every process role), so the engine validates
 // and runs it like its own types.
 import path from 'node:path/posix';
-import { ACTION_TYPES } from '../automations/definition.ts';
 import { withSftpServer } from '../automations/actions/sftp.ts';
+import { ACTION_TYPES } from '../automations/definition.ts';
 import { ActionError, type Handler, type HttpRequestValue } from '../automations/engine.ts';
 import { HANDLERS } from '../automations/handlers.ts';
 import { getConfigurationKey, type JsonObject } from '../integration/configuration-keys.ts';
@@ -35,11 +35,17 @@ const userFeed: Handler = async (call) => {
     if (err instanceof HttpProblem && err.status === 404) throw new ActionError(`the configuration key ${SFTP_HRFEED_KEY} is missing`);
     throw err;
   }
-  for (const name of ['ftpPassword', 'ftpPrivateKey']) if (typeof key[name] === 'string' && key[name] !== '') run.secrets.add(key[name] as string);
+  for (const name of ['ftpPassword', 'ftpPrivateKey', 'ftpPrivateKeyFile'])
+    if (typeof key[name] === 'string' && key[name] !== '') run.secrets.add(key[name] as string);
   const ftpPath = str(key.ftpPath);
   const missing = ['ftpHostIp', 'ftpUsername', 'ftpPath', 'ftpToPathSuccess', 'ftpToPathFailure'].filter((k) => str(key[k]) === '');
   if (missing.length) throw new ActionError(`${SFTP_HRFEED_KEY} lacks ${missing.join(', ')}`);
-  const server = { ftpHostIp: str(key.ftpHostIp), ftpUsername: str(key.ftpUsername), ftpPassword: key.ftpPassword, ftpPrivateKey: key.ftpPrivateKey };
+  const server = {
+    ftpHostIp: str(key.ftpHostIp),
+    ftpUsername: str(key.ftpUsername),
+    ftpPassword: key.ftpPassword,
+    ftpPrivateKey: key.ftpPrivateKey ?? key.ftpPrivateKeyFile,
+  };
   const contains = str(key.fileNameContains) || DEFAULT_FILE_NAME_CONTAINS;
 
   const runRow = await db.withTenant(tenantId, (trx) =>

@@ -107,13 +107,16 @@ async function applyInSavepoint(trx: Trx, actor: Actor, row: ReadRow): Promise<R
     return out;
   } catch (err) {
     await sql`rollback to savepoint feed_row`.execute(trx);
-    if (err instanceof RowError || (err as { status?: number }).status !== undefined) return { outcome: 'Failed', userId: null, message: (err as Error).message, pendingActivation: false };
+    if (err instanceof RowError || (err as { status?: number }).status !== undefined)
+      return { outcome: 'Failed', userId: null, message: (err as Error).message, pendingActivation: false };
     throw err;
   }
 }
 
 export async function processFile(deps: FeedDeps, file: { name: string; path: string }, name: FeedFileName | { error: string }): Promise<FileSummary> {
-  const bytes = (await deps.sftp((s) => s.get(file.path))) as Buffer;
+  // Another run may have moved the file since the listing: then it is that run's.
+  const bytes = await deps.sftp(async (s) => ((await s.exists(file.path)) ? ((await s.get(file.path)) as Buffer) : null));
+  if (!bytes) return summary(file.name, { status: 'Skipped', message: 'the file was gone: another run took it' });
   if ('error' in name) return deps.dryRun ? summary(file.name, { status: 'Failed', message: name.error }) : finishUnclaimed(deps, file, name.error);
   let rows: ReadRow[];
   try {
@@ -130,7 +133,12 @@ export async function processFile(deps: FeedDeps, file: { name: string; path: st
   return withFileClaim(deps, file, bytes, name, async (fileId) => {
     await applyRows(deps, fileId, rows);
     const failed = await deps.db.withTenant(deps.tenantId, (trx) =>
-      trx.selectFrom('user_feed_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('file_id', '=', fileId).where('outcome', '=', 'Failed').executeTakeFirstOrThrow(),
+      trx
+        .selectFrom('user_feed_rows')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('file_id', '=', fileId)
+        .where('outcome', '=', 'Failed')
+        .executeTakeFirstOrThrow(),
     );
     const n = Number(failed.n);
     await setFileStatus(deps, fileId, n > 0 ? 'Failed' : 'Succeeded', n > 0 ? `${n} of ${rows.length} rows failed` : null);
@@ -164,9 +172,9 @@ async function dryRun(deps: FeedDeps, name: string, rows: ReadRow[]): Promise<Fi
 /** Each row not yet done in its own transaction with its outcome (a crash loses at most the row in flight), then the second pass. */
 async function applyRows(deps: FeedDeps, fileId: string, rows: ReadRow[]): Promise<void> {
   const done = new Set(
-    (
-      await deps.db.withTenant(deps.tenantId, (trx) => trx.selectFrom('user_feed_rows').select('row_number').where('file_id', '=', fileId).execute())
-    ).map((r) => r.row_number),
+    (await deps.db.withTenant(deps.tenantId, (trx) => trx.selectFrom('user_feed_rows').select('row_number').where('file_id', '=', fileId).execute())).map(
+      (r) => r.row_number,
+    ),
   );
   for (const row of rows) {
     if (done.has(row.number)) continue;
@@ -188,7 +196,13 @@ async function applyRows(deps: FeedDeps, fileId: string, rows: ReadRow[]): Promi
     });
   }
   const pending = await deps.db.withTenant(deps.tenantId, (trx) =>
-    trx.selectFrom('user_feed_rows').select(['row_number', 'user_id']).where('file_id', '=', fileId).where('pending_activation', '=', true).orderBy('row_number').execute(),
+    trx
+      .selectFrom('user_feed_rows')
+      .select(['row_number', 'user_id'])
+      .where('file_id', '=', fileId)
+      .where('pending_activation', '=', true)
+      .orderBy('row_number')
+      .execute(),
   );
   for (const p of pending) {
     await deps.db.withTenant(deps.tenantId, async (trx) => {
@@ -254,10 +268,21 @@ interface ResultDoc {
   data_results: { status: 'SUCCEEDED' | 'FAILED'; message: string; errors: { uid: string; error: string }[] };
 }
 
-async function finishClaimed(deps: FeedDeps, file: { name: string; path: string }, name: FeedFileName, fileId: string, already: string | null): Promise<FileSummary> {
+async function finishClaimed(
+  deps: FeedDeps,
+  file: { name: string; path: string },
+  name: FeedFileName,
+  fileId: string,
+  already: string | null,
+): Promise<FileSummary> {
   const { record, rows } = await deps.db.withTenant(deps.tenantId, async (trx) => ({
     record: await trx.selectFrom('user_feed_files').selectAll().where('id', '=', fileId).executeTakeFirstOrThrow(),
-    rows: await trx.selectFrom('user_feed_rows').select(['row_number', 'external_id', 'outcome', 'message']).where('file_id', '=', fileId).orderBy('row_number').execute(),
+    rows: await trx
+      .selectFrom('user_feed_rows')
+      .select(['row_number', 'external_id', 'outcome', 'message'])
+      .where('file_id', '=', fileId)
+      .orderBy('row_number')
+      .execute(),
   }));
   const failed = record.status === 'Failed';
   const s = already
@@ -267,17 +292,15 @@ async function finishClaimed(deps: FeedDeps, file: { name: string; path: string 
   s.status = failed ? 'Failed' : 'Succeeded';
   const errors = rows.filter((r) => r.outcome === 'Failed').map((r) => ({ uid: r.external_id ?? `row ${r.row_number}`, error: r.message ?? 'failed' }));
   const noManager = rows.filter((r) => r.message?.startsWith('created without a manager')).length;
-  const message = [
-    record.message ?? `${rows.length} rows processed`,
-    noManager > 0 ? `${noManager} users created without a manager` : null,
-  ]
+  const message = [record.message ?? `${rows.length} rows processed`, noManager > 0 ? `${noManager} users created without a manager` : null]
     .filter(Boolean)
     .join('; ');
   const doc: ResultDoc = { data_results: { status: failed ? 'FAILED' : 'SUCCEEDED', message, errors } };
   Object.assign(s, await placeFile(deps, file, `SR_${name.body}_${name.suffix}.json`, failed, doc));
   if (failed && !record.notified) {
     s.notified = await notify(deps, file.name, message, errors);
-    if (s.notified) await deps.db.withTenant(deps.tenantId, (trx) => trx.updateTable('user_feed_files').set({ notified: true }).where('id', '=', fileId).execute());
+    if (s.notified)
+      await deps.db.withTenant(deps.tenantId, (trx) => trx.updateTable('user_feed_files').set({ notified: true }).where('id', '=', fileId).execute());
   } else s.notified = record.notified;
   return s;
 }
@@ -285,7 +308,11 @@ async function finishClaimed(deps: FeedDeps, file: { name: string; path: string 
 /** A file whose name breaks the rules: failed whole, never claimed (its rows are not read). */
 async function finishUnclaimed(deps: FeedDeps, file: { name: string; path: string }, reason: string): Promise<FileSummary> {
   const doc: ResultDoc = { data_results: { status: 'FAILED', message: reason, errors: [] } };
-  const s = summary(file.name, { status: 'Failed', message: reason, ...(await placeFile(deps, file, `SR_${file.name.replace(/\.csv$/i, '')}.json`, true, doc)) });
+  const s = summary(file.name, {
+    status: 'Failed',
+    message: reason,
+    ...(await placeFile(deps, file, `SR_${file.name.replace(/\.csv$/i, '')}.json`, true, doc)),
+  });
   s.notified = await notify(deps, file.name, reason, []);
   return s;
 }
@@ -298,6 +325,8 @@ async function placeFile(deps: FeedDeps, file: { path: string; name: string }, r
   await deps.sftp(async (s) => {
     if (!(await s.exists(folder))) await s.mkdir(folder, true);
     await s.put(Buffer.from(`${JSON.stringify(doc, null, 2)}\n`), resultFile);
+    // Gone: another run holding the same content moved it already.
+    if (!(await s.exists(file.path))) return;
     if (await s.exists(movedTo)) await s.delete(movedTo);
     await s.rename(file.path, movedTo);
   });

@@ -47,8 +47,7 @@ export function parseFileName(name: string): { name: FeedFileName } | { error: s
   const m = /^([A-Za-z]{2})_(.+)_([0-9]+)\.csv$/.exec(name);
   if (!m) return { error: `"${name}" is not named prefix_body_YYYYMMDDHHmmss.csv` };
   const [, prefix, body, suffix] = m;
-  if (prefix !== 'AD')
-    return { error: `prefix "${prefix}" is not AD: a data file from the agency starts with A (agency) then D (data)` };
+  if (prefix !== 'AD') return { error: `prefix "${prefix}" is not AD: a data file from the agency starts with A (agency) then D (data)` };
   if (!/^[A-Za-z0-9 .-]+$/.test(body)) return { error: `body "${body}" must be a friendly name of letters, digits, spaces, dots or dashes` };
   if (!validStamp(suffix)) return { error: `suffix "${suffix}" is not a timestamp YYYYMMDDHHmmss` };
   return { name: { prefix, body, suffix } };

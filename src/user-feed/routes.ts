@@ -83,7 +83,7 @@ const Run = named(
   }),
 );
 
-const RunQuery = Type.Object({ dryRun: Type.Optional(Type.Boolean({ description: 'Default: the feed\'s dryRun setting.' })) });
+const RunQuery = Type.Object({ dryRun: Type.Optional(Type.String({ enum: ['true', 'false'], description: "Default: the feed's dryRun setting." })) });
 const RunsQuery = Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0 })), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) });
 const RunParams = Type.Object({ id: Guid });
 
@@ -101,7 +101,7 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
         tags,
         operationId: 'userFeed_put',
         summary: 'Change the user feed settings',
-        description: 'Fields left out keep their value. Saves a new version of the feed\'s automation (made on first save).',
+        description: "Fields left out keep their value. Saves a new version of the feed's automation (made on first save).",
         body: SettingsBody,
         response: { 200: Settings },
       },
@@ -117,7 +117,8 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
         tags,
         operationId: 'userFeed_run',
         summary: 'Run the user feed now',
-        description: 'Answers the finished run with each file\'s rows. `?dryRun=true` reports what would change and changes nothing (no row, no event, no move, no e-mail).',
+        description:
+          "Answers the finished run with each file's rows. `?dryRun=true` reports what would change and changes nothing (no row, no event, no move, no e-mail).",
         querystring: RunQuery,
         response: { 200: Run },
       },
@@ -133,7 +134,7 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
       const automation = toRunnable(row);
       const feedRunId = randomUUID();
       const body: Record<string, unknown> = { trigger: 'manual', userFeedRunId: feedRunId };
-      if (request.query.dryRun !== undefined) body.dryRun = request.query.dryRun;
+      if (request.query.dryRun !== undefined) body.dryRun = request.query.dryRun === 'true';
       const value: HttpRequestValue = { Scheme: 'internal', Host: 'atrium', Path: `${base}/run`, Method: 'POST', Query: {}, Headers: {}, Body: body };
       const outcome = await runAutomation(automation, servicesFor(ctx), value);
       const found = await ctx.db.withTenant(tenantId, async (trx) => {
@@ -151,7 +152,13 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     `${base}/runs`,
     {
-      schema: { tags, operationId: 'userFeed_listRuns', summary: 'Runs of the user feed, newest first', querystring: RunsQuery, response: { 200: Type.Array(Run) } },
+      schema: {
+        tags,
+        operationId: 'userFeed_listRuns',
+        summary: 'Runs of the user feed, newest first',
+        querystring: RunsQuery,
+        response: { 200: Type.Array(Run) },
+      },
       config: { roles: ['AutomationGet'] },
     },
     async (request) => request.readTenant((trx) => listFeedRuns(trx, request.query.skip ?? 0, request.query.take ?? 50)),
@@ -160,7 +167,7 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     `${base}/runs/:id`,
     {
-      schema: { tags, operationId: 'userFeed_getRun', summary: 'One run with each file\'s rows', params: RunParams, response: { 200: Run } },
+      schema: { tags, operationId: 'userFeed_getRun', summary: "One run with each file's rows", params: RunParams, response: { 200: Run } },
       config: { roles: ['AutomationGet'] },
     },
     async (request) => request.readTenant((trx) => findFeedRun(trx, request.params.id)),

@@ -68,6 +68,22 @@ export const isFreelancer = (record: FeedRecord): boolean => (record.employeeCla
 /** The user type a row names: userType, with employeeClass (Freelancer, Intern) after it when given. */
 export const userTypeName = (record: FeedRecord): string => [text(record, 'userType'), text(record, 'employeeClass')].filter(Boolean).join(' ');
 
+/**
+ * The user type: userType with employeeClass after it ("Temporary Freelancer") when the tenant has such a
+ * type, else userType alone (decision 0031); neither existing fails the row, as the spec says.
+ */
+async function findUserType(trx: Trx, record: FeedRecord): Promise<string> {
+  const names = [...new Set([userTypeName(record), (record.userType ?? '').trim()])];
+  for (const name of names) {
+    try {
+      return (await findUserTypeByName(trx, name)).id;
+    } catch (err) {
+      if (!(err instanceof HttpProblem && err.status === 404)) throw err;
+    }
+  }
+  throw new RowError(`userType "${names.join('" or "')}" does not exist`);
+}
+
 /** Timesheet Required: true for Regular/Permanent, false for Temporary (the spec's managed attribute). */
 function timesheetRequired(record: FeedRecord): boolean {
   return !/^temporary\b/i.test((record.userType ?? '').trim());
@@ -135,14 +151,7 @@ async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: st
   if (!deps[0]) throw new RowError(`no department "${departmentId}" in company "${companyCode}"`);
   const department = deps[0].id;
 
-  const typeName = userTypeName(record);
-  let userTypeId: string;
-  try {
-    userTypeId = (await findUserTypeByName(trx, typeName)).id;
-  } catch (err) {
-    if (err instanceof HttpProblem && err.status === 404) throw new RowError(`userType "${typeName}" does not exist`);
-    throw err;
-  }
+  const userTypeId = await findUserType(trx, record);
 
   const group = await ensureGroup(trx, actor, groupName, companyCode);
   const typologyExternalId = await ensureTypology(trx, actor, resourceType, department, group);
@@ -167,7 +176,10 @@ async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: st
   });
   const userId = written.Id as string;
   // ExternalNumber and Timesheet Required are not fields of POST /api/users: written as the PATCH writes them.
-  const extra = await updateRow(trx, actor, 'users', userId, { external_number: text(record, 'externalNumber'), timesheet_required: timesheetRequired(record) });
+  const extra = await updateRow(trx, actor, 'users', userId, {
+    external_number: text(record, 'externalNumber'),
+    timesheet_required: timesheetRequired(record),
+  });
   if (extra) await emitWrite(trx, actor, 'User', extra, { names: { external_number: 'ExternalNumber', timesheet_required: 'TimesheetRequired' } });
 
   let message: string | null = null;
@@ -179,7 +191,14 @@ async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: st
 }
 
 /** ResponsibleId, PaidOvertime and CityId; a manager not found leaves the user without one (the spec: recorded, not failed). */
-async function patchManager(trx: Trx, actor: Actor, userId: string, responsible: string, fsla: boolean | null, workLocation: string | null): Promise<string | null> {
+async function patchManager(
+  trx: Trx,
+  actor: Actor,
+  userId: string,
+  responsible: string,
+  fsla: boolean | null,
+  workLocation: string | null,
+): Promise<string | null> {
   const { rows } = await sql<{ id: string }>`select id from users where external_id = ${responsible}`.execute(trx);
   if (!rows[0]) return `created without a manager: no user with externalId "${responsible}"`;
   const patch: Record<string, unknown> = { ResponsibleId: rows[0].id };
@@ -187,7 +206,9 @@ async function patchManager(trx: Trx, actor: Actor, userId: string, responsible:
   let note: string | null = null;
   if (workLocation) {
     const { rows: cities } = await sql<{ id: string }>`
-      select id from cities where external_id = ${workLocation} or lower(name) = lower(${workLocation}) order by (external_id = ${workLocation}) desc nulls last limit 1`.execute(trx);
+      select id from cities where external_id = ${workLocation} or lower(name) = lower(${workLocation}) order by (external_id = ${workLocation}) desc nulls last limit 1`.execute(
+      trx,
+    );
     if (cities[0]) patch.CityId = cities[0].id;
     else note = `workLocation "${workLocation}" matches no city; CityId left as it was`;
   }

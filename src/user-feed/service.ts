@@ -63,7 +63,11 @@ async function feedAutomation(trx: Trx) {
 export async function getUserFeed(trx: Trx): Promise<UserFeedView> {
   const a = await feedAutomation(trx);
   if (!a) return { enabled: false, schedule: DEFAULT_SCHEDULE, dryRun: false, automationId: null, nextRunUtc: null };
-  return { ...settingsOf(a.definition as unknown as Definition), automationId: a.id, nextRunUtc: a.next_fire_utc ? new Date(a.next_fire_utc).toISOString() : null };
+  return {
+    ...settingsOf(a.definition as unknown as Definition),
+    automationId: a.id,
+    nextRunUtc: a.next_fire_utc ? new Date(a.next_fire_utc).toISOString() : null,
+  };
 }
 
 /** Saves the settings as a new version of the feed's automation, creating it the first time. */
