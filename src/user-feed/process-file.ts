@@ -10,7 +10,7 @@ import type { Actor } from '../integration/upsert.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
 import { type FeedFileName, type ReadRow, readRows, UnreadableFile } from './records.ts';
-import { activate, applyRow, type Outcome, RowError, type RowOutcome } from './rows.ts';
+import { activate, applyRow, type LookupCache, type Outcome, RowError, type RowOutcome } from './rows.ts';
 
 export interface FeedSettings {
   ftpPath: string;
@@ -98,11 +98,11 @@ function count(s: FileSummary, outcomes: { outcome: Outcome }[]): FileSummary {
 class DryRunRollback extends Error {}
 
 /** Applies a row inside the caller's transaction; its failure rolls back only its own changes (a savepoint). */
-async function applyInSavepoint(trx: Trx, actor: Actor, row: ReadRow): Promise<RowOutcome> {
+async function applyInSavepoint(trx: Trx, actor: Actor, row: ReadRow, cache?: LookupCache): Promise<RowOutcome> {
   if (row.error) return { outcome: 'Failed', userId: null, message: row.error, pendingActivation: false };
   await sql`savepoint feed_row`.execute(trx);
   try {
-    const out = await applyRow(trx, actor, row.record);
+    const out = await applyRow(trx, actor, row.record, cache);
     await sql`release savepoint feed_row`.execute(trx);
     return out;
   } catch (err) {
@@ -152,8 +152,9 @@ async function dryRun(deps: FeedDeps, name: string, rows: ReadRow[]): Promise<Fi
   try {
     await deps.db.withTenant(deps.tenantId, async (trx) => {
       const pending: RowReport[] = [];
+      const cache: LookupCache = new Map();
       for (const row of rows) {
-        const o = await applyInSavepoint(trx, deps.actor, row);
+        const o = await applyInSavepoint(trx, deps.actor, row, cache);
         const report = { row: row.number, externalId: row.record.externalId ?? null, outcome: o.outcome, userId: o.userId, message: o.message };
         reports.push(report);
         if (o.pendingActivation) pending.push(report);
@@ -169,31 +170,43 @@ async function dryRun(deps: FeedDeps, name: string, rows: ReadRow[]): Promise<Fi
   return s;
 }
 
-/** Each row not yet done in its own transaction with its outcome (a crash loses at most the row in flight), then the second pass. */
+/** Rows per transaction: each row's changes and outcome commit together; a crash redoes at most one batch. */
+const BATCH = 100;
+
+/** The rows not yet done, in transactions of BATCH rows that commit each row's outcome with its changes, then the second pass. */
 async function applyRows(deps: FeedDeps, fileId: string, rows: ReadRow[]): Promise<void> {
   const done = new Set(
     (await deps.db.withTenant(deps.tenantId, (trx) => trx.selectFrom('user_feed_rows').select('row_number').where('file_id', '=', fileId).execute())).map(
       (r) => r.row_number,
     ),
   );
-  for (const row of rows) {
-    if (done.has(row.number)) continue;
-    await deps.db.withTenant(deps.tenantId, async (trx) => {
-      const o = await applyInSavepoint(trx, deps.actor, row);
-      await trx
-        .insertInto('user_feed_rows')
-        .values({
-          tenant_id: deps.tenantId,
-          file_id: fileId,
-          row_number: row.number,
-          external_id: row.record.externalId ?? null,
-          outcome: o.outcome,
-          user_id: o.userId,
-          message: o.message,
-          pending_activation: o.pendingActivation,
-        })
-        .execute();
-    });
+  const todo = rows.filter((r) => !done.has(r.number));
+  const cache: LookupCache = new Map();
+  for (let i = 0; i < todo.length; i += BATCH) {
+    const batch = todo.slice(i, i + BATCH);
+    try {
+      await deps.db.withTenant(deps.tenantId, async (trx) => {
+        const values = [];
+        for (const row of batch) {
+          const o = await applyInSavepoint(trx, deps.actor, row, cache);
+          values.push({
+            tenant_id: deps.tenantId,
+            file_id: fileId,
+            row_number: row.number,
+            external_id: row.record.externalId ?? null,
+            outcome: o.outcome,
+            user_id: o.userId,
+            message: o.message,
+            pending_activation: o.pendingActivation,
+          });
+        }
+        await trx.insertInto('user_feed_rows').values(values).execute();
+      });
+    } catch (err) {
+      // Ids read inside the rolled-back transaction may name rows that no longer exist.
+      cache.clear();
+      throw err;
+    }
   }
   const pending = await deps.db.withTenant(deps.tenantId, (trx) =>
     trx

@@ -104,8 +104,23 @@ async function findUser(trx: Trx, externalId: string): Promise<ExistingUser | nu
   return rows[0] ?? null;
 }
 
+/**
+ * Ids of master data a file's rows share (departments, user types, typology groups and typologies), by what
+ * the rows name them. Only ids read from committed or released work go in; the caller clears it when a
+ * transaction rolls back.
+ */
+export type LookupCache = Map<string, string>;
+
+async function cached(cache: LookupCache, key: string, find: () => Promise<string | null>): Promise<string | null> {
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const id = await find();
+  if (id) cache.set(key, id);
+  return id;
+}
+
 /** Applies one row; a rule the row breaks throws RowError (or an Integration API problem), and the caller fails the row. */
-export async function applyRow(trx: Trx, actor: Actor, record: FeedRecord): Promise<RowOutcome> {
+export async function applyRow(trx: Trx, actor: Actor, record: FeedRecord, cache: LookupCache = new Map()): Promise<RowOutcome> {
   const externalId = required(record, 'externalId');
   const active = flag(record, 'isActive');
   const user = await findUser(trx, externalId);
@@ -114,7 +129,7 @@ export async function applyRow(trx: Trx, actor: Actor, record: FeedRecord): Prom
     await deactivate(trx, actor, user, externalId, date(record, 'expirationDate'));
     return { outcome: (await changed(trx, user, externalId)) ? 'Deactivated' : 'Unchanged', userId: user.id, message: null, pendingActivation: false };
   }
-  return upsert(trx, actor, record, externalId, user);
+  return upsert(trx, actor, record, externalId, user, cache);
 }
 
 async function changed(trx: Trx, before: ExistingUser, externalId: string): Promise<boolean> {
@@ -133,7 +148,7 @@ async function deactivate(trx: Trx, actor: Actor, user: ExistingUser, externalId
   if (Object.keys(rename).length > 0) await patchUser(trx, actor, user.id, rename);
 }
 
-async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: string, user: ExistingUser | null): Promise<RowOutcome> {
+async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: string, user: ExistingUser | null, cache: LookupCache): Promise<RowOutcome> {
   const companyCode = required(record, 'companyCode');
   const departmentId = required(record, 'departmentid');
   const username = required(record, 'username');
@@ -145,16 +160,21 @@ async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: st
   const weekly = number(record, 'weeklyRequiredHours');
   const fsla = flag(record, 'fslaStatus');
 
-  const { rows: deps } = await sql<{ id: string }>`
-    select d.id from departments d join companies c on c.id = d.company_id
-    where c.code = ${companyCode} and d.external_id = ${departmentId}`.execute(trx);
-  if (!deps[0]) throw new RowError(`no department "${departmentId}" in company "${companyCode}"`);
-  const department = deps[0].id;
+  const department = await cached(cache, `department\n${companyCode}\n${departmentId}`, async () => {
+    const { rows } = await sql<{ id: string }>`
+      select d.id from departments d join companies c on c.id = d.company_id
+      where c.code = ${companyCode} and d.external_id = ${departmentId}`.execute(trx);
+    return rows[0]?.id ?? null;
+  });
+  if (!department) throw new RowError(`no department "${departmentId}" in company "${companyCode}"`);
 
-  const userTypeId = await findUserType(trx, record);
+  const userTypeId = (await cached(cache, `userType\n${userTypeName(record)}\n${record.userType}`, () => findUserType(trx, record))) as string;
 
-  const group = await ensureGroup(trx, actor, groupName, companyCode);
-  const typologyExternalId = await ensureTypology(trx, actor, resourceType, department, group);
+  const group =
+    (await cached(cache, `group\n${groupName.toLowerCase()}`, () => findGroup(trx, groupName))) ?? (await createGroup(trx, actor, groupName, companyCode));
+  const typologyExternalId =
+    (await cached(cache, `typology\n${department}\n${resourceType.toLowerCase()}`, () => findTypology(trx, resourceType, department))) ??
+    (await createTypology(trx, actor, resourceType, department, group));
 
   // A new freelancer is created inactive and activated in a second pass (the spec's order).
   const pendingActivation = !user && isFreelancer(record);
@@ -216,20 +236,27 @@ async function patchManager(
   return note;
 }
 
-/** The typology group by description (case-insensitive), created when missing. */
-async function ensureGroup(trx: Trx, actor: Actor, name: string, companyCode: string): Promise<string> {
+/** The typology group by description (case-insensitive). */
+async function findGroup(trx: Trx, name: string): Promise<string | null> {
   const { rows } = await sql<{ id: string }>`select id from typology_groups where lower(name) = lower(${name}) order by created_on_utc limit 1`.execute(trx);
-  if (rows[0]) return rows[0].id;
+  return rows[0]?.id ?? null;
+}
+
+async function createGroup(trx: Trx, actor: Actor, name: string, companyCode: string): Promise<string> {
   const { view } = await upsertResource(trx, actor, typologyGroups, { name, companyCode });
   return view.id as string;
 }
 
-/** The typology for the user's department by business title, created when missing and associated with the group. */
-async function ensureTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string): Promise<string> {
+/** The typology of the user's department by business title (its external id, else its name): its external id. */
+async function findTypology(trx: Trx, resourceType: string, departmentId: string): Promise<string | null> {
   const { rows } = await sql<{ external_id: string | null }>`
     select external_id from typologies where department_id = ${departmentId} and (external_id = ${resourceType} or lower(name) = lower(${resourceType}))
     order by (external_id = ${resourceType}) desc nulls last limit 1`.execute(trx);
-  if (rows[0]?.external_id) return rows[0].external_id;
+  return rows[0]?.external_id ?? null;
+}
+
+/** A missing typology, created for the department and associated with the group. */
+async function createTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string): Promise<string> {
   await upsertResource(trx, actor, typologies, { externalId: resourceType, name: resourceType, departmentId, typologyGroupId: groupId });
   return resourceType;
 }
