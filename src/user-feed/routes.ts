@@ -2,6 +2,7 @@
 // ?dryRun=true to see what would change), and the runs with per-file and per-row outcomes. The feed is an
 // automation, so its runs are also under /api/v3/automations/{automationId}/runs; the roles are the automations'.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { type HttpRequestValue, runAutomation } from '../automations/engine.ts';
 import { servicesFor } from '../automations/runtime.ts';
@@ -11,6 +12,7 @@ import { HttpProblem } from '../platform/errors.ts';
 import type { App } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
+import { basePathOf } from '../platform/http/tenant-address.ts';
 import './action.ts';
 import { findFeedRun, getUserFeed, listFeedRuns, putUserFeed, setAutomationRun } from './service.ts';
 
@@ -120,11 +122,11 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
         description:
           "Answers the finished run with each file's rows. `?dryRun=true` reports what would change and changes nothing (no row, no event, no move, no e-mail).",
         querystring: RunQuery,
-        response: { 200: Run },
+        response: { 200: Run, 202: Run },
       },
       config: { roles: ['AutomationWrite'] },
     },
-    async (request) => {
+    async (request, reply) => {
       const tenantId = request.principal?.tenantId as string;
       const settings = await request.writeTenant(async (trx, p) => {
         const s = await getUserFeed(trx);
@@ -136,16 +138,42 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
       const body: Record<string, unknown> = { trigger: 'manual', userFeedRunId: feedRunId };
       if (request.query.dryRun !== undefined) body.dryRun = request.query.dryRun === 'true';
       const value: HttpRequestValue = { Scheme: 'internal', Host: 'atrium', Path: `${base}/run`, Method: 'POST', Query: {}, Headers: {}, Body: body };
-      const outcome = await runAutomation(automation, servicesFor(ctx), value);
-      const found = await ctx.db.withTenant(tenantId, async (trx) => {
-        const runId = await insertRun(trx, { tenantId, automationId: automation.id, version: automation.version, trigger: 'manual', outcome });
-        const exists = await trx.selectFrom('user_feed_runs').select('id').where('id', '=', feedRunId).executeTakeFirst();
-        if (exists) await setAutomationRun(trx, feedRunId, runId);
-        return exists ? findFeedRun(trx, feedRunId) : null;
-      });
-      // The run ended before it could start a feed run (no SFTP-HRFEED key, or a key without a field).
-      if (!found) throw new HttpProblem(409, `The user feed could not run: ${outcome.error ?? 'unknown reason'}.`);
-      return found;
+      // The run is not bound to this request: a long file goes on after the answer (202), and is recorded when it ends.
+      const finished = (async () => {
+        const outcome = await runAutomation(automation, servicesFor(ctx), value);
+        return ctx.db.withTenant(tenantId, async (trx) => {
+          const runId = await insertRun(trx, { tenantId, automationId: automation.id, version: automation.version, trigger: 'manual', outcome });
+          const exists = await trx.selectFrom('user_feed_runs').select('id').where('id', '=', feedRunId).executeTakeFirst();
+          if (exists) await setAutomationRun(trx, feedRunId, runId);
+          return { found: exists ? await findFeedRun(trx, feedRunId) : null, error: outcome.error };
+        });
+      })();
+      finished.catch((err) => request.log.error({ err, feedRunId }, 'user feed run not recorded'));
+      const waitMs = Math.max(0, request.deadline - Date.now() - 2000);
+      const done = await Promise.race([finished, sleep(waitMs).then(() => null)]);
+      if (done) {
+        // The run ended before it could start a feed run (no SFTP-HRFEED key, or a key without a field).
+        if (!done.found) throw new HttpProblem(409, `The user feed could not run: ${done.error ?? 'unknown reason'}.`);
+        return done.found;
+      }
+      const running = await ctx.db.withTenant(tenantId, (trx) => findFeedRun(trx, feedRunId).catch(() => null));
+      return reply
+        .code(202)
+        .header('location', `${basePathOf(request)}${base}/runs/${feedRunId}`)
+        .send(
+          running ?? {
+            id: feedRunId,
+            automationId: automation.id,
+            automationRunId: null,
+            trigger: 'manual',
+            dryRun: typeof body.dryRun === 'boolean' ? body.dryRun : settings.dryRun,
+            status: 'Running',
+            startedOnUtc: new Date().toISOString(),
+            finishedOnUtc: null,
+            error: null,
+            files: [],
+          },
+        );
     },
   );
 
