@@ -119,6 +119,8 @@ test('a file with every kind of row: created, manager, no manager, skipped, free
     row('F001', { userType: 'Temporary', employeeClass: 'Freelancer', userTypologyGroup: 'Creative', resourceType: 'Illustrator' }),
     row('A005', { userType: 'Contractor' }),
     row('A006', { departmentid: 'NO-SUCH-DEPT' }),
+    // Fails after its typology group and typology were created (the login is A001's): both roll back with it.
+    row('A008', { username: 'a001', userTypologyGroup: 'Orphan Group', resourceType: 'Orphan Title' }),
   ]).concat('A007,too,few,cells\r\n');
   await put(folders.data, 'AD_UserAccounts_20250102030405.csv', content);
   const r = await run();
@@ -128,14 +130,15 @@ test('a file with every kind of row: created, manager, no manager, skipped, free
   assert.equal(f.name, 'AD_UserAccounts_20250102030405.csv');
   assert.deepEqual(
     { rows: f.rows, created: f.created, updated: f.updated, deactivated: f.deactivated, skipped: f.skipped, failed: f.failed },
-    { rows: 8, created: 4, updated: 0, deactivated: 0, skipped: 1, failed: 3 },
+    { rows: 9, created: 4, updated: 0, deactivated: 0, skipped: 1, failed: 4 },
   );
   const by = Object.fromEntries(f.rowResults.map((x: any) => [x.externalId ?? `row ${x.row}`, x]));
   assert.equal(by.A004.outcome, 'Skipped');
   assert.match(by.A003.message, /created without a manager/);
   assert.match(by.A005.message, /userType "Regular\/Permanent Contractor|userType "Contractor/);
   assert.match(by.A006.message, /no department "NO-SUCH-DEPT"/);
-  assert.match(by['row 8'].message, /the row has 4 cells; the header has 24/);
+  assert.match(by.A008.message, /UserName/);
+  assert.match(by['row 9'].message, /the row has 4 cells; the header has 24/);
 
   const a1 = await user('A001');
   assert.equal(a1?.IsActive, true);
@@ -158,6 +161,8 @@ test('a file with every kind of row: created, manager, no manager, skipped, free
   const groups = await db.query('select name from typology_groups where tenant_id = $1 order by name', [tenantId]);
   assert.ok(groups.rows.some((g) => g.name === 'FREELANCE Creative'));
   assert.ok(groups.rows.some((g) => g.name === 'Engineering'));
+  assert.ok(!groups.rows.some((g) => g.name === 'Orphan Group'), 'a failed row leaves nothing behind');
+  assert.equal((await db.query(`select count(*)::int as n from typologies where tenant_id = $1 and name = 'Orphan Title'`, [tenantId])).rows[0].n, 0);
   const ts = await db.query('select external_id, timesheet_required from users where tenant_id = $1 and external_id in ($2, $3)', [tenantId, 'A001', 'F001']);
   assert.deepEqual(Object.fromEntries(ts.rows.map((x) => [x.external_id, x.timesheet_required])), { A001: true, F001: false });
   // The freelancer: created inactive, then activated, as the Integration API's writes would say it.
@@ -181,8 +186,8 @@ test('a file with every kind of row: created, manager, no manager, skipped, free
   assert.deepEqual(await list(folders.failure), ['AD_UserAccounts_20250102030405.csv', 'SR_UserAccounts_20250102030405.json']);
   const result = await readJson(folders.failure, 'SR_UserAccounts_20250102030405.json');
   assert.equal(result.data_results.status, 'FAILED');
-  assert.match(result.data_results.message, /3 of 8 rows failed; 1 users created without a manager/);
-  assert.deepEqual(result.data_results.errors.map((e: any) => e.uid).sort(), ['A005', 'A006', 'row 8']);
+  assert.match(result.data_results.message, /4 of 9 rows failed; 1 users created without a manager/);
+  assert.deepEqual(result.data_results.errors.map((e: any) => e.uid).sort(), ['A005', 'A006', 'A008', 'row 9']);
   for (let i = 0; i < 50 && smtp.mails.length === mailsBefore; i++) await sleep(50);
   assert.equal(smtp.mails.length, mailsBefore + 1);
   const mail = smtp.mails.at(-1);
@@ -193,7 +198,7 @@ test('a file with every kind of row: created, manager, no manager, skipped, free
   const runs = await server.request('GET', '/api/v3/user-feed/runs', { headers: h });
   assert.equal(runs.body[0].id, r.id);
   const one = await server.request('GET', `/api/v3/user-feed/runs/${r.id}`, { headers: h });
-  assert.equal(one.body.files[0].rowResults.length, 8);
+  assert.equal(one.body.files[0].rowResults.length, 9);
   const automationRun = await server.request(
     'GET',
     `/api/v3/automations/${r.files.length && (await server.request('GET', '/api/v3/user-feed', { headers: h })).body.automationId}/runs/${r.automationRunId}`,

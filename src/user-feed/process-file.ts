@@ -97,9 +97,27 @@ function count(s: FileSummary, outcomes: { outcome: Outcome }[]): FileSummary {
 
 class DryRunRollback extends Error {}
 
-/** Applies a row inside the caller's transaction; its failure rolls back only its own changes (a savepoint). */
-async function applyInSavepoint(trx: Trx, actor: Actor, row: ReadRow, cache?: LookupCache): Promise<RowOutcome> {
-  if (row.error) return { outcome: 'Failed', userId: null, message: row.error, pendingActivation: false };
+/** A row failed after it wrote: the batch is redone with a savepoint per row. */
+class NeedsSavepoints extends Error {}
+
+const failed = (message: string): RowOutcome => ({ outcome: 'Failed', userId: null, message, pendingActivation: false });
+
+/**
+ * Applies a row inside the caller's transaction. With `savepoints` its failure rolls back only its own
+ * changes. Without, a RowError (always thrown before the row writes) fails the row alone, and any later
+ * failure throws NeedsSavepoints: the caller rolls the batch back and redoes it with savepoints. Most rows
+ * never fail after writing, so most batches save the two round trips of a savepoint per row.
+ */
+async function applyOne(trx: Trx, actor: Actor, row: ReadRow, cache: LookupCache, savepoints: boolean): Promise<RowOutcome> {
+  if (row.error) return failed(row.error);
+  if (!savepoints) {
+    try {
+      return await applyRow(trx, actor, row.record, cache);
+    } catch (err) {
+      if (err instanceof RowError) return failed(err.message);
+      throw new NeedsSavepoints((err as Error).message, { cause: err });
+    }
+  }
   await sql`savepoint feed_row`.execute(trx);
   try {
     const out = await applyRow(trx, actor, row.record, cache);
@@ -107,8 +125,7 @@ async function applyInSavepoint(trx: Trx, actor: Actor, row: ReadRow, cache?: Lo
     return out;
   } catch (err) {
     await sql`rollback to savepoint feed_row`.execute(trx);
-    if (err instanceof RowError || (err as { status?: number }).status !== undefined)
-      return { outcome: 'Failed', userId: null, message: (err as Error).message, pendingActivation: false };
+    if (err instanceof RowError || (err as { status?: number }).status !== undefined) return failed((err as Error).message);
     throw err;
   }
 }
@@ -154,7 +171,7 @@ async function dryRun(deps: FeedDeps, name: string, rows: ReadRow[]): Promise<Fi
       const pending: RowReport[] = [];
       const cache: LookupCache = new Map();
       for (const row of rows) {
-        const o = await applyInSavepoint(trx, deps.actor, row, cache);
+        const o = await applyOne(trx, deps.actor, row, cache, true);
         const report = { row: row.number, externalId: row.record.externalId ?? null, outcome: o.outcome, userId: o.userId, message: o.message };
         reports.push(report);
         if (o.pendingActivation) pending.push(report);
@@ -184,28 +201,31 @@ async function applyRows(deps: FeedDeps, fileId: string, rows: ReadRow[]): Promi
   const cache: LookupCache = new Map();
   for (let i = 0; i < todo.length; i += BATCH) {
     const batch = todo.slice(i, i + BATCH);
-    try {
-      await deps.db.withTenant(deps.tenantId, async (trx) => {
-        const values = [];
-        for (const row of batch) {
-          const o = await applyInSavepoint(trx, deps.actor, row, cache);
-          values.push({
-            tenant_id: deps.tenantId,
-            file_id: fileId,
-            row_number: row.number,
-            external_id: row.record.externalId ?? null,
-            outcome: o.outcome,
-            user_id: o.userId,
-            message: o.message,
-            pending_activation: o.pendingActivation,
-          });
-        }
-        await trx.insertInto('user_feed_rows').values(values).execute();
-      });
-    } catch (err) {
-      // Ids read inside the rolled-back transaction may name rows that no longer exist.
-      cache.clear();
-      throw err;
+    for (const savepoints of [false, true]) {
+      try {
+        await deps.db.withTenant(deps.tenantId, async (trx) => {
+          const values = [];
+          for (const row of batch) {
+            const o = await applyOne(trx, deps.actor, row, cache, savepoints);
+            values.push({
+              tenant_id: deps.tenantId,
+              file_id: fileId,
+              row_number: row.number,
+              external_id: row.record.externalId ?? null,
+              outcome: o.outcome,
+              user_id: o.userId,
+              message: o.message,
+              pending_activation: o.pendingActivation,
+            });
+          }
+          await trx.insertInto('user_feed_rows').values(values).execute();
+        });
+        break;
+      } catch (err) {
+        // Ids read inside the rolled-back transaction may name rows that no longer exist.
+        cache.clear();
+        if (!(err instanceof NeedsSavepoints)) throw err;
+      }
     }
   }
   const pending = await deps.db.withTenant(deps.tenantId, (trx) =>
