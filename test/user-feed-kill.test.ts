@@ -86,7 +86,7 @@ async function endState(tenantId: string) {
 }
 
 test('kill -9 mid-file, then a re-run: the same state as one clean run', async () => {
-  const N = 600;
+  const N = 300;
   const rows = (base: FeedRow) =>
     Array.from({ length: N }, (_, i) => {
       const id = `K${String(i).padStart(4, '0')}`;
@@ -110,14 +110,15 @@ test('kill -9 mid-file, then a re-run: the same state as one clean run', async (
   await db.query(`update automations set next_fire_utc = now() where id = $1`, [on.body.automationId]);
   const worker = startWorker();
   let done = 0;
-  for (let i = 0; i < 600 && done < 60; i++) {
+  // Killed as soon as the first batch of rows (100) has committed.
+  for (let i = 0; i < 1200 && done === 0; i++) {
     await sleep(50);
     done = (await db.query('select count(*)::int as n from user_feed_rows where tenant_id = $1', [crashed.tenant.tenantId])).rows[0].n;
   }
   worker.kill('SIGKILL');
   await new Promise((resolve) => worker.once('exit', resolve));
   done = (await db.query('select count(*)::int as n from user_feed_rows where tenant_id = $1', [crashed.tenant.tenantId])).rows[0].n;
-  assert.ok(done >= 60 && done < N, `killed mid-file (${done} of ${N} rows done)`);
+  assert.ok(done > 0 && done < N, `killed mid-file (${done} of ${N} rows done)`);
   assert.deepEqual(await list(crashed.folders.data), [FILE], 'the file moves only after all rows are done');
 
   const resumed = await server.request('POST', '/api/v3/user-feed/run', { headers: crashed.h });
