@@ -37,6 +37,7 @@ import { defineSchedules } from './schedules/worker.ts';
 import { adminRoutes } from './tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './tenancy/service.ts';
 import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
+import { userFeedRoutes } from './user-feed/routes.ts';
 import { webhookRoutes } from './webhooks/api/routes.ts';
 import { defineWebhooks } from './webhooks/delivery/start.ts';
 import { sweepExpired } from './webhooks/retention.ts';
@@ -119,6 +120,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await tenantAdministrationRoutes(app, ctx);
   await consoleRoutes(app);
   await automationRoutes(app, ctx);
+  await userFeedRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 

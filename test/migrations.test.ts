@@ -38,6 +38,7 @@ const FROZEN: Record<string, string> = {
   '0016_client_api.ts': 'ecbf181ca0a41f45',
   '0017_automations.ts': 'ae6642d228b703ff',
   '0018_scale_out.ts': 'd7f4ad94a0930e16',
+  '0019_user_feed.ts': '93877c420ec355bb',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

@@ -1,5 +1,5 @@
 // Configuration keys (e.g. SFTP-HRFEED): named JSON objects. Properties named like secrets
-// (/password|secret|token/i, at any depth) are stored encrypted with the tenant-independent SecretBox and
+// (/password|secret|token|privatekey/i, at any depth) are stored encrypted with the tenant-independent SecretBox and
 // shown in clear only to the Administrator role; everyone else sees "********". Sending "********" back
 // for a secret keeps the stored value, so a masked read can be edited and written without losing it.
 import type { SecretBox } from '../platform/auth/hashing.ts';
@@ -8,7 +8,8 @@ import { notFound } from '../platform/errors.ts';
 import { type Actor, emitWrite, upsertRow } from './upsert.ts';
 
 export const MASK = '********';
-const SECRET_NAME = /password|secret|token/i;
+// privateKey: the SFTP-HRFEED key may hold an SSH private key instead of ftpPassword.
+const SECRET_NAME = /password|secret|token|privatekey/i;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type JsonObject = { [k: string]: Json };

@@ -1738,6 +1738,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/user-feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user feed settings
+         * @description Roles: AutomationGet (or Administrator).
+         */
+        get: operations["userFeed_get"];
+        /**
+         * Change the user feed settings
+         * @description Fields left out keep their value. Saves a new version of the feed's automation (made on first save).
+         *
+         *     Roles: AutomationWrite (or Administrator).
+         */
+        put: operations["userFeed_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/user-feed/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the user feed now
+         * @description Answers the finished run with each file's rows. `?dryRun=true` reports what would change and changes nothing (no row, no event, no move, no e-mail).
+         *
+         *     Roles: AutomationWrite (or Administrator).
+         */
+        post: operations["userFeed_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/user-feed/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Runs of the user feed, newest first
+         * @description Roles: AutomationGet (or Administrator).
+         */
+        get: operations["userFeed_listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/user-feed/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One run with each file's rows
+         * @description Roles: AutomationGet (or Administrator).
+         */
+        get: operations["userFeed_getRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/tenants": {
         parameters: {
             query?: never;
@@ -2844,6 +2932,61 @@ export interface components {
             /** @description Shown only in this answer */
             appSecret: string;
             roles: string[];
+        };
+        UserFeed: {
+            /** @description Whether the schedule runs the feed. */
+            enabled: boolean;
+            /** @description Five-field cron in UTC; default 0 4 * * *. */
+            schedule: string;
+            /** @description Default of every run: report what would change and change nothing. */
+            dryRun: boolean;
+            automationId: string | null;
+            nextRunUtc: string | null;
+        };
+        UserFeedChange: {
+            enabled?: boolean;
+            schedule?: string;
+            dryRun?: boolean;
+        };
+        UserFeedRun: {
+            /** Format: uuid */
+            id: string;
+            automationId: string | null;
+            automationRunId: string | null;
+            trigger: string;
+            dryRun: boolean;
+            /** @description Running, Succeeded or Failed */
+            status: string;
+            /** Format: date-time */
+            startedOnUtc: string;
+            finishedOnUtc: string | null;
+            error: string | null;
+            files: {
+                name: string;
+                /** @description Succeeded, Failed, or Skipped (another worker holds this content) */
+                status: string;
+                message: string | null;
+                alreadyProcessed: boolean;
+                fileId: string | null;
+                rows: number;
+                created: number;
+                updated: number;
+                deactivated: number;
+                unchanged: number;
+                skipped: number;
+                failed: number;
+                movedTo: string | null;
+                resultFile: string | null;
+                notified: boolean;
+                rowResults?: {
+                    row: number;
+                    externalId: string | null;
+                    /** @description Created, Updated, Deactivated, Unchanged, Skipped or Failed */
+                    outcome: string;
+                    userId: string | null;
+                    message: string | null;
+                }[];
+            }[];
         };
         DetailFilter: {
             groupCondition: "And" | "Or";
@@ -8773,6 +8916,182 @@ export interface operations {
                     "*/*": unknown;
                 };
             };
+        };
+    };
+    userFeed_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserFeed"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    userFeed_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserFeedChange"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserFeed"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    userFeed_run: {
+        parameters: {
+            query?: {
+                /** @description Default: the feed's dryRun setting. */
+                dryRun?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserFeedRun"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserFeedRun"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    userFeed_listRuns: {
+        parameters: {
+            query?: {
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserFeedRun"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    userFeed_getRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserFeedRun"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
         };
     };
     operator_listTenants: {

@@ -62,10 +62,28 @@ async function connect(call: ActionCall, host: string, port: number, username: s
  * when the run ends, or at once when an action on it fails.
  */
 async function withSftp<T>(call: ActionCall, fn: (sftp: SftpClient) => Promise<T>): Promise<T> {
-  const { host, port } = parseHost(call.text('ftpHostIp'));
-  const username = call.text('ftpUsername');
-  const password = call.get('ftpPassword');
-  const key = call.get('ftpPrivateKeyFile') ?? call.get('ftpPrivateKey');
+  const server = {
+    ftpHostIp: call.text('ftpHostIp'),
+    ftpUsername: call.text('ftpUsername'),
+    ftpPassword: call.get('ftpPassword'),
+    ftpPrivateKey: call.get('ftpPrivateKeyFile') ?? call.get('ftpPrivateKey'),
+  };
+  return withSftpServer(call, server, fn);
+}
+
+export interface SftpServerSettings {
+  ftpHostIp: string;
+  ftpUsername: string;
+  ftpPassword?: unknown;
+  ftpPrivateKey?: unknown;
+}
+
+/** withSftp for a built-in action that holds the server's settings itself (the user feed's configuration key). */
+export async function withSftpServer<T>(call: ActionCall, server: SftpServerSettings, fn: (sftp: SftpClient) => Promise<T>): Promise<T> {
+  const { host, port } = parseHost(server.ftpHostIp);
+  const username = server.ftpUsername;
+  const password = server.ftpPassword;
+  const key = server.ftpPrivateKey;
   const id = `sftp\n${createHash('sha256')
     .update(JSON.stringify([host, port, username, password ?? null, key ?? null]))
     .digest('hex')}`;

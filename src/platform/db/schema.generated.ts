@@ -1398,6 +1398,49 @@ export interface UserCosts {
   user_id: string;
 }
 
+export interface UserFeedFiles {
+  content_sha256: string;
+  created_on_utc: Generated<Timestamp>;
+  file_name: string;
+  finished_on_utc: Timestamp | null;
+  id: Generated<string>;
+  message: string | null;
+  notified: Generated<boolean>;
+  run_id: string | null;
+  status: Generated<"Processing" | "Succeeded" | "Failed">;
+  tenant_id: string;
+}
+
+export interface UserFeedRows {
+  external_id: string | null;
+  file_id: string;
+  message: string | null;
+  outcome: "Created" | "Updated" | "Deactivated" | "Unchanged" | "Skipped" | "Failed";
+  pending_activation: Generated<boolean>;
+  row_number: number;
+  tenant_id: string;
+  user_id: string | null;
+}
+
+export interface UserFeedRuns {
+  automation_id: string | null;
+  automation_run_id: string | null;
+  dry_run: boolean;
+  error: string | null;
+  files: Generated<Json>;
+  finished_on_utc: Timestamp | null;
+  id: Generated<string>;
+  started_on_utc: Generated<Timestamp>;
+  status: Generated<"Running" | "Succeeded" | "Failed">;
+  tenant_id: string;
+  trigger: string;
+}
+
+export interface UserFeeds {
+  automation_id: string;
+  tenant_id: string;
+}
+
 export interface UserFields {
   column_name: string;
   created_by_id: string | null;
@@ -1795,6 +1838,10 @@ export interface DB {
   typology_group_departments: TypologyGroupDepartments;
   typology_groups: TypologyGroups;
   user_costs: UserCosts;
+  user_feed_files: UserFeedFiles;
+  user_feed_rows: UserFeedRows;
+  user_feed_runs: UserFeedRuns;
+  user_feeds: UserFeeds;
   user_field_values: UserFieldValues;
   user_fields: UserFields;
   user_roles: UserRoles;

@@ -1,0 +1,385 @@
+// One user-feed data file from download to its folder: the name rules, the claim (an advisory lock on the
+// tenant and the content's hash, so two workers never process the same content), each row in its own
+// transaction with its outcome, the freelancers' second pass, then the results file, the move, and the
+// error e-mail. A file already processed (the same content, whatever its name) is only moved again.
+import { createHash } from 'node:crypto';
+import path from 'node:path/posix';
+import { sql } from 'kysely';
+import type SftpClient from 'ssh2-sftp-client';
+import type { Actor } from '../integration/upsert.ts';
+import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
+import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
+import { type FeedFileName, type ReadRow, readRows, UnreadableFile } from './records.ts';
+import { activate, applyRow, type LookupCache, type Outcome, RowError, type RowOutcome } from './rows.ts';
+
+export interface FeedSettings {
+  ftpPath: string;
+  ftpToPathSuccess: string;
+  ftpToPathFailure: string;
+}
+
+export interface FeedDeps {
+  db: DatabaseHandle;
+  mailer: Mailer;
+  tenantId: string;
+  actor: Actor;
+  runId: string;
+  dryRun: boolean;
+  settings: FeedSettings;
+  /** Every SFTP call goes through this (one connection per run). */
+  sftp: <T>(fn: (sftp: SftpClient) => Promise<T>) => Promise<T>;
+}
+
+export interface RowReport {
+  row: number;
+  externalId: string | null;
+  outcome: Outcome;
+  userId: string | null;
+  message: string | null;
+}
+
+export interface FileSummary {
+  name: string;
+  status: 'Succeeded' | 'Failed' | 'Skipped';
+  message: string | null;
+  /** Set when this content was processed before (under this or another name): nothing changed. */
+  alreadyProcessed: boolean;
+  fileId: string | null;
+  rows: number;
+  created: number;
+  updated: number;
+  deactivated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+  movedTo: string | null;
+  resultFile: string | null;
+  notified: boolean;
+  /** A dry run's rows (a real run's are in user_feed_rows). */
+  details?: RowReport[];
+}
+
+const COUNTED: Record<Outcome, keyof FileSummary> = {
+  Created: 'created',
+  Updated: 'updated',
+  Deactivated: 'deactivated',
+  Unchanged: 'unchanged',
+  Skipped: 'skipped',
+  Failed: 'failed',
+};
+
+function summary(name: string, fields: Partial<FileSummary>): FileSummary {
+  return {
+    name,
+    status: 'Succeeded',
+    message: null,
+    alreadyProcessed: false,
+    fileId: null,
+    rows: 0,
+    created: 0,
+    updated: 0,
+    deactivated: 0,
+    unchanged: 0,
+    skipped: 0,
+    failed: 0,
+    movedTo: null,
+    resultFile: null,
+    notified: false,
+    ...fields,
+  };
+}
+
+function count(s: FileSummary, outcomes: { outcome: Outcome }[]): FileSummary {
+  for (const o of outcomes) (s[COUNTED[o.outcome]] as number)++;
+  s.rows = outcomes.length;
+  return s;
+}
+
+class DryRunRollback extends Error {}
+
+/** A row failed after it wrote: the batch is redone with a savepoint per row. */
+class NeedsSavepoints extends Error {}
+
+const failed = (message: string): RowOutcome => ({ outcome: 'Failed', userId: null, message, pendingActivation: false });
+
+/**
+ * Applies a row inside the caller's transaction. With `savepoints` its failure rolls back only its own
+ * changes. Without, a RowError (always thrown before the row writes) fails the row alone, and any later
+ * failure throws NeedsSavepoints: the caller rolls the batch back and redoes it with savepoints. Most rows
+ * never fail after writing, so most batches save the two round trips of a savepoint per row.
+ */
+async function applyOne(trx: Trx, actor: Actor, row: ReadRow, cache: LookupCache, savepoints: boolean): Promise<RowOutcome> {
+  if (row.error) return failed(row.error);
+  if (!savepoints) {
+    try {
+      return await applyRow(trx, actor, row.record, cache);
+    } catch (err) {
+      if (err instanceof RowError) return failed(err.message);
+      throw new NeedsSavepoints((err as Error).message, { cause: err });
+    }
+  }
+  await sql`savepoint feed_row`.execute(trx);
+  try {
+    const out = await applyRow(trx, actor, row.record, cache);
+    await sql`release savepoint feed_row`.execute(trx);
+    return out;
+  } catch (err) {
+    await sql`rollback to savepoint feed_row`.execute(trx);
+    if (err instanceof RowError || (err as { status?: number }).status !== undefined) return failed((err as Error).message);
+    throw err;
+  }
+}
+
+export async function processFile(deps: FeedDeps, file: { name: string; path: string }, name: FeedFileName | { error: string }): Promise<FileSummary> {
+  // Another run may have moved the file since the listing: then it is that run's.
+  const bytes = await deps.sftp(async (s) => ((await s.exists(file.path)) ? ((await s.get(file.path)) as Buffer) : null));
+  if (!bytes) return summary(file.name, { status: 'Skipped', message: 'the file was gone: another run took it' });
+  if ('error' in name) return deps.dryRun ? summary(file.name, { status: 'Failed', message: name.error }) : finishUnclaimed(deps, file, name.error);
+  let rows: ReadRow[];
+  try {
+    rows = readRows(bytes);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    if (deps.dryRun) return summary(file.name, { status: 'Failed', message: err.message });
+    return withFileClaim(deps, file, bytes, name, async (fileId) => {
+      await setFileStatus(deps, fileId, 'Failed', err.message);
+      return fileId;
+    });
+  }
+  if (deps.dryRun) return dryRun(deps, file.name, rows);
+  return withFileClaim(deps, file, bytes, name, async (fileId) => {
+    await applyRows(deps, fileId, rows);
+    const failed = await deps.db.withTenant(deps.tenantId, (trx) =>
+      trx
+        .selectFrom('user_feed_rows')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('file_id', '=', fileId)
+        .where('outcome', '=', 'Failed')
+        .executeTakeFirstOrThrow(),
+    );
+    const n = Number(failed.n);
+    await setFileStatus(deps, fileId, n > 0 ? 'Failed' : 'Succeeded', n > 0 ? `${n} of ${rows.length} rows failed` : null);
+    return fileId;
+  });
+}
+
+/** A dry run: every row applied in one transaction that is rolled back, so later rows see earlier ones as a real run would. */
+async function dryRun(deps: FeedDeps, name: string, rows: ReadRow[]): Promise<FileSummary> {
+  const reports: RowReport[] = [];
+  try {
+    await deps.db.withTenant(deps.tenantId, async (trx) => {
+      const pending: RowReport[] = [];
+      const cache: LookupCache = new Map();
+      for (const row of rows) {
+        const o = await applyOne(trx, deps.actor, row, cache, true);
+        const report = { row: row.number, externalId: row.record.externalId ?? null, outcome: o.outcome, userId: o.userId, message: o.message };
+        reports.push(report);
+        if (o.pendingActivation) pending.push(report);
+      }
+      for (const p of pending) await activate(trx, deps.actor, p.userId as string);
+      throw new DryRunRollback();
+    });
+  } catch (err) {
+    if (!(err instanceof DryRunRollback)) throw err;
+  }
+  const s = count(summary(name, { details: reports }), reports);
+  if (s.failed > 0) Object.assign(s, { status: 'Failed', message: `${s.failed} of ${s.rows} rows would fail` });
+  return s;
+}
+
+/** Rows per transaction: each row's changes and outcome commit together; a crash redoes at most one batch. */
+const BATCH = 100;
+
+/** The rows not yet done, in transactions of BATCH rows that commit each row's outcome with its changes, then the second pass. */
+async function applyRows(deps: FeedDeps, fileId: string, rows: ReadRow[]): Promise<void> {
+  const done = new Set(
+    (await deps.db.withTenant(deps.tenantId, (trx) => trx.selectFrom('user_feed_rows').select('row_number').where('file_id', '=', fileId).execute())).map(
+      (r) => r.row_number,
+    ),
+  );
+  const todo = rows.filter((r) => !done.has(r.number));
+  const cache: LookupCache = new Map();
+  for (let i = 0; i < todo.length; i += BATCH) {
+    const batch = todo.slice(i, i + BATCH);
+    for (const savepoints of [false, true]) {
+      try {
+        await deps.db.withTenant(deps.tenantId, async (trx) => {
+          const values = [];
+          for (const row of batch) {
+            const o = await applyOne(trx, deps.actor, row, cache, savepoints);
+            values.push({
+              tenant_id: deps.tenantId,
+              file_id: fileId,
+              row_number: row.number,
+              external_id: row.record.externalId ?? null,
+              outcome: o.outcome,
+              user_id: o.userId,
+              message: o.message,
+              pending_activation: o.pendingActivation,
+            });
+          }
+          await trx.insertInto('user_feed_rows').values(values).execute();
+        });
+        break;
+      } catch (err) {
+        // Ids read inside the rolled-back transaction may name rows that no longer exist.
+        cache.clear();
+        if (!(err instanceof NeedsSavepoints)) throw err;
+      }
+    }
+  }
+  const pending = await deps.db.withTenant(deps.tenantId, (trx) =>
+    trx
+      .selectFrom('user_feed_rows')
+      .select(['row_number', 'user_id'])
+      .where('file_id', '=', fileId)
+      .where('pending_activation', '=', true)
+      .orderBy('row_number')
+      .execute(),
+  );
+  for (const p of pending) {
+    await deps.db.withTenant(deps.tenantId, async (trx) => {
+      let failure: string | null = null;
+      await sql`savepoint feed_row`.execute(trx);
+      try {
+        await activate(trx, deps.actor, p.user_id as string);
+      } catch (err) {
+        await sql`rollback to savepoint feed_row`.execute(trx);
+        failure = `created inactive, not activated: ${(err as Error).message}`;
+      }
+      await trx
+        .updateTable('user_feed_rows')
+        .set(failure ? { pending_activation: false, outcome: 'Failed', message: failure } : { pending_activation: false })
+        .where('file_id', '=', fileId)
+        .where('row_number', '=', p.row_number)
+        .execute();
+    });
+  }
+}
+
+async function setFileStatus(deps: FeedDeps, fileId: string, status: 'Succeeded' | 'Failed', message: string | null): Promise<void> {
+  await deps.db.withTenant(deps.tenantId, (trx) =>
+    trx.updateTable('user_feed_files').set({ status, message, finished_on_utc: new Date(), run_id: deps.runId }).where('id', '=', fileId).execute(),
+  );
+}
+
+/**
+ * Claims the content (advisory lock on tenant + SHA-256, held while this worker works on it), runs `work`
+ * unless the content is already finished, then writes the results file, moves the file and mails on errors.
+ */
+async function withFileClaim(
+  deps: FeedDeps,
+  file: { name: string; path: string },
+  bytes: Buffer,
+  name: FeedFileName,
+  work: (fileId: string) => Promise<string>,
+): Promise<FileSummary> {
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const lockKey = `${deps.tenantId}:${sha}`;
+  return deps.db.kysely.connection().execute(async (conn) => {
+    const { rows: lock } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext('atrium-user-feed'), hashtext(${lockKey})) as ok`.execute(conn);
+    if (!lock[0].ok) return summary(file.name, { status: 'Skipped', message: 'another worker is processing this content' });
+    try {
+      const claim = await deps.db.withTenant(deps.tenantId, async (trx) => {
+        await trx
+          .insertInto('user_feed_files')
+          .values({ tenant_id: deps.tenantId, content_sha256: sha, file_name: file.name, run_id: deps.runId })
+          .onConflict((oc) => oc.columns(['tenant_id', 'content_sha256']).doNothing())
+          .execute();
+        return trx.selectFrom('user_feed_files').select(['id', 'status', 'file_name']).where('content_sha256', '=', sha).executeTakeFirstOrThrow();
+      });
+      const already = claim.status !== 'Processing';
+      if (!already) await work(claim.id);
+      return await finishClaimed(deps, file, name, claim.id, already ? `already processed as ${claim.file_name}; nothing changed` : null);
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext('atrium-user-feed'), hashtext(${lockKey}))`.execute(conn);
+    }
+  });
+}
+
+interface ResultDoc {
+  data_results: { status: 'SUCCEEDED' | 'FAILED'; message: string; errors: { uid: string; error: string }[] };
+}
+
+async function finishClaimed(
+  deps: FeedDeps,
+  file: { name: string; path: string },
+  name: FeedFileName,
+  fileId: string,
+  already: string | null,
+): Promise<FileSummary> {
+  const { record, rows } = await deps.db.withTenant(deps.tenantId, async (trx) => ({
+    record: await trx.selectFrom('user_feed_files').selectAll().where('id', '=', fileId).executeTakeFirstOrThrow(),
+    rows: await trx
+      .selectFrom('user_feed_rows')
+      .select(['row_number', 'external_id', 'outcome', 'message'])
+      .where('file_id', '=', fileId)
+      .orderBy('row_number')
+      .execute(),
+  }));
+  const failed = record.status === 'Failed';
+  const s = already
+    ? summary(file.name, { alreadyProcessed: true, message: already, rows: rows.length })
+    : count(summary(file.name, { message: record.message }), rows as { outcome: Outcome }[]);
+  s.fileId = fileId;
+  s.status = failed ? 'Failed' : 'Succeeded';
+  const errors = rows.filter((r) => r.outcome === 'Failed').map((r) => ({ uid: r.external_id ?? `row ${r.row_number}`, error: r.message ?? 'failed' }));
+  const noManager = rows.filter((r) => r.message?.startsWith('created without a manager')).length;
+  const message = [record.message ?? `${rows.length} rows processed`, noManager > 0 ? `${noManager} users created without a manager` : null]
+    .filter(Boolean)
+    .join('; ');
+  const doc: ResultDoc = { data_results: { status: failed ? 'FAILED' : 'SUCCEEDED', message, errors } };
+  Object.assign(s, await placeFile(deps, file, `SR_${name.body}_${name.suffix}.json`, failed, doc));
+  if (failed && !record.notified) {
+    s.notified = await notify(deps, file.name, message, errors);
+    if (s.notified)
+      await deps.db.withTenant(deps.tenantId, (trx) => trx.updateTable('user_feed_files').set({ notified: true }).where('id', '=', fileId).execute());
+  } else s.notified = record.notified;
+  return s;
+}
+
+/** A file whose name breaks the rules: failed whole, never claimed (its rows are not read). */
+async function finishUnclaimed(deps: FeedDeps, file: { name: string; path: string }, reason: string): Promise<FileSummary> {
+  const doc: ResultDoc = { data_results: { status: 'FAILED', message: reason, errors: [] } };
+  const s = summary(file.name, {
+    status: 'Failed',
+    message: reason,
+    ...(await placeFile(deps, file, `SR_${file.name.replace(/\.csv$/i, '')}.json`, true, doc)),
+  });
+  s.notified = await notify(deps, file.name, reason, []);
+  return s;
+}
+
+/** The results file first, then the file itself, both into the success or failure folder. */
+async function placeFile(deps: FeedDeps, file: { path: string; name: string }, resultName: string, failed: boolean, doc: ResultDoc) {
+  const folder = failed ? deps.settings.ftpToPathFailure : deps.settings.ftpToPathSuccess;
+  const resultFile = path.join(folder, resultName);
+  const movedTo = path.join(folder, file.name);
+  await deps.sftp(async (s) => {
+    if (!(await s.exists(folder))) await s.mkdir(folder, true);
+    await s.put(Buffer.from(`${JSON.stringify(doc, null, 2)}\n`), resultFile);
+    // Gone: another run holding the same content moved it already.
+    if (!(await s.exists(file.path))) return;
+    if (await s.exists(movedTo)) await s.delete(movedTo);
+    await s.rename(file.path, movedTo);
+  });
+  return { resultFile, movedTo };
+}
+
+/** The error e-mail to the Notifications mailbox; false when there is no mailbox or no SMTP server. */
+async function notify(deps: FeedDeps, fileName: string, message: string, errors: { uid: string; error: string }[]): Promise<boolean> {
+  const to = await deps.db.withTenant(deps.tenantId, (trx) => notificationMailbox(trx));
+  const shown = errors.slice(0, 500);
+  const lines = [
+    `The user feed could not fully process ${fileName}: ${message}.`,
+    '',
+    ...(shown.length ? ['Failed rows (externalId: reason):', ...shown.map((e) => `- ${e.uid}: ${e.error}`)] : []),
+    ...(errors.length > shown.length ? [`… and ${errors.length - shown.length} more (see the results file)`] : []),
+  ];
+  try {
+    return await deps.mailer.send({ to, subject: `User feed: ${fileName} failed`, text: `${lines.join('\n')}\n`, fromName: 'Atrium user feed' });
+  } catch {
+    // Not sent: the file stays marked not notified, and the summary says so.
+    return false;
+  }
+}

@@ -1,0 +1,203 @@
+// User feed API under /api/v3/user-feed: the settings (on/off, schedule, dry-run default), run now (with
+// ?dryRun=true to see what would change), and the runs with per-file and per-row outcomes. The feed is an
+// automation, so its runs are also under /api/v3/automations/{automationId}/runs; the roles are the automations'.
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Type } from 'typebox';
+import { type HttpRequestValue, runAutomation } from '../automations/engine.ts';
+import { servicesFor } from '../automations/runtime.ts';
+import { findAutomation, insertRun, toRunnable } from '../automations/service.ts';
+import type { AppContext } from '../platform/context.ts';
+import { HttpProblem } from '../platform/errors.ts';
+import type { App } from '../platform/http/app.ts';
+import { named } from '../platform/http/openapi.ts';
+import { Guid, nullable } from '../platform/http/schemas.ts';
+import { basePathOf } from '../platform/http/tenant-address.ts';
+import './action.ts';
+import { findFeedRun, getUserFeed, listFeedRuns, putUserFeed, setAutomationRun } from './service.ts';
+
+const tags = ['User feed'];
+const base = '/api/v3/user-feed';
+
+const Settings = named(
+  'UserFeed',
+  Type.Object({
+    enabled: Type.Boolean({ description: 'Whether the schedule runs the feed.' }),
+    schedule: Type.String({ description: 'Five-field cron in UTC; default 0 4 * * *.' }),
+    dryRun: Type.Boolean({ description: 'Default of every run: report what would change and change nothing.' }),
+    automationId: nullable(Guid),
+    nextRunUtc: nullable(Type.String({ format: 'date-time' })),
+  }),
+);
+
+const SettingsBody = named(
+  'UserFeedChange',
+  Type.Object(
+    {
+      enabled: Type.Optional(Type.Boolean()),
+      schedule: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      dryRun: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const RowResult = Type.Object({
+  row: Type.Integer(),
+  externalId: nullable(Type.String()),
+  outcome: Type.String({ description: 'Created, Updated, Deactivated, Unchanged, Skipped or Failed' }),
+  userId: nullable(Guid),
+  message: nullable(Type.String()),
+});
+
+const FileResult = Type.Object({
+  name: Type.String(),
+  status: Type.String({ description: 'Succeeded, Failed, or Skipped (another worker holds this content)' }),
+  message: nullable(Type.String()),
+  alreadyProcessed: Type.Boolean(),
+  fileId: nullable(Guid),
+  rows: Type.Integer(),
+  created: Type.Integer(),
+  updated: Type.Integer(),
+  deactivated: Type.Integer(),
+  unchanged: Type.Integer(),
+  skipped: Type.Integer(),
+  failed: Type.Integer(),
+  movedTo: nullable(Type.String()),
+  resultFile: nullable(Type.String()),
+  notified: Type.Boolean(),
+  rowResults: Type.Optional(Type.Array(RowResult)),
+});
+
+const Run = named(
+  'UserFeedRun',
+  Type.Object({
+    id: Guid,
+    automationId: nullable(Guid),
+    automationRunId: nullable(Guid),
+    trigger: Type.String(),
+    dryRun: Type.Boolean(),
+    status: Type.String({ description: 'Running, Succeeded or Failed' }),
+    startedOnUtc: Type.String({ format: 'date-time' }),
+    finishedOnUtc: nullable(Type.String({ format: 'date-time' })),
+    error: nullable(Type.String()),
+    files: Type.Array(FileResult),
+  }),
+);
+
+const RunQuery = Type.Object({ dryRun: Type.Optional(Type.String({ enum: ['true', 'false'], description: "Default: the feed's dryRun setting." })) });
+const RunsQuery = Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0 })), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) });
+const RunParams = Type.Object({ id: Guid });
+
+export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.get(
+    base,
+    { schema: { tags, operationId: 'userFeed_get', summary: 'The user feed settings', response: { 200: Settings } }, config: { roles: ['AutomationGet'] } },
+    async (request) => request.readTenant((trx) => getUserFeed(trx)),
+  );
+
+  app.put(
+    base,
+    {
+      schema: {
+        tags,
+        operationId: 'userFeed_put',
+        summary: 'Change the user feed settings',
+        description: "Fields left out keep their value. Saves a new version of the feed's automation (made on first save).",
+        body: SettingsBody,
+        response: { 200: Settings },
+      },
+      config: { roles: ['AutomationWrite'] },
+    },
+    async (request) => request.writeTenant((trx, p) => putUserFeed(trx, p, request.body)),
+  );
+
+  app.post(
+    `${base}/run`,
+    {
+      schema: {
+        tags,
+        operationId: 'userFeed_run',
+        summary: 'Run the user feed now',
+        description:
+          "Answers the finished run with each file's rows. `?dryRun=true` reports what would change and changes nothing (no row, no event, no move, no e-mail).",
+        querystring: RunQuery,
+        response: { 200: Run, 202: Run },
+      },
+      config: { roles: ['AutomationWrite'] },
+    },
+    async (request, reply) => {
+      const tenantId = request.principal?.tenantId as string;
+      const settings = await request.writeTenant(async (trx, p) => {
+        const s = await getUserFeed(trx);
+        return s.automationId ? s : putUserFeed(trx, p, {});
+      });
+      const row = await ctx.db.withTenant(tenantId, (trx) => findAutomation(trx, settings.automationId as string));
+      const automation = toRunnable(row);
+      const feedRunId = randomUUID();
+      const body: Record<string, unknown> = { trigger: 'manual', userFeedRunId: feedRunId };
+      if (request.query.dryRun !== undefined) body.dryRun = request.query.dryRun === 'true';
+      const value: HttpRequestValue = { Scheme: 'internal', Host: 'atrium', Path: `${base}/run`, Method: 'POST', Query: {}, Headers: {}, Body: body };
+      // The run is not bound to this request: a long file goes on after the answer (202), and is recorded when it ends.
+      const finished = (async () => {
+        const outcome = await runAutomation(automation, servicesFor(ctx), value);
+        return ctx.db.withTenant(tenantId, async (trx) => {
+          const runId = await insertRun(trx, { tenantId, automationId: automation.id, version: automation.version, trigger: 'manual', outcome });
+          const exists = await trx.selectFrom('user_feed_runs').select('id').where('id', '=', feedRunId).executeTakeFirst();
+          if (exists) await setAutomationRun(trx, feedRunId, runId);
+          return { found: exists ? await findFeedRun(trx, feedRunId) : null, error: outcome.error };
+        });
+      })();
+      finished.catch((err) => request.log.error({ err, feedRunId }, 'user feed run not recorded'));
+      const waitMs = Math.max(0, request.deadline - Date.now() - 2000);
+      const done = await Promise.race([finished, sleep(waitMs).then(() => null)]);
+      if (done) {
+        // The run ended before it could start a feed run (no SFTP-HRFEED key, or a key without a field).
+        if (!done.found) throw new HttpProblem(409, `The user feed could not run: ${done.error ?? 'unknown reason'}.`);
+        return done.found;
+      }
+      const running = await ctx.db.withTenant(tenantId, (trx) => findFeedRun(trx, feedRunId).catch(() => null));
+      return reply
+        .code(202)
+        .header('location', `${basePathOf(request)}${base}/runs/${feedRunId}`)
+        .send(
+          running ?? {
+            id: feedRunId,
+            automationId: automation.id,
+            automationRunId: null,
+            trigger: 'manual',
+            dryRun: typeof body.dryRun === 'boolean' ? body.dryRun : settings.dryRun,
+            status: 'Running',
+            startedOnUtc: new Date().toISOString(),
+            finishedOnUtc: null,
+            error: null,
+            files: [],
+          },
+        );
+    },
+  );
+
+  app.get(
+    `${base}/runs`,
+    {
+      schema: {
+        tags,
+        operationId: 'userFeed_listRuns',
+        summary: 'Runs of the user feed, newest first',
+        querystring: RunsQuery,
+        response: { 200: Type.Array(Run) },
+      },
+      config: { roles: ['AutomationGet'] },
+    },
+    async (request) => request.readTenant((trx) => listFeedRuns(trx, request.query.skip ?? 0, request.query.take ?? 50)),
+  );
+
+  app.get(
+    `${base}/runs/:id`,
+    {
+      schema: { tags, operationId: 'userFeed_getRun', summary: "One run with each file's rows", params: RunParams, response: { 200: Run } },
+      config: { roles: ['AutomationGet'] },
+    },
+    async (request) => request.readTenant((trx) => findFeedRun(trx, request.params.id)),
+  );
+}

@@ -1,0 +1,267 @@
+// The spec's per-row rules ("States and transitions" for user-feed rows), applied through the Integration
+// API's services so every change raises the events the API's own writes raise. One call works in the
+// caller's transaction; the caller commits the row's outcome with it.
+import { sql } from 'kysely';
+import { typologies, typologyGroups } from '../integration/master-data.ts';
+import { upsertResource } from '../integration/resources.ts';
+import { findUserTypeByName } from '../integration/service.ts';
+import { type Actor, emitWrite, updateRow } from '../integration/upsert.ts';
+import { patchUser, upsertUser } from '../integration/users.ts';
+import type { Trx } from '../platform/db/database.ts';
+import { HttpProblem } from '../platform/errors.ts';
+import type { FeedRecord } from './records.ts';
+
+export type Outcome = 'Created' | 'Updated' | 'Deactivated' | 'Unchanged' | 'Skipped' | 'Failed';
+
+export interface RowOutcome {
+  outcome: Outcome;
+  userId: string | null;
+  message: string | null;
+  /** A freelancer created inactive: the second pass activates it. */
+  pendingActivation: boolean;
+}
+
+/** A row that breaks a rule: the row fails with this message, the file goes on. */
+export class RowError extends Error {}
+
+const TRUE = new Set(['true', '1', 'yes', 'y']);
+const FALSE = new Set(['false', '0', 'no', 'n']);
+
+function flag(record: FeedRecord, field: 'isActive' | 'fslaStatus'): boolean | null {
+  const v = (record[field] ?? '').trim().toLowerCase();
+  if (v === '') return null;
+  if (TRUE.has(v)) return true;
+  if (FALSE.has(v)) return false;
+  throw new RowError(`${field} "${record[field]}" is not true or false`);
+}
+
+function date(record: FeedRecord, field: 'hireDate' | 'expirationDate'): string | null {
+  const v = (record[field] ?? '').trim();
+  if (v === '') return null;
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ][0-9:.]+Z?)?$/.exec(v) ?? /^(\d{4})(\d{2})(\d{2})$/.exec(v);
+  const d = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : null;
+  if (!m || !d || d.getUTCDate() !== Number(m[3]) || d.getUTCMonth() !== Number(m[2]) - 1) throw new RowError(`${field} "${v}" is not a date YYYY-MM-DD`);
+  return `${m[1]}-${m[2]}-${m[3]}`;
+}
+
+function number(record: FeedRecord, field: 'weeklyRequiredHours'): number | null {
+  const v = (record[field] ?? '').trim();
+  if (v === '') return null;
+  const n = Number(v.replace(',', '.'));
+  if (!Number.isFinite(n) || n < 0) throw new RowError(`${field} "${v}" is not a number of hours`);
+  return n;
+}
+
+function required(record: FeedRecord, field: keyof FeedRecord): string {
+  const v = (record[field] ?? '').trim();
+  if (v === '') throw new RowError(`${field} is required`);
+  return v;
+}
+
+const text = (record: FeedRecord, field: keyof FeedRecord): string | null => {
+  const v = (record[field] ?? '').trim();
+  return v === '' ? null : v;
+};
+
+export const isFreelancer = (record: FeedRecord): boolean => (record.employeeClass ?? '').trim().toLowerCase() === 'freelancer';
+
+/** The user type a row names: userType, with employeeClass (Freelancer, Intern) after it when given. */
+export const userTypeName = (record: FeedRecord): string => [text(record, 'userType'), text(record, 'employeeClass')].filter(Boolean).join(' ');
+
+/**
+ * The user type: userType with employeeClass after it ("Temporary Freelancer") when the tenant has such a
+ * type, else userType alone (decision 0031); neither existing fails the row, as the spec says.
+ */
+async function findUserType(trx: Trx, record: FeedRecord): Promise<string> {
+  const names = [...new Set([userTypeName(record), (record.userType ?? '').trim()])];
+  for (const name of names) {
+    try {
+      return (await findUserTypeByName(trx, name)).id;
+    } catch (err) {
+      if (!(err instanceof HttpProblem && err.status === 404)) throw err;
+    }
+  }
+  throw new RowError(`userType "${names.join('" or "')}" does not exist`);
+}
+
+/** Timesheet Required: true for Regular/Permanent, false for Temporary (the spec's managed attribute). */
+function timesheetRequired(record: FeedRecord): boolean {
+  return !/^temporary\b/i.test((record.userType ?? '').trim());
+}
+
+interface ExistingUser {
+  id: string;
+  user_name: string;
+  sso_user_name: string | null;
+  snapshot: string;
+}
+
+/** The user's stored state, without the audit columns, to tell an update that changed nothing. */
+async function findUser(trx: Trx, externalId: string): Promise<ExistingUser | null> {
+  const { rows } = await sql<ExistingUser>`
+    select id, user_name, sso_user_name, (to_jsonb(u) - 'modified_on_utc' - 'modified_by_id')::text as snapshot
+    from users u where external_id = ${externalId}`.execute(trx);
+  return rows[0] ?? null;
+}
+
+/**
+ * Ids of master data a file's rows share (departments, user types, typology groups and typologies), by what
+ * the rows name them. Only ids read from committed or released work go in; the caller clears it when a
+ * transaction rolls back.
+ */
+export type LookupCache = Map<string, string>;
+
+async function cached(cache: LookupCache, key: string, find: () => Promise<string | null>): Promise<string | null> {
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const id = await find();
+  if (id) cache.set(key, id);
+  return id;
+}
+
+/** Applies one row; a rule the row breaks throws RowError (or an Integration API problem), and the caller fails the row. */
+export async function applyRow(trx: Trx, actor: Actor, record: FeedRecord, cache: LookupCache = new Map()): Promise<RowOutcome> {
+  const externalId = required(record, 'externalId');
+  const active = flag(record, 'isActive');
+  const user = await findUser(trx, externalId);
+  if (active === false) {
+    if (!user) return { outcome: 'Skipped', userId: null, message: 'no user with this externalId and isActive is false', pendingActivation: false };
+    await deactivate(trx, actor, user, externalId, date(record, 'expirationDate'));
+    return { outcome: (await changed(trx, user, externalId)) ? 'Deactivated' : 'Unchanged', userId: user.id, message: null, pendingActivation: false };
+  }
+  return upsert(trx, actor, record, externalId, user, cache);
+}
+
+async function changed(trx: Trx, before: ExistingUser, externalId: string): Promise<boolean> {
+  const after = await findUser(trx, externalId);
+  return after?.snapshot !== before.snapshot;
+}
+
+/** The spec's order: the expiration date first, then IsActive false, then the login names freed. */
+async function deactivate(trx: Trx, actor: Actor, user: ExistingUser, externalId: string, expiration: string | null): Promise<void> {
+  if (expiration) await patchUser(trx, actor, user.id, { ExpirationDate: expiration });
+  await patchUser(trx, actor, user.id, { IsActive: false });
+  const suffix = `_${externalId}`;
+  const rename: Record<string, unknown> = {};
+  if (!user.user_name.endsWith(suffix)) rename.UserName = `${user.user_name}${suffix}`;
+  if (user.sso_user_name && !user.sso_user_name.endsWith(suffix)) rename.SsoUserName = `${user.sso_user_name}${suffix}`;
+  if (Object.keys(rename).length > 0) await patchUser(trx, actor, user.id, rename);
+}
+
+async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: string, user: ExistingUser | null, cache: LookupCache): Promise<RowOutcome> {
+  const companyCode = required(record, 'companyCode');
+  const departmentId = required(record, 'departmentid');
+  const username = required(record, 'username');
+  const groupName = (isFreelancer(record) ? 'FREELANCE ' : '') + required(record, 'userTypologyGroup');
+  const resourceType = required(record, 'resourceType');
+  required(record, 'userType');
+  const hireDate = date(record, 'hireDate');
+  const expirationDate = date(record, 'expirationDate');
+  const weekly = number(record, 'weeklyRequiredHours');
+  const fsla = flag(record, 'fslaStatus');
+
+  const department = await cached(cache, `department\n${companyCode}\n${departmentId}`, async () => {
+    const { rows } = await sql<{ id: string }>`
+      select d.id from departments d join companies c on c.id = d.company_id
+      where c.code = ${companyCode} and d.external_id = ${departmentId}`.execute(trx);
+    return rows[0]?.id ?? null;
+  });
+  if (!department) throw new RowError(`no department "${departmentId}" in company "${companyCode}"`);
+
+  const userTypeId = (await cached(cache, `userType\n${userTypeName(record)}\n${record.userType}`, () => findUserType(trx, record))) as string;
+
+  const group =
+    (await cached(cache, `group\n${groupName.toLowerCase()}`, () => findGroup(trx, groupName))) ?? (await createGroup(trx, actor, groupName, companyCode));
+  const typologyExternalId =
+    (await cached(cache, `typology\n${department}\n${resourceType.toLowerCase()}`, () => findTypology(trx, resourceType, department))) ??
+    (await createTypology(trx, actor, resourceType, department, group));
+
+  // A new freelancer is created inactive and activated in a second pass (the spec's order).
+  const pendingActivation = !user && isFreelancer(record);
+  const { user: written, action } = await upsertUser(trx, actor, {
+    UserName: username,
+    Name: text(record, 'name'),
+    ExternalId: externalId,
+    CompanyCode: companyCode,
+    DepartmentExternalId: departmentId,
+    TypologyExternalId: typologyExternalId,
+    Mail: text(record, 'email'),
+    IsActive: !pendingActivation,
+    HireDate: hireDate,
+    ExpirationDate: expirationDate,
+    SsoUserName: text(record, 'ssoUsername'),
+    RequiredWeeklyHours: weekly,
+    UserTypeId: userTypeId,
+    Phone: text(record, 'workphone'),
+  });
+  const userId = written.Id as string;
+  // ExternalNumber and Timesheet Required are not fields of POST /api/users: written as the PATCH writes them.
+  const extra = await updateRow(trx, actor, 'users', userId, {
+    external_number: text(record, 'externalNumber'),
+    timesheet_required: timesheetRequired(record),
+  });
+  if (extra) await emitWrite(trx, actor, 'User', extra, { names: { external_number: 'ExternalNumber', timesheet_required: 'TimesheetRequired' } });
+
+  let message: string | null = null;
+  const responsible = text(record, 'responsible');
+  if (responsible) message = await patchManager(trx, actor, userId, responsible, fsla, text(record, 'workLocation'));
+
+  const outcome: RowOutcome['outcome'] = action === 'Created' ? 'Created' : user && !(await changed(trx, user, externalId)) ? 'Unchanged' : 'Updated';
+  return { outcome, userId, message, pendingActivation };
+}
+
+/** ResponsibleId, PaidOvertime and CityId; a manager not found leaves the user without one (the spec: recorded, not failed). */
+async function patchManager(
+  trx: Trx,
+  actor: Actor,
+  userId: string,
+  responsible: string,
+  fsla: boolean | null,
+  workLocation: string | null,
+): Promise<string | null> {
+  const { rows } = await sql<{ id: string }>`select id from users where external_id = ${responsible}`.execute(trx);
+  if (!rows[0]) return `created without a manager: no user with externalId "${responsible}"`;
+  const patch: Record<string, unknown> = { ResponsibleId: rows[0].id };
+  if (fsla !== null) patch.PaidOvertime = fsla;
+  let note: string | null = null;
+  if (workLocation) {
+    const { rows: cities } = await sql<{ id: string }>`
+      select id from cities where external_id = ${workLocation} or lower(name) = lower(${workLocation}) order by (external_id = ${workLocation}) desc nulls last limit 1`.execute(
+      trx,
+    );
+    if (cities[0]) patch.CityId = cities[0].id;
+    else note = `workLocation "${workLocation}" matches no city; CityId left as it was`;
+  }
+  await patchUser(trx, actor, userId, patch);
+  return note;
+}
+
+/** The typology group by description (case-insensitive). */
+async function findGroup(trx: Trx, name: string): Promise<string | null> {
+  const { rows } = await sql<{ id: string }>`select id from typology_groups where lower(name) = lower(${name}) order by created_on_utc limit 1`.execute(trx);
+  return rows[0]?.id ?? null;
+}
+
+async function createGroup(trx: Trx, actor: Actor, name: string, companyCode: string): Promise<string> {
+  const { view } = await upsertResource(trx, actor, typologyGroups, { name, companyCode });
+  return view.id as string;
+}
+
+/** The typology of the user's department by business title (its external id, else its name): its external id. */
+async function findTypology(trx: Trx, resourceType: string, departmentId: string): Promise<string | null> {
+  const { rows } = await sql<{ external_id: string | null }>`
+    select external_id from typologies where department_id = ${departmentId} and (external_id = ${resourceType} or lower(name) = lower(${resourceType}))
+    order by (external_id = ${resourceType}) desc nulls last limit 1`.execute(trx);
+  return rows[0]?.external_id ?? null;
+}
+
+/** A missing typology, created for the department and associated with the group. */
+async function createTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string): Promise<string> {
+  await upsertResource(trx, actor, typologies, { externalId: resourceType, name: resourceType, departmentId, typologyGroupId: groupId });
+  return resourceType;
+}
+
+/** The second pass: a freelancer created inactive becomes active. */
+export async function activate(trx: Trx, actor: Actor, userId: string): Promise<void> {
+  await patchUser(trx, actor, userId, { IsActive: true });
+}

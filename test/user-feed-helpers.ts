@@ -1,0 +1,97 @@
+// What the user-feed tests share: an SFTP-HRFEED key pointing at the test's sshd, the feed's CSV rows, and
+// reads of the files the feed leaves on the server.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import type { TestServer } from './helpers.ts';
+import type { SftpServer } from './sftp-server.ts';
+
+export const HEADER = [
+  'companyCode',
+  'divisionid',
+  'departmentid',
+  'userTypologyGroup',
+  'resourceType',
+  'userType',
+  'name',
+  'externalId',
+  'externalNumber',
+  'responsible',
+  'administrativeResponsible',
+  'planningResponsible',
+  'leavesResponsible',
+  'workphone',
+  'email',
+  'ssoUsername',
+  'username',
+  'weeklyRequiredHours',
+  'hireDate',
+  'expirationDate',
+  'workLocation',
+  'fslaStatus',
+  'isActive',
+  'employeeClass',
+];
+
+export type FeedRow = Partial<Record<(typeof HEADER)[number], string>>;
+
+const cell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+export const csv = (rows: FeedRow[]): string => `${[HEADER.join(','), ...rows.map((r) => HEADER.map((h) => cell(r[h] ?? '')).join(','))].join('\r\n')}\r\n`;
+
+export interface FeedFolders {
+  data: string;
+  success: string;
+  failure: string;
+}
+
+export async function configureFeed(server: TestServer, h: Record<string, string>, sftp: SftpServer, name: string): Promise<FeedFolders> {
+  const data = path.join(sftp.root, name, 'Data');
+  await mkdir(data, { recursive: true });
+  const folders = { data, success: path.join(data, 'Success'), failure: path.join(data, 'Failure') };
+  const key = await server.request('PUT', '/api/configuration-keys/SFTP-HRFEED', {
+    headers: h,
+    json: {
+      ftpHostIp: sftp.address,
+      ftpUsername: sftp.username,
+      ftpPrivateKey: sftp.privateKey,
+      ftpPath: folders.data,
+      ftpToPathSuccess: folders.success,
+      ftpToPathFailure: folders.failure,
+      fileNameContains: 'AD_UserAccounts_',
+    },
+  });
+  assert.ok(key.status === 200 || key.status === 201, key.text);
+  return folders;
+}
+
+export const put = (folder: string, name: string, content: string) => writeFile(path.join(folder, name), content);
+export const list = async (folder: string): Promise<string[]> => (existsSync(folder) ? (await readdir(folder)).sort() : []);
+export const readJson = async (folder: string, name: string) => JSON.parse(await readFile(path.join(folder, name), 'utf8'));
+
+export interface Smtp {
+  mails: { to: string[]; body: string }[];
+  port: number;
+  close: () => Promise<void>;
+}
+
+export async function startSmtp(): Promise<Smtp> {
+  const mails: Smtp['mails'] = [];
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    onData(stream, session, callback) {
+      let body = '';
+      stream.on('data', (c: Buffer) => {
+        body += c.toString('utf8');
+      });
+      stream.on('end', () => {
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
+  return { mails, port: (smtp.server.address() as { port: number }).port, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
+}
