@@ -8,6 +8,7 @@ import { CustomTablePage, CustomTablesPage } from './pages/custom-tables.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { SchedulePage, SchedulesPage } from './pages/schedules.tsx';
 import { SignIn } from './pages/sign-in.tsx';
+import { UserFeedPage } from './pages/user-feed.tsx';
 import { WebhookPage, WebhooksPage } from './pages/webhooks.tsx';
 import { match, navigate, usePath } from './router.ts';
 import './styles.css';
@@ -59,6 +60,7 @@ const PAGES: Page[] = [
       { pattern: '/automations/:id', render: (p) => <AutomationPage id={p.id} /> },
     ],
   },
+  { path: '/user-feed', title: 'User feed', roles: ['AutomationGet'], routes: [{ pattern: '/user-feed', render: () => <UserFeedPage /> }] },
   { path: '/apps', title: 'Apps and users', roles: ['Administrator'], routes: [{ pattern: '/apps', render: () => <AppsPage /> }] },
 ];
 

@@ -86,7 +86,14 @@ const Run = named(
 );
 
 const RunQuery = Type.Object({ dryRun: Type.Optional(Type.String({ enum: ['true', 'false'], description: "Default: the feed's dryRun setting." })) });
-const RunsQuery = Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0 })), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) });
+// Query strings are not coerced (as elsewhere in the API): numbers are validated as digits.
+const RunsQuery = Type.Object(
+  {
+    skip: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'Runs to skip; default 0' })),
+    take: Type.Optional(Type.String({ pattern: '^(500|[1-4][0-9]{2}|[1-9][0-9]?)$', description: '1 to 500; default 50' })),
+  },
+  { additionalProperties: false },
+);
 const RunParams = Type.Object({ id: Guid });
 
 export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -189,7 +196,7 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
       },
       config: { roles: ['AutomationGet'] },
     },
-    async (request) => request.readTenant((trx) => listFeedRuns(trx, request.query.skip ?? 0, request.query.take ?? 50)),
+    async (request) => request.readTenant((trx) => listFeedRuns(trx, Number(request.query.skip ?? 0), Number(request.query.take ?? 50))),
   );
 
   app.get(

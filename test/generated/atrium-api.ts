@@ -9030,8 +9030,10 @@ export interface operations {
     userFeed_listRuns: {
         parameters: {
             query?: {
-                skip?: number;
-                take?: number;
+                /** @description Runs to skip; default 0 */
+                skip?: string;
+                /** @description 1 to 500; default 50 */
+                take?: string;
             };
             header?: never;
             path?: never;
