@@ -18,6 +18,7 @@ import * as m0014 from './migrations/0014_schedule_csv_options.ts';
 import * as m0016 from './migrations/0016_client_api.ts';
 import * as m0017 from './migrations/0017_automations.ts';
 import * as m0018 from './migrations/0018_scale_out.ts';
+import * as m0021 from './migrations/0021_client_api_estimates.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0016_client_api': m0016,
   '0017_automations': m0017,
   '0018_scale_out': m0018,
+  '0021_client_api_estimates': m0021,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */

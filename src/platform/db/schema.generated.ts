@@ -614,6 +614,7 @@ export interface EstimateItemDetails {
   discount_income: Generated<Numeric>;
   estimate_item_id: string;
   id: Generated<string>;
+  is_item_line: Generated<boolean>;
   modified_by_id: string | null;
   modified_on_utc: Generated<Timestamp>;
   quantity_cost: Generated<Numeric>;
@@ -630,6 +631,9 @@ export interface EstimateItemDetails {
 }
 
 export interface EstimateItems {
+  agency_commission_percentage: Generated<Numeric>;
+  approved: Generated<boolean>;
+  billed: Generated<boolean>;
   client_direct_value: Generated<Numeric>;
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
