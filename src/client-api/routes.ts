@@ -18,6 +18,7 @@ import { type Envelope, envelopeSchema, openEnvelope, unwrap } from './envelope.
 import { estimateRoutes } from './estimate-routes.ts';
 import { EstimateExtraView } from './estimate-schemas.ts';
 import { estimate } from './estimate-type.ts';
+import { peopleRoutes } from './people-routes.ts';
 import type { DocumentDef, Row } from './registry.ts';
 import { documentDef } from './registry.ts';
 import { documentModel, documentPatch, ProjectExtraView, ProjectTemplate, Transitions, documentView as viewSchema, Workflows } from './schemas.ts';
@@ -207,5 +208,6 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
   );
 
   await estimateRoutes(app, ctx);
+  await peopleRoutes(app, ctx);
   await collaborationRoutes(app, ctx);
 }
