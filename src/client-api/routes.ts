@@ -22,6 +22,7 @@ import { peopleRoutes } from './people-routes.ts';
 import type { DocumentDef, Row } from './registry.ts';
 import { documentDef } from './registry.ts';
 import { documentModel, documentPatch, ProjectExtraView, ProjectTemplate, Transitions, documentView as viewSchema, Workflows } from './schemas.ts';
+import { timeRoutes } from './time-routes.ts';
 import { availableTransitions, workflowsOf } from './workflow.ts';
 
 export const tags = ['Client API'];
@@ -209,5 +210,6 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
 
   await estimateRoutes(app, ctx);
   await peopleRoutes(app, ctx);
+  await timeRoutes(app, ctx);
   await collaborationRoutes(app, ctx);
 }
