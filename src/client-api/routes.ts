@@ -18,6 +18,7 @@ import { type Envelope, envelopeSchema, openEnvelope, unwrap } from './envelope.
 import { estimateRoutes } from './estimate-routes.ts';
 import { EstimateExtraView } from './estimate-schemas.ts';
 import { estimate } from './estimate-type.ts';
+import { expenseRoutes } from './expense-routes.ts';
 import { peopleRoutes } from './people-routes.ts';
 import type { DocumentDef, Row } from './registry.ts';
 import { documentDef } from './registry.ts';
@@ -211,5 +212,6 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
   await estimateRoutes(app, ctx);
   await peopleRoutes(app, ctx);
   await timeRoutes(app, ctx);
+  await expenseRoutes(app, ctx);
   await collaborationRoutes(app, ctx);
 }
