@@ -12,7 +12,7 @@ import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { type Envelope, envelopeSchema, type Operation, openEnvelope, unwrap, wrapped } from './envelope.ts';
 import { fieldSchema, modelProperties } from './fields.ts';
-import { CLIENT_EXTRA, CLIENT_MAPPED, createCommercialClient, createUser, duplicateUser, linkCommercialClientUser, USER_MODEL } from './people.ts';
+import { CLIENT_EXTRA, CLIENT_MAPPED, createCommercialClient, createUsers, duplicateUser, linkCommercialClientUser, USER_MODEL } from './people.ts';
 import type { Row } from './registry.ts';
 import { createTypologyHistory, HISTORY_CHECKED, HISTORY_FIELDS, patchTypologyHistory } from './typology-histories.ts';
 
@@ -83,13 +83,24 @@ const HistoryPatch = named(
 const CommercialClientUser = named('CommercialClientUser', Type.Object({ Id: nullable(Id), CommercialClientId: Id, UserId: Id, Active: Type.Boolean() }));
 
 type Create = (trx: Trx, actor: Principal, model: Row, path: string) => Promise<Row>;
+/** A set-based writer of all the items of a Create / CreateMany at once. */
+type CreateAll = (trx: Trx, actor: Principal, items: { model: Row; path: string }[]) => Promise<Row[]>;
 
 /** A v3 create route: Create answers the record, CreateMany the records in order (one transaction). */
 function v3Create(
   app: App,
   ctx: AppContext,
   path: string,
-  o: { id: string; summary: string; description: string; body: ReturnType<typeof envelopeSchema>; view: unknown; create: Create; duplicate?: Create },
+  o: {
+    id: string;
+    summary: string;
+    description: string;
+    body: ReturnType<typeof envelopeSchema>;
+    view: unknown;
+    create?: Create;
+    createAll?: CreateAll;
+    duplicate?: Create;
+  },
 ) {
   const allowed: Operation[] = o.duplicate ? ['Create', 'Duplicate', 'CreateMany'] : ['Create', 'CreateMany'];
   app.post(
@@ -109,9 +120,11 @@ function v3Create(
     idempotent(ctx, async (request, reply) => {
       const opened = openEnvelope(request.body as Envelope, allowed);
       const out = await request.writeTenant(async (trx: Trx, actor: Principal) => {
+        if (opened.operation !== 'Duplicate' && o.createAll) return o.createAll(trx, actor, opened.items);
+        const one = opened.operation === 'Duplicate' && o.duplicate ? o.duplicate : o.create;
+        if (!one) throw new Error(`no writer for ${opened.operation}`);
         const rows: Row[] = [];
-        for (const item of opened.items)
-          rows.push(await (opened.operation === 'Duplicate' && o.duplicate ? o.duplicate : o.create)(trx, actor, item.model, item.path));
+        for (const item of opened.items) rows.push(await one(trx, actor, item.model, item.path));
         return rows;
       });
       reply.code(201);
@@ -129,7 +142,7 @@ export async function peopleRoutes(app: App, ctx: AppContext): Promise<void> {
       'makes a user with the roles, team places, commercial clients, typology, company and department of UserToDuplicateId. Events: Created on User; UserRoleAdded per copied role.',
     body: named('UserCreateBody', envelopeSchema(UserModel, UserDuplicateModel)),
     view: AnyObject,
-    create: createUser,
+    createAll: createUsers,
     duplicate: (trx, actor, model, path) => duplicateUser(trx, actor, model as { UserToDuplicateId: string; Name: string; UserName: string }, path),
   });
   v3Create(app, ctx, '/api/v3/commercial-client-users', {

@@ -6,11 +6,11 @@ import { sql } from 'kysely';
 import { commercialClients } from '../integration/clients.ts';
 import { upsertResource } from '../integration/resources.ts';
 import { type Actor, emitWrite, naming, updateRow, upsertRow } from '../integration/upsert.ts';
-import { getUserById } from '../integration/users.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
+import { appendEvents } from '../platform/events/outbox.ts';
 import { assignRoles } from '../tenancy/service.ts';
-import { columnValues, type Field } from './fields.ts';
+import { columnValues, type Field, viewOf } from './fields.ts';
 import type { Row } from './registry.ts';
 
 const guid = (name: string, column: string): Field => ({ name, column, kind: 'guid' });
@@ -34,6 +34,14 @@ export const USER_MODEL: Field[] = [
   { name: 'TaxpayerNumber', column: 'tax_payer_number', kind: 'string' },
 ];
 const USER_NAMES = new Map(USER_MODEL.map((f) => [f.column, f.name]));
+/** The user model's references and their tables, checked before a batch insert so an error names its item. */
+const USER_REFERENCES: [string, 'companies' | 'departments' | 'typologies' | 'users' | 'user_types'][] = [
+  ['company_id', 'companies'],
+  ['department_id', 'departments'],
+  ['typology_id', 'typologies'],
+  ['responsible_id', 'users'],
+  ['user_type_id', 'user_types'],
+];
 const USER_EVENT = { names: Object.fromEntries(USER_NAMES), omit: ['inactivated_on_utc', 'password_hash'] };
 
 /** A problem about the model at `path` (a CreateMany item) rather than at /body. */
@@ -73,11 +81,72 @@ async function insertUser(trx: Trx, actor: Actor, values: Row, path: string): Pr
   return id;
 }
 
-/** Create: a new user from the published model; answers it as GET /api/users/{id} does. */
-export async function createUser(trx: Trx, actor: Actor, model: Row, path: string): Promise<Row> {
-  const values = columnValues(USER_MODEL, model, path);
-  required(USER_MODEL, values, path);
-  return getUserById(trx, await insertUser(trx, actor, values, path));
+/** The v3 answer of a user: the published model's properties, Id and stamps. */
+export function userV3View(row: Row): Row {
+  return {
+    Id: row.id,
+    ...viewOf(USER_MODEL, row),
+    CreatedOnUtc: new Date(String(row.created_on_utc)).toISOString(),
+    ModifiedOnUtc: new Date(String(row.modified_on_utc)).toISOString(),
+  };
+}
+
+/**
+ * Create / CreateMany: new users from the published model in one INSERT and one INSERT of their Created
+ * events (a thousand users are two statements, not two thousand). A UserName already taken, in the
+ * tenant or earlier in the same call, is a 409 naming that item; a reference that matches nothing a 422.
+ */
+export async function createUsers(trx: Trx, actor: Actor, items: { model: Row; path: string }[]): Promise<Row[]> {
+  const rows = items.map(({ model, path }) => {
+    const values = columnValues(USER_MODEL, model, path);
+    required(USER_MODEL, values, path);
+    return { id: crypto.randomUUID(), ...values } as Row & { id: string };
+  });
+  const names = rows.map((r) => String(r.user_name));
+  const { rows: taken } = await sql<{ user_name: string }>`select user_name from users where user_name = any(${names}::text[])`.execute(trx);
+  const takenSet = new Set(taken.map((t) => t.user_name));
+  const seen = new Set<string>();
+  names.forEach((n, i) => {
+    if (takenSet.has(n) || seen.has(n)) {
+      throw new HttpProblem(409, `Another user already has this UserName "${n}".`, {
+        errors: [{ path: `${items[i].path}/UserName`, message: 'already used by another record' }],
+      });
+    }
+    seen.add(n);
+  });
+  for (const [column, table] of USER_REFERENCES) {
+    const ids = [...new Set(rows.map((r) => r[column]).filter((v): v is string => typeof v === 'string'))];
+    if (!ids.length) continue;
+    const { rows: found } = await sql<{ id: string }>`select id from ${sql.table(table)} where id = any(${ids}::uuid[])`.execute(trx);
+    const known = new Set(found.map((x) => x.id));
+    const i = rows.findIndex((r) => typeof r[column] === 'string' && !known.has(r[column] as string));
+    if (i >= 0) {
+      const name = USER_NAMES.get(column);
+      throw new HttpProblem(422, `${name} ${(rows[i] as Row)[column]} does not match any record.`, {
+        errors: [{ path: `${items[i].path}/${name}`, message: 'no such record' }],
+      });
+    }
+  }
+  const columns = ['id', ...USER_MODEL.map((f) => f.column)];
+  const inserted = await sql<{ row: Row }>`
+    insert into users (tenant_id, created_by_id, modified_by_id, inactivated_on_utc, ${sql.join(columns.map((c) => sql.id(c)))})
+    select ${actor.tenantId}, ${actor.userId}, ${actor.userId}, case when r.is_active = false then now() end,
+           ${sql.join(columns.map((c) => (c === 'is_active' ? sql`coalesce(r.is_active, true)` : sql.ref(`r.${c}`))))}
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, user_name text, name text, external_id text, company_id uuid, department_id uuid,
+           typology_id uuid, email text, is_active boolean, sso_user_name text, required_hours numeric, responsible_id uuid, user_type_id uuid,
+           timesheet_required boolean, ad_user_name text, tax_payer_number text)
+    returning to_jsonb(users) as row`.execute(trx);
+  const byId = new Map(inserted.rows.map((r) => [String(r.row.id), r.row]));
+  const ordered = rows.map((r) => byId.get(r.id) as Row);
+  await appendEvents(
+    trx,
+    ordered.map((row, i) => {
+      const detail: Row = { Id: row.id };
+      for (const f of USER_MODEL) if (f.column in rows[i] || f.column === 'is_active') detail[f.name] = row[f.column];
+      return { tenantId: actor.tenantId, actionType: 'Created', documentType: 'User', documentId: String(row.id), detail, userId: actor.userId };
+    }),
+  );
+  return ordered.map(userV3View);
 }
 
 /**
@@ -127,7 +196,8 @@ export async function duplicateUser(trx: Trx, actor: Actor, model: { UserToDupli
             on conflict do nothing`.execute(trx);
   await sql`insert into commercial_client_users (tenant_id, commercial_client_id, user_id)
             select tenant_id, commercial_client_id, ${id} from commercial_client_users where user_id = ${source.id} on conflict do nothing`.execute(trx);
-  return getUserById(trx, id);
+  const row = await sql<{ row: Row }>`select to_jsonb(u) as row from users u where id = ${id}`.execute(trx);
+  return userV3View(row.rows[0].row);
 }
 
 /** Links a user to a commercial client (Active false removes the link); answers the link. */
