@@ -116,11 +116,28 @@ test('tenant A can neither read nor change tenant B through any route', async ()
       team: await one('select id from teams where tenant_id = $1 order by id limit 1'),
       transition: await one('select id from workflow_transitions where tenant_id = $1 order by id limit 1'),
       stage: await one('select id from workflow_stages where tenant_id = $1 order by id limit 1'),
+      // The second half: estimates and their items, expense sheets, time, typology histories, commercial clients.
+      estimate: await one('select id from estimates where tenant_id = $1 order by id limit 1'),
+      estimateItem: await one('select id from estimate_items where tenant_id = $1 order by id limit 1'),
+      expenseSheet: await one('select id from expense_sheets where tenant_id = $1 order by id limit 1'),
+      timesheet: await one('select id from timesheets where tenant_id = $1 and deleted_on is null order by id limit 1'),
+      leave: await one('select id from leaves where tenant_id = $1 and deleted_on is null order by id limit 1'),
+      typologyHistory: await one('select id from user_typology_histories where tenant_id = $1 order by id limit 1'),
+      commercialClient: await one('select id from commercial_clients where tenant_id = $1 order by id limit 1'),
     };
   });
   const candidates = [bUser, b.companyId, b.departmentId, b.typologyId, b.divisionId, ...sample.ids.slice(0, 6)];
-  const documentCandidates = [bDocs.project, bDocs.job, bDocs.contract, bDocs.request, bDocs.folder, b.companyId];
-  const isDocumentRoute = (url: string) => /^\/api\/(v3\/)?(projects|jobs|contracts|requests|file-system)\//.test(url);
+  const documentCandidates = [
+    bDocs.project,
+    bDocs.job,
+    bDocs.contract,
+    bDocs.request,
+    bDocs.folder,
+    b.companyId,
+    ...[bDocs.estimate, bDocs.expenseSheet, bDocs.timesheet, bDocs.leave, bDocs.typologyHistory].filter(Boolean),
+  ];
+  const isDocumentRoute = (url: string) =>
+    /^\/api\/(v3\/)?(projects|jobs|contracts|requests|file-system|estimates|expenses|timesheets|leaves|user-typology-histories)\//.test(url);
   const body = {
     Id: bUser,
     id: bUser,
@@ -158,6 +175,18 @@ test('tenant A can neither read nor change tenant B through any route', async ()
     AssignmentDeleteModels: [{ User: bUser, DocumentId: bDocs.job, AssignmentTypeId: bDocs.team }],
     DocumentUserFieldValues: [{ ColumnName: 'Forecasting', Value: true }],
     SourceUri: 'https://example.com/x',
+    // Second half: B's estimate, its item, users, clients and time in the bodies.
+    EstimateId: bDocs.estimate,
+    EstimateItemId: bDocs.estimateItem,
+    EstimateCopyId: bDocs.estimate,
+    UserId: bUser,
+    UserToDuplicateId: bUser,
+    TypologyId: b.typologyId,
+    CommercialClientId: bDocs.commercialClient,
+    JobId: bDocs.job,
+    StartDate: '2020-01-01',
+    AmountType: 1,
+    Value: 1,
   };
   let requests = 0;
   for (const route of guarded) {

@@ -11,7 +11,7 @@ import { type DocumentDef, registerDocument, type WriteHookArgs } from './regist
 const id = (name: string, column: string, description?: string): Field => ({ name, column, kind: 'guid', description });
 
 /** The acting user's department, the default of a document that needs one. */
-async function departmentDefault(a: WriteHookArgs): Promise<void> {
+export async function departmentDefault(a: WriteHookArgs): Promise<void> {
   if (a.before || a.values.department_id !== undefined || !a.actor.userId) return;
   const user = await a.trx.selectFrom('users').select('department_id').where('id', '=', a.actor.userId).executeTakeFirst();
   if (user?.department_id) a.values.department_id = user.department_id;

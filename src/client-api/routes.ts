@@ -1,7 +1,7 @@
 // Client API routes for documents and workflow: HTTP only (schemas and thin handlers over the services).
 // Authentication is the app headers with X-AppUser or an access token; the acting user's roles and team
 // membership are checked by the services, which know the document. Every write takes Idempotency-Key.
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
@@ -15,9 +15,15 @@ import { contractProjectTemplate } from './contract-template.ts';
 import { contract, job, project, request as requestDef } from './document-types.ts';
 import { createDocument, documentView, loadDocument, updateDocument } from './documents.ts';
 import { type Envelope, envelopeSchema, openEnvelope, unwrap } from './envelope.ts';
+import { estimateRoutes } from './estimate-routes.ts';
+import { EstimateExtraView } from './estimate-schemas.ts';
+import { estimate } from './estimate-type.ts';
+import { expenseRoutes } from './expense-routes.ts';
+import { peopleRoutes } from './people-routes.ts';
 import type { DocumentDef, Row } from './registry.ts';
 import { documentDef } from './registry.ts';
 import { documentModel, documentPatch, ProjectExtraView, ProjectTemplate, Transitions, documentView as viewSchema, Workflows } from './schemas.ts';
+import { timeRoutes } from './time-routes.ts';
 import { availableTransitions, workflowsOf } from './workflow.ts';
 
 export const tags = ['Client API'];
@@ -32,6 +38,8 @@ interface DocumentRoutes {
   /** The PATCH path, when the spec has one. */
   patch?: string;
   plural: string;
+  /** Answer properties that are not fields (the def's view hook gives them). */
+  extra?: Record<string, TSchema>;
 }
 
 const DOCUMENTS: DocumentRoutes[] = [
@@ -39,6 +47,7 @@ const DOCUMENTS: DocumentRoutes[] = [
   { def: job, v3: '/api/v3/jobs', patch: '/api/jobs/:id', plural: 'jobs' },
   { def: contract, v3: '/api/v3/contracts', patch: '/api/contracts/:id', plural: 'contracts' },
   { def: requestDef, v3: '/api/v3/requests', plural: 'requests' },
+  { def: estimate, v3: '/api/v3/estimates', patch: '/api/estimates/:id', plural: 'estimates', extra: EstimateExtraView },
 ];
 
 /** Model -> the service input: the custom fields and brief ride inside the model. */
@@ -56,8 +65,8 @@ export function documentInput(model: Row, path: string) {
 }
 
 export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> {
-  for (const { def, v3, patch, plural } of DOCUMENTS) {
-    const view = viewSchema(def, def === project ? ProjectExtraView : {});
+  for (const { def, v3, patch, plural, extra } of DOCUMENTS) {
+    const view = viewSchema(def, extra ?? (def === project ? ProjectExtraView : {}));
     const model = documentModel(def);
     app.post(
       v3,
@@ -200,5 +209,9 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
       ),
   );
 
+  await estimateRoutes(app, ctx);
+  await peopleRoutes(app, ctx);
+  await timeRoutes(app, ctx);
+  await expenseRoutes(app, ctx);
   await collaborationRoutes(app, ctx);
 }

@@ -765,6 +765,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/estimates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create estimates (Create or CreateMany envelope)
+         * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Estimate; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Estimate starts in its workflow's initial stage; events: Created on Estimate. Needs the role EstimateWrite.
+         */
+        post: operations["estimates_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/estimates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a Estimate
+         * @description Needs the role EstimateRead or EstimateWrite.
+         */
+        get: operations["estimates_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estimates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some properties of a Estimate
+         * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role EstimateWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         */
+        patch: operations["estimates_patch"];
+        trace?: never;
+    };
     "/api/contracts/{id}/projects/new": {
         parameters: {
             query?: never;
@@ -817,6 +877,368 @@ export interface paths {
          * @description Left out: transitions limited to other types or to roles the user lacks, and all of them when the user may not write in the stage.
          */
         get: operations["workflowStateTransitions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estimates/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace the items of an estimate
+         * @description The items sent become the estimate’s, in order: one with Id (an item of this estimate) is changed and keeps its details, one without is added, the others are removed. Each item’s quantities and unit prices are its own quote line. Needs EstimateWrite. Event: Updated on Estimate (Items).
+         */
+        put: operations["estimates_putItems"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estimates/details/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a resource quote line to an estimate item
+         * @description A user, typology, typology group or department with Hours; without UnitPriceIncome the rate is the estimate rate card column’s (user, else typology group, else department). Needs EstimateWrite.
+         */
+        post: operations["estimates_addresources"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estimates/details/thirdparty": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a third-party quote line to an estimate item
+         * @description Quantities and unit prices on the income and cost sides. Needs EstimateWrite.
+         */
+        post: operations["estimates_addthirdparty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/estimates/details/expenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a expense quote line to an estimate item
+         * @description Quantities and unit prices on the income and cost sides. Needs EstimateWrite.
+         */
+        post: operations["estimates_addexpenses"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/billing-conditions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the billing conditions of an estimate
+         * @description One condition or a list, all of one estimate; they replace its conditions and must add up to its income without VAT, to the cent (AmountType 0: Percentage of it, 1: Value): 422 with expected and reached otherwise. Needs EstimateWrite.
+         */
+        post: operations["billingConditions_put"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's users (first 1000 by user name) with their roles, and the tenant's roles
+         * @description Roles: Administrator.
+         */
+        get: operations["tenantUsers_listWithRoles"];
+        put?: never;
+        /**
+         * Create users (Create, CreateMany) or duplicate one
+         * @description Create / CreateMany with the published user model (CreateMany: all or none, the failing item named by its path); Duplicate ({"UserToDuplicateId","Name","UserName"}) makes a user with the roles, team places, commercial clients, typology, company and department of UserToDuplicateId. Events: Created on User; UserRoleAdded per copied role.
+         *
+         *     Roles: Administrator.
+         */
+        post: operations["users_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/commercial-client-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link users to commercial clients
+         * @description Active false removes the link. Event: Updated on CommercialClient (UserAdded / UserRemoved).
+         *
+         *     Roles: Administrator.
+         */
+        post: operations["commercialClientUsers_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/commercial-clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create commercial clients
+         * @description The published item fields. Ordering rule (as POST /api/commercialclients): a billing client with the same ExternalId must exist first, else 409 with missingBillingClients. Events: Created on CommercialClient.
+         *
+         *     Roles: Administrator.
+         */
+        post: operations["commercialClients_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/user-typology-histories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add periods to users’ typology histories
+         * @description Periods of one user may not overlap (409). The user’s typology follows the history (Updated on User with TypologyId).
+         *
+         *     Roles: Administrator.
+         */
+        post: operations["userTypologyHistories_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/user-typology-histories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a typology history period
+         * @description Value-wrapped fields; an overlap with another period of the user is 409.
+         *
+         *     Roles: Administrator.
+         */
+        patch: operations["userTypologyHistories_patch"];
+        trace?: never;
+    };
+    "/api/v3/timesheets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create timesheets (Create or CreateMany envelope)
+         * @description Another user’s time needs Administrator. CreateMany: all or none, the failing item named by its path. Events: Created / Updated / Deleted and TimeUpdated on Timesheet, with the changed properties and PropertyTypes.
+         */
+        post: operations["timesheets_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/timesheets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a timesheet
+         * @description It then shows in DE-TimeSheetsDeleted. Events: Created / Updated / Deleted and TimeUpdated on Timesheet, with the changed properties and PropertyTypes.
+         */
+        delete: operations["timesheets_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a timesheet
+         * @description Value-wrapped properties; only those sent change. Events: Created / Updated / Deleted and TimeUpdated on Timesheet, with the changed properties and PropertyTypes.
+         */
+        patch: operations["timesheets_patch"];
+        trace?: never;
+    };
+    "/api/v3/leaves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create leaves (Create or CreateMany envelope)
+         * @description Another user’s time needs Administrator. CreateMany: all or none, the failing item named by its path. Events: Created / Updated / Deleted and TimeUpdated on Leave, with the changed properties and PropertyTypes.
+         */
+        post: operations["leaves_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/leaves/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a leave
+         * @description It then shows in DE-LeavesDeleted. Events: Created / Updated / Deleted and TimeUpdated on Leave, with the changed properties and PropertyTypes.
+         */
+        delete: operations["leaves_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a leave
+         * @description Value-wrapped properties; only those sent change. Events: Created / Updated / Deleted and TimeUpdated on Leave, with the changed properties and PropertyTypes.
+         */
+        patch: operations["leaves_patch"];
+        trace?: never;
+    };
+    "/api/expenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an expense sheet
+         * @description Its department’s expense workflow (else the default Expense workflow) is its workflow; it starts in the initial stage. Needs ExpenseWrite. Event: Created on Expense.
+         */
+        post: operations["expenses_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/expenses/{ExpenseSheetId}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an item to an expense sheet
+         * @description The item type’s level makes ClientId, ProjectId, DeliverableId, EstimateId or ProductId required (400 naming it); a mileage type values the item at Kilometers × KilometersValue (default the type’s rate). Needs ExpenseWrite. Event: Created on ExpenseItem.
+         */
+        post: operations["expenses_addItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/expenses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an expense sheet with its items and totals
+         * @description Needs ExpenseRead or ExpenseWrite.
+         */
+        get: operations["expenses_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1549,26 +1971,6 @@ export interface paths {
          * @description Roles: Administrator.
          */
         delete: operations["tenantApps_revoke"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v3/users": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The tenant's users (first 1000 by user name) with their roles, and the tenant's roles
-         * @description Roles: Administrator.
-         */
-        get: operations["tenantUsers_listWithRoles"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2309,6 +2711,457 @@ export interface components {
             DocumentUserFieldValues: {
                 [key: string]: unknown;
             };
+        };
+        EstimateItemModel: {
+            /**
+             * Format: uuid
+             * @description One of the estimate’s items to change (its details stay); without it the item is new
+             */
+            Id?: string | null;
+            Order?: number | null;
+            Name?: string | null;
+            Description?: string | null;
+            /**
+             * Format: uuid
+             * @description VAT on the item’s income
+             */
+            VatId?: string | null;
+            /**
+             * Format: uuid
+             * @description The article (service)
+             */
+            ArticleId?: string | null;
+            Retainer?: boolean | null;
+            Approved?: boolean | null;
+            Billed?: boolean | null;
+            /** @description Percent of quantity × unit price on the income side */
+            AgencyCommissionPercentage?: number | null;
+            QuantityIncome?: number | null;
+            UnitPriceIncome?: number | null;
+            QuantityCost?: number | null;
+            UnitPriceCost?: number | null;
+            /** @description Paid by the client directly to third parties (not agency income) */
+            ClientDirectValue?: number | null;
+        };
+        EstimateItemsBody: components["schemas"]["EstimateItemModel"][];
+        EstimateDetailBody: {
+            /** Format: uuid */
+            EstimateItemId: string;
+            Description?: string | null;
+            /**
+             * Format: uuid
+             * @description Third parties: the supplier
+             */
+            SupplierId?: string | null;
+            /** Format: uuid */
+            ArticleId?: string | null;
+            /**
+             * Format: uuid
+             * @description Resources: the department
+             */
+            DepartmentId?: string | null;
+            /**
+             * Format: uuid
+             * @description Resources: a typology (its group and department apply)
+             */
+            TypologyId?: string | null;
+            /** Format: uuid */
+            TypologyGroupId?: string | null;
+            /**
+             * Format: uuid
+             * @description Resources: a user
+             */
+            UserId?: string | null;
+            /**
+             * Format: uuid
+             * @description VAT on the cost side
+             */
+            VatCostId?: string | null;
+            /** @description Resources: hours on both sides unless quantities are sent */
+            Hours?: number | null;
+            QuantityIncome?: number | null;
+            /** @description Resources: default the rate card’s rate */
+            UnitPriceIncome?: number | null;
+            DiscountIncome?: number | null;
+            QuantityCost?: number | null;
+            UnitPriceCost?: number | null;
+            DiscountCost?: number | null;
+        };
+        EstimateDetailCreated: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            EstimateId: string;
+            /** @description The rate card’s rate found for a resource */
+            TableRate: number | null;
+        };
+        BillingConditionModel: {
+            /** Format: uuid */
+            EstimateId: string;
+            /** @description Condition type (platform enumeration) */
+            Type?: number | null;
+            Frequency?: number | null;
+            /** @description 0 Percentage, 1 Value */
+            AmountType?: number | null;
+            Percentage?: number | null;
+            Value?: number | null;
+            YourReference?: string | null;
+            /** Format: date */
+            Date?: string | null;
+            DayOfMonth?: number | null;
+            DayOfWeek?: number | null;
+            /** Format: uuid */
+            BillingClientId?: string | null;
+            /** Format: uuid */
+            PaymentConditionId?: string | null;
+        };
+        BillingConditionsBody: components["schemas"]["BillingConditionModel"] | components["schemas"]["BillingConditionModel"][];
+        BillingCondition: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            EstimateId?: string;
+            /** Format: uuid */
+            BillingClientId: string | null;
+            /** Format: uuid */
+            PaymentConditionId: string | null;
+            Type: number;
+            Frequency: number;
+            AmountType: number;
+            Percentage: number | null;
+            Value: number | null;
+            YourReference: string | null;
+            /** Format: date */
+            Date: string | null;
+            DayOfMonth: number | null;
+            DayOfWeek: number | null;
+        };
+        EstimateItem: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            EstimateId: string;
+            Order: number;
+            Name: string;
+            Description: string | null;
+            /** Format: uuid */
+            VatId: string | null;
+            /** Format: uuid */
+            ArticleId: string | null;
+            Retainer: boolean;
+            Approved: boolean;
+            Billed: boolean;
+            AgencyCommissionPercentage: number;
+            ClientDirectValue: number;
+            QuantityIncome: number;
+            UnitPriceIncome: number;
+            QuantityCost: number;
+            UnitPriceCost: number;
+            AgencyCommissionValue: number;
+            Details: {
+                /** Format: uuid */
+                Id: string;
+                /** Format: uuid */
+                EstimateItemId: string;
+                /** @description 0 Resource, 1 ThirdParty, 2 Expense */
+                DetailType: number;
+                DetailTypeName: string;
+                Description: string | null;
+                /** Format: uuid */
+                SupplierId: string | null;
+                /** Format: uuid */
+                ArticleId: string | null;
+                /** Format: uuid */
+                DepartmentId: string | null;
+                /** Format: uuid */
+                TypologyGroupId: string | null;
+                /** Format: uuid */
+                UserId: string | null;
+                /** Format: uuid */
+                VatCostId: string | null;
+                QuantityIncome: number;
+                UnitPriceIncome: number;
+                DiscountIncome: number;
+                QuantityCost: number;
+                UnitPriceCost: number;
+                DiscountCost: number;
+                AgencyCommissionValue: number;
+                TableRate: number | null;
+            }[];
+            ValueWithoutVatIncome: number;
+            VatValueIncome: number;
+            ValueWithVatIncome: number;
+            ValueWithoutVatCost: number;
+            VatValueCost: number;
+            ValueWithVatCost: number;
+            CompanyValueWithoutVatIncome: number;
+            CompanyVatValueIncome: number;
+            CompanyValueWithVatIncome: number;
+            CompanyValueWithoutVatCost: number;
+            CompanyVatValueCost: number;
+            CompanyValueWithVatCost: number;
+        };
+        /** @description In the estimate’s currency, and (Company…) times Exchange rounded to cents: the money rule of DE-Estimates */
+        EstimateTotals: {
+            ValueWithoutVatIncome: number;
+            VatValueIncome: number;
+            ValueWithVatIncome: number;
+            ValueWithoutVatCost: number;
+            VatValueCost: number;
+            ValueWithVatCost: number;
+            CompanyValueWithoutVatIncome: number;
+            CompanyVatValueIncome: number;
+            CompanyValueWithVatIncome: number;
+            CompanyValueWithoutVatCost: number;
+            CompanyVatValueCost: number;
+            CompanyValueWithVatCost: number;
+            Exchange: number;
+        };
+        /** @description Required: CompanyId, Emission, Due. */
+        ExpenseModel: {
+            /** Format: uuid */
+            CompanyId?: string | null;
+            /** Format: uuid */
+            DepartmentId?: string | null;
+            /** Format: uuid */
+            CurrencyId?: string | null;
+            /** Format: uuid */
+            PaymentConditionId?: string | null;
+            /** Format: uuid */
+            SupplierId?: string | null;
+            /**
+             * Format: uuid
+             * @description The user whose expenses these are (default: the acting user)
+             */
+            EmployeeId?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Emission?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Due?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDate?: string | null;
+            Exchange?: number;
+            ExternalDocumentType?: string | null;
+            DocumentNumber?: string | null;
+        };
+        /** @description EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId). */
+        ExpenseItemModel: {
+            /** Format: uuid */
+            ExpenseItemTypeId?: string | null;
+            ValueWithoutVat?: number | null;
+            /** Format: uuid */
+            VatId?: string | null;
+            Number?: string | null;
+            /** @description ToApprove 0 */
+            Status?: number;
+            Paid?: boolean;
+            /** @description Rate per kilometre (default: the mileage type’s value) */
+            KilometersValue?: number | null;
+            Kilometers?: number | null;
+            Destination?: string | null;
+            Origin?: string | null;
+            Participants?: string | null;
+            Vehicle?: string | null;
+            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+            StartOn?: string | null;
+            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+            EndOn?: string | null;
+            /** Format: uuid */
+            SupplierId?: string | null;
+            /** Format: uuid */
+            DepartmentId?: string | null;
+            Motive?: string | null;
+            /** @description Default: StartOn’s day, else today */
+            Date?: string | null;
+            /** Format: uuid */
+            ClientId?: string | null;
+            /** Format: uuid */
+            ProjectId?: string | null;
+            /** Format: uuid */
+            DeliverableId?: string | null;
+            /** Format: uuid */
+            EstimateId?: string | null;
+            /** Format: uuid */
+            ProductId?: string | null;
+            /** @description Advanced 0, Order 1, Refund 2 (number or name) */
+            ExpenseItemGroup: number | string;
+            /** Format: uuid */
+            ExpenseSheetId?: string;
+            EmployeeId?: string | null;
+            ValueWithVat?: number | null;
+            CountryId?: string | null;
+            JobTypeId?: string | null;
+            Correction?: unknown;
+        };
+        /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
+        Expense: {
+            [key: string]: unknown;
+        };
+        /** @description The item’s fields with Id and ExpenseSheetId */
+        ExpenseItem: {
+            [key: string]: unknown;
+        };
+        UserCreateModel: {
+            UserName?: string;
+            Name?: string | null;
+            ExternalId?: string | null;
+            /** Format: uuid */
+            CompanyId?: string | null;
+            /** Format: uuid */
+            DepartmentId?: string | null;
+            /** Format: uuid */
+            TypologyId?: string | null;
+            Mail?: string | null;
+            IsActive?: boolean;
+            SsoUserName?: string | null;
+            RequiredHours?: number | null;
+            /** Format: uuid */
+            ResponsibleId?: string | null;
+            /** Format: uuid */
+            UserTypeId?: string | null;
+            TimesheetRequired?: boolean | null;
+            AdUserName?: string | null;
+            TaxpayerNumber?: string | null;
+            /** Format: uuid */
+            DivisionId?: string | null;
+        };
+        UserDuplicateModel: {
+            /** Format: uuid */
+            UserToDuplicateId: string;
+            Name: string;
+            UserName: string;
+        };
+        CommercialClientUserModel: {
+            /** Format: uuid */
+            CommercialClientId: string;
+            /** Format: uuid */
+            UserId: string;
+            Active?: boolean | null;
+        };
+        CommercialClientCreateModel: {
+            Name: string;
+            ExternalId?: string | null;
+            Code?: string | null;
+            Number?: string | null;
+            Street?: string | null;
+            Street2?: string | null;
+            StateProvince?: string | null;
+            TaxpayerNumber?: string | null;
+            ZipPostal?: string | null;
+            /** Format: uuid */
+            CommercialClientCountryId?: string | null;
+            /** Format: uuid */
+            CommercialClientCityId?: string | null;
+            /** Format: uuid */
+            CommercialPaymentConditionId?: string | null;
+            /** Format: uuid */
+            ClientGroupId?: string | null;
+            /** Format: uuid */
+            ProjectOwnerId?: string | null;
+            /** Format: uuid */
+            TimesheetLevelId?: string | null;
+            Email?: string | null;
+            Phone?: string | null;
+            HeadOffice?: string | null;
+            FullTimeEmployeeTime?: number | null;
+            Margin?: number | null;
+            SupplierMargin?: number | null;
+            /** Format: uuid */
+            ProjectManagerId?: string | null;
+            /** @description Accepted, not stored (no column in the data model) */
+            Website?: unknown;
+            /** @description Accepted, not stored (no column in the data model) */
+            LinkCompaniesDisabled?: unknown;
+            /** @description Accepted, not stored (no column in the data model) */
+            Overheads?: unknown;
+            /** @description Accepted, not stored (no column in the data model) */
+            RateCardSuggestionId?: unknown;
+            /** @description Accepted, not stored (no column in the data model) */
+            RateCardColumnSuggestionId?: unknown;
+            /** @description Accepted, not stored (no column in the data model) */
+            RateCardColumnSellSuggestionId?: unknown;
+            /** @description Accepted, not stored (no column in the data model) */
+            PriceTableSuggestionId?: unknown;
+            /** @description Accepted, not stored (no column in the data model) */
+            PriceTableColumnSuggestionId?: unknown;
+            /** @description Accepted, not stored (no column in the data model) */
+            SectorId?: unknown;
+            /** @description Accepted, not stored (no column in the data model) */
+            ClientClassificationId?: unknown;
+        };
+        UserTypologyHistoryModel: {
+            /** Format: uuid */
+            UserId?: string;
+            /** Format: uuid */
+            TypologyId?: string;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            StartDate?: string;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EndDate?: string | null;
+            /** Format: uuid */
+            DepartmentId?: string | null;
+            /** Format: uuid */
+            TypologyGroupId?: string | null;
+            /** Format: uuid */
+            UserTypeId?: string | null;
+        };
+        UserTypologyHistory: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            UserId: string;
+            /** Format: uuid */
+            TypologyId: string;
+            /** Format: date */
+            StartDate: string;
+            /** Format: date */
+            EndDate: string | null;
+        };
+        UserTypologyHistoryPatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            UserId?: {
+                /** Format: uuid */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            TypologyId?: {
+                /** Format: uuid */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            StartDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EndDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DepartmentId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            TypologyGroupId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            UserTypeId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+        };
+        CommercialClientUser: {
+            /** Format: uuid */
+            Id: string | null;
+            /** Format: uuid */
+            CommercialClientId: string;
+            /** Format: uuid */
+            UserId: string;
+            Active: boolean;
         };
         CustomTableSummary: {
             /** Format: uuid */
@@ -4386,10 +5239,502 @@ export interface components {
             CreateModel?: components["schemas"]["RequestModel"] | null;
             CreateManyModel?: components["schemas"]["RequestModel"][] | null;
         };
+        Estimate: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            Number: string | null;
+            /** Format: uuid */
+            DepartmentId: string | null;
+            /** Format: uuid */
+            ClientId: string | null;
+            /** Format: uuid */
+            ProjectId: string | null;
+            /** Format: uuid */
+            ContractId: string | null;
+            /** Format: uuid */
+            JobTypeId: string | null;
+            /** Format: uuid */
+            BrandId: string | null;
+            /** Format: uuid */
+            ProductId: string | null;
+            /** Format: uuid */
+            CurrencyId: string | null;
+            Exchange: number;
+            /** Format: uuid */
+            RateCardId: string | null;
+            /** Format: uuid */
+            RateCardColumnId: string | null;
+            /** Format: date */
+            Date: string | null;
+            /** Format: date */
+            Expiration: string | null;
+            Items: components["schemas"]["EstimateItem"][];
+            Totals: components["schemas"]["EstimateTotals"];
+            BillingConditions: components["schemas"]["BillingCondition"][];
+            /** Format: uuid */
+            WorkflowId: string | null;
+            /** Format: uuid */
+            StageId: string | null;
+            Stage: string | null;
+            /** Format: uuid */
+            StageTypeId: string | null;
+            /** @description Draft, In Progress, Completed, Canceled… */
+            StageType: string | null;
+            /**
+             * Format: uuid
+             * @description The document’s root folder (POST /api/v3/file-system/folders/{folderId}/links)
+             */
+            FileSystemRootId: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            CreatedOnUtc: string;
+            /** Format: uuid */
+            CreatedById: string | null;
+            /** Format: date-time */
+            ModifiedOnUtc: string;
+            /** Format: uuid */
+            ModifiedById: string | null;
+        };
+        /** @description Required on create: DepartmentId, ClientId, CurrencyId. */
+        EstimateModel: {
+            /**
+             * Format: uuid
+             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+             */
+            Id?: string | null;
+            /** @description Defaults to the Number */
+            Name?: string;
+            /** @description Given from a sequence (EST-000001) when not sent */
+            Number?: string | null;
+            /**
+             * Format: uuid
+             * @description Defaults to the acting user’s department
+             */
+            DepartmentId?: string | null;
+            /**
+             * Format: uuid
+             * @description The commercial client (default: the project’s or contract’s)
+             */
+            ClientId?: string | null;
+            /** Format: uuid */
+            ProjectId?: string | null;
+            /**
+             * Format: uuid
+             * @description Default: the project’s contract
+             */
+            ContractId?: string | null;
+            /**
+             * Format: uuid
+             * @description A type (job_types) of document type Estimate; its workflow is the estimate’s
+             */
+            JobTypeId?: string | null;
+            /** Format: uuid */
+            BrandId?: string | null;
+            /** Format: uuid */
+            ProductId?: string | null;
+            /**
+             * Format: uuid
+             * @description Default: the project’s or contract’s, else the company’s
+             */
+            CurrencyId?: string | null;
+            /** @description Rate from the estimate’s currency to the company’s (default 1) */
+            Exchange?: number;
+            /**
+             * Format: uuid
+             * @description The rate card of resource details
+             */
+            RateCardId?: string | null;
+            /** Format: uuid */
+            RateCardColumnId?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Date?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            StartDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Expiration?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EndDate?: string | null;
+            /**
+             * Format: uuid
+             * @description Gives the currency when neither project nor contract does (not stored)
+             */
+            CompanyId?: string | null;
+            /**
+             * Format: uuid
+             * @description Copy the items, quote lines and billing conditions of this estimate
+             */
+            EstimateCopyId?: string | null;
+            /** @description A new estimate starts in its workflow’s initial stage either way */
+            IsDraft?: boolean | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A new version of the document’s brief (nothing when Text is empty) */
+            DocumentBrief?: {
+                DocumentTypeName?: string | null;
+                /** @description HTML */
+                Text?: string | null;
+                PlainText?: string | null;
+            } | null;
+        };
+        EstimateCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["EstimateModel"] | null;
+            CreateManyModel?: components["schemas"]["EstimateModel"][] | null;
+        };
+        EstimatePatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Name?: {
+                /** @description Defaults to the Number */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Number?: {
+                /** @description Given from a sequence (EST-000001) when not sent */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DepartmentId?: {
+                /**
+                 * Format: uuid
+                 * @description Defaults to the acting user’s department
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ClientId?: {
+                /**
+                 * Format: uuid
+                 * @description The commercial client (default: the project’s or contract’s)
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProjectId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ContractId?: {
+                /**
+                 * Format: uuid
+                 * @description Default: the project’s contract
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            JobTypeId?: {
+                /**
+                 * Format: uuid
+                 * @description A type (job_types) of document type Estimate; its workflow is the estimate’s
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BrandId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProductId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CurrencyId?: {
+                /**
+                 * Format: uuid
+                 * @description Default: the project’s or contract’s, else the company’s
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Exchange?: {
+                /** @description Rate from the estimate’s currency to the company’s (default 1) */
+                value: number;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            RateCardId?: {
+                /**
+                 * Format: uuid
+                 * @description The rate card of resource details
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            RateCardColumnId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Date?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            StartDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Expiration?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EndDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CompanyId?: {
+                /**
+                 * Format: uuid
+                 * @description Gives the currency when neither project nor contract does (not stored)
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EstimateCopyId?: {
+                /**
+                 * Format: uuid
+                 * @description Copy the items, quote lines and billing conditions of this estimate
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            IsDraft?: {
+                /** @description A new estimate starts in its workflow’s initial stage either way */
+                value: boolean | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentUserFieldValues?: {
+                /** @description Custom field values by ColumnName (null clears one) */
+                value: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        UserCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["UserCreateModel"] | null;
+            CreateManyModel?: components["schemas"]["UserCreateModel"][] | null;
+            DuplicateModel?: components["schemas"]["UserDuplicateModel"] | null;
+        };
+        CommercialClientUserCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["CommercialClientUserModel"] | null;
+            CreateManyModel?: components["schemas"]["CommercialClientUserModel"][] | null;
+        };
+        CommercialClientCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["CommercialClientCreateModel"] | null;
+            CreateManyModel?: components["schemas"]["CommercialClientCreateModel"][] | null;
+        };
+        UserTypologyHistoryCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["UserTypologyHistoryModel"] | null;
+            CreateManyModel?: components["schemas"]["UserTypologyHistoryModel"][] | null;
+        };
+        Timesheet: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            JobId: string;
+            /** Format: date */
+            Date: string;
+            DurationMinutes: number;
+            Description: string | null;
+            IsBillable: boolean;
+            /** Format: uuid */
+            WorkTypeId: string | null;
+            /** Format: uuid */
+            UserId: string;
+            Status: string;
+            RequestedApproval: boolean;
+            /** Format: date-time */
+            DeletedOn: string | null;
+        };
+        TimesheetModel: {
+            /** Format: uuid */
+            JobId?: string;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Date?: string;
+            DurationMinutes?: number;
+            Description?: string | null;
+            IsBillable?: boolean;
+            /** Format: uuid */
+            WorkTypeId?: string | null;
+            /**
+             * Format: uuid
+             * @description Default: the acting user
+             */
+            UserId?: string;
+            /** @description Draft, New, Approved, Rejected or Canceled */
+            Status?: string;
+            RequestedApproval?: boolean;
+        };
+        TimesheetCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["TimesheetModel"] | null;
+            CreateManyModel?: components["schemas"]["TimesheetModel"][] | null;
+        };
+        TimesheetPatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            JobId?: {
+                /** Format: uuid */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Date?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DurationMinutes?: {
+                value: number;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Description?: {
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            IsBillable?: {
+                value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            WorkTypeId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            UserId?: {
+                /**
+                 * Format: uuid
+                 * @description Default: the acting user
+                 */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Status?: {
+                /** @description Draft, New, Approved, Rejected or Canceled */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            RequestedApproval?: {
+                value: boolean;
+            };
+        };
+        Leave: {
+            /** Format: uuid */
+            Id: string;
+            /** Format: uuid */
+            LeaveTypeId: string;
+            /** Format: date */
+            Day: string;
+            TotalMinutes: number;
+            IsHalfDay: boolean;
+            Remarks: string | null;
+            /** Format: uuid */
+            UserId: string;
+            Status: string;
+            RequestedApproval: boolean;
+            /** Format: date-time */
+            DeletedOn: string | null;
+        };
+        LeaveModel: {
+            /** Format: uuid */
+            LeaveTypeId?: string;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Day?: string;
+            TotalMinutes?: number;
+            IsHalfDay?: boolean;
+            Remarks?: string | null;
+            /**
+             * Format: uuid
+             * @description Default: the acting user
+             */
+            UserId?: string;
+            /** @description Draft, New, Approved, Rejected or Canceled */
+            Status?: string;
+            RequestedApproval?: boolean;
+        };
+        LeaveCreateBody: {
+            /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
+            OperationType?: number | string;
+            /** @description Synonym of OperationType */
+            Type?: number | string;
+            CreateModel?: components["schemas"]["LeaveModel"] | null;
+            CreateManyModel?: components["schemas"]["LeaveModel"][] | null;
+        };
+        LeavePatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            LeaveTypeId?: {
+                /** Format: uuid */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Day?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            TotalMinutes?: {
+                value: number;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            IsHalfDay?: {
+                value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Remarks?: {
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            UserId?: {
+                /**
+                 * Format: uuid
+                 * @description Default: the acting user
+                 */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Status?: {
+                /** @description Draft, New, Approved, Rejected or Canceled */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            RequestedApproval?: {
+                value: boolean;
+            };
+        };
         PostBody: {
             /** Format: uuid */
             DocumentId?: string | null;
-            /** @description Project, Job, Contract, Request (class and full type names accepted) */
+            /** @description Project, Job, Contract, Request, Estimate (class and full type names accepted) */
             DocumentTypeName: string;
             Text?: string | null;
             IsVisibleToClient?: boolean | null;
@@ -4698,6 +6043,89 @@ export interface components {
                         EndDateUtc?: string | null;
                         IsActivated?: boolean;
                         Priority?: number;
+                        /** @description Custom field values by ColumnName (null clears one) */
+                        DocumentUserFieldValues?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description A new version of the document’s brief (nothing when Text is empty) */
+                        DocumentBrief?: {
+                            DocumentTypeName?: string | null;
+                            /** @description HTML */
+                            Text?: string | null;
+                            PlainText?: string | null;
+                        } | null;
+                    } | null;
+                    /** @description Required on create: DepartmentId, ClientId, CurrencyId. */
+                    Estimate?: {
+                        /**
+                         * Format: uuid
+                         * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+                         */
+                        Id?: string | null;
+                        /** @description Defaults to the Number */
+                        Name?: string;
+                        /** @description Given from a sequence (EST-000001) when not sent */
+                        Number?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Defaults to the acting user’s department
+                         */
+                        DepartmentId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The commercial client (default: the project’s or contract’s)
+                         */
+                        ClientId?: string | null;
+                        /** Format: uuid */
+                        ProjectId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Default: the project’s contract
+                         */
+                        ContractId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description A type (job_types) of document type Estimate; its workflow is the estimate’s
+                         */
+                        JobTypeId?: string | null;
+                        /** Format: uuid */
+                        BrandId?: string | null;
+                        /** Format: uuid */
+                        ProductId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Default: the project’s or contract’s, else the company’s
+                         */
+                        CurrencyId?: string | null;
+                        /** @description Rate from the estimate’s currency to the company’s (default 1) */
+                        Exchange?: number;
+                        /**
+                         * Format: uuid
+                         * @description The rate card of resource details
+                         */
+                        RateCardId?: string | null;
+                        /** Format: uuid */
+                        RateCardColumnId?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        Date?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        StartDate?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        Expiration?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EndDate?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Gives the currency when neither project nor contract does (not stored)
+                         */
+                        CompanyId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description Copy the items, quote lines and billing conditions of this estimate
+                         */
+                        EstimateCopyId?: string | null;
+                        /** @description A new estimate starts in its workflow’s initial stage either way */
+                        IsDraft?: boolean | null;
                         /** @description Custom field values by ColumnName (null clears one) */
                         DocumentUserFieldValues?: {
                             [key: string]: unknown;
@@ -6448,6 +7876,117 @@ export interface operations {
             504: components["responses"]["Problem"];
         };
     };
+    estimates_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"] | components["schemas"]["Estimate"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    estimates_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    estimates_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimatePatchBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
     contracts_newProject: {
         parameters: {
             query?: never;
@@ -6536,6 +8075,774 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkflowTransition"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    estimates_putItems: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateItemsBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    estimates_addresources: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateDetailBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstimateDetailCreated"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    estimates_addthirdparty: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateDetailBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstimateDetailCreated"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    estimates_addexpenses: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateDetailBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EstimateDetailCreated"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    billingConditions_put: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingConditionsBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingCondition"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    tenantUsers_listWithRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: {
+                            /** Format: uuid */
+                            id: string;
+                            userName: string;
+                            name: string | null;
+                            email: string | null;
+                            isActive: boolean;
+                            roles: string[];
+                        }[];
+                        roles: {
+                            name: string;
+                            description: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    users_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    } | {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    commercialClientUsers_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommercialClientUserCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommercialClientUser"] | components["schemas"]["CommercialClientUser"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    commercialClients_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CommercialClientCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    } | {
+                        [key: string]: unknown;
+                    }[];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    userTypologyHistories_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserTypologyHistoryCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserTypologyHistory"] | components["schemas"]["UserTypologyHistory"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    userTypologyHistories_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserTypologyHistoryPatchBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserTypologyHistory"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    timesheets_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TimesheetCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Timesheet"] | components["schemas"]["Timesheet"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    timesheets_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    timesheets_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TimesheetPatchBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Timesheet"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    leaves_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeaveCreateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leave"] | components["schemas"]["Leave"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    leaves_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    leaves_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeavePatchBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leave"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    expenses_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Required: CompanyId, Emission, Due. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpenseModel"];
+            };
+        };
+        responses: {
+            /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Expense"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    expenses_addItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                ExpenseSheetId: string;
+            };
+            cookie?: never;
+        };
+        /** @description EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpenseItemModel"];
+            };
+        };
+        responses: {
+            /** @description The item’s fields with Id and ExpenseSheetId */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExpenseItem"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    expenses_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Expense"];
                 };
             };
             400: components["responses"]["Problem"];
@@ -8406,51 +10713,6 @@ export interface operations {
                     "application/json": {
                         appId: string;
                         revoked: boolean;
-                    };
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    tenantUsers_listWithRoles: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        users: {
-                            /** Format: uuid */
-                            id: string;
-                            userName: string;
-                            name: string | null;
-                            email: string | null;
-                            isActive: boolean;
-                            roles: string[];
-                        }[];
-                        roles: {
-                            name: string;
-                            description: string | null;
-                        }[];
                     };
                 };
             };

@@ -25,4 +25,8 @@ export const BUILT_IN_ROLES: { name: string; description: string }[] = [
   { name: 'ContractWrite', description: 'Create and change contracts through the Client API' },
   { name: 'RequestRead', description: 'Read requests through the Client API' },
   { name: 'RequestWrite', description: 'Create and change requests through the Client API' },
+  { name: 'EstimateRead', description: 'Read estimates through the Client API' },
+  { name: 'EstimateWrite', description: 'Create and change estimates and their billing conditions through the Client API' },
+  { name: 'ExpenseRead', description: 'Read expense sheets through the Client API' },
+  { name: 'ExpenseWrite', description: 'Create expense sheets and their items through the Client API' },
 ];

@@ -20,6 +20,7 @@ import * as m0016 from './migrations/0016_client_api.ts';
 import * as m0017 from './migrations/0017_automations.ts';
 import * as m0018 from './migrations/0018_scale_out.ts';
 import * as m0019 from './migrations/0019_user_feed.ts';
+import * as m0021 from './migrations/0021_client_api_estimates.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '0017_automations': m0017,
   '0018_scale_out': m0018,
   '0019_user_feed': m0019,
+  '0021_client_api_estimates': m0021,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */

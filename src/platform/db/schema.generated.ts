@@ -489,6 +489,7 @@ export interface Departments {
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
   division_id: string | null;
+  expense_workflow_id: string | null;
   external_id: string | null;
   id: Generated<string>;
   modified_by_id: string | null;
@@ -614,6 +615,7 @@ export interface EstimateItemDetails {
   discount_income: Generated<Numeric>;
   estimate_item_id: string;
   id: Generated<string>;
+  is_item_line: Generated<boolean>;
   modified_by_id: string | null;
   modified_on_utc: Generated<Timestamp>;
   quantity_cost: Generated<Numeric>;
@@ -630,6 +632,9 @@ export interface EstimateItemDetails {
 }
 
 export interface EstimateItems {
+  agency_commission_percentage: Generated<Numeric>;
+  approved: Generated<boolean>;
+  billed: Generated<boolean>;
   client_direct_value: Generated<Numeric>;
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
@@ -690,21 +695,38 @@ export interface Events {
 
 export interface ExpenseItems {
   billable: Generated<boolean>;
+  commercial_client_id: string | null;
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
   date: string;
+  department_id: string | null;
+  destination: string | null;
+  end_on: Timestamp | null;
+  estimate_id: string | null;
   expense_sheet_id: string;
   expense_type_id: string;
   id: Generated<string>;
+  item_group: Generated<number>;
   job_id: string | null;
+  kilometers: Numeric | null;
+  kilometers_value: Numeric | null;
   modified_by_id: string | null;
   modified_on_utc: Generated<Timestamp>;
   motive: string | null;
+  number: string | null;
+  origin: string | null;
+  paid: Generated<boolean>;
+  participants: string | null;
+  product_id: string | null;
   project_id: string | null;
   quantity: Generated<Numeric>;
+  start_on: Timestamp | null;
+  status: Generated<number>;
+  supplier_id: string | null;
   tenant_id: string;
   value_without_vat: Numeric;
   vat_id: string | null;
+  vehicle: string | null;
 }
 
 export interface ExpenseSheets {
@@ -713,9 +735,13 @@ export interface ExpenseSheets {
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
   currency_id: string;
+  department_id: string | null;
+  document_number: string | null;
   due_date: string | null;
   emission_date: string;
+  entry_date: string | null;
   exchange: Generated<Numeric>;
+  external_document_type: string | null;
   external_error: string | null;
   external_name: string | null;
   id: Generated<string>;
@@ -724,7 +750,9 @@ export interface ExpenseSheets {
   number: string;
   paid: Generated<boolean>;
   paid_value: Generated<Numeric>;
+  payment_condition_id: string | null;
   stage_id: string | null;
+  supplier_id: string | null;
   tenant_id: string;
   user_id: string;
   workflow_id: string | null;
@@ -737,6 +765,8 @@ export interface ExpenseTypes {
   external_id: string | null;
   id: Generated<string>;
   is_active: Generated<boolean>;
+  is_mileage: Generated<boolean>;
+  level: Generated<number>;
   modified_by_id: string | null;
   modified_on_utc: Generated<Timestamp>;
   name: string;

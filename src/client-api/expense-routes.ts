@@ -1,0 +1,108 @@
+// Client API routes for expense sheets and their items: HTTP only, over expenses.ts. Writes take Idempotency-Key.
+import { Type } from 'typebox';
+import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
+import type { Principal } from '../platform/auth/principal.ts';
+import type { AppContext } from '../platform/context.ts';
+import type { Trx } from '../platform/db/database.ts';
+import type { App } from '../platform/http/app.ts';
+import { named } from '../platform/http/openapi.ts';
+import { Guid } from '../platform/http/schemas.ts';
+import { addExpenseItem, createExpenseSheet, expenseView, ITEM_FIELDS, SHEET_FIELDS } from './expenses.ts';
+import { modelProperties } from './fields.ts';
+import type { Row } from './registry.ts';
+
+const tags = ['Client API'];
+const answer = (view: unknown): never => view as never;
+
+const SheetModel = named(
+  'ExpenseModel',
+  Type.Object(modelProperties(SHEET_FIELDS), { additionalProperties: false, description: 'Required: CompanyId, Emission, Due.' }),
+);
+const ItemModel = named(
+  'ExpenseItemModel',
+  Type.Object(
+    {
+      ...modelProperties(ITEM_FIELDS.filter((f) => f.name !== 'ExpenseItemGroup')),
+      ExpenseItemGroup: Type.Union([Type.Integer({ minimum: 0, maximum: 2 }), Type.String({ maxLength: 20 })], {
+        description: 'Advanced 0, Order 1, Refund 2 (number or name)',
+      }),
+      ExpenseSheetId: Type.Optional(Guid),
+      EmployeeId: Type.Optional(Type.Union([Guid, Type.Null()])),
+      ValueWithVat: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+      CountryId: Type.Optional(Type.Union([Guid, Type.Null()])),
+      JobTypeId: Type.Optional(Type.Union([Guid, Type.Null()])),
+      Correction: Type.Optional(Type.Unknown()),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId).',
+    },
+  ),
+);
+const Sheet = named(
+  'Expense',
+  Type.Object(
+    {},
+    { additionalProperties: true, description: 'The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat' },
+  ),
+);
+const Item = named('ExpenseItem', Type.Object({}, { additionalProperties: true, description: 'The item’s fields with Id and ExpenseSheetId' }));
+
+export async function expenseRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.post(
+    '/api/expenses',
+    {
+      schema: {
+        tags,
+        operationId: 'expenses_create',
+        summary: 'Create an expense sheet',
+        description:
+          'Its department’s expense workflow (else the default Expense workflow) is its workflow; it starts in the initial stage. Needs ExpenseWrite. Event: Created on Expense.',
+        headers: IdempotencyHeaders,
+        body: SheetModel,
+        response: { 201: Sheet },
+      },
+    },
+    idempotent(ctx, async (request, reply) => {
+      const sheet = await request.writeTenant((trx: Trx, actor: Principal) => createExpenseSheet(trx, actor, request.body as Row));
+      reply.code(201);
+      return answer(sheet);
+    }),
+  );
+  app.post(
+    '/api/expenses/:ExpenseSheetId/items',
+    {
+      schema: {
+        tags,
+        operationId: 'expenses_addItem',
+        summary: 'Add an item to an expense sheet',
+        description:
+          'The item type’s level makes ClientId, ProjectId, DeliverableId, EstimateId or ProductId required (400 naming it); a mileage type values the item at Kilometers × KilometersValue (default the type’s rate). Needs ExpenseWrite. Event: Created on ExpenseItem.',
+        headers: IdempotencyHeaders,
+        params: Type.Object({ ExpenseSheetId: Guid }),
+        body: ItemModel,
+        response: { 201: Item },
+      },
+    },
+    idempotent(ctx, async (request, reply) => {
+      const item = await request.writeTenant((trx: Trx, actor: Principal) => addExpenseItem(trx, actor, request.params.ExpenseSheetId, request.body as Row));
+      reply.code(201);
+      return answer(item);
+    }),
+  );
+  app.get(
+    '/api/v3/expenses/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'expenses_get',
+        summary: 'Read an expense sheet with its items and totals',
+        description: 'Needs ExpenseRead or ExpenseWrite.',
+        params: Type.Object({ id: Guid }),
+        response: { 200: Sheet },
+      },
+    },
+    async (request) => answer(await request.readTenant((trx, actor) => expenseView(trx, actor, request.params.id))),
+  );
+}

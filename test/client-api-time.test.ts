@@ -1,0 +1,106 @@
+// Time through the Client API: timesheets and leaves created (Create / CreateMany), changed and deleted;
+// TimeUpdated on each change to a real receiver; deletions in DE-TimeSheetsDeleted / DE-LeavesDeleted.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type ClientApiFixture, clientApiFixture } from './client-api-helpers.ts';
+import { createSubscription, type Receiver, startReceiver } from './webhooks-helpers.ts';
+
+let f: ClientApiFixture;
+let receiver: Receiver;
+let jobId: string;
+let leaveTypeId: string;
+let userId: string;
+
+before(async () => {
+  f = await clientApiFixture('Time Agency', { ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  receiver = await startReceiver();
+  const sub = await createSubscription(f.server, f.h, { Url: receiver.url, ActionType: 'TimeUpdated', DocumentType: 'Skill.Module.BusinessObjects.Timesheet' });
+  receiver.secret = sub.secret;
+  const [{ id: departmentId }] = await f.sql('select id from departments where tenant_id = $1 limit 1', [f.tenant.tenantId]);
+  const project = await f.send('POST', '/api/v3/projects', {
+    OperationType: 0,
+    CreateModel: { Name: 'Timed', CompanyId: f.tenant.companyId, ClientId: f.clientId },
+  });
+  jobId = (await f.send('POST', '/api/v3/jobs', { OperationType: 0, CreateModel: { Name: 'Timed job', ProjectId: project.Id, DepartmentId: departmentId } }))
+    .Id;
+  [{ id: leaveTypeId }] = await f.sql("insert into leave_types (tenant_id, company_id, name) values ($1, $2, 'Vacation') returning id", [
+    f.tenant.tenantId,
+    f.tenant.companyId,
+  ]);
+  userId = (await f.userWith([])).id;
+});
+after(async () => {
+  await receiver?.close();
+  await f?.close();
+});
+
+test('timesheets: create, change, delete; TimeUpdated each time; DE-TimeSheets then DE-TimeSheetsDeleted', async () => {
+  const entry = await f.send('POST', '/api/v3/timesheets', {
+    OperationType: 0,
+    CreateModel: { UserId: userId, JobId: jobId, Date: '2026-11-02', DurationMinutes: 90, Description: 'Layout', Status: 'New' },
+  });
+  assert.equal(entry.DurationMinutes, 90);
+  assert.equal((await f.rowsOf('DE-TimeSheets', ['TimesheetId', '=', entry.Id])).length, 1);
+  const changed = await f.send('PATCH', `/api/timesheets/${entry.Id}`, { DurationMinutes: { value: 120 } });
+  assert.equal(changed.DurationMinutes, 120);
+  const bad = await f.server.request('PATCH', `/api/timesheets/${entry.Id}`, { headers: f.h, json: { Status: { value: 'Lost' } } });
+  assert.equal(bad.status, 400, bad.text);
+  const del = await f.server.request('DELETE', `/api/timesheets/${entry.Id}`, { headers: f.h });
+  assert.equal(del.status, 204, del.text);
+  assert.equal((await f.server.request('DELETE', `/api/timesheets/${entry.Id}`, { headers: f.h })).status, 404);
+  assert.equal((await f.rowsOf('DE-TimeSheets', ['TimesheetId', '=', entry.Id])).length, 0);
+  assert.equal((await f.rowsOf('DE-TimeSheetsDeleted', ['TimesheetId', '=', entry.Id])).length, 1);
+  const got = await receiver.waitFor(3);
+  assert.deepEqual(
+    got.map((r) => r.payload.actionType),
+    ['TimeUpdated', 'TimeUpdated', 'TimeUpdated'],
+  );
+  assert.equal(got[1].payload.detail.DurationMinutes, 120);
+  assert.equal(got[1].payload.detail.PropertyTypes.DurationMinutes, 'Int32');
+});
+
+test('timesheets: CreateMany is all or nothing; another user’s time needs Administrator', async () => {
+  const before = (await f.sql('select count(*)::int as n from timesheets'))[0].n;
+  const res = await f.server.request('POST', '/api/v3/timesheets', {
+    headers: f.h,
+    json: {
+      Type: 2,
+      CreateManyModel: [
+        { UserId: userId, JobId: jobId, Date: '2026-11-03', DurationMinutes: 60 },
+        { UserId: userId, JobId: '00000000-0000-0000-0000-000000000123', Date: '2026-11-03', DurationMinutes: 60 },
+      ],
+    },
+  });
+  assert.equal(res.status, 422, res.text);
+  assert.equal(res.body.errors[0].path, '/body/CreateManyModel/1/JobId');
+  assert.equal((await f.sql('select count(*)::int as n from timesheets'))[0].n, before);
+  const other = await f.userWith([]);
+  const denied = await f.server.request('POST', '/api/v3/timesheets', {
+    headers: other.headers,
+    json: { OperationType: 0, CreateModel: { UserId: userId, JobId: jobId, Date: '2026-11-03', DurationMinutes: 30 } },
+  });
+  assert.equal(denied.status, 403, denied.text);
+  const own = await f.send(
+    'POST',
+    '/api/v3/timesheets',
+    { OperationType: 0, CreateModel: { JobId: jobId, Date: '2026-11-03', DurationMinutes: 30 } },
+    other.headers,
+  );
+  assert.equal(own.UserId, other.id);
+});
+
+test('leaves: create, change, delete; DE-LeavesDeleted shows the deletion', async () => {
+  const [created] = await f.send('POST', '/api/v3/leaves', {
+    Type: 'CreateMany',
+    CreateManyModel: [{ UserId: userId, LeaveTypeId: leaveTypeId, Day: '2026-12-24', TotalMinutes: 480 }],
+  });
+  const changed = await f.send('PATCH', `/api/leaves/${created.Id}`, { IsHalfDay: { value: true }, TotalMinutes: { value: 240 } });
+  assert.equal(changed.IsHalfDay, true);
+  assert.equal((await f.server.request('DELETE', `/api/leaves/${created.Id}`, { headers: f.h })).status, 204);
+  assert.equal((await f.rowsOf('DE-LeavesDeleted', ['LeaveId', '=', created.Id])).length, 1);
+  const events = await f.sql("select action_type from events where document_id = $1 and document_type like '%.Leave' order by seq", [created.Id]);
+  assert.deepEqual(
+    events.map((e) => e.action_type),
+    ['Created', 'TimeUpdated', 'Updated', 'TimeUpdated', 'Deleted', 'TimeUpdated'],
+  );
+});
