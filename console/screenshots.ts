@@ -160,6 +160,9 @@ try {
     await page.getByRole('button', { name: 'Run now' }).click();
     await page.getByRole('table', { name: 'Actions of the run' }).waitFor();
     await shot('13-automation-run-log');
+    await page.getByRole('link', { name: 'User feed' }).click();
+    await page.getByLabel('Schedule (cron, UTC)').waitFor();
+    await shot('14-user-feed');
 
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, baseURL: server.baseUrl });
     const mobile = await phone.newPage();
