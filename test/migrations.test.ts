@@ -38,6 +38,7 @@ const FROZEN: Record<string, string> = {
   '0016_client_api.ts': 'ecbf181ca0a41f45',
   '0017_automations.ts': 'ae6642d228b703ff',
   '0018_scale_out.ts': 'd7f4ad94a0930e16',
+  '0022_extraction_exports.ts': '941484383e2048ec',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

@@ -10,6 +10,7 @@ import type { CsvOptions } from './copy-csv.ts';
 import type { ExportFormat } from './export.ts';
 import { EXPORT_CONTENT_TYPES } from './export.ts';
 import { odataRoutes } from './odata/routes.ts';
+import { pageRowsOf, withPageBudget } from './page-budget.ts';
 import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, MAX_PAGE_SIZE, plan, TIMEOUT_ADVICE } from './service.ts';
 
 const tags = ['Data Extraction API'];
@@ -141,9 +142,11 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
           .header('cache-control', 'no-store');
         return reply.send(stream as never);
       }
-      // The page arrives as its JSON text (PostgreSQL prints the rows); sent as it is.
-      const page = await request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body), { replica: true });
-      return reply.type('application/json; charset=utf-8').send(page);
+      // The page arrives as its JSON bytes (PostgreSQL prints the rows); sent as they are.
+      const page = await withPageBudget(pageRowsOf(body), () =>
+        request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body), { replica: true }),
+      );
+      return reply.type('application/json; charset=utf-8').send(page as never);
     },
   );
 

@@ -19,6 +19,7 @@ import * as m0015 from './migrations/0015_extraction_page_plans.ts';
 import * as m0016 from './migrations/0016_client_api.ts';
 import * as m0017 from './migrations/0017_automations.ts';
 import * as m0018 from './migrations/0018_scale_out.ts';
+import * as m0022 from './migrations/0022_extraction_exports.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   '0016_client_api': m0016,
   '0017_automations': m0017,
   '0018_scale_out': m0018,
+  '0022_extraction_exports': m0022,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */
