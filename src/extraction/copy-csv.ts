@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
+import { type CopyToStreamQuery, to as copyTo } from 'pg-copy-streams';
 import type { CatalogueColumn } from './definition.ts';
 
 // pg's own conversion of a bound value to the text it sends (dates, arrays, Buffers, objects), so an
@@ -246,18 +246,18 @@ export interface ExportSource {
 }
 
 /**
- * Starts `COPY (<rows, formatted>) TO STDOUT WITH (FORMAT csv)` on a client inside the export's
- * transaction. The columns' SQL types come from a `limit 0` run of the same query (planned, no row
- * read): that is exact for every catalogue query, user fields and custom tables (whose Float is
- * float8, not numeric). The first chunk carries the header row.
+ * `COPY (<rows, formatted as csvSelect prints them>) TO STDOUT WITH (FORMAT csv)` on a client inside the
+ * export's transaction: its LF-terminated CSV bytes, without a header. The columns' SQL types come from a
+ * `limit 0` run of the same query (planned, no row read): exact for every catalogue query, user fields and
+ * custom tables (whose Float is float8, not numeric).
  */
-export async function openCopyCsv(
+export async function startCopyCsv(
   client: pg.PoolClient,
   kysely: Kysely<any>,
   rows: RawBuilder<unknown>,
   columns: CatalogueColumn[],
   options: CsvOptions = {},
-): Promise<ExportSource> {
+): Promise<CopyToStreamQuery> {
   const compiled = rows.compile(kysely);
   const described = await client.query({ text: `select * from (${compiled.sql}) as r limit 0`, values: compiled.parameters as unknown[] });
   const formatted = csvSelect(
@@ -272,6 +272,20 @@ export async function openCopyCsv(
   // pg reports a connection that ends mid-COPY to the stream by emitting 'error'; once our pipeline
   // is torn down nothing else listens, and an unheard 'error' would crash the process.
   copy.on('error', () => {});
+  return copy;
+}
+
+/**
+ * The CSV export: startCopyCsv's bytes with CRLF line ends (RFC 4180); the first chunk carries the header row.
+ */
+export async function openCopyCsv(
+  client: pg.PoolClient,
+  kysely: Kysely<any>,
+  rows: RawBuilder<unknown>,
+  columns: CatalogueColumn[],
+  options: CsvOptions = {},
+): Promise<ExportSource> {
+  const copy = await startCopyCsv(client, kysely, rows, columns, options);
   const lineEnds = new CsvLineEnds({ highWaterMark: EXPORT_HIGH_WATER_MARK });
   pipeline(copy, lineEnds, () => {});
   const lines = lineEnds[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
