@@ -1,12 +1,12 @@
-// JSON rows printed by PostgreSQL. JSON pages select each row as its JSON object (jsonObjects: row_to_json
-// over the columns printed as the JSON pages print them), so no JS string is built per field. NDJSON exports
-// instead rewrite COPY's CSV as JSON lines in the stream (csv-to-ndjson.ts): row_to_json over a million rows
-// cost PostgreSQL 2.3x the CPU of the CSV (decision 0035).
-import { pipeline } from 'node:stream';
+// The NDJSON export through COPY: PostgreSQL writes each row as one JSON object (row_to_json over the
+// columns printed as the JSON pages print them), so no JS string is built per field. COPY's text format
+// would escape the JSON's backslashes; its csv format quotes a field only when it holds the quote or
+// delimiter byte or a line break, so with \x01 and \x02 as those (JSON escapes every control character,
+// and has no raw line break) each line is the JSON text exactly.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
-import { EXPORT_HIGH_WATER_MARK, type ExportSource, ISO_INSTANT, OID, startCopyCsv } from './copy-csv.ts';
-import { CsvToNdjson } from './csv-to-ndjson.ts';
+import { to as copyTo } from 'pg-copy-streams';
+import { EXPORT_HIGH_WATER_MARK, type ExportSource, ISO_INSTANT, inlineParameters, OID } from './copy-csv.ts';
 import type { CatalogueColumn } from './definition.ts';
 
 export const JSONB_OID = 3802;
@@ -51,20 +51,28 @@ export function jsonObjects(rows: RawBuilder<unknown>, columns: CatalogueColumn[
 }
 
 /**
- * The NDJSON export: COPY's CSV of the rows (startCopyCsv, formatted as the CSV export formats them) rewritten
- * as JSON lines in the stream (CsvToNdjson).
+ * Starts `COPY (select row_to_json(…)) TO STDOUT` on a client inside the export's transaction; the
+ * columns' SQL types come from a `limit 0` run of the same query, as for CSV.
  */
 export async function openCopyNdjson(client: pg.PoolClient, kysely: Kysely<any>, rows: RawBuilder<unknown>, columns: CatalogueColumn[]): Promise<ExportSource> {
-  const copy = await startCopyCsv(client, kysely, rows, columns);
-  const lines = new CsvToNdjson(columns, { highWaterMark: EXPORT_HIGH_WATER_MARK });
-  pipeline(copy, lines, () => {});
-  const chunks = lines[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const compiled = rows.compile(kysely);
+  const described = await client.query({ text: `select * from (${compiled.sql}) as r limit 0`, values: compiled.parameters as unknown[] });
+  const json = jsonObjects(
+    rows,
+    columns,
+    described.fields.map((f) => f.dataTypeID),
+  ).compile(kysely);
+  const copy = client.query(
+    copyTo(`copy (${inlineParameters(json.sql, json.parameters)}) to stdout with (format csv, quote e'\\x01', delimiter e'\\x02')`, {
+      highWaterMark: EXPORT_HIGH_WATER_MARK,
+    }),
+  );
+  // As for CSV: an 'error' after our pipeline is gone must have a listener.
+  copy.on('error', () => {});
+  const chunks = copy[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   return {
     chunks,
     rows: () => copy.rowCount,
-    stop: () => {
-      lines.destroy();
-      copy.destroy();
-    },
+    stop: () => copy.destroy(),
   };
 }
