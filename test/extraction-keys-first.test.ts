@@ -123,7 +123,7 @@ test('keys-first pages answer the rows, order and totalCount of the single-state
       // The answer's text, rows printed by PostgreSQL, is what JSON.stringify prints of the same page.
       const text = await db.withTenant(principal.tenantId, async (trx) => {
         const p = await plan(trx, principal, entry.name, body, true);
-        return executePageJson(trx, p.query, p.plan);
+        return (await executePageJson(trx, p.query, p.plan)).toString('utf8');
       });
       assert.equal(text, JSON.stringify(before), `JSON text of ${label}`);
       compared++;

@@ -40,6 +40,7 @@ const FROZEN: Record<string, string> = {
   '0018_scale_out.ts': 'd7f4ad94a0930e16',
   '0019_user_feed.ts': '93877c420ec355bb',
   '0021_client_api_estimates.ts': '1978c31a9e2ca636',
+  '0022_extraction_exports.ts': '941484383e2048ec',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

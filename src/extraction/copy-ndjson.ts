@@ -6,7 +6,7 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { type ExportSource, ISO_INSTANT, inlineParameters, OID } from './copy-csv.ts';
+import { EXPORT_HIGH_WATER_MARK, type ExportSource, ISO_INSTANT, inlineParameters, OID } from './copy-csv.ts';
 import type { CatalogueColumn } from './definition.ts';
 
 export const JSONB_OID = 3802;
@@ -62,7 +62,11 @@ export async function openCopyNdjson(client: pg.PoolClient, kysely: Kysely<any>,
     columns,
     described.fields.map((f) => f.dataTypeID),
   ).compile(kysely);
-  const copy = client.query(copyTo(`copy (${inlineParameters(json.sql, json.parameters)}) to stdout with (format csv, quote e'\\x01', delimiter e'\\x02')`));
+  const copy = client.query(
+    copyTo(`copy (${inlineParameters(json.sql, json.parameters)}) to stdout with (format csv, quote e'\\x01', delimiter e'\\x02')`, {
+      highWaterMark: EXPORT_HIGH_WATER_MARK,
+    }),
+  );
   // As for CSV: an 'error' after our pipeline is gone must have a listener.
   copy.on('error', () => {});
   const chunks = copy[Symbol.asyncIterator]() as AsyncIterator<Buffer>;

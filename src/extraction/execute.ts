@@ -107,15 +107,36 @@ const DEFINITION_TYPES: Partial<Record<ColumnType, number>> = { decimal: OID.num
  * holds one string per row instead of an object per row and a JS string per field: a 10,000-row page costs
  * its text, not ten times it, and the server's memory stays flat under large pages.
  */
-export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<string> {
+export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Buffer> {
   const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
-  if (!keysFirst) return JSON.stringify(await executePage(trx, q, plan));
+  if (!keysFirst) return Buffer.from(JSON.stringify(await executePage(trx, q, plan)));
   const statement = plan.take === 0 ? null : await pageRowsStatement(trx, q, plan);
   const types = plan.fields.map((c) => DEFINITION_TYPES[c.type] ?? 0);
-  const lines = statement ? (await jsonObjects(statement, plan.fields, types).execute(trx)).rows.map((r) => r.line) : [];
-  const complete = plan.take !== null && lines.length < plan.take && (lines.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + lines.length : await exactCount(trx, q.tenantId, countQuery(q, plan));
-  return `{"data":[${lines.join(',')}],"totalCount":${totalCount}}`;
+  const rows = statement ? (await jsonObjects(statement, plan.fields, types).execute(trx)).rows : [];
+  const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
+  const totalCount = complete ? plan.skip + rows.length : await exactCount(trx, q.tenantId, countQuery(q, plan));
+  return pageBytes(rows, totalCount);
+}
+
+/**
+ * The page's JSON written once into one Buffer sized to it. Joining the lines and wrapping them in the
+ * envelope would make two more copies of the page in V8's heap (the joined string, then the flattened
+ * envelope) before the socket converts it to bytes a third time: for a 10,000-row page, 40 MB of old
+ * space that V8 keeps committed long after (decision 0035).
+ */
+function pageBytes(rows: { line: string }[], totalCount: number): Buffer {
+  const head = '{"data":[';
+  const tail = `],"totalCount":${totalCount}}`;
+  let size = head.length + tail.length + Math.max(rows.length - 1, 0);
+  for (const r of rows) size += Buffer.byteLength(r.line);
+  const out = Buffer.allocUnsafe(size);
+  let at = out.write(head, 0, 'latin1');
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0) out[at++] = 44; // ,
+    at += out.write(rows[i].line, at);
+  }
+  out.write(tail, at, 'latin1');
+  return out;
 }
 
 export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strategy: PageStrategy = 'keys-first'): Promise<Page> {

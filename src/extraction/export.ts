@@ -7,7 +7,7 @@ import type pg from 'pg';
 import QueryStream from 'pg-query-stream';
 import { type DatabaseHandle, tenantBinding } from '../platform/db/database.ts';
 import { exportsInFlight } from '../platform/metrics.ts';
-import { type CsvOptions, type ExportSource, openCopyCsv } from './copy-csv.ts';
+import { type CsvOptions, EXPORT_HIGH_WATER_MARK, type ExportSource, openCopyCsv } from './copy-csv.ts';
 import { ndjsonByCopy, openCopyNdjson } from './copy-ndjson.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
 
@@ -95,7 +95,7 @@ export async function openExport(
       }
     }
   }
-  return { stream: Readable.from(rest(), { objectMode: false }), rowCount: () => rowCount };
+  return { stream: Readable.from(rest(), { objectMode: false, highWaterMark: EXPORT_HIGH_WATER_MARK }), rowCount: () => rowCount };
 }
 
 /** NDJSON from a server-side cursor, in batches of BATCH_ROWS. */

@@ -11,6 +11,7 @@ import type { CsvOptions } from './copy-csv.ts';
 import type { ExportFormat } from './export.ts';
 import { EXPORT_CONTENT_TYPES } from './export.ts';
 import { odataRoutes } from './odata/routes.ts';
+import { pageRowsOf, withPageBudget } from './page-budget.ts';
 import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, MAX_PAGE_SIZE, plan, TIMEOUT_ADVICE } from './service.ts';
 import { xlsxFromNdjson } from './xlsx.ts';
 
@@ -150,9 +151,11 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
         if (format === 'xlsx') return reply.send(Readable.from(xlsxFromNdjson(name, columns, stream, { rows: 0 })) as never);
         return reply.send(stream as never);
       }
-      // The page arrives as its JSON text (PostgreSQL prints the rows); sent as it is.
-      const page = await request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body), { replica: true });
-      return reply.type('application/json; charset=utf-8').send(page);
+      // The page arrives as its JSON bytes (PostgreSQL prints the rows); sent as they are.
+      const page = await withPageBudget(pageRowsOf(body), () =>
+        request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body), { replica: true }),
+      );
+      return reply.type('application/json; charset=utf-8').send(page as never);
     },
   );
 

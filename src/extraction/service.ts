@@ -26,8 +26,8 @@ export async function plan(trx: Trx, principal: Principal, name: string, body: E
   return { query, plan: planQuery(query, body, { paged, visibleTo: visibleTo(principal) }) };
 }
 
-/** A page as the JSON text of the answer ({"data": […], "totalCount": n}). */
-export async function dynamicExecute(trx: Trx, principal: Principal, name: string, body: ExecuteBody): Promise<string> {
+/** A page as the JSON bytes of the answer ({"data": […], "totalCount": n}), UTF-8. */
+export async function dynamicExecute(trx: Trx, principal: Principal, name: string, body: ExecuteBody): Promise<Buffer> {
   const p = await plan(trx, principal, name, body, true);
   return executePageJson(trx, p.query, p.plan);
 }

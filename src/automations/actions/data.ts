@@ -87,7 +87,7 @@ const analyticsNamedQuery: Handler = async (call) => {
     const page = await call.run.services.db.withTenant(call.run.tenantId, (trx) =>
       dynamicExecute(trx, p, name, isObject(body) ? (body as never) : { queryBuilder: { skip: 0, take: 100 } }),
     );
-    return { output: page };
+    return { output: page.toString('utf8') };
   } catch (err) {
     if (err instanceof HttpProblem) throw new ActionError(`${name}: ${err.message}${err.errors ? ` ${JSON.stringify(err.errors)}` : ''}`);
     throw err;

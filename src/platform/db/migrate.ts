@@ -21,6 +21,7 @@ import * as m0017 from './migrations/0017_automations.ts';
 import * as m0018 from './migrations/0018_scale_out.ts';
 import * as m0019 from './migrations/0019_user_feed.ts';
 import * as m0021 from './migrations/0021_client_api_estimates.ts';
+import * as m0022 from './migrations/0022_extraction_exports.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   '0018_scale_out': m0018,
   '0019_user_feed': m0019,
   '0021_client_api_estimates': m0021,
+  '0022_extraction_exports': m0022,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */
