@@ -164,14 +164,16 @@ export async function processFile(deps: FeedDeps, file: { name: string; path: st
   });
 }
 
-/** A dry run: every row applied in one transaction that is rolled back, so later rows see earlier ones as a real run would. */
+/** A dry run: every row applied in one transaction that is rolled back, in the real run's order, so rows see what they would see. */
 async function dryRun(deps: FeedDeps, name: string, rows: ReadRow[]): Promise<FileSummary> {
   const reports: RowReport[] = [];
   try {
     await deps.db.withTenant(deps.tenantId, async (trx) => {
       const pending: RowReport[] = [];
       const cache: LookupCache = new Map();
-      for (const row of rows) {
+      // The real run's order: a row after the row of its manager, wherever that is in the file.
+      const plan = waves(rows);
+      for (const row of [...plan.concurrent.flat(), ...plan.sequential]) {
         const o = await applyOne(trx, deps.actor, row, cache, true);
         const report = { row: row.number, externalId: row.record.externalId ?? null, outcome: o.outcome, userId: o.userId, message: o.message };
         reports.push(report);
@@ -183,6 +185,7 @@ async function dryRun(deps: FeedDeps, name: string, rows: ReadRow[]): Promise<Fi
   } catch (err) {
     if (!(err instanceof DryRunRollback)) throw err;
   }
+  reports.sort((a, b) => a.row - b.row);
   const s = count(summary(name, { details: reports }), reports);
   if (s.failed > 0) Object.assign(s, { status: 'Failed', message: `${s.failed} of ${s.rows} rows would fail` });
   return s;
