@@ -63,6 +63,16 @@ const text = (record: FeedRecord, field: keyof FeedRecord): string | null => {
   return v === '' ? null : v;
 };
 
+/** A row that deactivates (isActive false); an unreadable isActive fails the row later, so here it does not. */
+export function deactivates(record: FeedRecord): boolean {
+  try {
+    return flag(record, 'isActive') === false;
+  } catch (err) {
+    if (err instanceof RowError) return false;
+    throw err;
+  }
+}
+
 export const isFreelancer = (record: FeedRecord): boolean => (record.employeeClass ?? '').trim().toLowerCase() === 'freelancer';
 
 /** The user type a row names: userType, with employeeClass (Freelancer, Intern) after it when given. */

@@ -2,8 +2,9 @@
 // manager who is another row of the file runs in a later wave than that row (so the manager exists,
 // wherever it is in the file); rows of one wave do not depend on each other. Rows that must keep the
 // file's order among themselves (an externalId given twice, a manager given twice, a cycle of managers)
-// run last, one after another.
+// run last, one after another. Deactivations run first: they free the logins a new user may take.
 import type { ReadRow } from './records.ts';
+import { deactivates } from './rows.ts';
 
 export interface Waves {
   /** Independent rows, wave by wave: every row of wave n+1 names a manager of a wave up to n. */
@@ -27,7 +28,9 @@ export function waves(rows: ReadRow[]): Waves {
     if (known !== undefined) return known;
     let l = 0;
     const ext = id(r.record.externalId);
-    const manager = r.error ? '' : id(r.record.responsible);
+    const off = !r.error && deactivates(r.record);
+    // A deactivation ignores its manager: wave 0; every other row from wave 1.
+    const manager = r.error || off ? '' : id(r.record.responsible);
     if (ext && (count.get(ext) ?? 0) > 1) l = -1;
     else if (manager && count.has(manager)) {
       const m = byId.get(manager);
@@ -36,9 +39,10 @@ export function waves(rows: ReadRow[]): Waves {
         visiting.add(r);
         const ml = levelOf(m);
         visiting.delete(r);
-        l = ml < 0 ? -1 : ml + 1;
+        l = ml < 0 ? -1 : Math.max(ml, 0) + 1;
       }
     }
+    if (l === 0 && !off) l = 1;
     level.set(r, l);
     return l;
   };
