@@ -353,6 +353,16 @@ test('rows run in batches on several connections: a manager later in the file is
   assert.equal(groups.rows[0].n, 1);
 });
 
+test('a leaver deactivated later in the file frees the login for a new user earlier in it', async () => {
+  await put(folders.data, 'AD_UserAccounts_20250112000000.csv', csv([row('L001')]));
+  assert.equal((await run()).files[0].created, 1);
+  await put(folders.data, 'AD_UserAccounts_20250113000000.csv', csv([row('L002', { username: 'l001' }), row('L001', { isActive: 'false' })]));
+  const r = await run();
+  assert.deepEqual({ created: r.files[0].created, deactivated: r.files[0].deactivated, failed: r.files[0].failed }, { created: 1, deactivated: 1, failed: 0 });
+  assert.equal((await user('L002'))?.UserName, 'l001');
+  assert.equal((await user('L001'))?.UserName, 'l001_L001');
+});
+
 test('the schedule fires the feed through the automation worker, once per fire time', async () => {
   const on = await server.request('PUT', '/api/v3/user-feed', { headers: h, json: { enabled: true, schedule: '0 4 * * *' } });
   await put(folders.data, 'AD_UserAccounts_20250111000000.csv', csv([row('S001')]));
