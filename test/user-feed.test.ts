@@ -321,6 +321,48 @@ test('two runs at once never process the same file: each row is applied once', a
   assert.equal(files.rows[0].n, 1);
 });
 
+test('rows run in batches on several connections: a manager later in the file is found; cycles and repeated externalIds keep the file order', async () => {
+  // A chain over two batches (so batches run at once): each row after the first names the row before it.
+  const rows = Array.from({ length: 230 }, (_, i) =>
+    row(`W${String(i).padStart(3, '0')}`, i === 0 ? {} : { responsible: `W${String(i - 1).padStart(3, '0')}` }),
+  );
+  rows.push(
+    row('W300', { responsible: 'W310', resourceType: 'Wave Title', userTypologyGroup: 'Wave Group' }),
+    row('W400'),
+    row('W500', { responsible: 'W501' }),
+    row('W501', { responsible: 'W500' }),
+    row('W400', { name: 'Renamed W400' }),
+    row('W310'),
+  );
+  await put(folders.data, 'AD_UserAccounts_20250111000000.csv', csv(rows));
+  const r = await run();
+  assert.equal(r.status, 'Succeeded', JSON.stringify(r.files[0]).slice(0, 400));
+  assert.equal(r.files[0].created, 235);
+  const ids = await db.query(
+    `select u.external_id, u.name, m.external_id as manager from users u left join users m on m.id = u.responsible_id where u.tenant_id = $1 and u.external_id like 'W%'`,
+    [tenantId],
+  );
+  const by = Object.fromEntries(ids.rows.map((x) => [x.external_id, x]));
+  for (let i = 1; i < 230; i++) assert.equal(by[`W${String(i).padStart(3, '0')}`].manager, `W${String(i - 1).padStart(3, '0')}`);
+  assert.equal(by.W300.manager, 'W310', 'a manager later in the file is found');
+  assert.equal(by.W400.name, 'Renamed W400', 'the later row of an externalId wins');
+  // A cycle runs in the file's order: the first row's manager did not exist yet.
+  assert.equal(by.W500.manager, null);
+  assert.equal(by.W501.manager, 'W500');
+  const groups = await db.query(`select count(*)::int as n from typology_groups where tenant_id = $1 and name = 'Wave Group'`, [tenantId]);
+  assert.equal(groups.rows[0].n, 1);
+});
+
+test('a leaver deactivated later in the file frees the login for a new user earlier in it', async () => {
+  await put(folders.data, 'AD_UserAccounts_20250112000000.csv', csv([row('L001')]));
+  assert.equal((await run()).files[0].created, 1);
+  await put(folders.data, 'AD_UserAccounts_20250113000000.csv', csv([row('L002', { username: 'l001' }), row('L001', { isActive: 'false' })]));
+  const r = await run();
+  assert.deepEqual({ created: r.files[0].created, deactivated: r.files[0].deactivated, failed: r.files[0].failed }, { created: 1, deactivated: 1, failed: 0 });
+  assert.equal((await user('L002'))?.UserName, 'l001');
+  assert.equal((await user('L001'))?.UserName, 'l001_L001');
+});
+
 test('the schedule fires the feed through the automation worker, once per fire time', async () => {
   const on = await server.request('PUT', '/api/v3/user-feed', { headers: h, json: { enabled: true, schedule: '0 4 * * *' } });
   await put(folders.data, 'AD_UserAccounts_20250111000000.csv', csv([row('S001')]));

@@ -10,7 +10,8 @@ import type { Actor } from '../integration/upsert.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
 import { type FeedFileName, type ReadRow, readRows, UnreadableFile } from './records.ts';
-import { activate, applyRow, type LookupCache, type Outcome, RowError, type RowOutcome } from './rows.ts';
+import { activate, applyRow, type LookupCache, missingMasterData, type Outcome, RowError, type RowOutcome } from './rows.ts';
+import { waves } from './waves.ts';
 
 export interface FeedSettings {
   ftpPath: string;
@@ -163,14 +164,16 @@ export async function processFile(deps: FeedDeps, file: { name: string; path: st
   });
 }
 
-/** A dry run: every row applied in one transaction that is rolled back, so later rows see earlier ones as a real run would. */
+/** A dry run: every row applied in one transaction that is rolled back, in the real run's order, so rows see what they would see. */
 async function dryRun(deps: FeedDeps, name: string, rows: ReadRow[]): Promise<FileSummary> {
   const reports: RowReport[] = [];
   try {
     await deps.db.withTenant(deps.tenantId, async (trx) => {
       const pending: RowReport[] = [];
       const cache: LookupCache = new Map();
-      for (const row of rows) {
+      // The real run's order: a row after the row of its manager, wherever that is in the file.
+      const plan = waves(rows);
+      for (const row of [...plan.concurrent.flat(), ...plan.sequential]) {
         const o = await applyOne(trx, deps.actor, row, cache, true);
         const report = { row: row.number, externalId: row.record.externalId ?? null, outcome: o.outcome, userId: o.userId, message: o.message };
         reports.push(report);
@@ -182,15 +185,110 @@ async function dryRun(deps: FeedDeps, name: string, rows: ReadRow[]): Promise<Fi
   } catch (err) {
     if (!(err instanceof DryRunRollback)) throw err;
   }
+  reports.sort((a, b) => a.row - b.row);
   const s = count(summary(name, { details: reports }), reports);
   if (s.failed > 0) Object.assign(s, { status: 'Failed', message: `${s.failed} of ${s.rows} rows would fail` });
   return s;
 }
 
-/** Rows per transaction: each row's changes and outcome commit together; a crash redoes at most one batch. */
+/** Rows per transaction: each row's changes and outcome commit together; a crash redoes at most the batches in flight. */
 const BATCH = 100;
 
-/** The rows not yet done, in transactions of BATCH rows that commit each row's outcome with its changes, then the second pass. */
+/** Connections a file's independent batches run on at once (the tenant pool holds 20). */
+const LANES = 4;
+
+/** Deadlock and serialization failures: the batch rolled back whole and is run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+
+/** One batch in one transaction, its rows' outcomes committed with their changes. */
+async function applyBatch(deps: FeedDeps, fileId: string, batch: ReadRow[], cache: LookupCache): Promise<void> {
+  for (let attempt = 0, savepoints = false; ; attempt++) {
+    try {
+      await deps.db.withTenant(deps.tenantId, async (trx) => {
+        const values = [];
+        for (const row of batch) {
+          const o = await applyOne(trx, deps.actor, row, cache, savepoints);
+          values.push({
+            tenant_id: deps.tenantId,
+            file_id: fileId,
+            row_number: row.number,
+            external_id: row.record.externalId ?? null,
+            outcome: o.outcome,
+            user_id: o.userId,
+            message: o.message,
+            pending_activation: o.pendingActivation,
+          });
+        }
+        await trx.insertInto('user_feed_rows').values(values).execute();
+      });
+      return;
+    } catch (err) {
+      // Ids read inside the rolled-back transaction may name rows that no longer exist.
+      cache.clear();
+      if (err instanceof NeedsSavepoints && !savepoints) savepoints = true;
+      else if (!(RETRYABLE.has((err as { code?: string }).code ?? '') && attempt < 5)) throw err;
+    }
+  }
+}
+
+async function sequentially(deps: FeedDeps, fileId: string, rows: ReadRow[], cache: LookupCache): Promise<void> {
+  for (let i = 0; i < rows.length; i += BATCH) await applyBatch(deps, fileId, rows.slice(i, i + BATCH), cache);
+}
+
+/**
+ * Rows that do not depend on each other, in batches on LANES connections. The typology groups and
+ * typologies they would create are created first, each by the first row needing it, one row after another
+ * (two transactions must not both create one); a row that fails takes its creations with it, so the scan repeats.
+ */
+async function concurrently(deps: FeedDeps, fileId: string, rows: ReadRow[], cache: LookupCache): Promise<void> {
+  let rest = rows;
+  for (;;) {
+    const memo = new Map<string, string | null>();
+    const seen = new Set<string>();
+    const creators = new Set<ReadRow>();
+    await deps.db.withTenant(deps.tenantId, async (trx) => {
+      for (const row of rest) {
+        if (row.error) continue;
+        for (const key of await missingMasterData(trx, row.record, memo))
+          if (!seen.has(key)) {
+            seen.add(key);
+            creators.add(row);
+          }
+      }
+    });
+    if (creators.size === 0) break;
+    await sequentially(
+      deps,
+      fileId,
+      rest.filter((r) => creators.has(r)),
+      cache,
+    );
+    rest = rest.filter((r) => !creators.has(r));
+  }
+  const batches: ReadRow[][] = [];
+  for (let i = 0; i < rest.length; i += BATCH) batches.push(rest.slice(i, i + BATCH));
+  let next = 0;
+  let failure: unknown = null;
+  const lane = async () => {
+    // Each lane its own cache: one lane's rollback must not leave ids another lane read.
+    const own: LookupCache = new Map(cache);
+    while (failure === null && next < batches.length) {
+      const batch = batches[next++];
+      try {
+        await applyBatch(deps, fileId, batch, own);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LANES, batches.length) }, lane));
+  if (failure !== null) throw failure;
+}
+
+/**
+ * The rows not yet done: wave by wave (a row naming a manager from the file after that manager's row), each
+ * wave's batches on several connections, then the rows that keep the file's order, then the second pass.
+ */
 async function applyRows(deps: FeedDeps, fileId: string, rows: ReadRow[]): Promise<void> {
   const done = new Set(
     (await deps.db.withTenant(deps.tenantId, (trx) => trx.selectFrom('user_feed_rows').select('row_number').where('file_id', '=', fileId).execute())).map(
@@ -199,35 +297,9 @@ async function applyRows(deps: FeedDeps, fileId: string, rows: ReadRow[]): Promi
   );
   const todo = rows.filter((r) => !done.has(r.number));
   const cache: LookupCache = new Map();
-  for (let i = 0; i < todo.length; i += BATCH) {
-    const batch = todo.slice(i, i + BATCH);
-    for (const savepoints of [false, true]) {
-      try {
-        await deps.db.withTenant(deps.tenantId, async (trx) => {
-          const values = [];
-          for (const row of batch) {
-            const o = await applyOne(trx, deps.actor, row, cache, savepoints);
-            values.push({
-              tenant_id: deps.tenantId,
-              file_id: fileId,
-              row_number: row.number,
-              external_id: row.record.externalId ?? null,
-              outcome: o.outcome,
-              user_id: o.userId,
-              message: o.message,
-              pending_activation: o.pendingActivation,
-            });
-          }
-          await trx.insertInto('user_feed_rows').values(values).execute();
-        });
-        break;
-      } catch (err) {
-        // Ids read inside the rolled-back transaction may name rows that no longer exist.
-        cache.clear();
-        if (!(err instanceof NeedsSavepoints)) throw err;
-      }
-    }
-  }
+  const plan = waves(todo);
+  for (const wave of plan.concurrent) await concurrently(deps, fileId, wave, cache);
+  await sequentially(deps, fileId, plan.sequential, cache);
   const pending = await deps.db.withTenant(deps.tenantId, (trx) =>
     trx
       .selectFrom('user_feed_rows')

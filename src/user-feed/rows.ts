@@ -63,6 +63,16 @@ const text = (record: FeedRecord, field: keyof FeedRecord): string | null => {
   return v === '' ? null : v;
 };
 
+/** A row that deactivates (isActive false); an unreadable isActive fails the row later, so here it does not. */
+export function deactivates(record: FeedRecord): boolean {
+  try {
+    return flag(record, 'isActive') === false;
+  } catch (err) {
+    if (err instanceof RowError) return false;
+    throw err;
+  }
+}
+
 export const isFreelancer = (record: FeedRecord): boolean => (record.employeeClass ?? '').trim().toLowerCase() === 'freelancer';
 
 /** The user type a row names: userType, with employeeClass (Freelancer, Intern) after it when given. */
@@ -160,12 +170,7 @@ async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: st
   const weekly = number(record, 'weeklyRequiredHours');
   const fsla = flag(record, 'fslaStatus');
 
-  const department = await cached(cache, `department\n${companyCode}\n${departmentId}`, async () => {
-    const { rows } = await sql<{ id: string }>`
-      select d.id from departments d join companies c on c.id = d.company_id
-      where c.code = ${companyCode} and d.external_id = ${departmentId}`.execute(trx);
-    return rows[0]?.id ?? null;
-  });
+  const department = await cached(cache, `department\n${companyCode}\n${departmentId}`, () => findDepartment(trx, companyCode, departmentId));
   if (!department) throw new RowError(`no department "${departmentId}" in company "${companyCode}"`);
 
   const userTypeId = (await cached(cache, `userType\n${userTypeName(record)}\n${record.userType}`, () => findUserType(trx, record))) as string;
@@ -208,6 +213,47 @@ async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: st
 
   const outcome: RowOutcome['outcome'] = action === 'Created' ? 'Created' : user && !(await changed(trx, user, externalId)) ? 'Unchanged' : 'Updated';
   return { outcome, userId, message, pendingActivation };
+}
+
+async function findDepartment(trx: Trx, companyCode: string, departmentId: string): Promise<string | null> {
+  const { rows } = await sql<{ id: string }>`
+    select d.id from departments d join companies c on c.id = d.company_id
+    where c.code = ${companyCode} and d.external_id = ${departmentId}`.execute(trx);
+  return rows[0]?.id ?? null;
+}
+
+/**
+ * The typology group and typology a row would create (their keys), read only; none for a row that fails or
+ * deactivates before it writes. `memo` holds one scan's reads, misses included.
+ */
+export async function missingMasterData(trx: Trx, record: FeedRecord, memo: Map<string, string | null>): Promise<string[]> {
+  const read = async (key: string, find: () => Promise<string | null>) => {
+    if (!memo.has(key)) memo.set(key, await find());
+    return memo.get(key) ?? null;
+  };
+  let companyCode: string;
+  let departmentId: string;
+  let groupName: string;
+  let resourceType: string;
+  try {
+    required(record, 'externalId');
+    if (flag(record, 'isActive') === false) return [];
+    companyCode = required(record, 'companyCode');
+    departmentId = required(record, 'departmentid');
+    groupName = (isFreelancer(record) ? 'FREELANCE ' : '') + required(record, 'userTypologyGroup');
+    resourceType = required(record, 'resourceType');
+  } catch (err) {
+    if (err instanceof RowError) return [];
+    throw err;
+  }
+  const department = await read(`department\n${companyCode}\n${departmentId}`, () => findDepartment(trx, companyCode, departmentId));
+  if (!department) return [];
+  const missing: string[] = [];
+  const groupKey = `group\n${groupName.toLowerCase()}`;
+  if (!(await read(groupKey, () => findGroup(trx, groupName)))) missing.push(groupKey);
+  const typologyKey = `typology\n${department}\n${resourceType.toLowerCase()}`;
+  if (!(await read(typologyKey, () => findTypology(trx, resourceType, department)))) missing.push(typologyKey);
+  return missing;
 }
 
 /** ResponsibleId, PaidOvertime and CityId; a manager not found leaves the user without one (the spec: recorded, not failed). */
