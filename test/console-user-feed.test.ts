@@ -48,8 +48,10 @@ const row = (externalId: string, userType: string): FeedRow => ({
 test('user feed: settings are saved, a dry run changes nothing, a run shows each row of the file', async () => {
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'User feed' }).click();
   await page.getByLabel('Schedule (cron, UTC)').fill('30 5 * * *');
-  await page.getByRole('button', { name: 'Save settings' }).click();
-  await page.getByText('Next run:').waitFor();
+  await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith('/api/v3/user-feed') && r.ok()),
+    page.getByRole('button', { name: 'Save settings' }).click(),
+  ]);
   const saved = await fx.server.request('GET', '/api/v3/user-feed', { headers: appHeaders(tenant) });
   assert.equal(saved.body.schedule, '30 5 * * *');
 
@@ -74,6 +76,17 @@ test('user feed: settings are saved, a dry run changes nothing, a run shows each
     `the dry run and the run are listed: ${JSON.stringify(runs.body.map((r: { dryRun: boolean; status: string; startedOnUtc: string }) => [r.dryRun, r.status, r.startedOnUtc]))}`,
   );
   await page.getByRole('table', { name: 'Feed runs' }).locator('tbody tr').nth(1).waitFor();
+  // A copy of the results file is kept in the export store and served by the API.
+  const real = runs.body.find((r: { dryRun: boolean }) => !r.dryRun);
+  const copy = await fx.server.request('GET', `/api/v3/user-feed/runs/${real.id}/results/SR_UserAccounts_20260101040000.json`, { headers: appHeaders(tenant) });
+  assert.equal(copy.status, 200, copy.text);
+  assert.equal(copy.body.data_results.status, 'FAILED');
+  assert.deepEqual(
+    copy.body.data_results.errors.map((e: { uid: string }) => e.uid),
+    ['CON-2'],
+  );
+  const missing = await fx.server.request('GET', `/api/v3/user-feed/runs/${real.id}/results/SR_Other_20260101040000.json`, { headers: appHeaders(tenant) });
+  assert.equal(missing.status, 404);
   const paged = await fx.server.request('GET', '/api/v3/user-feed/runs?take=1&skip=1', { headers: appHeaders(tenant) });
   assert.equal(paged.status, 200, paged.text);
   assert.deepEqual(

@@ -10,6 +10,7 @@ import { HANDLERS } from '../automations/handlers.ts';
 import { getConfigurationKey, type JsonObject } from '../integration/configuration-keys.ts';
 import { isUuid } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
+import { exportStore } from '../platform/export-store.ts';
 import { type FeedDeps, type FileSummary, processFile } from './process-file.ts';
 import { compareFileNames, type FeedFileName, parseFileName } from './records.ts';
 
@@ -71,6 +72,7 @@ const userFeed: Handler = async (call) => {
     dryRun,
     settings: { ftpPath, ftpToPathSuccess: str(key.ftpToPathSuccess), ftpToPathFailure: str(key.ftpToPathFailure) },
     sftp: (fn) => withSftpServer(call, server, fn),
+    store: exportStore(run.services.config),
   };
   const files: FileSummary[] = [];
   let error: string | null = null;

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import type SftpClient from 'ssh2-sftp-client';
 import type { Actor } from '../integration/upsert.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
+import type { ExportStore } from '../platform/export-store.ts';
 import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
 import { type FeedFileName, type ReadRow, readRows, UnreadableFile } from './records.ts';
 import { activate, applyRow, type LookupCache, missingMasterData, type Outcome, RowError, type RowOutcome } from './rows.ts';
@@ -29,7 +30,12 @@ export interface FeedDeps {
   settings: FeedSettings;
   /** Every SFTP call goes through this (one connection per run). */
   sftp: <T>(fn: (sftp: SftpClient) => Promise<T>) => Promise<T>;
+  /** Where a copy of each results file is kept (local directory or object storage), for any API process to serve. */
+  store: ExportStore;
 }
+
+/** The export-store key of a run's copy of a results file. */
+export const resultCopyKey = (tenantId: string, runId: string, resultName: string) => `user-feed/${tenantId}/${runId}/${resultName}`;
 
 export interface RowReport {
   row: number;
@@ -427,14 +433,22 @@ async function placeFile(deps: FeedDeps, file: { path: string; name: string }, r
   const folder = failed ? deps.settings.ftpToPathFailure : deps.settings.ftpToPathSuccess;
   const resultFile = path.join(folder, resultName);
   const movedTo = path.join(folder, file.name);
+  const bytes = Buffer.from(`${JSON.stringify(doc, null, 2)}\n`);
   await deps.sftp(async (s) => {
     if (!(await s.exists(folder))) await s.mkdir(folder, true);
-    await s.put(Buffer.from(`${JSON.stringify(doc, null, 2)}\n`), resultFile);
+    await s.put(bytes, resultFile);
     // Gone: another run holding the same content moved it already.
     if (!(await s.exists(file.path))) return;
     if (await s.exists(movedTo)) await s.delete(movedTo);
     await s.rename(file.path, movedTo);
   });
+  await deps.store.put(
+    resultCopyKey(deps.tenantId, deps.runId, resultName),
+    (async function* () {
+      yield bytes;
+    })(),
+    AbortSignal.timeout(60_000),
+  );
   return { resultFile, movedTo };
 }
 

@@ -2,18 +2,22 @@
 // ?dryRun=true to see what would change), and the runs with per-file and per-row outcomes. The feed is an
 // automation, so its runs are also under /api/v3/automations/{automationId}/runs; the roles are the automations'.
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { type HttpRequestValue, runAutomation } from '../automations/engine.ts';
 import { servicesFor } from '../automations/runtime.ts';
 import { findAutomation, insertRun, toRunnable } from '../automations/service.ts';
 import type { AppContext } from '../platform/context.ts';
-import { HttpProblem } from '../platform/errors.ts';
+import { HttpProblem, notFound } from '../platform/errors.ts';
+import { exportStore } from '../platform/export-store.ts';
 import type { App } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
+import { requirePrincipal } from '../platform/http/tenant-seam.ts';
 import './action.ts';
+import { resultCopyKey } from './process-file.ts';
 import { findFeedRun, getUserFeed, listFeedRuns, putUserFeed, setAutomationRun } from './service.ts';
 
 const tags = ['User feed'];
@@ -206,5 +210,32 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
       config: { roles: ['AutomationGet'] },
     },
     async (request) => request.readTenant((trx) => findFeedRun(trx, request.params.id)),
+  );
+
+  app.get(
+    `${base}/runs/:id/results/:name`,
+    {
+      schema: {
+        tags,
+        operationId: 'userFeed_getResultFile',
+        summary: "A copy of a run's results file (SR_….json), as written beside the file on the SFTP server",
+        description: 'Kept in the export store (ATRIUM_EXPORTS_DIR or ATRIUM_EXPORTS_URL), so any API process serves it.',
+        params: Type.Object({ id: Guid, name: Type.String({ pattern: '^SR_[^/\\\\]+\\.json$', maxLength: 300 }) }),
+        response: { 200: { description: 'The results file', content: { 'application/json': { schema: Type.Unknown() } } } },
+      },
+      config: { roles: ['AutomationGet'] },
+    },
+    async (request, reply) => {
+      const { id, name } = request.params;
+      const run = await request.readTenant((trx) => findFeedRun(trx, id));
+      const listed = run.files.some((f) => f.resultFile !== null && path.posix.basename(f.resultFile) === name);
+      const file = listed ? await exportStore(ctx.config).get(resultCopyKey(requirePrincipal(request).tenantId, id, name)) : null;
+      if (!file) throw notFound(`Run ${id} has no results file ${name}.`);
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('content-length', file.size)
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(file.stream);
+    },
   );
 }

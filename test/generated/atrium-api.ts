@@ -2228,6 +2228,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/user-feed/runs/{id}/results/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A copy of a run's results file (SR_….json), as written beside the file on the SFTP server
+         * @description Kept in the export store (ATRIUM_EXPORTS_DIR or ATRIUM_EXPORTS_URL), so any API process serves it.
+         *
+         *     Roles: AutomationGet (or Administrator).
+         */
+        get: operations["userFeed_getResultFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/tenants": {
         parameters: {
             query?: never;
@@ -11343,6 +11365,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserFeedRun"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    userFeed_getResultFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
                 };
             };
             400: components["responses"]["Problem"];
