@@ -8,7 +8,7 @@
 // Run: npm run bench -- client-api-estimates
 import os from 'node:os';
 import pg from 'pg';
-import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';
+import { benchDatabase, clientApiBenchServer, fmt, median } from './lib.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_DURATION ?? 8);
@@ -19,23 +19,7 @@ const USER_CLIENTS = 8;
 
 const db = await benchDatabase();
 try {
-  const env = benchEnv(db.url);
-  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
-  const server = await startServerProcess(env);
-  const headers = {
-    'content-type': 'application/json',
-    'x-apptenant': creds.tenantId,
-    'x-appid': creds.appId,
-    'x-appsecret': creds.appSecret,
-    'x-appuser': creds.userId,
-  };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<any>;
-  };
-  await call('POST', '/api/billingclients', { externalId: 'C-1', companyCode: creds.companyCode, name: 'Bench Client' });
-  const client = await call('POST', '/api/commercialclients', { externalId: 'C-1', name: 'Bench Client' });
+  const { creds, server, call, client } = await clientApiBenchServer(db.url);
   const pool = new pg.Pool({ connectionString: db.url, max: CLIENTS });
   const [{ currency_id: currencyId }] = (await pool.query('select currency_id from companies where id = $1', [creds.companyId])).rows;
   const newEstimate = async (name: string) =>

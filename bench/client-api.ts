@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';
+import { benchDatabase, clientApiBenchServer, fmt, median } from './lib.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -16,23 +16,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 
 const db = await benchDatabase();
 try {
-  const env = benchEnv(db.url);
-  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
-  const server = await startServerProcess(env);
-  const headers = {
-    'content-type': 'application/json',
-    'x-apptenant': creds.tenantId,
-    'x-appid': creds.appId,
-    'x-appsecret': creds.appSecret,
-    'x-appuser': creds.userId,
-  };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<any>;
-  };
-  await call('POST', '/api/billingclients', { externalId: 'C-1', companyCode: creds.companyCode, name: 'Bench Client' });
-  const client = await call('POST', '/api/commercialclients', { externalId: 'C-1', name: 'Bench Client' });
+  const { creds, server, headers, call, client } = await clientApiBenchServer(db.url);
   const project = await call('POST', '/api/v3/projects', {
     OperationType: 0,
     CreateModel: { Name: 'Bench project', CompanyId: creds.companyId, ClientId: client.id },

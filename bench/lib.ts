@@ -259,3 +259,28 @@ export function machineTicks(): { busy: number; total: number } {
 
 export const cpuDelta = (before: Record<string, number>, after: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
+
+/**
+ * A Client API bench's starting point: a new tenant on `databaseUrl`, its server process, a JSON caller
+ * acting as the tenant's administrator (X-AppUser), and one commercial client (with its billing client).
+ */
+export async function clientApiBenchServer(databaseUrl: string) {
+  const env = benchEnv(databaseUrl);
+  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
+  const server = await startServerProcess(env);
+  const headers = {
+    'content-type': 'application/json',
+    'x-apptenant': creds.tenantId,
+    'x-appid': creds.appId,
+    'x-appsecret': creds.appSecret,
+    'x-appuser': creds.userId,
+  };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<any>;
+  };
+  await call('POST', '/api/billingclients', { externalId: 'C-1', companyCode: creds.companyCode, name: 'Bench Client' });
+  const client = await call('POST', '/api/commercialclients', { externalId: 'C-1', name: 'Bench Client' });
+  return { creds, server, headers, call, client };
+}

@@ -5,37 +5,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
+import { type FeedRecord, RECORD_FIELDS } from '../src/user-feed/records.ts';
 import type { TestServer } from './helpers.ts';
 import type { SftpServer } from './sftp-server.ts';
 
-export const HEADER = [
-  'companyCode',
-  'divisionid',
-  'departmentid',
-  'userTypologyGroup',
-  'resourceType',
-  'userType',
-  'name',
-  'externalId',
-  'externalNumber',
-  'responsible',
-  'administrativeResponsible',
-  'planningResponsible',
-  'leavesResponsible',
-  'workphone',
-  'email',
-  'ssoUsername',
-  'username',
-  'weeklyRequiredHours',
-  'hireDate',
-  'expirationDate',
-  'workLocation',
-  'fslaStatus',
-  'isActive',
-  'employeeClass',
-];
+/** The header row of a feed file: the spec's record fields, as the feed reads them. */
+export const HEADER = RECORD_FIELDS;
 
-export type FeedRow = Partial<Record<(typeof HEADER)[number], string>>;
+export type FeedRow = FeedRecord;
 
 const cell = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
 export const csv = (rows: FeedRow[]): string => `${[HEADER.join(','), ...rows.map((r) => HEADER.map((h) => cell(r[h] ?? '')).join(','))].join('\r\n')}\r\n`;
