@@ -143,8 +143,14 @@ test('the maintenance sweep deletes change rows only below a horizon older than 
       tenant.tenantId,
     ]);
     await owner.query(`update extraction_change_horizon set taken_on_utc = now() - interval '1 hour'`);
-    assert.equal(await sweepChangeLog(db), before);
-    assert.equal(await rows(), 1);
+    // The horizon is the cluster's oldest running transaction: another test file's open transaction can hold
+    // it below some of the rows above, and those stay.
+    const below = Number(
+      (await owner.query('select count(*) as n from extraction_changes where xid < (select oldest_xid from extraction_change_horizon)')).rows[0].n,
+    );
+    assert.ok(below > 0, 'the horizon has rows below it');
+    assert.equal(await sweepChangeLog(db), below);
+    assert.equal(await rows(), before - below + 1);
     // And counts stay exact: the next page after a further write counts again.
     const n = await live(tenant.tenantId);
     assert.equal((await page(0)).totalCount, n);
