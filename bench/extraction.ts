@@ -3,8 +3,8 @@
 // demo tenants of several scales; medians of alternating runs, each HTTP run after a write to the tenant's
 // timesheets so its count is not the kept one. Then: the page part and the count part on their own (the
 // growth table), a repeated page of unchanged data (the kept count), a client reading everything in pages
-// of 2,000 with growing skip against one CSV export, and the CSV and NDJSON exports against COPY of the
-// hand-written SELECT, with the server's peak RSS over the whole run.
+// of 2,000 with growing skip against one CSV export, and the CSV and NDJSON exports (and a scheduled run in the
+// json format) against COPY of the hand-written SELECT, with the server's peak RSS over the whole run.
 // Run: npm run bench -- extraction
 //   BENCH_SCALES=5,50 (fresh database; tenants created here) or, to reuse a kept database,
 //   BENCH_DATABASE_URL=postgres://… BENCH_TENANTS=5=/path/tenant-5.json,50=… (the `tenants create --json` output)
@@ -23,7 +23,7 @@ import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle, tenantBinding } from '../src/platform/db/database.ts';
 import { type Baseline, timesheetsExport, timesheetsPage } from './extraction/baselines.ts';
 import { OTHER_QUERIES } from './extraction/others.ts';
-import { benchDatabase, benchEnv, fmt, median, runCli, SERVER_MEMORY_ENV, startServerProcess } from './lib.ts';
+import { benchDatabase, benchEnv, cpuDelta, cpuSeconds, fmt, median, runCli, SERVER_MEMORY_ENV, startServerProcess } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const EXPORT_RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
@@ -253,22 +253,63 @@ try {
         for await (const chunk of res.body as AsyncIterable<Buffer>) for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
         return { rows: accept === 'text/csv' ? lines - 1 : lines, ms: performance.now() - s };
       };
-      const runs: Record<'copy' | 'csv' | 'ndjson', { rows: number; ms: number }[]> = { copy: [], csv: [], ndjson: [] };
+      // The JSON export is a scheduled run in the json format (the API's envelope, written to the export store):
+      // timed from the run's start to its end as the run records them.
+      const schedules = `${server.baseUrl}/api/v3/analytics/schedules`;
+      const made = await fetch(schedules, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ Name: `bench json ${Date.now()}`, Query: 'DE-TimeSheets', Format: 'json', CronExpression: '5 0 1 1 *' }),
+      });
+      if (made.status !== 201) throw new Error(`schedule: ${made.status} ${await made.text()}`);
+      const scheduleId = ((await made.json()) as { id: string }).id;
+      const { 'content-type': _, ...bare } = headers; // a POST or DELETE without a body
+      const jsonRun = async () => {
+        const s = performance.now();
+        const started = await fetch(`${schedules}/${scheduleId}/run?wait=25`, { method: 'POST', headers: bare });
+        let run = (await started.json()) as {
+          id: string;
+          status: string;
+          rows: number;
+          startedOnUtc: string;
+          finishedOnUtc: string | null;
+          error: string | null;
+        };
+        while (run.status === 'Running' || run.status === 'Queued') {
+          await new Promise((r) => setTimeout(r, 100));
+          run = (await (await fetch(`${schedules}/${scheduleId}/runs/${run.id}`, { headers })).json()) as typeof run;
+        }
+        if (run.status !== 'Succeeded') throw new Error(`json run: ${run.status} ${run.error}`);
+        return { rows: run.rows, ms: performance.now() - s };
+      };
+      const formats = ['copy', 'csv', 'ndjson', 'json'] as const;
+      const runs: Record<(typeof formats)[number], { rows: number; ms: number }[]> = { copy: [], csv: [], ndjson: [], json: [] };
+      // CPU seconds of the server process and of this client per format (PostgreSQL's is not a child here).
+      const cpu: Record<string, { server: number; client: number }[]> = { copy: [], csv: [], ndjson: [], json: [] };
+      const serverPid = server.child.pid as number;
       for (let i = 0; i < EXPORT_RUNS; i++) {
-        runs.copy.push(await copyRun());
-        runs.csv.push(await exportRun('text/csv'));
-        runs.ndjson.push(await exportRun('application/x-ndjson'));
+        for (const k of formats) {
+          const before = cpuSeconds({ [serverPid]: 'server' });
+          runs[k].push(k === 'copy' ? await copyRun() : k === 'json' ? await jsonRun() : await exportRun(k === 'csv' ? 'text/csv' : 'application/x-ndjson'));
+          const used = cpuDelta(before, cpuSeconds({ [serverPid]: 'server' }));
+          cpu[k].push({ server: used.server ?? 0, client: used.bench ?? 0 });
+        }
       }
+      await fetch(`${schedules}/${scheduleId}`, { method: 'DELETE', headers: bare });
       const rate = (xs: { rows: number; ms: number }[]) => median(xs.map((r) => r.rows / (r.ms / 1000)));
       for (const [k, xs] of Object.entries(runs)) if (xs.some((r) => r.rows !== live)) throw new Error(`${k}: ${xs.map((r) => r.rows)} rows, not ${live}`);
       const copyRate = rate(runs.copy);
+      const cpuText = (k: string) => `CPU s: server ${fmt(median(cpu[k].map((c) => c.server)), 1)}, client ${fmt(median(cpu[k].map((c) => c.client)), 1)}`;
       console.log(`\n  full exports (${fmt(live)} rows, ${EXPORT_RUNS} alternating rounds, medians; load average ${load()}):`);
-      console.log(`    COPY (hand-written SELECT) TO STDOUT WITH CSV: ${fmt(copyRate)} rows/s`);
-      for (const k of ['csv', 'ndjson'] as const) {
+      console.log(`    COPY (hand-written SELECT) TO STDOUT WITH CSV: ${fmt(copyRate)} rows/s (${cpuText('copy')})`);
+      for (const k of ['csv', 'ndjson', 'json'] as const) {
+        const what = k === 'json' ? 'scheduled json' : `HTTP ${k}`;
         console.log(
-          `    HTTP ${k.padEnd(6)} ${fmt(rate(runs[k]))} rows/s = ${fmt(rate(runs[k]) / copyRate, 2)}x of COPY (target >= ${k === 'csv' ? '0.9' : '0.7'}x)`,
+          `    ${what.padEnd(14)} ${fmt(rate(runs[k]))} rows/s = ${fmt(rate(runs[k]) / copyRate, 2)}x of COPY (target >= ${k === 'csv' ? '0.9' : '0.7'}x; ${cpuText(k)})`,
         );
-        summary.push(`| ${scale} | full ${k} export, rows/s | ${fmt(rate(runs[k]))} | ${fmt(copyRate)} (COPY) | ${fmt(rate(runs[k]) / copyRate, 2)}x | | |`);
+        summary.push(
+          `| ${scale} | full ${k} export${k === 'json' ? ' (scheduled run)' : ''}, rows/s | ${fmt(rate(runs[k]))} | ${fmt(copyRate)} (COPY) | ${fmt(rate(runs[k]) / copyRate, 2)}x | | |`,
+        );
       }
     }
   }

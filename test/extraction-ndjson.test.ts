@@ -1,6 +1,5 @@
-// NDJSON exports are written by PostgreSQL's COPY (row_to_json through csv with unused quote and delimiter
-// bytes): each line must be exactly the JSON page's row as JSON.stringify prints it — for every named
-// query over the demo data, and for strings holding quotes, backslashes, line breaks, control characters,
+// NDJSON exports are COPY's text converted by the server (src/extraction/json-lines.ts): each line must be
+// exactly the JSON page's row as JSON.stringify prints it — for every named query over the demo data, and for strings holding quotes, backslashes, line breaks, control characters,
 // separators and non-ASCII text, floats, money, dates and nulls of a custom table.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -61,7 +60,8 @@ test('hostile strings and every column type of a custom table survive as JSON te
     "quote \" and 'single'",
     'back\\slash \\n not a newline \\\\',
     'line\nbreak\r\nand CR\r',
-    'tab\there, bell\u0007, unit\u001f, x01\u0001 x02\u0002',
+    'tab\there, bell\u0007, unit\u001f, x01\u0001 x02\u0002, vt\u000b bs\b ff\f nul-free \\N \\v',
+    '\\N',
     'comma, semicolon; pipe|',
     'Zoë 日本語 🙂 \u2028\u2029',
     '',

@@ -6,9 +6,9 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
 import { OID } from './copy-csv.ts';
-import { JSONB_OID, jsonObjects } from './copy-ndjson.ts';
 import { exactCount } from './count-cache.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
+import { JSONB_OID, jsonObjects } from './json-lines.ts';
 import type { Plan } from './query-builder.ts';
 import { isCustomTableName, type ResolvedQuery } from './resolve.ts';
 

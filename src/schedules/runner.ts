@@ -94,7 +94,7 @@ export class Runner {
       };
       // Read from a replica when one is usable: a run reads a snapshot that may lag by the replica's lag.
       const exp = await db.onReplica((on) =>
-        dynamicExport(on, principal, schedule.query, body, schedule.format === 'csv' ? 'csv' : 'ndjson', deadline, {
+        dynamicExport(on, principal, schedule.query, body, schedule.format === 'xlsx' ? 'ndjson' : schedule.format, deadline, {
           bom: schedule.csv_bom,
           excelSafe: schedule.excel_safe,
         }),
