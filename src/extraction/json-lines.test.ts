@@ -44,7 +44,10 @@ test('each row is the JSON.stringify of its values, whatever the chunks (cut ins
     assert.equal(convert(new JsonLines(names, kinds), [cut]), expected, `cut at ${cut}`);
   }
   let seed = 7;
-  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   for (let round = 0; round < 50; round++) {
     const cuts = [...new Set(Array.from({ length: 1 + Math.floor(random() * 20) }, () => Math.floor(random() * input.length)))].sort((a, b) => a - b);
     const lines = new JsonLines(names, kinds);
