@@ -87,11 +87,21 @@ test('PUT items replaces them; totals round each line to cents; details on three
   assert.equal(put.Totals.ValueWithVatIncome, 366.8);
   assert.equal(put.Totals.ValueWithoutVatCost, 30.02);
   assert.equal(put.Totals.CompanyValueWithoutVatIncome, 301.07); // 330 × 0.91234567 = 301.0740711
+  // The PUT answers the items' ids in the order sent and the totals; the item amounts are the estimate's view.
   assert.deepEqual(
-    put.Items.map((i: any) => [i.Description, i.Approved, i.Billed, i.ValueWithoutVatIncome]),
+    put.Items.map((i: any) => [i.Order, i.Name]),
     [
-      ['Design', true, false, 100],
-      ['Print', false, true, 230],
+      [1, 'Design'],
+      [2, 'Print'],
+    ],
+  );
+  const view = await f.send('GET', `/api/v3/estimates/${est.Id}`);
+  assert.deepEqual(view.Totals, put.Totals);
+  assert.deepEqual(
+    view.Items.map((i: any) => [i.Id, i.Description, i.Approved, i.Billed, i.ValueWithoutVatIncome]),
+    [
+      [put.Items[0].Id, 'Design', true, false, 100],
+      [put.Items[1].Id, 'Print', false, true, 230],
     ],
   );
   const design = put.Items[0];
@@ -113,8 +123,14 @@ test('PUT items replaces them; totals round each line to cents; details on three
   const again = await f.send('PUT', `/api/estimates/${est.Id}/items`, [
     { Id: design.Id, Description: 'Design', VatId: vats[0].id, QuantityIncome: 1, UnitPriceIncome: 10 },
   ]);
-  assert.equal(again.Items.length, 1);
-  assert.deepEqual(again.Items[0].Details.map((d: any) => d.DetailTypeName).sort(), ['Expense', 'Resource', 'ThirdParty']);
+  assert.deepEqual(
+    again.Items.map((i: any) => i.Id),
+    [design.Id],
+  );
+  const kept = await f.send('GET', `/api/v3/estimates/${est.Id}`);
+  assert.equal(kept.Items.length, 1);
+  assert.equal(kept.Items[0].UnitPriceIncome, 10);
+  assert.deepEqual(kept.Items[0].Details.map((d: any) => d.DetailTypeName).sort(), ['Expense', 'Resource', 'ThirdParty']);
   assert.equal(again.Totals.ValueWithoutVatIncome, 10 + 100 + 12.5 + 160);
 
   const wrongItem = await f.server.request('PUT', `/api/estimates/${est.Id}/items`, { headers: f.h, json: [{ Id: '00000000-0000-0000-0000-000000000001' }] });
