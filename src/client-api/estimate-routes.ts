@@ -17,7 +17,6 @@ import {
   EstimateItemsAnswer,
   EstimateItemsBody,
 } from './estimate-schemas.ts';
-import { estimate } from './estimate-type.ts';
 
 const tags = ['Client API'];
 const answer = (view: unknown): never => view as never;

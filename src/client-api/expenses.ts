@@ -10,7 +10,7 @@ import type { Trx } from '../platform/db/database.ts';
 import { forbidden, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { changeDetail, createDocument } from './documents.ts';
-import { g, ITEM_FIELDS, LEVELS, SHEET_FIELDS } from './expense-fields.ts';
+import { ITEM_FIELDS, LEVELS, SHEET_FIELDS } from './expense-fields.ts';
 import { expense } from './expense-type.ts';
 import { columnValues, type Field, viewOf } from './fields.ts';
 import type { Row } from './registry.ts';
