@@ -87,11 +87,21 @@ test('PUT items replaces them; totals round each line to cents; details on three
   assert.equal(put.Totals.ValueWithVatIncome, 366.8);
   assert.equal(put.Totals.ValueWithoutVatCost, 30.02);
   assert.equal(put.Totals.CompanyValueWithoutVatIncome, 301.07); // 330 × 0.91234567 = 301.0740711
+  // The PUT answers the items' ids in the order sent and the totals; the item amounts are the estimate's view.
   assert.deepEqual(
-    put.Items.map((i: any) => [i.Description, i.Approved, i.Billed, i.ValueWithoutVatIncome]),
+    put.Items.map((i: any) => [i.Order, i.Name]),
     [
-      ['Design', true, false, 100],
-      ['Print', false, true, 230],
+      [1, 'Design'],
+      [2, 'Print'],
+    ],
+  );
+  const view = await f.send('GET', `/api/v3/estimates/${est.Id}`);
+  assert.deepEqual(view.Totals, put.Totals);
+  assert.deepEqual(
+    view.Items.map((i: any) => [i.Id, i.Description, i.Approved, i.Billed, i.ValueWithoutVatIncome]),
+    [
+      [put.Items[0].Id, 'Design', true, false, 100],
+      [put.Items[1].Id, 'Print', false, true, 230],
     ],
   );
   const design = put.Items[0];
@@ -113,8 +123,14 @@ test('PUT items replaces them; totals round each line to cents; details on three
   const again = await f.send('PUT', `/api/estimates/${est.Id}/items`, [
     { Id: design.Id, Description: 'Design', VatId: vats[0].id, QuantityIncome: 1, UnitPriceIncome: 10 },
   ]);
-  assert.equal(again.Items.length, 1);
-  assert.deepEqual(again.Items[0].Details.map((d: any) => d.DetailTypeName).sort(), ['Expense', 'Resource', 'ThirdParty']);
+  assert.deepEqual(
+    again.Items.map((i: any) => i.Id),
+    [design.Id],
+  );
+  const kept = await f.send('GET', `/api/v3/estimates/${est.Id}`);
+  assert.equal(kept.Items.length, 1);
+  assert.equal(kept.Items[0].UnitPriceIncome, 10);
+  assert.deepEqual(kept.Items[0].Details.map((d: any) => d.DetailTypeName).sort(), ['Expense', 'Resource', 'ThirdParty']);
   assert.equal(again.Totals.ValueWithoutVatIncome, 10 + 100 + 12.5 + 160);
 
   const wrongItem = await f.server.request('PUT', `/api/estimates/${est.Id}/items`, { headers: f.h, json: [{ Id: '00000000-0000-0000-0000-000000000001' }] });
@@ -158,11 +174,26 @@ test('billing conditions must add up to the income without VAT; DE-EstimatesBill
   ]);
 });
 
-test('random estimates: the API totals equal DE-Estimates and DE-EstimatesQuotes to the cent', async () => {
+test('random estimates: the API totals equal DE-Estimates, DE-EstimatesQuotes, DE-EstimatesBillingConditions and the Estimated* of DE-Projects and DE-Contracts to the cent', async () => {
   const next = random(20261125);
   const ids: string[] = [];
+  // The estimates share one project (and so its contract), whose Estimated* add their company amounts up.
+  const contract = await f.send('POST', '/api/v3/contracts', {
+    OperationType: 0,
+    CreateModel: { Name: 'Money frame', CompanyId: f.tenant.companyId, ClientId: f.clientId },
+  });
+  const project = await f.send('POST', '/api/v3/projects', {
+    OperationType: 0,
+    CreateModel: { Name: 'Money', CompanyId: f.tenant.companyId, ClientId: f.clientId, ContractId: contract.Id },
+  });
   for (let e = 0; e < 6; e++) {
-    const est = await create({ ClientId: f.clientId, CurrencyId: f.currencyId, DepartmentId: departmentId, Exchange: Math.round((0.5 + next()) * 1e6) / 1e6 });
+    const est = await create({
+      ClientId: f.clientId,
+      CurrencyId: f.currencyId,
+      DepartmentId: departmentId,
+      ProjectId: project.Id,
+      Exchange: Math.round((0.5 + next()) * 1e6) / 1e6,
+    });
     const items = Array.from({ length: 1 + Math.floor(next() * 6) }, (_, i) => ({
       Description: `Item ${i}`,
       VatId: vats[Math.floor(next() * vats.length)].id,
@@ -183,6 +214,7 @@ test('random estimates: the API totals equal DE-Estimates and DE-EstimatesQuotes
     });
     ids.push(est.Id);
   }
+  const companyTotals: Record<string, number>[] = [];
   for (const id of ids) {
     const api = await f.send('GET', `/api/v3/estimates/${id}`);
     const [de] = await f.rowsOf('DE-Estimates', ['EstimateId', '=', id]);
@@ -209,8 +241,51 @@ test('random estimates: the API totals equal DE-Estimates and DE-EstimatesQuotes
     const sellCents = api.Items.reduce((s: number, i: any) => s + Math.round(i.ValueWithoutVatIncome * 100), 0);
     assert.equal(sellCents, Math.round(t.ValueWithoutVatIncome * 100));
     assert.equal(t.CompanyValueWithoutVatIncome, Math.round(t.ValueWithoutVatIncome * t.Exchange * 100) / 100);
+    // Every quote line (item lines and details) of DE-EstimatesQuotes adds up to the totals.
+    const lines = (column: string) => cents(quotes.reduce((s, r) => s + cents(Number(r[column])), 0) / 100);
+    assert.deepEqual(
+      [lines('ValueWithoutVatIncome'), lines('ValueWithoutVatCost'), lines('VatValueCost'), lines('ValueWithVatCost')],
+      [t.ValueWithoutVatIncome, t.ValueWithoutVatCost, t.VatValueCost, t.ValueWithVatCost].map(cents),
+    );
+
+    // Billing conditions: a random percentage and the rest as a value; DE-EstimatesBillingConditions shows
+    // what reaches the income without VAT to the cent.
+    const percentage = Math.round(next() * 9000) / 100;
+    const share = Math.round(((t.ValueWithoutVatIncome * percentage) / 100) * 100) / 100;
+    await f.send('POST', '/api/billing-conditions', [
+      { EstimateId: id, AmountType: 0, Percentage: percentage },
+      { EstimateId: id, AmountType: 1, Value: (cents(t.ValueWithoutVatIncome) - cents(share)) / 100 },
+    ]);
+    const conditions = await f.rowsOf('DE-EstimatesBillingConditions', ['EstimateId', '=', id]);
+    const reached = conditions.reduce(
+      (s, c) => s + (Number(c.AmountType) === 0 ? cents((t.ValueWithoutVatIncome * Number(c.Percentage)) / 100) : cents(Number(c.Value))),
+      0,
+    );
+    assert.equal(reached, cents(t.ValueWithoutVatIncome));
+    companyTotals.push(t);
   }
+  // DE-Projects and DE-Contracts: the project's estimates (none in Draft or Canceled), each amount of the API
+  // times its Exchange, summed and rounded to cents once (the Data Extraction rule of a project's figures;
+  // a sum of the estimates' own Company… amounts, each rounded, may differ from it by a cent per estimate).
+  const once = (k: string) => {
+    // Exact: cents × exchange in millionths, then half away from zero to cents.
+    const micro = companyTotals.reduce((s, t) => s + BigInt(cents(t[k])) * BigInt(Math.round(t.Exchange * 1e6)), 0n);
+    return Number((micro + 500_000n) / 1_000_000n) / 100;
+  };
+  const [costOnce, costVatOnce, sellOnce, sellVatOnce] = ['ValueWithoutVatCost', 'VatValueCost', 'ValueWithoutVatIncome', 'VatValueIncome'].map(once);
+  const expected = [costOnce, costVatOnce, (cents(costOnce) + cents(costVatOnce)) / 100, sellOnce, sellVatOnce, (cents(sellOnce) + cents(sellVatOnce)) / 100];
+  const estimated = (r: Record<string, any>) =>
+    ['EstimatedWithoutTaxCost', 'EstimatedTaxCost', 'EstimatedWithTaxCost', 'EstimatedWithoutTaxSell', 'EstimatedTaxSell', 'EstimatedWithTaxSell'].map((k) =>
+      Number(r[k]),
+    );
+  const [p] = await f.rowsOf('DE-Projects', ['ProjectId', '=', project.Id]);
+  assert.deepEqual(estimated(p), expected);
+  const [c] = await f.rowsOf('DE-Contracts', ['ContractId', '=', contract.Id]);
+  assert.deepEqual(estimated(c), expected);
 });
+
+/** An amount in whole cents (amounts are rounded to cents by the money rule). */
+const cents = (x: number) => Math.round(x * 100);
 
 test('roles: without EstimateWrite a create is 403; the post Actions.Document creates an Estimate', async () => {
   const reader = await f.userWith(['EstimateRead']);
@@ -229,4 +304,53 @@ test('roles: without EstimateWrite a create is 403; the post Actions.Document cr
   });
   const est = await f.send('GET', `/api/v3/estimates/${post.DocumentId}`);
   assert.equal(est.Name, 'From a post');
+});
+
+test('posts: Actions.Document creates an Estimate in its type’s workflow and moves it (DE-History, DE-Estimates)', async () => {
+  const t = f.tenant.tenantId;
+  const [{ id: workflowId }] = await f.sql(
+    "insert into workflows (tenant_id, document_type_id, name) select $1, id, 'Quotes' from document_types where tenant_id = $1 and class_name = 'Estimate' returning id",
+    [t],
+  );
+  const stage = async (name: string, type: string, initial: boolean) =>
+    (
+      await f.sql(
+        'insert into workflow_stages (tenant_id, workflow_id, name, stage_type_id, is_initial) select $1, $2, $3, id, $5 from workflow_stage_types where tenant_id = $1 and name = $4 returning id',
+        [t, workflowId, name, type, initial],
+      )
+    )[0].id;
+  const draft = await stage('Drafting', 'Draft', true);
+  const sent = await stage('Sent', 'In Progress', false);
+  const [{ id: send }] = await f.sql(
+    "insert into workflow_transitions (tenant_id, workflow_id, from_stage_id, to_stage_id, name) values ($1, $2, $3, $4, 'Send') returning id",
+    [t, workflowId, draft, sent],
+  );
+  const [{ id: typeId }] = await f.sql(
+    "insert into job_types (tenant_id, company_id, document_type_id, workflow_id, name) select $1, $2, id, $3, 'Quote' from document_types where tenant_id = $1 and class_name = 'Estimate' returning id",
+    [t, f.tenant.companyId, workflowId],
+  );
+  const post = await f.send('POST', '/api/posts', {
+    DocumentId: '00000000-0000-0000-0000-000000000000',
+    DocumentTypeName: 'Estimate',
+    Text: 'Quote sent',
+    Actions: {
+      Transition: { StatusId: sent, TransitionId: send },
+      Document: {
+        DocumentType: 'Estimate',
+        Estimate: { Name: 'Moved quote', JobTypeId: typeId, ClientId: f.clientId, CurrencyId: f.currencyId, DepartmentId: departmentId },
+      },
+    },
+  });
+  const est = await f.send('GET', `/api/v3/estimates/${post.DocumentId}`);
+  assert.equal(est.WorkflowId, workflowId);
+  assert.equal(est.Stage, 'Sent');
+  const history = await f.rowsOf('DE-History', ['DocumentId', '=', post.DocumentId]);
+  assert.deepEqual(history.map((h) => [h.Version, h.Action, h.Stage]).sort(), [
+    [1, 'Created', 'Drafting'],
+    [2, 'StageChanged', 'Sent'],
+  ]);
+  const [de] = await f.rowsOf('DE-Estimates', ['EstimateId', '=', post.DocumentId]);
+  assert.ok(de, 'DE-Estimates shows the estimate');
+  assert.equal(de.StageId, sent);
+  assert.equal(de.Stage, 'Sent');
 });

@@ -10,6 +10,8 @@ let f: ClientApiFixture;
 let receiver: Receiver;
 let departmentId: string;
 let workflowId: string;
+let approved: string;
+let approve: string;
 const types: Record<string, string> = {};
 let projectId: string;
 
@@ -30,6 +32,15 @@ before(async () => {
     workflowId,
     draft,
   ]);
+  const [{ id: inProgress }] = await f.sql("select id from workflow_stage_types where tenant_id = $1 and name = 'In Progress'", [t]);
+  [{ id: approved }] = await f.sql(
+    "insert into workflow_stages (tenant_id, workflow_id, name, stage_type_id, sort_order) values ($1, $2, 'Approved', $3, 1) returning id",
+    [t, workflowId, inProgress],
+  );
+  [{ id: approve }] = await f.sql(
+    "insert into workflow_transitions (tenant_id, workflow_id, from_stage_id, to_stage_id, name) select $1, $2, id, $3, 'Approve' from workflow_stages where workflow_id = $2 and is_initial returning id",
+    [t, workflowId, approved],
+  );
   await f.sql('update departments set expense_workflow_id = $1 where id = $2', [workflowId, departmentId]);
   const [{ id: vat }] = await f.sql("insert into vats (tenant_id, company_id, name, percentage) values ($1, $2, 'VAT 23', 23) returning id", [
     t,
@@ -110,4 +121,61 @@ test('an expense sheet takes its department’s workflow; item levels, groups an
     got.map((r) => r.payload.detail.ExpenseItemGroup),
     [2, 2, 1],
   );
+});
+
+test('posts: Actions.Document creates an Expense in its department’s workflow and moves it (DE-History); an ExpenseItem by its sheet’s rules', async () => {
+  const employee = await f.userWith([]);
+  const post = await f.send('POST', '/api/posts', {
+    DocumentId: '00000000-0000-0000-0000-000000000000',
+    DocumentTypeName: 'Expense',
+    Text: 'Trip to Porto',
+    Actions: {
+      Transition: { StatusId: approved, TransitionId: approve },
+      Document: {
+        DocumentType: 'Expense',
+        Expense: { CompanyId: f.tenant.companyId, DepartmentId: departmentId, EmployeeId: employee.id, Emission: '2026-11-03', Due: '2026-12-03' },
+      },
+    },
+  });
+  assert.equal(post.Actions.Document.DocumentType, 'Expense');
+  const sheet = await f.send('GET', `/api/v3/expenses/${post.DocumentId}`);
+  assert.equal(sheet.WorkflowId, workflowId);
+  assert.equal(sheet.Stage, 'Approved');
+  assert.match(sheet.Number, /^EXP-\d{6}$/);
+  const history = await f.rowsOf('DE-History', ['DocumentId', '=', post.DocumentId]);
+  assert.deepEqual(history.map((h) => [h.Version, h.Action, h.Stage]).sort(), [
+    [1, 'Created', 'Submitted'],
+    [2, 'StageChanged', 'Approved'],
+  ]);
+  assert.equal((await f.rowsOf('DE-ExpenseSheets', ['ExpenseSheetId', '=', post.DocumentId])).length, 1);
+
+  // An item through a post: the item type's level still decides what is required; the post sits on the item.
+  const itemPost = (model: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    f.server.request('POST', '/api/posts', {
+      headers: f.h,
+      json: {
+        DocumentId: '00000000-0000-0000-0000-000000000000',
+        DocumentTypeName: 'ExpenseItem',
+        Text: 'Train',
+        Actions: { Document: { DocumentType: 'ExpenseItem', ExpenseItem: { ExpenseSheetId: post.DocumentId, ...model } }, ...extra },
+      },
+    });
+  const noProject = await itemPost({ ExpenseItemTypeId: types['Project travel'], ExpenseItemGroup: 'Refund', ValueWithoutVat: 42 });
+  assert.equal(noProject.status, 400, noProject.text);
+  assert.equal(noProject.body.errors[0].path, '/body/Actions/Document/ExpenseItem/ProjectId');
+  const moved = await itemPost(
+    { ExpenseItemTypeId: types['Project travel'], ExpenseItemGroup: 'Refund', ValueWithoutVat: 42, ProjectId: projectId },
+    { Transition: { StatusId: approved } },
+  );
+  assert.equal(moved.status, 422, moved.text);
+  assert.equal(moved.body.errors[0].path, '/body/Actions/Transition');
+  const made = await itemPost({ ExpenseItemTypeId: types.Mileage, ExpenseItemGroup: 'Refund', Kilometers: 100, ProjectId: projectId });
+  assert.equal(made.status, 201, made.text);
+  const read = await f.send('GET', `/api/v3/expenses/${post.DocumentId}`);
+  assert.deepEqual(
+    read.Items.map((i: any) => [i.Id, i.ValueWithoutVat]),
+    [[made.body.DocumentId, 36]],
+  );
+  const [comment] = await f.rowsOf('DE-Comments', ['DocumentId', '=', made.body.DocumentId]);
+  assert.ok(comment, 'DE-Comments shows the post on the item');
 });

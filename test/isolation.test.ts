@@ -188,6 +188,33 @@ test('tenant A can neither read nor change tenant B through any route', async ()
     AmountType: 1,
     Value: 1,
   };
+  // Posts acting on B's documents of the second half: a Put of B's estimate and expense sheet, an item on B's sheet.
+  const moreBodies: Record<string, Record<string, unknown>[]> = {
+    'POST /api/posts': [
+      {
+        DocumentId: bDocs.estimate,
+        DocumentTypeName: 'Estimate',
+        Text: 'Injected',
+        Actions: { Document: { DocumentType: 'Estimate', DocumentActionType: 'Put', Estimate: { Name: 'Injected' } } },
+      },
+      {
+        DocumentId: bDocs.expenseSheet,
+        DocumentTypeName: 'Expense',
+        Text: 'Injected',
+        Actions: { Document: { DocumentType: 'Expense', DocumentActionType: 'Put', Expense: { DocumentNumber: 'Injected' } } },
+      },
+      {
+        DocumentTypeName: 'ExpenseItem',
+        Text: 'Injected',
+        Actions: {
+          Document: {
+            DocumentType: 'ExpenseItem',
+            ExpenseItem: { ExpenseSheetId: bDocs.expenseSheet, ExpenseItemTypeId: bUser, ExpenseItemGroup: 2, ValueWithoutVat: 1 },
+          },
+        },
+      },
+    ],
+  };
   let requests = 0;
   for (const route of guarded) {
     const paramNames = [...route.url.matchAll(/:(\w+)/g)].map((m) => m[1]);
@@ -195,15 +222,17 @@ test('tenant A can neither read nor change tenant B through any route', async ()
     for (const id of fills) {
       const path = route.url.replace(/:(\w+)/g, () => String(id));
       const query = `?externalId=${encodeURIComponent(b.departmentExternalId)}&name=${encodeURIComponent('Regular/Permanent')}&keyValue=${encodeURIComponent(String(id))}&documentId=${bDocs.job}&documentTypeName=Job`;
-      for (const headers of headerSets) {
-        const hasBody = !['GET', 'DELETE'].includes(route.method);
-        const sent = `${path}${query}${hasBody ? JSON.stringify(body) : ''}`;
-        const res = await server.request(route.method, `${path}${query}`, { headers, ...(hasBody ? { json: body } : {}) });
-        requests++;
-        assert.notEqual(res.status, 500, `${route.method} ${path} answered 500: ${res.text}`);
-        for (const secret of [...sample.ids, ...sample.texts, 'Tenant B Confidential Agency']) {
-          if (sent.includes(secret)) continue;
-          assert.ok(!res.text.includes(secret), `${route.method} ${route.url} leaked ${secret} of tenant B`);
+      const hasBody = !['GET', 'DELETE'].includes(route.method);
+      for (const json of hasBody ? [body, ...(moreBodies[`${route.method} ${route.url}`] ?? [])] : [undefined]) {
+        for (const headers of headerSets) {
+          const sent = `${path}${query}${json ? JSON.stringify(json) : ''}`;
+          const res = await server.request(route.method, `${path}${query}`, { headers, ...(json ? { json } : {}) });
+          requests++;
+          assert.notEqual(res.status, 500, `${route.method} ${path} answered 500: ${res.text}`);
+          for (const secret of [...sample.ids, ...sample.texts, 'Tenant B Confidential Agency']) {
+            if (sent.includes(secret)) continue;
+            assert.ok(!res.text.includes(secret), `${route.method} ${route.url} leaked ${secret} of tenant B`);
+          }
         }
       }
       // The same credentials presented for tenant B are refused outright.

@@ -60,7 +60,7 @@ export async function loadDocument(trx: Trx, def: DocumentDef, id: string, lock 
   const { rows } = await sql<{ row: Row; stage_name: string | null; stage_type: string | null }>`
     select to_jsonb(d) as row, s.name as stage_name, st.name as stage_type
       from ${sql.table(def.table)} d
-      left join workflow_stages s on s.tenant_id = d.tenant_id and s.id = d.stage_id
+      left join workflow_stages s on ${def.stageless ? sql`false` : sql`s.tenant_id = d.tenant_id and s.id = d.stage_id`}
       left join workflow_stage_types st on st.tenant_id = s.tenant_id and st.id = s.stage_type_id
      where d.id = ${id.toLowerCase()} ${lock ? sql`for update of d` : sql``}`.execute(trx);
   const found = rows[0];
@@ -107,13 +107,14 @@ function createdDetail(fields: readonly Field[]) {
   return sql`jsonb_strip_nulls(jsonb_build_object('Id', ins.id, ${sql.join(pairs)})) as d`;
 }
 
-/** The workflow and initial stage of a new document: its type's workflow, else its document type's default. */
-const initialStageSql = (dt: string, typeId: unknown) => sql`
+/** The workflow and initial stage of a new document: `preferred` (the definition's own), its type's workflow, else its document type's default. */
+const initialStageSql = (dt: string, typeId: unknown, preferred: RawBuilder<unknown> = sql`null::uuid`) => sql`
   select w.id as workflow_id, st.id as stage_id, st.name as stage_name, sty.name as stage_type
     from workflows w
     join workflow_stages st on st.tenant_id = w.tenant_id and st.workflow_id = w.id and st.is_initial
     join workflow_stage_types sty on sty.tenant_id = st.tenant_id and sty.id = st.stage_type_id
    where w.id = coalesce(
+           ${preferred},
            (select jt.workflow_id from job_types jt where jt.id = ${typeId}::uuid),
            (select x.id from workflows x where x.document_type_id = ${dt} and x.is_default order by x.created_on_utc, x.id limit 1))
    order by st.sort_order limit 1`;
@@ -148,6 +149,12 @@ export async function createDocument(
   lookup: Lookup = (fn) => fn(trx),
 ): Promise<LoadedDocument & { moved?: Row; also?: Row }> {
   requireWrite(actor, def);
+  if (def.create) {
+    const id = await def.create(trx, actor, input.model, input.path);
+    if (input.userFields) await putUserFieldValues(trx, actor, def, id, input.userFields, `${input.path}/DocumentUserFieldValues`);
+    if (input.brief) await addBrief(trx, actor, def, id, input.brief);
+    return loadDocument(trx, def, id, false);
+  }
   const values = columnValues(def.fields, input.model, input.path);
   const hook: WriteHookArgs = { trx, actor, model: input.model, path: input.path, values, before: null };
   await def.prepare?.(hook);
@@ -162,15 +169,16 @@ export async function createDocument(
   );
   const dt = await documentTypeId(trx, actor.tenantId, def.className);
   const typeId = def.typeColumn ? (values[def.typeColumn] ?? null) : null;
+  const preferred = def.workflow?.(values);
   const columns = Object.keys(values);
   const hasName = def.fields.some((f) => f.column === 'name');
   const fieldTypes = sql.join(def.fields.map((f) => sql`(${f.name}::text, ${KIND_TYPE[f.kind]}::text)`));
   let plan: PlannedMove | null = null;
-  let initial = initialStageSql(dt, typeId);
+  let initial = initialStageSql(dt, typeId, preferred);
   if (change && !def.finish) {
     const looked = change.transitionId
-      ? await lookup((db) => initialStageAndTransition(db, actor, initialStageSql(dt, typeId), change.transitionId as string))
-      : { start: (await initialStageSql(dt, typeId).execute(trx)).rows[0] as InitialStage | undefined, t: undefined };
+      ? await lookup((db) => initialStageAndTransition(db, actor, initialStageSql(dt, typeId, preferred), change.transitionId as string))
+      : { start: (await initialStageSql(dt, typeId, preferred).execute(trx)).rows[0] as InitialStage | undefined, t: undefined };
     const { start } = looked;
     const provisional: LoadedDocument = {
       def,

@@ -6,7 +6,7 @@ import { estimateAmounts } from '../extraction/queries/fragments.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
-import { appendEvent } from '../platform/events/outbox.ts';
+import { appendEvent, eventInsert, type NewEvent } from '../platform/events/outbox.ts';
 import { requireStageWrite, requireWrite } from './access.ts';
 import { loadDocument } from './documents.ts';
 import { estimate } from './estimate-type.ts';
@@ -30,74 +30,73 @@ export interface ItemInput {
   ClientDirectValue?: number | null;
 }
 
-/** 422 naming the first item whose reference (`prop` → `table`) matches no record. */
-async function checkReferences(
-  trx: Trx,
-  list: { ref: unknown; path: string }[],
-  table: 'vats' | 'services' | 'estimate_items',
-  name: string,
-  estimateId?: string,
-) {
-  const ids = [
+type RefName = 'VatId' | 'ArticleId' | 'Id';
+
+/**
+ * 422 naming the first item whose reference matches no record (VatId, then ArticleId, then Id: an item of
+ * this estimate). The three lists are checked in one round trip.
+ */
+async function checkReferences(trx: Trx, items: ItemInput[], estimateId: string): Promise<void> {
+  const distinct = (name: RefName) => [
     ...new Set(
-      list
-        .map((x) => x.ref)
+      items
+        .map((x) => x[name])
         .filter((x): x is string => typeof x === 'string')
         .map((x) => x.toLowerCase()),
     ),
   ];
-  if (!ids.length) return;
-  const { rows } = await sql<{ id: string }>`
-    select id from ${sql.table(table)} where id = any(${ids}::uuid[]) ${estimateId ? sql`and estimate_id = ${estimateId}` : sql``}`.execute(trx);
-  const known = new Set(rows.map((r) => r.id));
-  const bad = list.find((x) => typeof x.ref === 'string' && !known.has(x.ref.toLowerCase()));
-  if (bad) {
-    const what = estimateId ? `is not an item of estimate ${estimateId}` : 'does not match any record';
-    throw new HttpProblem(422, `${name} ${bad.ref} ${what}.`, {
-      errors: [{ path: `${bad.path}/${name}`, message: estimateId ? 'not an item of this estimate' : 'no such record' }],
+  const vats = distinct('VatId');
+  const articles = distinct('ArticleId');
+  const ids = distinct('Id');
+  if (!vats.length && !articles.length && !ids.length) return;
+  const { rows } = await sql<{ name: RefName; id: string }>`
+    select 'VatId' as name, x as id from unnest(${vats}::uuid[]) x where not exists (select 1 from vats v where v.id = x)
+    union all
+    select 'ArticleId', x from unnest(${articles}::uuid[]) x where not exists (select 1 from services s where s.id = x)
+    union all
+    select 'Id', x from unnest(${ids}::uuid[]) x where not exists (select 1 from estimate_items i where i.id = x and i.estimate_id = ${estimateId})`.execute(
+    trx,
+  );
+  for (const name of ['VatId', 'ArticleId', 'Id'] as const) {
+    const unknown = new Set(rows.filter((r) => r.name === name).map((r) => r.id));
+    if (!unknown.size) continue;
+    const i = items.findIndex((x) => typeof x[name] === 'string' && unknown.has((x[name] as string).toLowerCase()));
+    const ofEstimate = name === 'Id';
+    throw new HttpProblem(422, `${name} ${items[i][name]} ${ofEstimate ? `is not an item of estimate ${estimateId}` : 'does not match any record'}.`, {
+      errors: [{ path: `/body/${i}/${name}`, message: ofEstimate ? 'not an item of this estimate' : 'no such record' }],
     });
   }
+}
+
+/** An item as PUT …/items answers it: its id (new ones are made here), order and name. */
+export interface PutItem {
+  Id: string;
+  Order: number;
+  Name: string;
 }
 
 /**
  * Replaces the estimate's items with those sent, in order: an item with `Id` (one of this estimate's) is
  * changed and keeps its details; one without is added; the items not sent are removed with their details.
- * Each item's own income and cost (quantity × unit price, agency commission) are its item line. Set-based,
- * so 200 items are a handful of statements. Raises Updated on the estimate (Items, PropertyTypes).
+ * Each item's own income and cost (quantity × unit price, agency commission) are its item line, upserted on
+ * the line's unique index, so one statement removes, writes, stamps the estimate and appends its Updated
+ * event (Items, PropertyTypes); it answers the items in the order sent without reading them back.
  */
-export async function putItems(trx: Trx, actor: Principal, estimateId: string, items: ItemInput[]): Promise<void> {
+export async function putItems(trx: Trx, actor: Principal, estimateId: string, items: ItemInput[]): Promise<PutItem[]> {
   requireWrite(actor, estimate);
   const doc = await loadDocument(trx, estimate, estimateId);
   await requireStageWrite(trx, actor, doc.id, doc.stage);
-  const at = (i: number) => `/body/${i}`;
-  await checkReferences(
-    trx,
-    items.map((x, i) => ({ ref: x.VatId, path: at(i) })),
-    'vats',
-    'VatId',
-  );
-  await checkReferences(
-    trx,
-    items.map((x, i) => ({ ref: x.ArticleId, path: at(i) })),
-    'services',
-    'ArticleId',
-  );
-  await checkReferences(
-    trx,
-    items.map((x, i) => ({ ref: x.Id, path: at(i) })),
-    'estimate_items',
-    'Id',
-    doc.id,
-  );
   const seen = new Map<string, number>();
   items.forEach((x, i) => {
     const key = x.Id?.toLowerCase();
     if (!key) return;
     if (seen.has(key))
-      throw new HttpProblem(422, `Item ${x.Id} is sent twice.`, { errors: [{ path: `${at(i)}/Id`, message: `same item as /body/${seen.get(key)}` }] });
+      throw new HttpProblem(422, `Item ${x.Id} is sent twice.`, { errors: [{ path: `/body/${i}/Id`, message: `same item as /body/${seen.get(key)}` }] });
     seen.set(key, i);
   });
+  await checkReferences(trx, items, doc.id);
   const rows = items.map((x, i) => ({
+    n: i,
     sent_id: x.Id?.toLowerCase() ?? null,
     ord: x.Order ?? i + 1,
     name: x.Name || x.Description || `Item ${i + 1}`,
@@ -114,16 +113,13 @@ export async function putItems(trx: Trx, actor: Principal, estimateId: string, i
     upc: x.UnitPriceCost ?? 0,
     cdv: x.ClientDirectValue ?? 0,
   }));
-  // The old item lines go first: in one statement the new lines would meet them in the unique index.
-  await sql`delete from estimate_item_details d using estimate_items i
-              where i.estimate_id = ${doc.id} and d.estimate_item_id = i.id and d.is_item_line`.execute(trx);
-  await sql`
+  const { rows: written } = await sql<{ id: string; ord: number; name: string }>`
     with input as (
-      select coalesce(r.sent_id, gen_random_uuid()) as id, r.ord, r.name, r.description, r.vat_id, r.service_id, r.retainer, r.approved,
+      select coalesce(r.sent_id, gen_random_uuid()) as id, r.n, r.ord, r.name, r.description, r.vat_id, r.service_id, r.retainer, r.approved,
              r.billed, r.acp, r.qi, r.upi, r.qc, r.upc, r.cdv
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(
         sent_id uuid, ord int, name text, description text, vat_id uuid, service_id uuid, retainer boolean, approved boolean, billed boolean,
-        acp numeric, qi numeric, upi numeric, qc numeric, upc numeric, cdv numeric)
+        acp numeric, qi numeric, upi numeric, qc numeric, upc numeric, cdv numeric, n int)
     ), gone as (
       delete from estimate_items ei where ei.estimate_id = ${doc.id} and ei.id not in (select id from input)
     ), items as (
@@ -136,26 +132,36 @@ export async function putItems(trx: Trx, actor: Principal, estimateId: string, i
         billed = excluded.billed, agency_commission_percentage = excluded.agency_commission_percentage,
         client_direct_value = excluded.client_direct_value, modified_on_utc = now(), modified_by_id = excluded.modified_by_id
       returning id
-    )
-    insert into estimate_item_details (tenant_id, estimate_item_id, detail_type, is_item_line, description, service_id, quantity_income,
-           unit_price_income, quantity_cost, unit_price_cost, agency_commission_value, created_by_id, modified_by_id)
-    select ${actor.tenantId}, i.id, 1, true, i.description, i.service_id, i.qi, i.upi, i.qc, i.upc, round(i.qi * i.upi * i.acp / 100, 2),
-           ${actor.userId}, ${actor.userId}
-      from input i join items using (id)`.execute(trx);
-  await touch(trx, actor, doc.id, { Items: items.length }, { Items: 'Int32' });
+    ), lines as (
+      insert into estimate_item_details (tenant_id, estimate_item_id, detail_type, is_item_line, description, service_id, quantity_income,
+             unit_price_income, quantity_cost, unit_price_cost, agency_commission_value, created_by_id, modified_by_id)
+      select ${actor.tenantId}, i.id, 1, true, i.description, i.service_id, i.qi, i.upi, i.qc, i.upc, round(i.qi * i.upi * i.acp / 100, 2),
+             ${actor.userId}, ${actor.userId}
+        from input i join items using (id)
+      on conflict (tenant_id, estimate_item_id) where is_item_line do update set description = excluded.description,
+        service_id = excluded.service_id, quantity_income = excluded.quantity_income, unit_price_income = excluded.unit_price_income,
+        quantity_cost = excluded.quantity_cost, unit_price_cost = excluded.unit_price_cost, agency_commission_value = excluded.agency_commission_value,
+        modified_on_utc = now(), modified_by_id = excluded.modified_by_id
+    ), stamp as (
+      update estimates set modified_on_utc = now(), modified_by_id = ${actor.userId} where id = ${doc.id}
+    ), event as (${eventInsert(updatedEvent(actor, doc.id, { Items: items.length }, { Items: 'Int32' }))})
+    select id, ord, name from input order by n`.execute(trx);
+  return written.map((r) => ({ Id: r.id, Order: r.ord, Name: r.name }));
 }
+
+const updatedEvent = (actor: Principal, estimateId: string, detail: Row, types: Record<string, string>): NewEvent => ({
+  tenantId: actor.tenantId,
+  actionType: 'Updated',
+  documentType: estimate.className,
+  documentId: estimateId,
+  detail: { ...detail, PropertyTypes: types },
+  userId: actor.userId,
+});
 
 /** The estimate changed through its items or details: its modification stamp and an Updated event. */
 export async function touch(trx: Trx, actor: Principal, estimateId: string, detail: Row, types: Record<string, string>): Promise<void> {
   await sql`update estimates set modified_on_utc = now(), modified_by_id = ${actor.userId} where id = ${estimateId}`.execute(trx);
-  await appendEvent(trx, {
-    tenantId: actor.tenantId,
-    actionType: 'Updated',
-    documentType: estimate.className,
-    documentId: estimateId,
-    detail: { ...detail, PropertyTypes: types },
-    userId: actor.userId,
-  });
+  await appendEvent(trx, updatedEvent(actor, estimateId, detail, types));
 }
 
 /** Amount columns of a lateral estimateAmounts `a`, in the estimate's currency and (× exchange, cents) the company's. */
@@ -170,6 +176,16 @@ const amountJson = (a: string, exchange: string) => {
       'CompanyValueWithoutVatCost', round(${c('cost')} * ${x}, 2), 'CompanyVatValueCost', round(${c('cost_vat')} * ${x}, 2),
       'CompanyValueWithVatCost', round(${c('cost')} * ${x}, 2) + round(${c('cost_vat')} * ${x}, 2))`;
 };
+
+/** The estimate's totals alone (what PUT …/items answers), by the same rule as its full view. */
+export async function estimateTotals(trx: Trx, estimateId: string): Promise<Row> {
+  const { rows } = await sql<{ totals: Row }>`
+    select ${amountJson('t', 'e.exchange')} || jsonb_build_object('Exchange', e.exchange) as totals
+      from estimates e
+      ${estimateAmounts('estimate', 'e.id', 't')}
+     where e.id = ${estimateId}`.execute(trx);
+  return rows[0]?.totals ?? {};
+}
 
 const DETAIL_TYPES = ['Resource', 'ThirdParty', 'Expense'];
 

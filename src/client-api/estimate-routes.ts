@@ -7,12 +7,16 @@ import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
 import { Guid } from '../platform/http/schemas.ts';
-import { documentView } from './documents.ts';
 import { addDetail, type BillingConditionInput, DETAIL_SIDES, type DetailInput, type DetailSide, putBillingConditions } from './estimate-details.ts';
-import { type ItemInput, putItems } from './estimate-items.ts';
-import { BillingCondition, BillingConditionsBody, EstimateDetailAnswer, EstimateDetailBody, EstimateExtraView, EstimateItemsBody } from './estimate-schemas.ts';
-import { estimate } from './estimate-type.ts';
-import { documentView as viewSchema } from './schemas.ts';
+import { estimateTotals, type ItemInput, putItems } from './estimate-items.ts';
+import {
+  BillingCondition,
+  BillingConditionsBody,
+  EstimateDetailAnswer,
+  EstimateDetailBody,
+  EstimateItemsAnswer,
+  EstimateItemsBody,
+} from './estimate-schemas.ts';
 
 const tags = ['Client API'];
 const answer = (view: unknown): never => view as never;
@@ -27,18 +31,19 @@ export async function estimateRoutes(app: App, ctx: AppContext): Promise<void> {
         summary: 'Replace the items of an estimate',
         description:
           'The items sent become the estimate’s, in order: one with Id (an item of this estimate) is changed and keeps its details, one without is added, ' +
-          'the others are removed. Each item’s quantities and unit prices are its own quote line. Needs EstimateWrite. Event: Updated on Estimate (Items).',
+          'the others are removed. Each item’s quantities and unit prices are its own quote line. Answers the items’ ids in the order sent and the ' +
+          'estimate’s new totals (GET /api/v3/estimates/{id} has each item’s details and amounts). Needs EstimateWrite. Event: Updated on Estimate (Items).',
         headers: IdempotencyHeaders,
         params: Type.Object({ id: Guid }),
         body: EstimateItemsBody,
-        response: { 200: viewSchema(estimate, EstimateExtraView) },
+        response: { 200: EstimateItemsAnswer },
       },
     },
     idempotent(ctx, async (request) =>
       answer(
         await request.writeTenant(async (trx: Trx, actor: Principal) => {
-          await putItems(trx, actor, request.params.id, request.body as ItemInput[]);
-          return documentView(trx, estimate, request.params.id);
+          const items = await putItems(trx, actor, request.params.id, request.body as ItemInput[]);
+          return { Id: request.params.id.toLowerCase(), Items: items, Totals: await estimateTotals(trx, request.params.id.toLowerCase()) };
         }),
       ),
     ),

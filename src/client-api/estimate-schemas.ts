@@ -164,14 +164,26 @@ const item = Type.Object({
   ...amounts,
 });
 
+const EstimateTotals = named(
+  'EstimateTotals',
+  Type.Object(
+    { ...amounts, Exchange: Amount },
+    { description: 'In the estimate’s currency, and (Company…) times Exchange rounded to cents: the money rule of DE-Estimates' },
+  ),
+);
+
 export const EstimateExtraView: Record<string, TSchema> = {
   Items: Type.Array(named('EstimateItem', item)),
-  Totals: named(
-    'EstimateTotals',
-    Type.Object(
-      { ...amounts, Exchange: Amount },
-      { description: 'In the estimate’s currency, and (Company…) times Exchange rounded to cents: the money rule of DE-Estimates' },
-    ),
-  ),
+  Totals: EstimateTotals,
   BillingConditions: Type.Array(BillingCondition),
 };
+
+/** What PUT …/items answers (decision 0037): the items' ids in the order sent and the new totals, nothing read back item by item. */
+export const EstimateItemsAnswer = named(
+  'EstimateItemsAnswer',
+  Type.Object({
+    Id: Type.String({ format: 'uuid', description: 'The estimate' }),
+    Items: Type.Array(Type.Object({ Id, Order: Type.Integer(), Name: Type.String() }), { description: 'The estimate’s items, in the order sent' }),
+    Totals: EstimateTotals,
+  }),
+);

@@ -5,49 +5,13 @@ import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
-import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
-import { addExpenseItem, createExpenseSheet, expenseView, ITEM_FIELDS, SHEET_FIELDS } from './expenses.ts';
-import { modelProperties } from './fields.ts';
+import { Item, ItemModel, Sheet, SheetModel } from './expense-schemas.ts';
+import { addExpenseItem, createExpenseSheet, expenseView } from './expenses.ts';
 import type { Row } from './registry.ts';
 
 const tags = ['Client API'];
 const answer = (view: unknown): never => view as never;
-
-const SheetModel = named(
-  'ExpenseModel',
-  Type.Object(modelProperties(SHEET_FIELDS), { additionalProperties: false, description: 'Required: CompanyId, Emission, Due.' }),
-);
-const ItemModel = named(
-  'ExpenseItemModel',
-  Type.Object(
-    {
-      ...modelProperties(ITEM_FIELDS.filter((f) => f.name !== 'ExpenseItemGroup')),
-      ExpenseItemGroup: Type.Union([Type.Integer({ minimum: 0, maximum: 2 }), Type.String({ maxLength: 20 })], {
-        description: 'Advanced 0, Order 1, Refund 2 (number or name)',
-      }),
-      ExpenseSheetId: Type.Optional(Guid),
-      EmployeeId: Type.Optional(Type.Union([Guid, Type.Null()])),
-      ValueWithVat: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
-      CountryId: Type.Optional(Type.Union([Guid, Type.Null()])),
-      JobTypeId: Type.Optional(Type.Union([Guid, Type.Null()])),
-      Correction: Type.Optional(Type.Unknown()),
-    },
-    {
-      additionalProperties: false,
-      description:
-        'EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId).',
-    },
-  ),
-);
-const Sheet = named(
-  'Expense',
-  Type.Object(
-    {},
-    { additionalProperties: true, description: 'The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat' },
-  ),
-);
-const Item = named('ExpenseItem', Type.Object({}, { additionalProperties: true, description: 'The item’s fields with Id and ExpenseSheetId' }));
 
 export async function expenseRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(

@@ -9,59 +9,11 @@ import { hasRole, type Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { forbidden, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { changeDetail } from './documents.ts';
+import { changeDetail, createDocument } from './documents.ts';
+import { ITEM_FIELDS, LEVELS, SHEET_FIELDS } from './expense-fields.ts';
+import { expense } from './expense-type.ts';
 import { columnValues, type Field, viewOf } from './fields.ts';
 import type { Row } from './registry.ts';
-
-const g = (name: string, column: string, required = false): Field => ({ name, column, kind: 'guid', required });
-
-export const SHEET_FIELDS: Field[] = [
-  g('CompanyId', 'company_id', true),
-  g('DepartmentId', 'department_id'),
-  g('CurrencyId', 'currency_id'),
-  g('PaymentConditionId', 'payment_condition_id'),
-  g('SupplierId', 'supplier_id'),
-  { ...g('EmployeeId', 'user_id'), description: 'The user whose expenses these are (default: the acting user)' },
-  { name: 'Emission', column: 'emission_date', kind: 'date', required: true },
-  { name: 'Due', column: 'due_date', kind: 'date', required: true },
-  { name: 'EntryDate', column: 'entry_date', kind: 'date' },
-  { name: 'Exchange', column: 'exchange', kind: 'double', notNull: true },
-  { name: 'ExternalDocumentType', column: 'external_document_type', kind: 'string' },
-  { name: 'DocumentNumber', column: 'document_number', kind: 'string' },
-];
-
-/** Levels of an expense item type and the property each one requires. */
-const LEVELS: (Field | null)[] = [
-  null,
-  g('ClientId', 'commercial_client_id'),
-  g('ProjectId', 'project_id'),
-  g('DeliverableId', 'job_id'),
-  g('EstimateId', 'estimate_id'),
-  g('ProductId', 'product_id'),
-];
-
-export const ITEM_FIELDS: Field[] = [
-  g('ExpenseItemTypeId', 'expense_type_id', true),
-  { name: 'ExpenseItemGroup', column: 'item_group', kind: 'int', description: 'Advanced 0, Order 1, Refund 2 (or the name); required' },
-  { name: 'ValueWithoutVat', column: 'value_without_vat', kind: 'double' },
-  g('VatId', 'vat_id'),
-  { name: 'Number', column: 'number', kind: 'string' },
-  { name: 'Status', column: 'status', kind: 'int', notNull: true, description: 'ToApprove 0' },
-  { name: 'Paid', column: 'paid', kind: 'bool', notNull: true },
-  { name: 'KilometersValue', column: 'kilometers_value', kind: 'double', description: 'Rate per kilometre (default: the mileage type’s value)' },
-  { name: 'Kilometers', column: 'kilometers', kind: 'double' },
-  { name: 'Destination', column: 'destination', kind: 'string' },
-  { name: 'Origin', column: 'origin', kind: 'string' },
-  { name: 'Participants', column: 'participants', kind: 'string' },
-  { name: 'Vehicle', column: 'vehicle', kind: 'string' },
-  { name: 'StartOn', column: 'start_on', kind: 'datetime' },
-  { name: 'EndOn', column: 'end_on', kind: 'datetime' },
-  g('SupplierId', 'supplier_id'),
-  g('DepartmentId', 'department_id'),
-  { name: 'Motive', column: 'motive', kind: 'string' },
-  { name: 'Date', column: 'date', kind: 'date', description: 'Default: StartOn’s day, else today' },
-  ...(LEVELS.filter(Boolean) as Field[]),
-];
 
 const GROUPS = ['Advanced', 'Order', 'Refund'];
 
@@ -85,42 +37,10 @@ function refError(err: unknown, fields: readonly Field[], path: string): never {
   throw err;
 }
 
+/** A new sheet through createDocument (number, its department's workflow and initial stage, folder, history, Created). */
 export async function createExpenseSheet(trx: Trx, actor: Principal, model: Row): Promise<Row> {
-  requireExpense(actor, true);
-  const values = columnValues(SHEET_FIELDS, model, '/body');
-  values.user_id ??= actor.userId;
-  if (values.currency_id == null && typeof values.company_id === 'string') {
-    const co = await trx.selectFrom('companies').select('currency_id').where('id', '=', values.company_id).executeTakeFirst();
-    if (co) values.currency_id = co.currency_id;
-  }
-  for (const f of [...SHEET_FIELDS.filter((x) => x.required), g('EmployeeId', 'user_id')]) {
-    if (values[f.column] == null) throw new HttpProblem(400, `${f.name} is required.`, { errors: [{ path: `/body/${f.name}`, message: 'is required' }] });
-  }
-  const columns = Object.keys(values);
-  const { rows } = await sql<{ id: string }>`
-    with w as (
-      select coalesce((select d.expense_workflow_id from departments d where d.id = ${values.department_id ?? null}::uuid),
-                      (select x.id from workflows x join document_types dt on dt.id = x.document_type_id
-                        where dt.class_name = 'Expense' and x.is_default order by x.created_on_utc, x.id limit 1)) as id
-    ), s as (
-      select w.id as workflow_id, (select st.id from workflow_stages st where st.workflow_id = w.id and st.is_initial order by st.sort_order limit 1) as stage_id from w
-    )
-    insert into expense_sheets (tenant_id, created_by_id, modified_by_id, number, workflow_id, stage_id, ${sql.join(columns.map((c) => sql.id(c)))})
-    select ${actor.tenantId}, ${actor.userId}, ${actor.userId}, 'EXP-' || lpad(nextval('document_number_seq')::text, 6, '0'), s.workflow_id, s.stage_id,
-           ${sql.join(columns.map((c) => sql`${values[c]}`))} from s
-    returning id`
-    .execute(trx)
-    .catch((err: unknown) => refError(err, SHEET_FIELDS, '/body'));
-  const id = rows[0].id;
-  await appendEvent(trx, {
-    tenantId: actor.tenantId,
-    actionType: 'Created',
-    documentType: 'Expense',
-    documentId: id,
-    detail: { Id: id, ...changeDetail(SHEET_FIELDS, values) },
-    userId: actor.userId,
-  });
-  return expenseView(trx, actor, id, false);
+  const doc = await createDocument(trx, actor, expense, { model, path: '/body', userFields: null, brief: null });
+  return expenseView(trx, actor, doc.id, false);
 }
 
 export async function addExpenseItem(trx: Trx, actor: Principal, sheetId: string, model: Row, path = '/body'): Promise<Row> {

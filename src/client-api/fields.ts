@@ -68,6 +68,10 @@ export const KIND_TYPE: Record<Kind, string> = {
   guid: 'Guid',
 };
 
+/** Each column's PropertyTypes name, for emitWrite's `types` (decision 0024). */
+export const columnTypes = (fields: readonly { column: string; kind: Kind }[]): Record<string, string> =>
+  Object.fromEntries(fields.map((f) => [f.column, KIND_TYPE[f.kind]]));
+
 function toTimestamp(value: string, path: string): string {
   const iso = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value.replace(' ', 'T');
   const parsed = new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(iso) ? iso : `${iso}Z`);

@@ -10,7 +10,8 @@ import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvents } from '../platform/events/outbox.ts';
 import { assignRoles } from '../tenancy/service.ts';
-import { columnValues, type Field, viewOf } from './fields.ts';
+import { changeDetail } from './documents.ts';
+import { columnTypes, columnValues, type Field, viewOf } from './fields.ts';
 import type { Row } from './registry.ts';
 
 const guid = (name: string, column: string): Field => ({ name, column, kind: 'guid' });
@@ -42,7 +43,7 @@ const USER_REFERENCES: [string, 'companies' | 'departments' | 'typologies' | 'us
   ['responsible_id', 'users'],
   ['user_type_id', 'user_types'],
 ];
-const USER_EVENT = { names: Object.fromEntries(USER_NAMES), omit: ['inactivated_on_utc', 'password_hash'] };
+const USER_EVENT = { names: Object.fromEntries(USER_NAMES), omit: ['inactivated_on_utc', 'password_hash'], types: { ...columnTypes(USER_MODEL), id: 'Guid' } };
 
 /** A problem about the model at `path` (a CreateMany item) rather than at /body. */
 export function at<T>(path: string, fn: () => Promise<T>, rename: Record<string, string> = {}): Promise<T> {
@@ -141,8 +142,9 @@ export async function createUsers(trx: Trx, actor: Actor, items: { model: Row; p
   await appendEvents(
     trx,
     ordered.map((row, i) => {
-      const detail: Row = { Id: row.id };
-      for (const f of USER_MODEL) if (f.column in rows[i] || f.column === 'is_active') detail[f.name] = row[f.column];
+      const set: Row = {};
+      for (const f of USER_MODEL) if (f.column in rows[i] || f.column === 'is_active') set[f.column] = row[f.column];
+      const detail: Row = { Id: row.id, ...changeDetail(USER_MODEL, set) };
       return { tenantId: actor.tenantId, actionType: 'Created', documentType: 'User', documentId: String(row.id), detail, userId: actor.userId };
     }),
   );
@@ -230,6 +232,7 @@ export async function linkCommercialClientUser(
       { inserted: false, row: { id: client }, changes: { [active ? 'user_added' : 'user_removed']: user } },
       {
         names: { user_added: 'UserAdded', user_removed: 'UserRemoved' },
+        types: { user_added: 'Guid', user_removed: 'Guid' },
       },
     );
   }
@@ -274,7 +277,11 @@ export async function createCommercialClient(trx: Trx, actor: Actor, model: Row,
   const body: Row = {};
   for (const [v3, name] of Object.entries(CLIENT_NAMES)) if (model[v3] !== undefined) body[name] = model[v3];
   const extra = columnValues(CLIENT_EXTRA, model, path);
-  const { view, inserted } = await at(path, () => upsertResource(trx, actor, commercialClients, body), V3_NAME);
+  const { view, inserted } = await at(
+    path,
+    () => upsertResource(trx, actor, commercialClients, body, { types: { ...columnTypes(commercialClients.fields), id: 'Guid' } }),
+    V3_NAME,
+  );
   if (!inserted) {
     throw new HttpProblem(409, `A commercial client with ExternalId ${String(model.ExternalId)} exists already; Create makes new ones.`, {
       errors: [{ path: `${path}/ExternalId`, message: 'already used by another commercial client' }],
@@ -289,7 +296,11 @@ export async function createCommercialClient(trx: Trx, actor: Actor, model: Row,
         () => updateRow(trx, actor, 'commercial_clients', id, extra),
       ),
     );
-    if (result) await emitWrite(trx, actor, 'CommercialClient', result, { names: Object.fromEntries(CLIENT_EXTRA.map((f) => [f.column, f.name])) });
+    if (result)
+      await emitWrite(trx, actor, 'CommercialClient', result, {
+        names: Object.fromEntries(CLIENT_EXTRA.map((f) => [f.column, f.name])),
+        types: columnTypes(CLIENT_EXTRA),
+      });
   }
   return commercialClientView(trx, id);
 }

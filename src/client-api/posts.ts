@@ -120,6 +120,12 @@ async function documentAction(
     Id?: string | null;
   };
   const modelPath = `${path}/${modelKey ?? def.type}`;
+  if (change) noWorkflow(def);
+  if (actionType === 'put' && def.create) {
+    throw new HttpProblem(422, `A post does not change an existing ${def.type}; Post creates one.`, {
+      errors: [{ path: `${path}/DocumentActionType`, message: `Put is not offered for ${def.type}` }],
+    });
+  }
   const input = {
     model,
     path: modelPath,
@@ -157,6 +163,14 @@ async function documentAction(
   return { doc, created: false, action: { DocumentType: def.type, DocumentActionType: 'Put', Id: doc.id } };
 }
 
+/** 422 for a Transition on a type without workflow (an expense item: its sheet has the workflow). */
+function noWorkflow(def: DocumentDef): void {
+  if (!def.stageless) return;
+  throw new HttpProblem(422, `An ${def.type} has no workflow to move along.`, {
+    errors: [{ path: '/body/Actions/Transition', message: `${def.type} has no workflow` }],
+  });
+}
+
 /** `lookup`: where a new document's workflow lookup may run outside the transaction (see documents.ts Lookup). */
 export async function createPost(trx: Trx, actor: Principal, body: PostBody, lookup?: Lookup): Promise<Row> {
   const postDef = documentDef(body.DocumentTypeName, '/body/DocumentTypeName');
@@ -182,6 +196,7 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody, loo
       errors: [{ path: '/body/DocumentId', message: 'is required' }],
     });
   }
+  if (change) noWorkflow(def);
   const changes = Boolean(actions.Transition || actions.Files?.length);
   if (changes) requireWrite(actor, def);
   else requireRead(actor, def);

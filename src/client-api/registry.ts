@@ -1,6 +1,8 @@
 // The document types the Client API creates and changes, in one registry: the v3 routes, PATCH, posts'
 // Actions.Document, team assignments and custom fields all find a type here by any of its names. The
 // second half of the Client API registers Estimate, Expense and ExpenseItem the same way.
+import type { RawBuilder } from 'kysely';
+import type { TSchema } from 'typebox';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { TableName } from '../platform/db/schema.ts';
@@ -46,6 +48,14 @@ export interface DocumentDef {
   finish?: (a: WriteHookArgs & { id: string }) => Promise<void>;
   /** Answer properties that are not columns (ProjectOwnerId…). */
   view?: (trx: Trx, row: Row) => Promise<Row>;
+  /** SQL of the workflow a new document takes before its type's and the default one (an expense sheet: its department's), null for none. */
+  workflow?: (values: Row) => RawBuilder<unknown>;
+  /** The table has no workflow (no stage_id): an expense item. */
+  stageless?: boolean;
+  /** A type written by a writer of its own (no number, workflow or folder): creates the document and answers its id. */
+  create?: (trx: Trx, actor: Principal, model: Row, path: string) => Promise<string>;
+  /** The model's schema where its own routes define it already (posts' Actions.Document take the same one). */
+  model?: TSchema;
 }
 
 const registry = new Map<string, DocumentDef>();

@@ -27,6 +27,7 @@ export const BriefModel = Type.Object(
 
 /** The model of a document type in v3 creates, PATCH-free updates and a post's Actions.Document. */
 export function documentModel(def: DocumentDef): TSchema {
+  if (def.model) return def.model;
   return named(
     `${def.type}Model`,
     Type.Object(

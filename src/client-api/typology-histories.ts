@@ -84,7 +84,7 @@ async function follow(trx: Trx, actor: Actor, userId: string): Promise<void> {
   );
   if (!rows[0]) return;
   const result = await updateRow(trx, actor, 'users', userId, { typology_id: rows[0].typology_id });
-  if (result) await emitWrite(trx, actor, 'User', result, { names: { typology_id: 'TypologyId' } });
+  if (result) await emitWrite(trx, actor, 'User', result, { names: { typology_id: 'TypologyId' }, types: { typology_id: 'Guid' } });
 }
 
 export async function createTypologyHistory(trx: Trx, actor: Actor, model: Row, path: string): Promise<Row> {

@@ -8,7 +8,7 @@ import type { Trx } from '../platform/db/database.ts';
 import type { TableName } from '../platform/db/schema.ts';
 import { badRequest, HttpProblem } from '../platform/errors.ts';
 import { columnValues, type FieldDef, GUID_PATTERN, nullable, requestProperties, responseProperties, viewOf } from './fields.ts';
-import { type Actor, emitWrite, naming, type Row, upsertRow, type WriteResult } from './upsert.ts';
+import { type Actor, type EventOptions, emitWrite, naming, type Row, upsertRow, type WriteResult } from './upsert.ts';
 
 export interface Company {
   id: string;
@@ -198,7 +198,13 @@ async function resolveRef(trx: Trx, r: RefDef, body: Row, company: Company | nul
   return value;
 }
 
-export async function upsertResource(trx: Trx, actor: Actor, def: ResourceDef, body: Row): Promise<{ view: Row; inserted: boolean }> {
+export async function upsertResource(
+  trx: Trx,
+  actor: Actor,
+  def: ResourceDef,
+  body: Row,
+  events: EventOptions = {},
+): Promise<{ view: Row; inserted: boolean }> {
   const company = def.company ? await resolveCompany(trx, def, body) : null;
   const values: Row = columnValues(def.fields, body);
   if (def.company && company) values.company_id = company.id;
@@ -213,7 +219,7 @@ export async function upsertResource(trx: Trx, actor: Actor, def: ResourceDef, b
     def.refs?.find((r) => r.column === column)?.idName ??
     (column === 'company_id' ? 'companyId' : undefined);
   const result = await naming(fieldOf, w.values, () => upsertRow(trx, actor, { table: def.table, key: def.key(w), values: w.values, update: [...w.update] }));
-  await emitWrite(trx, actor, def.documentType, result);
+  await emitWrite(trx, actor, def.documentType, result, events);
   const view = resourceView(def, result.row, company);
   await def.finish?.(trx, actor, { ...w, result, view });
   await def.complete?.(trx, view);

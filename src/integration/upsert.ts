@@ -107,6 +107,11 @@ export interface EventOptions {
   masked?: string[];
   /** Columns left out of the detail. */
   omit?: string[];
+  /**
+   * Type names of columns ('String', 'Guid', …). When given, the detail also carries PropertyTypes, each
+   * changed property's type (the Client API's events, decision 0024); a column not listed is a String.
+   */
+  types?: Record<string, string>;
 }
 
 /** Created or Updated on documentType with the changed properties; nothing when nothing changed. */
@@ -114,7 +119,13 @@ export async function emitWrite(trx: Trx, actor: Actor, documentType: string, re
   const entries = Object.entries(result.changes).filter(([c]) => !opts.omit?.includes(c));
   if (!result.inserted && entries.length === 0) return;
   const detail: Row = {};
-  for (const [c, v] of entries) detail[opts.names?.[c] ?? pascalCase(c)] = opts.masked?.includes(c) ? '********' : v;
+  const types: Record<string, string> = {};
+  for (const [c, v] of entries) {
+    const name = opts.names?.[c] ?? pascalCase(c);
+    detail[name] = opts.masked?.includes(c) ? '********' : v;
+    types[name] = opts.types?.[c] ?? 'String';
+  }
+  if (opts.types) detail.PropertyTypes = types;
   await appendEvent(trx, {
     tenantId: actor.tenantId,
     actionType: result.inserted ? 'Created' : 'Updated',

@@ -895,7 +895,7 @@ export interface paths {
         get?: never;
         /**
          * Replace the items of an estimate
-         * @description The items sent become the estimate’s, in order: one with Id (an item of this estimate) is changed and keeps its details, one without is added, the others are removed. Each item’s quantities and unit prices are its own quote line. Needs EstimateWrite. Event: Updated on Estimate (Items).
+         * @description The items sent become the estimate’s, in order: one with Id (an item of this estimate) is changed and keeps its details, one without is added, the others are removed. Each item’s quantities and unit prices are its own quote line. Answers the items’ ids in the order sent and the estimate’s new totals (GET /api/v3/estimates/{id} has each item’s details and amounts). Needs EstimateWrite. Event: Updated on Estimate (Items).
          */
         put: operations["estimates_putItems"];
         post?: never;
@@ -2858,6 +2858,22 @@ export interface components {
             DayOfMonth: number | null;
             DayOfWeek: number | null;
         };
+        /** @description In the estimate’s currency, and (Company…) times Exchange rounded to cents: the money rule of DE-Estimates */
+        EstimateTotals: {
+            ValueWithoutVatIncome: number;
+            VatValueIncome: number;
+            ValueWithVatIncome: number;
+            ValueWithoutVatCost: number;
+            VatValueCost: number;
+            ValueWithVatCost: number;
+            CompanyValueWithoutVatIncome: number;
+            CompanyVatValueIncome: number;
+            CompanyValueWithVatIncome: number;
+            CompanyValueWithoutVatCost: number;
+            CompanyVatValueCost: number;
+            CompanyValueWithVatCost: number;
+            Exchange: number;
+        };
         EstimateItem: {
             /** Format: uuid */
             Id: string;
@@ -2923,21 +2939,20 @@ export interface components {
             CompanyVatValueCost: number;
             CompanyValueWithVatCost: number;
         };
-        /** @description In the estimate’s currency, and (Company…) times Exchange rounded to cents: the money rule of DE-Estimates */
-        EstimateTotals: {
-            ValueWithoutVatIncome: number;
-            VatValueIncome: number;
-            ValueWithVatIncome: number;
-            ValueWithoutVatCost: number;
-            VatValueCost: number;
-            ValueWithVatCost: number;
-            CompanyValueWithoutVatIncome: number;
-            CompanyVatValueIncome: number;
-            CompanyValueWithVatIncome: number;
-            CompanyValueWithoutVatCost: number;
-            CompanyVatValueCost: number;
-            CompanyValueWithVatCost: number;
-            Exchange: number;
+        EstimateItemsAnswer: {
+            /**
+             * Format: uuid
+             * @description The estimate
+             */
+            Id: string;
+            /** @description The estimate’s items, in the order sent */
+            Items: {
+                /** Format: uuid */
+                Id: string;
+                Order: number;
+                Name: string;
+            }[];
+            Totals: components["schemas"]["EstimateTotals"];
         };
         /** @description Required: CompanyId, Emission, Due. */
         ExpenseModel: {
@@ -5756,7 +5771,7 @@ export interface components {
         PostBody: {
             /** Format: uuid */
             DocumentId?: string | null;
-            /** @description Project, Job, Contract, Request, Estimate (class and full type names accepted) */
+            /** @description Project, Job, Contract, Request, Estimate, Expense, ExpenseItem (class and full type names accepted) */
             DocumentTypeName: string;
             Text?: string | null;
             IsVisibleToClient?: boolean | null;
@@ -6159,6 +6174,82 @@ export interface components {
                             Text?: string | null;
                             PlainText?: string | null;
                         } | null;
+                    } | null;
+                    /** @description Required: CompanyId, Emission, Due. */
+                    Expense?: {
+                        /** Format: uuid */
+                        CompanyId?: string | null;
+                        /** Format: uuid */
+                        DepartmentId?: string | null;
+                        /** Format: uuid */
+                        CurrencyId?: string | null;
+                        /** Format: uuid */
+                        PaymentConditionId?: string | null;
+                        /** Format: uuid */
+                        SupplierId?: string | null;
+                        /**
+                         * Format: uuid
+                         * @description The user whose expenses these are (default: the acting user)
+                         */
+                        EmployeeId?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        Emission?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        Due?: string | null;
+                        /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                        EntryDate?: string | null;
+                        Exchange?: number;
+                        ExternalDocumentType?: string | null;
+                        DocumentNumber?: string | null;
+                    } | null;
+                    /** @description EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId). */
+                    ExpenseItem?: {
+                        /** Format: uuid */
+                        ExpenseItemTypeId?: string | null;
+                        ValueWithoutVat?: number | null;
+                        /** Format: uuid */
+                        VatId?: string | null;
+                        Number?: string | null;
+                        /** @description ToApprove 0 */
+                        Status?: number;
+                        Paid?: boolean;
+                        /** @description Rate per kilometre (default: the mileage type’s value) */
+                        KilometersValue?: number | null;
+                        Kilometers?: number | null;
+                        Destination?: string | null;
+                        Origin?: string | null;
+                        Participants?: string | null;
+                        Vehicle?: string | null;
+                        /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+                        StartOn?: string | null;
+                        /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+                        EndOn?: string | null;
+                        /** Format: uuid */
+                        SupplierId?: string | null;
+                        /** Format: uuid */
+                        DepartmentId?: string | null;
+                        Motive?: string | null;
+                        /** @description Default: StartOn’s day, else today */
+                        Date?: string | null;
+                        /** Format: uuid */
+                        ClientId?: string | null;
+                        /** Format: uuid */
+                        ProjectId?: string | null;
+                        /** Format: uuid */
+                        DeliverableId?: string | null;
+                        /** Format: uuid */
+                        EstimateId?: string | null;
+                        /** Format: uuid */
+                        ProductId?: string | null;
+                        /** @description Advanced 0, Order 1, Refund 2 (number or name) */
+                        ExpenseItemGroup: number | string;
+                        /** Format: uuid */
+                        ExpenseSheetId?: string;
+                        EmployeeId?: string | null;
+                        ValueWithVat?: number | null;
+                        CountryId?: string | null;
+                        JobTypeId?: string | null;
+                        Correction?: unknown;
                     } | null;
                 } | null;
                 Files?: components["schemas"]["PostFile"][] | null;
@@ -8136,7 +8227,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Estimate"];
+                    "application/json": components["schemas"]["EstimateItemsAnswer"];
                 };
             };
             400: components["responses"]["Problem"];
