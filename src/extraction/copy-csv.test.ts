@@ -1,12 +1,10 @@
-// The pieces of the COPY-based CSV export that need no database: parameters inlined as literals, the
-// formatting select, and LF -> CRLF outside quoted fields across chunk boundaries.
+// The pieces of the COPY-based CSV export that need no database: parameters inlined as literals and the
+// formatting select (CR LF row ends: copy-out.test.ts).
 // (test/extraction-csv.test.ts checks the literals against PostgreSQL and the CSV against the JSON pages.)
 import assert from 'node:assert/strict';
-import { Readable } from 'node:stream';
-import { buffer } from 'node:stream/consumers';
 import { describe, test } from 'node:test';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
-import { CsvLineEnds, csvHeader, csvSelect, inlineParameters, sqlLiteral } from './copy-csv.ts';
+import { csvHeader, csvSelect, inlineParameters, sqlLiteral } from './copy-csv.ts';
 
 const db = new Kysely<unknown>({
   dialect: {
@@ -111,54 +109,5 @@ describe('csvSelect and csvHeader', () => {
       ]),
       'Id,"Cost, net","Say ""hi"""\r\n',
     );
-  });
-});
-
-/** The reference: LF outside quotes becomes CRLF, one character at a time. */
-function expected(text: string): string {
-  let quoted = false;
-  let out = '';
-  for (const ch of text) {
-    if (ch === '"') quoted = !quoted;
-    out += ch === '\n' && !quoted ? '\r\n' : ch;
-  }
-  return out;
-}
-
-async function through(chunks: string[]): Promise<string> {
-  return (await buffer(Readable.from(chunks.map((c) => Buffer.from(c))).pipe(new CsvLineEnds()))).toString();
-}
-
-describe('CsvLineEnds', () => {
-  const sample = 'Id,Name,Note\n1,plain,\n2,"Smith, J","line one\nline two"\n3,"say ""hi""\n",""\n4,"""",x\n5,"a\r\nb",é😀\n';
-
-  test('LF outside quotes becomes CRLF; inside a quoted field it stays', async () => {
-    assert.equal(await through([sample]), expected(sample));
-    assert.equal(await through(['a,b\nc,d\n']), 'a,b\r\nc,d\r\n');
-    assert.equal(await through(['a,"x\ny"\n']), 'a,"x\ny"\r\n');
-  });
-
-  test('at every split into two and three chunks, including a quote or a doubled quote split across chunks', async () => {
-    const bytes = Buffer.from(sample);
-    const want = expected(sample);
-    for (let i = 0; i <= bytes.length; i++) {
-      const t = new CsvLineEnds();
-      const got = Buffer.concat([t.convert(bytes.subarray(0, i)), t.convert(bytes.subarray(i))]).toString();
-      assert.equal(got, want, `split at ${i}`);
-      for (let j = i; j <= bytes.length; j += 7) {
-        const u = new CsvLineEnds();
-        const three = Buffer.concat([u.convert(bytes.subarray(0, i)), u.convert(bytes.subarray(i, j)), u.convert(bytes.subarray(j))]).toString();
-        assert.equal(three, want, `split at ${i} and ${j}`);
-      }
-    }
-  });
-
-  test('a chunk without quotes while a quoted field is open passes through unchanged', async () => {
-    assert.equal(await through(['1,"open\n', 'still\ninside\n', 'closed"\n']), '1,"open\nstill\ninside\nclosed"\r\n');
-  });
-
-  test('a chunk without a line end is returned as it is (no copy)', () => {
-    const chunk = Buffer.from('no line end, "quoted" here');
-    assert.equal(new CsvLineEnds().convert(chunk), chunk);
   });
 });

@@ -1,10 +1,9 @@
 // The CSV export through PostgreSQL's own COPY … TO STDOUT (FORMAT csv): bytes go from the database
 // socket to the HTTP socket as Buffers, with no JS string per field, so memory stays flat at any row count.
 import { createRequire } from 'node:module';
-import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
-import { type CopyToStreamQuery, to as copyTo } from 'pg-copy-streams';
+import { CopyOut } from './copy-out.ts';
 import type { CatalogueColumn } from './definition.ts';
 
 // pg's own conversion of a bound value to the text it sends (dates, arrays, Buffers, objects), so an
@@ -166,68 +165,6 @@ export function csvText(v: string): string {
 export const csvHeader = (columns: CatalogueColumn[], options: CsvOptions = {}): string =>
   `${options.bom ? UTF8_BOM : ''}${columns.map((c) => csvText(options.excelSafe ? excelSafeText(c.name) : c.name)).join(',')}\r\n`;
 
-const LF = 10;
-const CR = 13;
-const QUOTE = 34;
-
-/**
- * COPY ends lines with LF; RFC 4180 with CRLF. A line break inside a quoted field is data and stays
- * as it is, so the converter follows the quotes across chunks (a doubled quote toggles twice).
- */
-export class CsvLineEnds extends Transform {
-  #quoted = false;
-  readonly #cuts: number[] = [];
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    done(null, this.convert(chunk));
-  }
-
-  convert(chunk: Buffer): Buffer {
-    const cuts = this.#cuts;
-    cuts.length = 0;
-    const n = chunk.length;
-    let nextQuote = chunk.indexOf(QUOTE);
-    if (nextQuote === -1) {
-      // Fast path: no quote in the chunk, so every LF is a line end (or, inside a quote, none is).
-      if (this.#quoted) return chunk;
-      for (let j = chunk.indexOf(LF); j !== -1; j = chunk.indexOf(LF, j + 1)) cuts.push(j);
-    } else {
-      let quoted = this.#quoted;
-      let nextLf = -2;
-      let i = 0;
-      while (i < n) {
-        if (nextQuote !== -1 && nextQuote < i) nextQuote = chunk.indexOf(QUOTE, i);
-        if (quoted) {
-          if (nextQuote === -1) break;
-          quoted = false;
-          i = nextQuote + 1;
-          continue;
-        }
-        if (nextLf !== -1 && nextLf < i) nextLf = chunk.indexOf(LF, i);
-        if (nextLf !== -1 && (nextQuote === -1 || nextLf < nextQuote)) {
-          cuts.push(nextLf);
-          i = nextLf + 1;
-        } else if (nextQuote !== -1) {
-          quoted = true;
-          i = nextQuote + 1;
-        } else break;
-      }
-      this.#quoted = quoted;
-    }
-    if (cuts.length === 0) return chunk;
-    const out = Buffer.allocUnsafe(n + cuts.length);
-    let at = 0;
-    let from = 0;
-    for (const cut of cuts) {
-      at += chunk.copy(out, at, from, cut);
-      out[at++] = CR;
-      from = cut;
-    }
-    chunk.copy(out, at, from, n);
-    return out;
-  }
-}
-
 /**
  * How many bytes each stage of an export holds before it stops reading from the one before. Three processes
  * share the CPUs (PostgreSQL, the server, the client); with streams' default 64 KiB each stage stalls the one
@@ -246,37 +183,10 @@ export interface ExportSource {
 }
 
 /**
- * `COPY (<rows, formatted as csvSelect prints them>) TO STDOUT WITH (FORMAT csv)` on a client inside the
- * export's transaction: its LF-terminated CSV bytes, without a header. The columns' SQL types come from a
- * `limit 0` run of the same query (planned, no row read): exact for every catalogue query, user fields and
- * custom tables (whose Float is float8, not numeric).
- */
-export async function startCopyCsv(
-  client: pg.PoolClient,
-  kysely: Kysely<any>,
-  rows: RawBuilder<unknown>,
-  columns: CatalogueColumn[],
-  options: CsvOptions = {},
-): Promise<CopyToStreamQuery> {
-  const compiled = rows.compile(kysely);
-  const described = await client.query({ text: `select * from (${compiled.sql}) as r limit 0`, values: compiled.parameters as unknown[] });
-  const formatted = csvSelect(
-    rows,
-    columns,
-    described.fields.map((f) => f.dataTypeID),
-    options,
-  ).compile(kysely);
-  const copy = client.query(
-    copyTo(`copy (${inlineParameters(formatted.sql, formatted.parameters)}) to stdout with (format csv)`, { highWaterMark: EXPORT_HIGH_WATER_MARK }),
-  );
-  // pg reports a connection that ends mid-COPY to the stream by emitting 'error'; once our pipeline
-  // is torn down nothing else listens, and an unheard 'error' would crash the process.
-  copy.on('error', () => {});
-  return copy;
-}
-
-/**
- * The CSV export: startCopyCsv's bytes with CRLF line ends (RFC 4180); the first chunk carries the header row.
+ * The CSV export: `COPY (<rows, formatted as csvSelect prints them>) TO STDOUT WITH (FORMAT csv)` on a client
+ * inside the export's transaction, its rows ended with CR LF (RFC 4180); the first chunk carries the header row.
+ * The columns' SQL types come from a `limit 0` run of the same query (planned, no row read): exact for every
+ * catalogue query, user fields and custom tables (whose Float is float8, not numeric).
  */
 export async function openCopyCsv(
   client: pg.PoolClient,
@@ -285,10 +195,16 @@ export async function openCopyCsv(
   columns: CatalogueColumn[],
   options: CsvOptions = {},
 ): Promise<ExportSource> {
-  const copy = await startCopyCsv(client, kysely, rows, columns, options);
-  const lineEnds = new CsvLineEnds({ highWaterMark: EXPORT_HIGH_WATER_MARK });
-  pipeline(copy, lineEnds, () => {});
-  const lines = lineEnds[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const compiled = rows.compile(kysely);
+  const described = await client.query({ text: `select * from (${compiled.sql}) as r limit 0`, values: compiled.parameters as unknown[] });
+  const formatted = csvSelect(
+    rows,
+    columns,
+    described.fields.map((f) => f.dataTypeID),
+    options,
+  ).compile(kysely);
+  const copy = startCopy(client, `copy (${inlineParameters(formatted.sql, formatted.parameters)}) to stdout with (format csv)`, { crlf: true });
+  const lines = copy[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let header: string | null = csvHeader(columns, options);
   const chunks: AsyncIterator<Buffer | string> = {
     next: async () => {
@@ -299,12 +215,14 @@ export async function openCopyCsv(
       return { done: false, value: next.done ? h : Buffer.concat([Buffer.from(h), next.value]) };
     },
   };
-  return {
-    chunks,
-    rows: () => copy.rowCount,
-    stop: () => {
-      lineEnds.destroy();
-      copy.destroy();
-    },
-  };
+  return { chunks, rows: () => copy.rowCount, stop: () => copy.destroy() };
+}
+
+/** Starts a COPY … TO STDOUT on `client` (./copy-out.ts). */
+export function startCopy(client: pg.PoolClient, text: string, options: { crlf?: boolean } = {}): CopyOut {
+  const copy = client.query(new CopyOut(text, { highWaterMark: EXPORT_HIGH_WATER_MARK, ...options }) as unknown as pg.Submittable) as unknown as CopyOut;
+  // pg reports a connection that ends mid-COPY by failing the query; once the export's reader is gone nothing
+  // else listens, and an unheard 'error' would crash the process.
+  copy.on('error', () => {});
+  return copy;
 }

@@ -3,8 +3,7 @@
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import type { Kysely, RawBuilder } from 'kysely';
 import type pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
-import { EXPORT_HIGH_WATER_MARK, type ExportSource, inlineParameters } from './copy-csv.ts';
+import { EXPORT_HIGH_WATER_MARK, type ExportSource, inlineParameters, startCopy } from './copy-csv.ts';
 import type { CatalogueColumn } from './definition.ts';
 import { JsonLines, jsonTextSelect } from './json-lines.ts';
 
@@ -56,9 +55,7 @@ export async function openCopyJson(
     described.fields.map((f) => f.dataTypeID),
   );
   const text = select.compile(kysely);
-  const copy = client.query(copyTo(`copy (${inlineParameters(text.sql, text.parameters)}) to stdout`, { highWaterMark: EXPORT_HIGH_WATER_MARK }));
-  // As for CSV: an 'error' after our pipeline is gone must have a listener.
-  copy.on('error', () => {});
+  const copy = startCopy(client, `copy (${inlineParameters(text.sql, text.parameters)}) to stdout`);
   const lines = new JsonLines(
     columns.map((c) => c.name),
     kinds,
