@@ -27,10 +27,8 @@ export class CopyOut extends Readable {
   readonly #crlf: boolean;
   #connection: PgConnection | null = null;
   #pgOnData: OnData | null = null;
-  readonly #onReadable = () => this.#forward();
-  #wanted = false;
-  #forwarding = false;
-  #finished = false;
+  readonly #onData = (chunk: Buffer) => this.#parse(chunk);
+  #paused = false;
   /** A message's first bytes when a chunk ended inside its five-byte header. */
   readonly #header = Buffer.alloc(5);
   #headerBytes = 0;
@@ -44,7 +42,7 @@ export class CopyOut extends Readable {
     this.#crlf = options.crlf ?? false;
   }
 
-  /** Called by pg's client.query: takes the socket over from pg's parser until the COPY is done. */
+  /** Called by pg's client.query: takes the socket's chunks over from pg's parser until the COPY is done. */
   submit(connection: PgConnection): void {
     this.#connection = connection;
     const listeners = connection.stream.listeners('data') as OnData[];
@@ -52,30 +50,25 @@ export class CopyOut extends Readable {
     const onData = listeners[0];
     this.#pgOnData = onData;
     connection.stream.removeListener('data', onData);
-    connection.stream.pause();
-    connection.stream.on('readable', this.#onReadable);
+    connection.stream.on('data', this.#onData);
     connection.query(this.text);
   }
 
   override _read(): void {
-    this.#wanted = true;
-    this.#forward();
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#connection?.stream.resume();
   }
 
-  #forward(): void {
-    if (this.#forwarding || !this.#wanted || !this.#connection) return;
-    this.#forwarding = true;
-    const stream = this.#connection.stream;
-    // A socket without an encoding reads Buffers.
-    const read = () => (this.#wanted && !this.#finished ? (stream.read() as Buffer | null) : null);
-    for (let chunk = read(); chunk !== null; chunk = read()) this.#parse(chunk);
-    this.#forwarding = false;
-  }
-
+  /**
+   * Strips the framing of `chunk` in place (each message loses a five-byte header and gains at most a CR, so
+   * the rows' bytes never overtake the bytes still to read) and pushes a view of it: no new memory per chunk,
+   * whose volume would have V8 run a full collection every 64 MB of rows. A row begun in an earlier chunk and
+   * ended in this one, when it gains its CR before any header was read here, goes into a small Buffer of its own.
+   */
   #parse(chunk: Buffer): void {
     const n = chunk.length;
-    // A row's CR adds a byte per message, and every message has a header of five.
-    const out = Buffer.allocUnsafe(this.#crlf ? n + Math.ceil(n / 5) + 1 : n);
+    let first: Buffer | null = null;
     let o = 0;
     let p = 0;
     // Also once the chunk is read, to end a message with no body (CopyDone) whose header ended it.
@@ -99,20 +92,28 @@ export class CopyOut extends Readable {
         }
         if (this.#code === ERROR_RESPONSE) {
           // pg reads the error and fails the query (handleError); it gets the message from its first byte.
-          const rest = start === -1 ? Buffer.concat([this.#header, chunk.subarray(p)]) : chunk.subarray(start);
-          if (o > 0) this.push(out.subarray(0, o));
-          this.#detach(rest);
+          this.#emit(first, chunk, o);
+          this.#detach(start === -1 ? Buffer.concat([this.#header, chunk.subarray(p)]) : chunk.subarray(start));
           return;
         }
       }
       const take = Math.min(this.#left, n - p);
       if (this.#code === COPY_DATA && take > 0) {
-        const ends = take === this.#left;
-        if (this.#crlf && ends && chunk[p + take - 1] === LF) {
-          o += chunk.copy(out, o, p, p + take - 1);
-          out[o++] = CR;
-          out[o++] = LF;
-        } else o += chunk.copy(out, o, p, p + take);
+        if (this.#crlf && take === this.#left && chunk[p + take - 1] === LF) {
+          if (o === p) {
+            first = Buffer.allocUnsafe(take + 1);
+            chunk.copy(first, 0, p, p + take - 1);
+            first[take - 1] = CR;
+            first[take] = LF;
+          } else {
+            o += chunk.copy(chunk, o, p, p + take - 1);
+            chunk[o++] = CR;
+            chunk[o++] = LF;
+          }
+        } else {
+          if (o !== p) chunk.copy(chunk, o, p, p + take);
+          o += take;
+        }
       }
       p += take;
       this.#left -= take;
@@ -121,26 +122,39 @@ export class CopyOut extends Readable {
         this.#code = 0;
         // CopyOutResponse, CopyData and the messages PostgreSQL may send at any time go on; CopyDone ends it.
         if (code === COPY_DONE) {
-          if (o > 0) this.push(out.subarray(0, o));
+          this.#emit(first, chunk, o);
           this.#detach(chunk.subarray(p));
           this.push(null);
           return;
         }
       }
     }
-    if (o > 0) this.#wanted = this.push(out.subarray(0, o));
+    if (!this.#emit(first, chunk, o)) {
+      this.#paused = true;
+      this.#connection?.stream.pause();
+    }
+  }
+
+  /** Pushes the rows of a chunk; false when the reader wants no more for now. */
+  #emit(first: Buffer | null, chunk: Buffer, end: number): boolean {
+    let more = true;
+    if (first) more = this.push(first);
+    if (end > 0) more = this.push(chunk.subarray(0, end));
+    return more;
   }
 
   /** Gives the socket back to pg's parser with what is left of the chunk (CommandComplete, ReadyForQuery). */
   #detach(rest: Buffer): void {
-    this.#finished = true;
     const connection = this.#connection as PgConnection;
     const onData = this.#pgOnData as OnData;
-    connection.stream.removeListener('readable', this.#onReadable);
+    connection.stream.removeListener('data', this.#onData);
     connection.stream.on('data', onData);
     if (rest.length > 0) onData(rest);
-    // As pg-copy-streams: pg's handler may pause the socket, so it is resumed after it has run.
-    process.nextTick(() => connection.stream.resume());
+    // Paused while the reader was full, perhaps: pg reads on.
+    if (this.#paused) {
+      this.#paused = false;
+      connection.stream.resume();
+    }
   }
 
   handleError(err: Error): void {
