@@ -63,24 +63,29 @@ export const seekCounted = (result: 'hit' | 'stale' | 'miss'): void => {
 /**
  * Rows strictly after the row whose order values are `at`, in the order of `terms` (the page's ORDER BY,
  * which ends with the key, so no two rows tie): lexicographic, each term in its direction, nulls last
- * ascending and first descending as ORDER BY places them, equality under the term's own collation. The
- * first term also bounds the scan on its own (`>=`/`<=`), which an index on it can serve.
+ * ascending and first descending as ORDER BY places them, equality under the term's own collation.
+ * As one or two conditions, whose rows the page reads in this order: the first bounds the first term on
+ * its own (`>=`/`<=`), which an index on it serves; when that term ascends from a value, the rows where it
+ * is null (which sort last) are the second (a NOT NULL column makes that one empty at plan time).
  */
-export function after(terms: OrderTerm[], at: SeekPosition): RawBuilder<boolean> {
+export function after(terms: OrderTerm[], at: SeekPosition): RawBuilder<boolean>[] {
   const literal = (i: number) => sql`${at.values[i]}::${sql.raw(at.types[i])}`;
-  const from = (i: number): RawBuilder<boolean> => {
+  const from = (i: number, nullable: boolean): RawBuilder<boolean> => {
     if (i === terms.length) return sql<boolean>`false`;
     const { value, desc } = terms[i];
-    const rest = from(i + 1);
+    const rest = from(i + 1, true);
     if (at.values[i] === null) {
       // Nulls come last ascending (only nulls follow a null), first descending (every non-null follows).
       return desc ? sql<boolean>`(${value} is not null or (${value} is null and ${rest}))` : sql<boolean>`(${value} is null and ${rest})`;
     }
     const x = literal(i);
-    return desc
-      ? sql<boolean>`(${value} < ${x} or (${value} = ${x} and ${rest}))`
-      : sql<boolean>`(${value} > ${x} or ${value} is null or (${value} = ${x} and ${rest}))`;
+    if (desc) return sql<boolean>`(${value} < ${x} or (${value} = ${x} and ${rest}))`;
+    return nullable
+      ? sql<boolean>`(${value} > ${x} or ${value} is null or (${value} = ${x} and ${rest}))`
+      : sql<boolean>`(${value} > ${x} or (${value} = ${x} and ${rest}))`;
   };
-  const lead = at.values[0] === null ? sql`true` : terms[0].desc ? sql`${terms[0].value} <= ${literal(0)}` : sql`(${terms[0].value} >= ${literal(0)} or ${terms[0].value} is null)`;
-  return sql<boolean>`${lead} and ${from(0)}`;
+  const [lead] = terms;
+  if (at.values[0] === null) return [from(0, true)];
+  if (lead.desc) return [sql<boolean>`${lead.value} <= ${literal(0)} and ${from(0, true)}`];
+  return [sql<boolean>`${lead.value} >= ${literal(0)} and ${from(0, false)}`, sql<boolean>`${lead.value} is null`];
 }
