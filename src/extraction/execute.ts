@@ -183,38 +183,34 @@ const DEFINITION_TYPES: Partial<Record<ColumnType, number>> = { decimal: OID.num
 export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Buffer> {
   const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
   if (!keysFirst) return Buffer.from(JSON.stringify(await executePage(trx, q, plan)));
-  if (plan.take === 0) return pageBytes(null, await exactCount(trx, q.tenantId, countQuery(q, plan)));
+  if (plan.take === 0) return pageBytes([], await exactCount(trx, q.tenantId, countQuery(q, plan)));
   const probe = countProbe(trx, q.tenantId, countQuery(q, plan));
   const chosen = await chooseKeys(trx, q, plan, probe);
   const statement = pageRowsStatement(q, plan, chosen.keys);
   const types = plan.fields.map((c) => DEFINITION_TYPES[c.type] ?? 0);
-  // The rows' JSON objects joined by PostgreSQL, in the rows statement's order: one string per page.
-  const joined = statement
-    ? (
-        await sql<{
-          rows: string | null;
-          n: string;
-        }>`select string_agg(x.line, ',') as rows, count(*) as n from (${jsonObjects(statement, plan.fields, types)}) as x`.execute(trx)
-      ).rows[0]
-    : { rows: null, n: '0' };
-  const n = Number(joined.n);
-  const complete = plan.take !== null && n < plan.take && (n > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + n : await probe.settle(chosen.count, chosen.snapshot);
-  return pageBytes(joined.rows, totalCount);
+  const rows = statement ? (await jsonObjects(statement, plan.fields, types).execute(trx)).rows : [];
+  const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
+  const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.count, chosen.snapshot);
+  return pageBytes(rows, totalCount);
 }
 
 /**
- * The page's JSON written once into one Buffer sized to it. The rows arrive as one string (PostgreSQL joins
- * them): a string per row would be thousands of young objects surviving the scavenges while the result
- * accumulates, promoted and collected again in the capped old space (decision 0039); wrapping the rows in the
- * envelope as strings would copy the page twice more before the socket converts it to bytes (decision 0035).
+ * The page's JSON written once into one Buffer sized to it. Joining the lines and wrapping them in the
+ * envelope would make two more copies of the page in V8's heap (the joined string, then the flattened
+ * envelope) before the socket converts it to bytes a third time: for a 10,000-row page, 40 MB of old
+ * space that V8 keeps committed long after (decision 0035).
  */
-function pageBytes(rows: string | null, totalCount: number): Buffer {
+function pageBytes(rows: { line: string }[], totalCount: number): Buffer {
   const head = '{"data":[';
   const tail = `],"totalCount":${totalCount}}`;
-  const out = Buffer.allocUnsafe(head.length + tail.length + (rows === null ? 0 : Buffer.byteLength(rows)));
+  let size = head.length + tail.length + Math.max(rows.length - 1, 0);
+  for (const r of rows) size += Buffer.byteLength(r.line);
+  const out = Buffer.allocUnsafe(size);
   let at = out.write(head, 0, 'latin1');
-  if (rows !== null) at += out.write(rows, at);
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0) out[at++] = 44; // ,
+    at += out.write(rows[i].line, at);
+  }
   out.write(tail, at, 'latin1');
   return out;
 }
