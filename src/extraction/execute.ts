@@ -37,20 +37,19 @@ const TYPE_NAME = /^[a-z][a-z0-9 ]*$/;
 /** The page's keys as text (k0, k1, …), the order values of each row as text with their types (o0, t0, …). */
 type KeyRow = Record<string, string | null>;
 
-/** What the key statement answered: the page's keys, the count probe's value and the statement's snapshot. */
+/** What the key statement answered: the page's keys and whether the page's kept count still holds. */
 interface ChosenKeys {
   keys: KeyRow[];
-  count: string | null;
-  snapshot: string;
+  countHolds: boolean | null;
 }
 
 /**
  * The key statement: the page's keys on the keys phase's source, where only the key, filter and order
  * columns are computed (deep pages skip over keys, not rows), answered as text. A page with a skip seeks
  * past the kept position of the page before it when nothing it reads has changed since (seek-positions.ts);
- * a full page keeps the position after it. The same statement answers the page's count probe and its
- * snapshot (one round trip for keys, count check and count). As text only outside the limit: the skipped
- * keys of a deep page are read, never converted.
+ * a full page keeps the position after it, with the statement's snapshot. The same statement checks the
+ * page's kept count and the position it sought from (one round trip for keys and checks). As text only
+ * outside the limit: the skipped keys of a deep page are read, never converted.
  */
 async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountProbe): Promise<ChosenKeys> {
   const terms = orderTerms(q, plan);
@@ -72,7 +71,7 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
   const compiled = base.compile(trx);
   const at = plan.skip > 0 ? positionKey(q.tenantId, compiled, plan.skip) : null;
   const kept = at ? keptPosition(at) : undefined;
-  const run = async (sought: SeekPosition | undefined, count: RawBuilder<unknown>) => {
+  const run = async (sought: SeekPosition | undefined, countHolds: RawBuilder<unknown>) => {
     const texts = [
       ...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`),
       sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`,
@@ -81,18 +80,18 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
     const limit = plan.take !== null ? sql` limit ${plan.take}` : sql``;
     const page = sought ? seek(after(terms, sought), limit) : statement(null, sql`${limit}${plan.skip > 0 ? sql` offset ${plan.skip}` : sql``}`);
     const unchanged = sought ? unchangedSince(q.tenantId, sought.tables, sought.snapshot) : sql`true`;
-    const { rows } = await sql<KeyRow & { present: boolean | null; unchanged: boolean; count: string | null; snapshot: string }>`
-      select ${sql.join(texts)}, p.present, s.unchanged, s.count, s.snapshot
-        from (select pg_current_snapshot()::text as snapshot, ${count} as count, ${unchanged} as unchanged offset 0) as s
+    const { rows } = await sql<KeyRow & { present: boolean | null; unchanged: boolean; count_holds: boolean | null; snapshot: string }>`
+      select ${sql.join(texts)}, p.present, s.unchanged, s.count_holds, s.snapshot
+        from (select pg_current_snapshot()::text as snapshot, ${countHolds} as count_holds, ${unchanged} as unchanged offset 0) as s
         left join lateral (select p.*, true as present from (${page}) as p) as p on true`.execute(trx);
-    return { keys: rows[0].present ? rows : [], count: rows[0].count, snapshot: rows[0].snapshot, unchanged: rows[0].unchanged };
+    return { keys: rows[0].present ? rows : [], countHolds: rows[0].count_holds, snapshot: rows[0].snapshot, unchanged: rows[0].unchanged };
   };
-  let chosen = await run(kept, probe?.column ?? sql`null::text`);
+  let chosen = await run(kept, probe?.column ?? sql`null::boolean`);
   if (kept && !chosen.unchanged) {
     // A table the page reads changed since the position was read: the offset page, with the count already answered.
     seekCounted('stale');
     forgetPosition(at as string);
-    chosen = { ...(await run(undefined, sql`null::text`)), count: chosen.count, snapshot: chosen.snapshot };
+    chosen = { ...(await run(undefined, sql`null::boolean`)), countHolds: chosen.countHolds, snapshot: chosen.snapshot };
   } else if (at) seekCounted(kept ? 'hit' : 'miss');
   const { keys } = chosen;
   if (plan.take !== null && plan.take > 0 && keys.length === plan.take) {
@@ -190,7 +189,7 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan): P
   const types = plan.fields.map((c) => DEFINITION_TYPES[c.type] ?? 0);
   const rows = statement ? (await jsonObjects(statement, plan.fields, types).execute(trx)).rows : [];
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.count, chosen.snapshot);
+  const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.countHolds);
   return pageBytes(rows, totalCount);
 }
 
