@@ -37,19 +37,20 @@ const TYPE_NAME = /^[a-z][a-z0-9 ]*$/;
 /** The page's keys as text (k0, k1, …), the order values of each row as text with their types (o0, t0, …). */
 type KeyRow = Record<string, string | null>;
 
-/** What the key statement answered: the page's keys and whether the page's kept count still holds. */
+/** What the key statement answered: the page's keys, its snapshot and, when it asked, whether the page's kept count still holds. */
 interface ChosenKeys {
   keys: KeyRow[];
-  countHolds: boolean | null;
+  snapshot: string;
+  countHolds?: boolean | null;
 }
 
 /**
  * The key statement: the page's keys on the keys phase's source, where only the key, filter and order
  * columns are computed (deep pages skip over keys, not rows), answered as text. A page with a skip seeks
  * past the kept position of the page before it when nothing it reads has changed since (seek-positions.ts);
- * a full page keeps the position after it, with the statement's snapshot. The same statement checks the
- * page's kept count and the position it sought from (one round trip for keys and checks). As text only
- * outside the limit: the skipped keys of a deep page are read, never converted.
+ * a full page keeps the position after it, with the statement's snapshot. A sought page's statement also
+ * checks the position it sought from and the page's kept count (one round trip for keys and checks). As
+ * text only outside the limit: the skipped keys of a deep page are read, never converted.
  */
 async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountProbe): Promise<ChosenKeys> {
   const terms = orderTerms(q, plan);
@@ -71,28 +72,45 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
   const compiled = base.compile(trx);
   const at = plan.skip > 0 ? positionKey(q.tenantId, compiled, plan.skip) : null;
   const kept = at ? keptPosition(at) : undefined;
-  const run = async (sought: SeekPosition | undefined, countHolds: RawBuilder<unknown>) => {
-    const texts = [
-      ...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`),
-      sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`,
-      ...terms.map((_, i) => sql`${sql.id('p', `o${i}`)}::text as ${sql.id(`o${i}`)}, pg_typeof(${sql.id('p', `o${i}`)})::text as ${sql.id(`t${i}`)}`),
-    ];
-    const limit = plan.take !== null ? sql` limit ${plan.take}` : sql``;
-    const page = sought ? seek(after(terms, sought), limit) : statement(null, sql`${limit}${plan.skip > 0 ? sql` offset ${plan.skip}` : sql``}`);
-    const unchanged = sought ? unchangedSince(q.tenantId, sought.tables, sought.snapshot) : sql`true`;
+  const texts = [
+    ...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`),
+    sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`,
+    ...terms.map((_, i) => sql`${sql.id('p', `o${i}`)}::text as ${sql.id(`o${i}`)}, pg_typeof(${sql.id('p', `o${i}`)})::text as ${sql.id(`t${i}`)}`),
+  ];
+  const limit = plan.take !== null ? sql` limit ${plan.take}` : sql``;
+  // The offset page: nothing parallel-unsafe in it, so PostgreSQL may read it with workers.
+  const offsetPage = async (): Promise<ChosenKeys> => {
+    const page = statement(null, sql`${limit}${plan.skip > 0 ? sql` offset ${plan.skip}` : sql``}`);
+    const { rows } = await sql<KeyRow & { snapshot: string }>`select ${sql.join(texts)}, (select pg_current_snapshot()::text) as snapshot
+      from (${page}) as p`.execute(trx);
+    return { keys: rows, snapshot: rows[0]?.snapshot ?? '' };
+  };
+  // The page after a kept position, with the checks of that position and of the kept count (one round trip).
+  // atrium_changed_since is parallel-unsafe, which keeps this statement serial: a short index range needs no workers.
+  const soughtPage = async (sought: SeekPosition): Promise<ChosenKeys & { unchanged: boolean }> => {
     const { rows } = await sql<KeyRow & { present: boolean | null; unchanged: boolean; count_holds: boolean | null; snapshot: string }>`
       select ${sql.join(texts)}, p.present, s.unchanged, s.count_holds, s.snapshot
-        from (select pg_current_snapshot()::text as snapshot, ${countHolds} as count_holds, ${unchanged} as unchanged offset 0) as s
-        left join lateral (select p.*, true as present from (${page}) as p) as p on true`.execute(trx);
+        from (select pg_current_snapshot()::text as snapshot, ${probe?.column ?? sql`null::boolean`} as count_holds,
+                     ${unchangedSince(q.tenantId, sought.tables, sought.snapshot)} as unchanged offset 0) as s
+        left join lateral (select p.*, true as present from (${seek(after(terms, sought), limit)}) as p) as p on true`.execute(trx);
     return { keys: rows[0].present ? rows : [], countHolds: rows[0].count_holds, snapshot: rows[0].snapshot, unchanged: rows[0].unchanged };
   };
-  let chosen = await run(kept, probe?.column ?? sql`null::boolean`);
-  if (kept && !chosen.unchanged) {
-    // A table the page reads changed since the position was read: the offset page, with the count already answered.
-    seekCounted('stale');
-    forgetPosition(at as string);
-    chosen = { ...(await run(undefined, sql`null::boolean`)), countHolds: chosen.countHolds, snapshot: chosen.snapshot };
-  } else if (at) seekCounted(kept ? 'hit' : 'miss');
+  let chosen: ChosenKeys;
+  if (kept) {
+    const sought = await soughtPage(kept);
+    if (sought.unchanged) {
+      seekCounted('hit');
+      chosen = sought;
+    } else {
+      // A table the page reads changed since the position was read: the offset page.
+      seekCounted('stale');
+      forgetPosition(at as string);
+      chosen = { ...(await offsetPage()), countHolds: sought.countHolds };
+    }
+  } else {
+    if (at) seekCounted('miss');
+    chosen = await offsetPage();
+  }
   const { keys } = chosen;
   if (plan.take !== null && plan.take > 0 && keys.length === plan.take) {
     const last = keys[keys.length - 1];
