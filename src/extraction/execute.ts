@@ -72,17 +72,24 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
   const compiled = base.compile(trx);
   const at = plan.skip > 0 ? positionKey(q.tenantId, compiled, plan.skip) : null;
   const kept = at ? keptPosition(at) : undefined;
+  const keyTexts = [...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`), sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`];
   const texts = [
-    ...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`),
-    sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`,
+    ...keyTexts,
     ...terms.map((_, i) => sql`${sql.id('p', `o${i}`)}::text as ${sql.id(`o${i}`)}, pg_typeof(${sql.id('p', `o${i}`)})::text as ${sql.id(`t${i}`)}`),
   ];
   const limit = plan.take !== null ? sql` limit ${plan.take}` : sql``;
-  // The offset page: nothing parallel-unsafe in it, so PostgreSQL may read it with workers.
+  // The offset page: nothing parallel-unsafe in it, so PostgreSQL may read it with workers. It selects the keys
+  // alone (the rows it skips are not projected), and the order values of its last row only, looked up by key.
   const offsetPage = async (): Promise<ChosenKeys> => {
-    const page = statement(null, sql`${limit}${plan.skip > 0 ? sql` offset ${plan.skip}` : sql``}`);
-    const { rows } = await sql<KeyRow & { snapshot: string }>`select ${sql.join(texts)}, (select pg_current_snapshot()::text) as snapshot
+    const page = sql`select ${sql.join(q.key.map((k) => sql.id('q', k)))} from (${source}) as q${plan.where.length ? sql` where ${sql.join(plan.where, sql` and `)}` : sql``}${orderClause(terms)}${limit}${plan.skip > 0 ? sql` offset ${plan.skip}` : sql``}`;
+    const match = q.key.map((k, i) => (i === 0 ? sql`${sql.id('q', k)} = ${sql.id('p', k)}` : sql`${sql.id('q', k)} is not distinct from ${sql.id('p', k)}`));
+    const values = terms.map((t) => sql`(${t.value})::text, pg_typeof(${t.value})::text`);
+    const last = sql`(select array[${sql.join(values)}] from (${source}) as q where ${sql.join(match, sql` and `)})`;
+    const { rows } = await sql<KeyRow & { snapshot: string; last: (string | null)[] | null }>`select ${sql.join(keyTexts)},
+        case when row_number() over () = ${plan.take ?? 0} then ${last} end as "last", (select pg_current_snapshot()::text) as snapshot
       from (${page}) as p`.execute(trx);
+    const end = rows[rows.length - 1]?.last;
+    if (end) terms.forEach((_, i) => Object.assign(rows[rows.length - 1], { [`o${i}`]: end[2 * i], [`t${i}`]: end[2 * i + 1] }));
     return { keys: rows, snapshot: rows[0]?.snapshot ?? '' };
   };
   // The page after a kept position, with the checks of that position and of the kept count (one round trip).
