@@ -89,7 +89,7 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
         case when row_number() over () = ${plan.take ?? 0} then ${last} end as "last", (select pg_current_snapshot()::text) as snapshot
       from (${page}) as p`.execute(trx);
     const end = rows[rows.length - 1]?.last;
-    if (end) terms.forEach((_, i) => Object.assign(rows[rows.length - 1], { [`o${i}`]: end[2 * i], [`t${i}`]: end[2 * i + 1] }));
+    if (end) for (let i = 0; i < terms.length; i++) Object.assign(rows[rows.length - 1], { [`o${i}`]: end[2 * i], [`t${i}`]: end[2 * i + 1] });
     return { keys: rows, snapshot: rows[0]?.snapshot ?? '' };
   };
   // The page after a kept position, with the checks of that position and of the kept count (one round trip).
