@@ -6,11 +6,12 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
 import { OID } from './copy-csv.ts';
-import { exactCount } from './count-cache.ts';
+import { type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
 import { JSONB_OID, jsonObjects } from './json-lines.ts';
 import type { Plan } from './query-builder.ts';
 import { isCustomTableName, type ResolvedQuery } from './resolve.ts';
+import { after, forgetPosition, keepPosition, keptPosition, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
 
 export interface Page {
   data: Record<string, unknown>[];
@@ -33,21 +34,112 @@ export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawB
 /** A type name as pg_typeof prints it, safe to write into a cast. */
 const TYPE_NAME = /^[a-z][a-z0-9 ]*$/;
 
+/** The page's keys as text (k0, k1, …), the order values of each row as text with their types (o0, t0, …). */
+type KeyRow = Record<string, string | null>;
+
+/** What the key statement answered: the page's keys, its snapshot and, when it asked, whether the page's kept count still holds. */
+interface ChosenKeys {
+  keys: KeyRow[];
+  snapshot: string;
+  countHolds?: boolean | null;
+}
+
 /**
- * The keys-first page, in two statements. The first chooses the page's keys on the keys source, where
- * only the key, filter and order columns are computed (deep pages skip over keys, not rows), and answers
- * them as text. The second computes the output columns for those rows alone, found by `key = any($keys)`
- * on the first key column: a condition on the driving table's own column, so it reaches that table's scan
- * even when the source has more relations than the planner merges into one join search, and a bound array
- * whose length the planner knows, so it chooses per-row lookups for a small page and hash joins for a large
- * one. Further key columns (a key part may be null) are matched as text. Ordered as the keys were.
+ * The key statement: the page's keys on the keys phase's source, where only the key, filter and order
+ * columns are computed (deep pages skip over keys, not rows), answered as text. A page with a skip seeks
+ * past the kept position of the page before it when nothing it reads has changed since (seek-positions.ts);
+ * a full page keeps the position after it, with the statement's snapshot. A sought page's statement also
+ * checks the position it sought from and the page's kept count (one round trip for keys and checks). As
+ * text only outside the limit: the skipped keys of a deep page are read, never converted.
  */
-async function pageRowsStatement(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<RawBuilder<Record<string, unknown>> | null> {
-  // As text only outside the limit: the skipped keys of a deep page are read, never converted.
-  const texts = q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`);
-  const keysOnly = sql.join(q.key.map((k) => sql.id('q', k)));
-  const { rows: keys } = await sql<Record<string, string | null>>`select ${sql.join(texts)}, pg_typeof(${sql.id('p', q.key[0])})::text as "type"
-    from (select ${keysOnly} ${from(keysPhaseSource(q, plan), plan)}${orderBy(q, plan)}${page(plan)}) as p`.execute(trx);
+async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountProbe): Promise<ChosenKeys> {
+  const terms = orderTerms(q, plan);
+  const source = keysPhaseSource(q, plan);
+  const statement = (condition: RawBuilder<boolean> | null, paging: RawBuilder<unknown>) => {
+    const where = condition ? [...plan.where, condition] : plan.where;
+    const values = terms.map((t, i) => sql`${t.value} as ${sql.id(`o${i}`)}`);
+    return sql`select ${sql.join([...q.key.map((k) => sql.id('q', k)), ...values])} from (${source}) as q${where.length ? sql` where ${sql.join(where, sql` and `)}` : sql``}${orderClause(terms)}${paging}`;
+  };
+  /** The page after a kept position: each condition's rows in order, the later ones after the earlier. */
+  const seek = (conditions: RawBuilder<boolean>[], limit: RawBuilder<unknown>) => {
+    if (conditions.length === 1) return statement(conditions[0], limit);
+    const parts = conditions.map((c, i) => sql`select s.*, ${i} as part from (${statement(c, limit)}) as s`);
+    const order = terms.map((t, i) => sql`u.${sql.id(`o${i}`)} ${t.desc ? sql`desc` : sql`asc`}`);
+    return sql`select ${sql.join([...q.key.map((k) => sql.id('u', k)), ...terms.map((_, i) => sql.id('u', `o${i}`))])}
+      from (${sql.join(parts, sql` union all `)}) as u order by u.part, ${sql.join(order)}${limit}`;
+  };
+  const base = statement(null, sql``);
+  const compiled = base.compile(trx);
+  const at = plan.skip > 0 ? positionKey(q.tenantId, compiled, plan.skip) : null;
+  const kept = at ? keptPosition(at) : undefined;
+  const keyTexts = [...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`), sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`];
+  const texts = [
+    ...keyTexts,
+    ...terms.map((_, i) => sql`${sql.id('p', `o${i}`)}::text as ${sql.id(`o${i}`)}, pg_typeof(${sql.id('p', `o${i}`)})::text as ${sql.id(`t${i}`)}`),
+  ];
+  const limit = plan.take !== null ? sql` limit ${plan.take}` : sql``;
+  // The offset page: nothing parallel-unsafe in it, so PostgreSQL may read it with workers. It selects the keys
+  // alone (the rows it skips are not projected), and the order values of its last row only, looked up by key.
+  const offsetPage = async (): Promise<ChosenKeys> => {
+    const page = sql`select ${sql.join(q.key.map((k) => sql.id('q', k)))} from (${source}) as q${plan.where.length ? sql` where ${sql.join(plan.where, sql` and `)}` : sql``}${orderClause(terms)}${limit}${plan.skip > 0 ? sql` offset ${plan.skip}` : sql``}`;
+    const match = q.key.map((k, i) => (i === 0 ? sql`${sql.id('q', k)} = ${sql.id('p', k)}` : sql`${sql.id('q', k)} is not distinct from ${sql.id('p', k)}`));
+    const values = terms.map((t) => sql`(${t.value})::text, pg_typeof(${t.value})::text`);
+    const last = sql`(select array[${sql.join(values)}] from (${source}) as q where ${sql.join(match, sql` and `)})`;
+    const { rows } = await sql<KeyRow & { snapshot: string; last: (string | null)[] | null }>`select ${sql.join(keyTexts)},
+        case when row_number() over () = ${plan.take ?? 0} then ${last} end as "last", (select pg_current_snapshot()::text) as snapshot
+      from (${page}) as p`.execute(trx);
+    const end = rows[rows.length - 1]?.last;
+    if (end) for (let i = 0; i < terms.length; i++) Object.assign(rows[rows.length - 1], { [`o${i}`]: end[2 * i], [`t${i}`]: end[2 * i + 1] });
+    return { keys: rows, snapshot: rows[0]?.snapshot ?? '' };
+  };
+  // The page after a kept position, with the checks of that position and of the kept count (one round trip).
+  // atrium_changed_since is parallel-unsafe, which keeps this statement serial: a short index range needs no workers.
+  const soughtPage = async (sought: SeekPosition): Promise<ChosenKeys & { unchanged: boolean }> => {
+    const { rows } = await sql<KeyRow & { present: boolean | null; unchanged: boolean; count_holds: boolean | null; snapshot: string }>`
+      select ${sql.join(texts)}, p.present, s.unchanged, s.count_holds, s.snapshot
+        from (select pg_current_snapshot()::text as snapshot, ${probe?.column ?? sql`null::boolean`} as count_holds,
+                     ${unchangedSince(q.tenantId, sought.tables, sought.snapshot)} as unchanged offset 0) as s
+        left join lateral (select p.*, true as present from (${seek(after(terms, sought), limit)}) as p) as p on true`.execute(trx);
+    return { keys: rows[0].present ? rows : [], countHolds: rows[0].count_holds, snapshot: rows[0].snapshot, unchanged: rows[0].unchanged };
+  };
+  let chosen: ChosenKeys;
+  if (kept) {
+    const sought = await soughtPage(kept);
+    if (sought.unchanged) {
+      seekCounted('hit');
+      chosen = sought;
+    } else {
+      // A table the page reads changed since the position was read: the offset page.
+      seekCounted('stale');
+      forgetPosition(at as string);
+      chosen = { ...(await offsetPage()), countHolds: sought.countHolds };
+    }
+  } else {
+    if (at) seekCounted('miss');
+    chosen = await offsetPage();
+  }
+  const { keys } = chosen;
+  if (plan.take !== null && plan.take > 0 && keys.length === plan.take) {
+    const last = keys[keys.length - 1];
+    const types = terms.map((_, i) => last[`t${i}`] ?? '');
+    const tables = types.every((t) => TYPE_NAME.test(t)) ? await tablesRead(trx, base, compiled.sql) : null;
+    if (tables) {
+      const values = terms.map((_, i) => last[`o${i}`]);
+      keepPosition(positionKey(q.tenantId, compiled, plan.skip + plan.take), { values, types, tables, snapshot: chosen.snapshot, at: Date.now() });
+    }
+  }
+  return chosen;
+}
+
+/**
+ * The rows statement for the chosen keys: the output columns for those rows alone, found by
+ * `key = any($keys)` on the first key column: a condition on the driving table's own column, so it reaches
+ * that table's scan even when the source has more relations than the planner merges into one join search,
+ * and a bound array whose length the planner knows, so it chooses per-row lookups for a small page and hash
+ * joins for a large one. Further key columns (a key part may be null) are matched as text. Ordered as the
+ * keys were.
+ */
+function pageRowsStatement(q: ResolvedQuery, plan: Plan, keys: KeyRow[]): RawBuilder<Record<string, unknown>> | null {
   if (keys.length === 0) return null;
   const column = (i: number) => keys.map((r) => r[`k${i}`]);
   const first = column(0);
@@ -65,7 +157,7 @@ async function pageRowsStatement(trx: Trx, q: ResolvedQuery, plan: Plan): Promis
 }
 
 export async function keysFirstRows(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Record<string, unknown>[]> {
-  const statement = await pageRowsStatement(trx, q, plan);
+  const statement = pageRowsStatement(q, plan, (await chooseKeys(trx, q, plan)).keys);
   return statement ? (await statement.execute(trx)).rows : [];
 }
 
@@ -76,16 +168,21 @@ function keysPhaseSource(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
 }
 
 /**
- * ORDER BY the asked fields, then the key, so pages never overlap or skip rows with equal values. Strings
- * sort ignoring case (collation atrium_ci, migration 0010), as the platform's case-insensitive collation does.
+ * The ORDER BY terms: the asked fields, then the key, so pages never overlap or skip rows with equal values.
+ * Strings sort ignoring case (collation atrium_ci, migration 0010), as the platform's case-insensitive collation does.
  */
-function orderBy(q: ResolvedQuery, plan: Plan): RawBuilder<unknown> {
-  const terms = plan.orderBy.map((o) => sql`${sortValue(o.column)} ${o.desc ? sql`desc` : sql`asc`}`);
+function orderTerms(q: ResolvedQuery, plan: Plan): OrderTerm[] {
+  const terms = plan.orderBy.map((o) => ({ value: sortValue(o.column), desc: o.desc }));
   // A key ordered ignoring case can still tie (A-1 and a-1), so it is then also ordered exactly.
   const exact = new Set(plan.orderBy.filter((o) => o.column.type !== 'string').map((o) => o.column.name));
-  for (const k of q.key) if (!exact.has(k)) terms.push(sql`${sql.id('q', k)} asc`);
-  return terms.length ? sql` order by ${sql.join(terms)}` : sql``;
+  for (const k of q.key) if (!exact.has(k)) terms.push({ value: sql`${sql.id('q', k)}`, desc: false });
+  return terms;
 }
+
+const orderClause = (terms: OrderTerm[]): RawBuilder<unknown> =>
+  terms.length ? sql` order by ${sql.join(terms.map((t) => sql`${t.value} ${t.desc ? sql`desc` : sql`asc`}`))}` : sql``;
+
+const orderBy = (q: ResolvedQuery, plan: Plan): RawBuilder<unknown> => orderClause(orderTerms(q, plan));
 
 export function countQuery(q: ResolvedQuery, plan: Plan, source = keysPhaseSource(q, plan)): RawBuilder<{ n: string }> {
   return sql<{ n: string }>`select count(*) as "n" ${from(source, plan)}`;
@@ -110,11 +207,14 @@ const DEFINITION_TYPES: Partial<Record<ColumnType, number>> = { decimal: OID.num
 export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Buffer> {
   const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
   if (!keysFirst) return Buffer.from(JSON.stringify(await executePage(trx, q, plan)));
-  const statement = plan.take === 0 ? null : await pageRowsStatement(trx, q, plan);
+  if (plan.take === 0) return pageBytes([], await exactCount(trx, q.tenantId, countQuery(q, plan)));
+  const probe = countProbe(trx, q.tenantId, countQuery(q, plan));
+  const chosen = await chooseKeys(trx, q, plan, probe);
+  const statement = pageRowsStatement(q, plan, chosen.keys);
   const types = plan.fields.map((c) => DEFINITION_TYPES[c.type] ?? 0);
   const rows = statement ? (await jsonObjects(statement, plan.fields, types).execute(trx)).rows : [];
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + rows.length : await exactCount(trx, q.tenantId, countQuery(q, plan));
+  const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.countHolds);
   return pageBytes(rows, totalCount);
 }
 

@@ -84,3 +84,10 @@ export const extractionCounts = new Counter({
   labelNames: ['result'] as const,
   registers: [workRegistry],
 });
+
+export const extractionSeeks = new Counter({
+  name: 'atrium_extraction_seeks_total',
+  help: 'Data Extraction pages with a skip: hit (sought past the kept position of the previous page), stale (a table it reads changed: skipped), miss (no kept position: skipped)',
+  labelNames: ['result'] as const,
+  registers: [workRegistry],
+});
