@@ -165,14 +165,6 @@ export function csvText(v: string): string {
 export const csvHeader = (columns: CatalogueColumn[], options: CsvOptions = {}): string =>
   `${options.bom ? UTF8_BOM : ''}${columns.map((c) => csvText(options.excelSafe ? excelSafeText(c.name) : c.name)).join(',')}\r\n`;
 
-/**
- * How many bytes each stage of an export holds before it stops reading from the one before. Three processes
- * share the CPUs (PostgreSQL, the server, the client); with streams' default 64 KiB each stage stalls the one
- * before it every few rows, and the server sat idle 80 % of a 1M-row export (decision 0035). A megabyte per
- * stage lets PostgreSQL keep writing while the client reads, at a few MB per export in flight.
- */
-export const EXPORT_HIGH_WATER_MARK = 1 << 20;
-
 /** What an export reads its output from. */
 export interface ExportSource {
   chunks: AsyncIterator<Buffer | string>;
@@ -220,7 +212,7 @@ export async function openCopyCsv(
 
 /** Starts a COPY … TO STDOUT on `client` (./copy-out.ts). */
 export function startCopy(client: pg.PoolClient, text: string, options: { crlf?: boolean } = {}): CopyOut {
-  const copy = client.query(new CopyOut(text, { highWaterMark: EXPORT_HIGH_WATER_MARK, ...options }) as unknown as pg.Submittable) as unknown as CopyOut;
+  const copy = client.query(new CopyOut(text, options) as unknown as pg.Submittable) as unknown as CopyOut;
   // pg reports a connection that ends mid-COPY by failing the query; once the export's reader is gone nothing
   // else listens, and an unheard 'error' would crash the process.
   copy.on('error', () => {});

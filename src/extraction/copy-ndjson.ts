@@ -3,7 +3,8 @@
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import type { Kysely, RawBuilder } from 'kysely';
 import type pg from 'pg';
-import { EXPORT_HIGH_WATER_MARK, type ExportSource, inlineParameters, startCopy } from './copy-csv.ts';
+import { type ExportSource, inlineParameters, startCopy } from './copy-csv.ts';
+import { EXPORT_STAGE } from './copy-out.ts';
 import type { CatalogueColumn } from './definition.ts';
 import { JsonLines, jsonTextSelect } from './json-lines.ts';
 
@@ -15,7 +16,7 @@ class JsonLinesStage extends Transform {
   readonly lines: JsonLines;
 
   constructor(lines: JsonLines) {
-    super({ highWaterMark: EXPORT_HIGH_WATER_MARK });
+    super(EXPORT_STAGE);
     this.lines = lines;
   }
 

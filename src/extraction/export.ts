@@ -4,8 +4,9 @@ import { Readable } from 'node:stream';
 import type { RawBuilder } from 'kysely';
 import { type DatabaseHandle, tenantBinding } from '../platform/db/database.ts';
 import { exportsInFlight } from '../platform/metrics.ts';
-import { type CsvOptions, EXPORT_HIGH_WATER_MARK, type ExportSource, openCopyCsv } from './copy-csv.ts';
+import { type CsvOptions, type ExportSource, openCopyCsv } from './copy-csv.ts';
 import { openCopyJson } from './copy-ndjson.ts';
+import { EXPORT_STAGE } from './copy-out.ts';
 import type { CatalogueColumn } from './definition.ts';
 
 export type ExportFormat = 'csv' | 'ndjson' | 'json';
@@ -87,5 +88,5 @@ export async function openExport(
       }
     }
   }
-  return { stream: Readable.from(rest(), { objectMode: false, highWaterMark: EXPORT_HIGH_WATER_MARK }), rowCount: () => rowCount };
+  return { stream: Readable.from(rest(), EXPORT_STAGE), rowCount: () => rowCount };
 }
