@@ -1,39 +1,15 @@
 // The NDJSON and JSON exports through COPY: PostgreSQL writes each value as the JSON pages print it, in
 // COPY's text format, and JsonLines writes the keys and quotes around them (./json-lines.ts, decision 0040).
-import { pipeline, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream';
 import type { Kysely, RawBuilder } from 'kysely';
 import type pg from 'pg';
 import { type ExportSource, inlineParameters, startCopy } from './copy-csv.ts';
-import { EXPORT_STAGE } from './copy-out.ts';
+import { CopyTextStage } from './copy-text.ts';
 import type { CatalogueColumn } from './definition.ts';
 import { JsonLines, jsonTextSelect } from './json-lines.ts';
 
 const ENVELOPE_HEAD = '{"data":[';
 const envelopeTail = (rows: number) => `\n],"totalCount":${rows}}\n`;
-
-/** JsonLines as a stream stage. */
-class JsonLinesStage extends Transform {
-  readonly lines: JsonLines;
-
-  constructor(lines: JsonLines) {
-    super(EXPORT_STAGE);
-    this.lines = lines;
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    const out = this.lines.convert(chunk);
-    done(null, out ?? undefined);
-  }
-
-  override _flush(done: TransformCallback): void {
-    try {
-      this.lines.finish();
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
-  }
-}
 
 /**
  * Starts `COPY (<the rows' values as JSON prints them>) TO STDOUT` on a client inside the export's
@@ -62,7 +38,7 @@ export async function openCopyJson(
     kinds,
     { array: options.envelope },
   );
-  const stage = new JsonLinesStage(lines);
+  const stage = new CopyTextStage(lines);
   pipeline(copy, stage, () => {});
   const converted = stage[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let head: Buffer | null = options.envelope ? Buffer.from(ENVELOPE_HEAD) : null;

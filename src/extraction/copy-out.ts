@@ -2,8 +2,7 @@
 // what pg-copy-streams' `to` does, but strips the protocol framing in one pass over each socket chunk, copying
 // each CopyData body straight into one output Buffer: pg-copy-streams keeps a list of slices and takes them
 // message by message, which cost the server ~3.5 s of CPU per million rows, more than PostgreSQL's COPY
-// itself leaves to spare on two cores. PostgreSQL sends one CopyData message per row, so a row's end is known
-// without reading its bytes: `crlf` ends each row with CR LF (RFC 4180) by rewriting its final LF.
+// itself leaves to spare on two cores.
 import assert from 'node:assert';
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
@@ -21,8 +20,6 @@ export const EXPORT_STAGE = { objectMode: true, highWaterMark: 16 } as const;
 const COPY_DATA = 0x64; // d
 const COPY_DONE = 0x63; // c
 const ERROR_RESPONSE = 0x45; // E
-const LF = 10;
-const CR = 13;
 
 /** The parts of pg's Connection this reads: its socket, whose 'data' listener is pg's message parser. */
 type OnData = (chunk: Buffer) => void;
@@ -34,7 +31,6 @@ interface PgConnection {
 export class CopyOut extends Readable {
   readonly text: string;
   rowCount = 0;
-  readonly #crlf: boolean;
   #connection: PgConnection | null = null;
   #pgOnData: OnData | null = null;
   readonly #onData = (chunk: Buffer) => this.#parse(chunk);
@@ -46,10 +42,9 @@ export class CopyOut extends Readable {
   #code = 0;
   #left = 0;
 
-  constructor(text: string, options: { crlf?: boolean } = {}) {
+  constructor(text: string) {
     super(EXPORT_STAGE);
     this.text = text;
-    this.#crlf = options.crlf ?? false;
   }
 
   /** Called by pg's client.query: takes the socket's chunks over from pg's parser until the COPY is done. */
@@ -71,14 +66,12 @@ export class CopyOut extends Readable {
   }
 
   /**
-   * Strips the framing of `chunk` in place (each message loses a five-byte header and gains at most a CR, so
-   * the rows' bytes never overtake the bytes still to read) and pushes a view of it: no new memory per chunk,
-   * whose volume would have V8 run a full collection every 64 MB of rows. A row begun in an earlier chunk and
-   * ended in this one, when it gains its CR before any header was read here, goes into a small Buffer of its own.
+   * Strips the framing of `chunk` in place (each message loses its five-byte header, so the rows' bytes never
+   * overtake the bytes still to read) and pushes a view of it: no new memory per chunk, whose volume would have
+   * V8 run a full collection every 64 MB of rows.
    */
   #parse(chunk: Buffer): void {
     const n = chunk.length;
-    let first: Buffer | null = null;
     let o = 0;
     let p = 0;
     // Also once the chunk is read, to end a message with no body (CopyDone) whose header ended it.
@@ -102,28 +95,15 @@ export class CopyOut extends Readable {
         }
         if (this.#code === ERROR_RESPONSE) {
           // pg reads the error and fails the query (handleError); it gets the message from its first byte.
-          this.#emit(first, chunk, o);
+          this.#emit(chunk, o);
           this.#detach(start === -1 ? Buffer.concat([this.#header, chunk.subarray(p)]) : chunk.subarray(start));
           return;
         }
       }
       const take = Math.min(this.#left, n - p);
       if (this.#code === COPY_DATA && take > 0) {
-        if (this.#crlf && take === this.#left && chunk[p + take - 1] === LF) {
-          if (o === p) {
-            first = Buffer.allocUnsafe(take + 1);
-            chunk.copy(first, 0, p, p + take - 1);
-            first[take - 1] = CR;
-            first[take] = LF;
-          } else {
-            o += chunk.copy(chunk, o, p, p + take - 1);
-            chunk[o++] = CR;
-            chunk[o++] = LF;
-          }
-        } else {
-          if (o !== p) chunk.copy(chunk, o, p, p + take);
-          o += take;
-        }
+        if (o !== p) chunk.copy(chunk, o, p, p + take);
+        o += take;
       }
       p += take;
       this.#left -= take;
@@ -132,25 +112,22 @@ export class CopyOut extends Readable {
         this.#code = 0;
         // CopyOutResponse, CopyData and the messages PostgreSQL may send at any time go on; CopyDone ends it.
         if (code === COPY_DONE) {
-          this.#emit(first, chunk, o);
+          this.#emit(chunk, o);
           this.#detach(chunk.subarray(p));
           this.push(null);
           return;
         }
       }
     }
-    if (!this.#emit(first, chunk, o)) {
+    if (!this.#emit(chunk, o)) {
       this.#paused = true;
       this.#connection?.stream.pause();
     }
   }
 
   /** Pushes the rows of a chunk; false when the reader wants no more for now. */
-  #emit(first: Buffer | null, chunk: Buffer, end: number): boolean {
-    let more = true;
-    if (first) more = this.push(first);
-    if (end > 0) more = this.push(chunk.subarray(0, end));
-    return more;
+  #emit(chunk: Buffer, end: number): boolean {
+    return end > 0 ? this.push(chunk.subarray(0, end)) : true;
   }
 
   /** Gives the socket back to pg's parser with what is left of the chunk (CommandComplete, ReadyForQuery). */

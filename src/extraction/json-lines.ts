@@ -9,6 +9,7 @@
 // JSON text (jsonb) by undoing COPY's escapes.
 import { type RawBuilder, sql } from 'kysely';
 import { ISO_INSTANT, OID } from './copy-csv.ts';
+import { BACKSLASH, CopyTextRows, isNull, LF, QUOTE, TAB, UNESCAPE } from './copy-text.ts';
 import type { CatalogueColumn } from './definition.ts';
 
 export const JSONB_OID = 3802;
@@ -79,86 +80,30 @@ export function jsonTextSelect(rows: RawBuilder<unknown>, columns: CatalogueColu
   return { select: sql`select ${select} from (${rows}) as r`, kinds: parts.map((p) => p.kind) };
 }
 
-const TAB = 9;
-const LF = 10;
-const QUOTE = 34;
-const BACKSLASH = 92;
-const HEX = Buffer.from('0123456789abcdef');
 const NULL = Buffer.from('null');
-/** What COPY's escape letter stands for (b f n r t v), for JSON text; any other escaped byte is itself. */
-const UNESCAPE = new Uint8Array(256).map((_, i) => i);
-for (const [letter, byte] of [
-  ['b', 8],
-  ['f', 12],
-  ['n', 10],
-  ['r', 13],
-  ['t', 9],
-  ['v', 11],
-] as const)
-  UNESCAPE[letter.charCodeAt(0)] = byte;
+const HEX = Buffer.from('0123456789abcdef');
 
 /**
  * Converts COPY's text (whole or cut anywhere) into JSON lines: `{"Key":value,…}\n` per row, or with
- * `array`, rows separated as the JSON envelope's array holds them (`\n{…}`, then `,\n{…}`). Output Buffers
- * are sized to what they hold.
+ * `array`, rows separated as the JSON envelope's array holds them (`\n{…}`, then `,\n{…}`).
  */
-export class JsonLines {
+export class JsonLines extends CopyTextRows {
   readonly #kinds: Uint8Array;
   readonly #keys: Buffer[];
-  /** The bytes a row adds besides its fields' own (at most six per field byte). */
-  readonly #overhead: number;
   readonly #array: boolean;
-  #carry: Buffer | null = null;
-  #out = Buffer.allocUnsafeSlow(1 << 21);
-  #at = 0;
-  rows = 0;
 
   constructor(names: string[], kinds: JsonKind[], options: { array?: boolean } = {}) {
+    const keys = names.map((name, i) => Buffer.from(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:`));
+    // A field byte becomes at most six (\u00XX); a row adds its keys, quotes and separators.
+    super(keys.reduce((s, k) => s + k.length, 0) + 6 * names.length + 8, 6);
     this.#kinds = Uint8Array.from(kinds);
-    this.#keys = names.map((name, i) => Buffer.from(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:`));
-    this.#overhead = this.#keys.reduce((s, k) => s + k.length, 0) + 6 * names.length + 8;
+    this.#keys = keys;
     this.#array = options.array ?? false;
   }
 
-  /** The JSON of the whole rows `chunk` completes; null when it ends none. */
-  convert(chunk: Buffer): Buffer | null {
-    const input = this.#carry ? Buffer.concat([this.#carry, chunk]) : chunk;
-    this.#carry = null;
-    const parts: Buffer[] = [];
-    for (let start = 0; start < input.length; ) {
-      const end = input.indexOf(LF, start);
-      if (end === -1) {
-        this.#carry = Buffer.from(input.subarray(start));
-        break;
-      }
-      const worst = this.#overhead + (end - start) * 6;
-      if (this.#at + worst > this.#out.length) {
-        if (this.#at > 0) parts.push(this.#take());
-        if (worst > this.#out.length) this.#out = Buffer.allocUnsafeSlow(worst * 2);
-      }
-      this.#row(input, start);
-      start = end + 1;
-    }
-    if (this.#at > 0) parts.push(this.#take());
-    return parts.length === 0 ? null : parts.length === 1 ? parts[0] : Buffer.concat(parts);
-  }
-
-  /** Throws when the text ended inside a row (COPY ends every row with a line feed). */
-  finish(): void {
-    if (this.#carry) throw new Error(`COPY text ended inside a row (${this.#carry.length} bytes)`);
-  }
-
-  #take(): Buffer {
-    const b = Buffer.allocUnsafe(this.#at);
-    this.#out.copy(b, 0, 0, this.#at);
-    this.#at = 0;
-    return b;
-  }
-
-  #row(input: Buffer, start: number): void {
-    const out = this.#out;
+  protected writeRow(input: Buffer, start: number, out: Buffer, at: number): number {
     const kinds = this.#kinds;
-    let o = this.#at;
+    let o = at;
     if (this.#array) {
       if (this.rows > 0) out[o++] = 44; // ,
       out[o++] = LF;
@@ -171,8 +116,7 @@ export class JsonLines {
     for (let col = 0; col < kinds.length; col++) {
       const key = this.#keys[col];
       o += key.copy(out, o);
-      // \N alone is NULL; a backslash in the data is written \\, so \N never starts a longer field.
-      if (input[i] === BACKSLASH && input[i + 1] === 78 && (input[i + 2] === TAB || input[i + 2] === LF)) {
+      if (isNull(input, i)) {
         o += NULL.copy(out, o);
         i += 3;
         continue;
@@ -205,8 +149,7 @@ export class JsonLines {
     }
     out[o++] = 125; // }
     if (!this.#array) out[o++] = LF;
-    this.#at = o;
-    this.rows++;
+    return o;
   }
 }
 

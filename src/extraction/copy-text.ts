@@ -1,0 +1,157 @@
+// Rows of COPY's text format rewritten by the server (decision 0040): JSON lines (./json-lines.ts) and RFC 4180
+// CSV (CsvRows below). PostgreSQL's text format is its cheapest: each value as its output function prints it,
+// tab-separated, a backslash, \b \f \n \r \t and \v escaped with a backslash, \N for NULL, one line per row.
+// A converter walks each row's bytes once into a reused scratch Buffer.
+import { Transform, type TransformCallback } from 'node:stream';
+import { EXPORT_STAGE } from './copy-out.ts';
+
+export const TAB = 9;
+export const LF = 10;
+const CR = 13;
+const COMMA = 44;
+export const QUOTE = 34;
+export const BACKSLASH = 92;
+/** What COPY's escape letter stands for (b f n r t v); any other escaped byte (a backslash) is itself. */
+export const UNESCAPE = new Uint8Array(256).map((_, i) => i);
+for (const [letter, byte] of [
+  ['b', 8],
+  ['f', 12],
+  ['n', 10],
+  ['r', 13],
+  ['t', 9],
+  ['v', 11],
+] as const)
+  UNESCAPE[letter.charCodeAt(0)] = byte;
+
+/** \N alone is NULL; a backslash in the data is written \\, so \N never starts a longer field. */
+export const isNull = (input: Buffer, i: number): boolean => input[i] === BACKSLASH && input[i + 1] === 78 && (input[i + 2] === TAB || input[i + 2] === LF);
+
+/** The row walk shared by the converters: whole rows of the chunks given, a partial one carried over. */
+export abstract class CopyTextRows {
+  readonly #rowOverhead: number;
+  readonly #byteExpansion: number;
+  #carry: Buffer | null = null;
+  #out = Buffer.allocUnsafeSlow(1 << 21);
+  #at = 0;
+  rows = 0;
+
+  /** At most `rowOverhead` bytes a row adds besides its fields' bytes, each of which becomes at most `byteExpansion`. */
+  constructor(rowOverhead: number, byteExpansion: number) {
+    this.#rowOverhead = rowOverhead;
+    this.#byteExpansion = byteExpansion;
+  }
+
+  /** Writes the row of `input` starting at `start` (it ends with LF) at `at` of `out`; answers the end. */
+  protected abstract writeRow(input: Buffer, start: number, out: Buffer, at: number): number;
+
+  /** The converted bytes of the whole rows `chunk` completes; null when it ends none. */
+  convert(chunk: Buffer): Buffer | null {
+    const input = this.#carry ? Buffer.concat([this.#carry, chunk]) : chunk;
+    this.#carry = null;
+    const parts: Buffer[] = [];
+    for (let start = 0; start < input.length; ) {
+      const end = input.indexOf(LF, start);
+      if (end === -1) {
+        this.#carry = Buffer.from(input.subarray(start));
+        break;
+      }
+      const worst = this.#rowOverhead + (end - start) * this.#byteExpansion;
+      if (this.#at + worst > this.#out.length) {
+        if (this.#at > 0) parts.push(this.#take());
+        if (worst > this.#out.length) this.#out = Buffer.allocUnsafeSlow(worst * 2);
+      }
+      this.#at = this.writeRow(input, start, this.#out, this.#at);
+      this.rows++;
+      start = end + 1;
+    }
+    if (this.#at > 0) parts.push(this.#take());
+    return parts.length === 0 ? null : parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+
+  /** Throws when the text ended inside a row (COPY ends every row with a line feed). */
+  finish(): void {
+    if (this.#carry) throw new Error(`COPY text ended inside a row (${this.#carry.length} bytes)`);
+  }
+
+  #take(): Buffer {
+    const b = Buffer.allocUnsafe(this.#at);
+    this.#out.copy(b, 0, 0, this.#at);
+    this.#at = 0;
+    return b;
+  }
+}
+
+/**
+ * RFC 4180 rows, as PostgreSQL's COPY (FORMAT csv) writes them but ended with CR LF: NULL is an empty field, the
+ * empty string `""`; a field holding a comma, a quote, CR or LF is quoted with its quotes doubled (and a lone
+ * `\.` in a one-column row, as COPY does).
+ */
+export class CsvRows extends CopyTextRows {
+  readonly #columns: number;
+
+  constructor(columns: number) {
+    // A field byte becomes at most two (a doubled quote); a row adds its quotes, separators and CR LF.
+    super(3 * columns + 2, 2);
+    this.#columns = columns;
+  }
+
+  protected writeRow(input: Buffer, start: number, out: Buffer, at: number): number {
+    let o = at;
+    let i = start;
+    for (let col = 0; col < this.#columns; col++) {
+      if (col > 0) out[o++] = COMMA;
+      if (isNull(input, i)) {
+        i += 3;
+        continue;
+      }
+      let end = i;
+      let quote = false;
+      for (let b = input[i]; b !== TAB && b !== LF; b = input[++end]) {
+        if (b === COMMA || b === QUOTE) quote = true;
+        else if (b === BACKSLASH) {
+          const e = input[++end];
+          if (e === 110 || e === 114) quote = true; // \n \r
+        }
+      }
+      if (end === i || (this.#columns === 1 && end === i + 3 && input[i] === BACKSLASH && input[i + 1] === BACKSLASH && input[i + 2] === 46)) quote = true;
+      if (quote) out[o++] = QUOTE;
+      for (; i < end; i++) {
+        const b = input[i];
+        if (b === BACKSLASH) out[o++] = UNESCAPE[input[++i]];
+        else {
+          out[o++] = b;
+          if (b === QUOTE) out[o++] = QUOTE;
+        }
+      }
+      if (quote) out[o++] = QUOTE;
+      i++; // the tab or the line feed
+    }
+    if (this.#columns === 0) i++;
+    out[o++] = CR;
+    out[o++] = LF;
+    return o;
+  }
+}
+
+/** A converter as a stream stage. */
+export class CopyTextStage extends Transform {
+  readonly rows: CopyTextRows;
+
+  constructor(rows: CopyTextRows) {
+    super(EXPORT_STAGE);
+    this.rows = rows;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    done(null, this.rows.convert(chunk) ?? undefined);
+  }
+
+  override _flush(done: TransformCallback): void {
+    try {
+      this.rows.finish();
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  }
+}
