@@ -46,26 +46,41 @@ export abstract class CopyTextRows {
 
   /** The converted bytes of the whole rows `chunk` completes; null when it ends none. */
   convert(chunk: Buffer): Buffer | null {
-    const input = this.#carry ? Buffer.concat([this.#carry, chunk]) : chunk;
-    this.#carry = null;
     const parts: Buffer[] = [];
-    for (let start = 0; start < input.length; ) {
-      const end = input.indexOf(LF, start);
+    let start = 0;
+    if (this.#carry) {
+      // Only the carried row is joined, not the chunk: a chunk-sized copy each time would keep V8 collecting.
+      const end = chunk.indexOf(LF);
       if (end === -1) {
-        this.#carry = Buffer.from(input.subarray(start));
+        this.#carry = Buffer.concat([this.#carry, chunk]);
+        return null;
+      }
+      const row = Buffer.concat([this.#carry, chunk.subarray(0, end + 1)]);
+      this.#carry = null;
+      this.#convertRow(row, 0, row.length - 1, parts);
+      start = end + 1;
+    }
+    while (start < chunk.length) {
+      const end = chunk.indexOf(LF, start);
+      if (end === -1) {
+        this.#carry = Buffer.from(chunk.subarray(start));
         break;
       }
-      const worst = this.#rowOverhead + (end - start) * this.#byteExpansion;
-      if (this.#at + worst > this.#out.length) {
-        if (this.#at > 0) parts.push(this.#take());
-        if (worst > this.#out.length) this.#out = Buffer.allocUnsafeSlow(worst * 2);
-      }
-      this.#at = this.writeRow(input, start, this.#out, this.#at);
-      this.rows++;
+      this.#convertRow(chunk, start, end, parts);
       start = end + 1;
     }
     if (this.#at > 0) parts.push(this.#take());
     return parts.length === 0 ? null : parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+
+  #convertRow(input: Buffer, start: number, end: number, parts: Buffer[]): void {
+    const worst = this.#rowOverhead + (end - start) * this.#byteExpansion;
+    if (this.#at + worst > this.#out.length) {
+      if (this.#at > 0) parts.push(this.#take());
+      if (worst > this.#out.length) this.#out = Buffer.allocUnsafeSlow(worst * 2);
+    }
+    this.#at = this.writeRow(input, start, this.#out, this.#at);
+    this.rows++;
   }
 
   /** Throws when the text ended inside a row (COPY ends every row with a line feed). */
@@ -104,29 +119,47 @@ export class CsvRows extends CopyTextRows {
         i += 3;
         continue;
       }
-      let end = i;
-      let quote = false;
-      for (let b = input[i]; b !== TAB && b !== LF; b = input[++end]) {
-        if (b === COMMA || b === QUOTE) quote = true;
-        else if (b === BACKSLASH) {
-          const e = input[++end];
-          if (e === 110 || e === 114) quote = true; // \n \r
+      // One pass: the field is written as it is read; the first byte that needs quotes (a comma, a quote, CR or
+      // LF) moves what was written one byte right to open them. Most fields need none.
+      const from = o;
+      let quoted = false;
+      for (;;) {
+        let b = input[i++];
+        // Most bytes (letters, digits, . - / :, UTF-8) need nothing: one test.
+        if (b > COMMA && b !== BACKSLASH) {
+          out[o++] = b;
+          continue;
         }
-      }
-      if (end === i || (this.#columns === 1 && end === i + 3 && input[i] === BACKSLASH && input[i + 1] === BACKSLASH && input[i + 2] === 46)) quote = true;
-      if (quote) out[o++] = QUOTE;
-      for (; i < end; i++) {
-        const b = input[i];
-        if (b === BACKSLASH) out[o++] = UNESCAPE[input[++i]];
-        else {
+        if (b === TAB || b === LF) break;
+        if (b === BACKSLASH) {
+          b = UNESCAPE[input[i++]];
+          if ((b === LF || b === CR) && !quoted) {
+            out.copyWithin(from + 1, from, o);
+            out[from] = QUOTE;
+            o++;
+            quoted = true;
+          }
+          out[o++] = b;
+        } else {
+          if ((b === COMMA || b === QUOTE) && !quoted) {
+            out.copyWithin(from + 1, from, o);
+            out[from] = QUOTE;
+            o++;
+            quoted = true;
+          }
           out[o++] = b;
           if (b === QUOTE) out[o++] = QUOTE;
         }
       }
-      if (quote) out[o++] = QUOTE;
-      i++; // the tab or the line feed
+      if (quoted) out[o++] = QUOTE;
+      else if (o === from || (this.#columns === 1 && o === from + 2 && out[from] === BACKSLASH && out[from + 1] === 46)) {
+        // The empty string (NULL is the empty field) and a lone \. (COPY's end marker) are quoted, as COPY does.
+        out.copyWithin(from + 1, from, o);
+        out[from] = QUOTE;
+        o++;
+        out[o++] = QUOTE;
+      }
     }
-    if (this.#columns === 0) i++;
     out[o++] = CR;
     out[o++] = LF;
     return o;

@@ -123,14 +123,21 @@ export class JsonLines extends CopyTextRows {
       }
       const kind = kinds[col];
       if (kind === JsonKind.Raw) {
-        for (let b = input[i]; b !== TAB && b !== LF; b = input[++i]) out[o++] = b;
+        for (let b = input[i++]; b !== TAB && b !== LF; b = input[i++]) out[o++] = b;
       } else if (kind === JsonKind.String) {
         out[o++] = QUOTE;
-        for (let b = input[i]; b !== TAB && b !== LF; b = input[++i]) {
+        for (;;) {
+          const b = input[i++];
+          // Most bytes need nothing: one test.
+          if (b > QUOTE && b !== BACKSLASH) {
+            out[o++] = b;
+            continue;
+          }
+          if (b === TAB || b === LF) break;
           if (b === BACKSLASH) {
-            const e = input[++i];
-            if (e === 118)
-              o = unicodeEscape(out, o, 11); // \v is not a JSON escape
+            const e = input[i++];
+            // \v is not a JSON escape
+            if (e === 118) o = unicodeEscape(out, o, 11);
             else {
               out[o++] = BACKSLASH;
               out[o++] = e;
@@ -143,9 +150,8 @@ export class JsonLines extends CopyTextRows {
         }
         out[o++] = QUOTE;
       } else {
-        for (let b = input[i]; b !== TAB && b !== LF; b = input[++i]) out[o++] = b === BACKSLASH ? UNESCAPE[input[++i]] : b;
+        for (let b = input[i++]; b !== TAB && b !== LF; b = input[i++]) out[o++] = b === BACKSLASH ? UNESCAPE[input[i++]] : b;
       }
-      i++; // the tab or the line feed
     }
     out[o++] = 125; // }
     if (!this.#array) out[o++] = LF;
