@@ -6,10 +6,8 @@ import { sql } from 'kysely';
 import { HttpProblem } from '../platform/errors.ts';
 import { departmentDefault } from './document-types.ts';
 import { estimateContents } from './estimate-items.ts';
-import type { Field } from './fields.ts';
+import { departmentField, guidField, nameAndNumber } from './fields.ts';
 import { type DocumentDef, type Row, registerDocument, type WriteHookArgs } from './registry.ts';
-
-const id = (name: string, column: string, description?: string): Field => ({ name, column, kind: 'guid', description });
 
 function noRecord(path: string, name: string, value: unknown): HttpProblem {
   return new HttpProblem(422, `${name} ${value} does not match any record.`, { errors: [{ path: `${path}/${name}`, message: 'no such record' }] });
@@ -99,25 +97,24 @@ export const estimate: DocumentDef = registerDocument({
   typeColumn: 'type_id',
   departmentColumn: 'department_id',
   fields: [
-    { name: 'Name', column: 'name', kind: 'string', notNull: true, description: 'Defaults to the Number' },
-    { name: 'Number', column: 'number', kind: 'string', description: 'Given from a sequence (EST-000001) when not sent' },
-    { ...id('DepartmentId', 'department_id', 'Defaults to the acting user’s department'), required: true },
-    { ...id('ClientId', 'commercial_client_id', 'The commercial client (default: the project’s or contract’s)'), required: true },
-    id('ProjectId', 'project_id'),
-    id('ContractId', 'contract_id', 'Default: the project’s contract'),
-    id('JobTypeId', 'type_id', 'A type (job_types) of document type Estimate; its workflow is the estimate’s'),
-    id('BrandId', 'brand_id'),
-    id('ProductId', 'product_id'),
-    { ...id('CurrencyId', 'currency_id', 'Default: the project’s or contract’s, else the company’s'), required: true },
+    ...nameAndNumber('EST'),
+    departmentField,
+    { ...guidField('ClientId', 'commercial_client_id', 'The commercial client (default: the project’s or contract’s)'), required: true },
+    guidField('ProjectId', 'project_id'),
+    guidField('ContractId', 'contract_id', 'Default: the project’s contract'),
+    guidField('JobTypeId', 'type_id', 'A type (job_types) of document type Estimate; its workflow is the estimate’s'),
+    guidField('BrandId', 'brand_id'),
+    guidField('ProductId', 'product_id'),
+    { ...guidField('CurrencyId', 'currency_id', 'Default: the project’s or contract’s, else the company’s'), required: true },
     { name: 'Exchange', column: 'exchange', kind: 'double', notNull: true, description: 'Rate from the estimate’s currency to the company’s (default 1)' },
-    id('RateCardId', 'rate_card_id', 'The rate card of resource details'),
-    id('RateCardColumnId', 'rate_card_column_id'),
+    guidField('RateCardId', 'rate_card_id', 'The rate card of resource details'),
+    guidField('RateCardColumnId', 'rate_card_column_id'),
     { name: 'Date', column: 'date', kind: 'date', aliases: ['StartDate'] },
     { name: 'Expiration', column: 'expiration_date', kind: 'date', aliases: ['EndDate'] },
   ],
   extras: [
-    id('CompanyId', '', 'Gives the currency when neither project nor contract does (not stored)'),
-    id('EstimateCopyId', '', 'Copy the items, quote lines and billing conditions of this estimate'),
+    guidField('CompanyId', '', 'Gives the currency when neither project nor contract does (not stored)'),
+    guidField('EstimateCopyId', '', 'Copy the items, quote lines and billing conditions of this estimate'),
     { name: 'IsDraft', column: '', kind: 'bool', description: 'A new estimate starts in its workflow’s initial stage either way' },
   ],
   prepare: estimateDefaults,

@@ -1,8 +1,8 @@
 // The expense sheet's and expense item's published fields, and the documents an item type's level charges
 // an item to: one leaf module that the writer, the schemas and the registered types share.
-import type { Field } from './fields.ts';
+import { type Field, guidField } from './fields.ts';
 
-export const g = (name: string, column: string, required = false): Field => ({ name, column, kind: 'guid', required });
+export const g = (name: string, column: string, required = false): Field => ({ ...guidField(name, column), required });
 
 export const SHEET_FIELDS: Field[] = [
   g('CompanyId', 'company_id', true),

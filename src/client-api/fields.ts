@@ -23,6 +23,18 @@ export interface Field {
 
 const DATETIME = '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}(:?\\d{2})?)?)?$';
 
+/** A guid field (a reference by id). */
+export const guidField = (name: string, column: string, description?: string): Field => ({ name, column, kind: 'guid', description });
+
+/** The Name and Number of a numbered document; the Number is given from the `prefix` sequence when not sent. */
+export const nameAndNumber = (prefix: string): Field[] => [
+  { name: 'Name', column: 'name', kind: 'string', notNull: true, description: 'Defaults to the Number' },
+  { name: 'Number', column: 'number', kind: 'string', description: `Given from a sequence (${prefix}-000001) when not sent` },
+];
+
+/** The required department of a document, defaulting to the acting user's. */
+export const departmentField: Field = { ...guidField('DepartmentId', 'department_id', 'Defaults to the acting user’s department'), required: true };
+
 export function fieldSchema(f: Field): TSchema {
   const base =
     f.kind === 'datetime'

@@ -11,25 +11,23 @@ import { HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvents } from '../platform/events/outbox.ts';
 import { assignRoles } from '../tenancy/service.ts';
 import { changeDetail } from './documents.ts';
-import { columnTypes, columnValues, type Field, viewOf } from './fields.ts';
+import { columnTypes, columnValues, type Field, guidField, viewOf } from './fields.ts';
 import type { Row } from './registry.ts';
-
-const guid = (name: string, column: string): Field => ({ name, column, kind: 'guid' });
 
 /** The published Create / CreateMany user model (DivisionId has no column: a division is its department's). */
 export const USER_MODEL: Field[] = [
   { name: 'UserName', column: 'user_name', kind: 'string', notNull: true, required: true },
   { name: 'Name', column: 'name', kind: 'string' },
   { name: 'ExternalId', column: 'external_id', kind: 'string' },
-  guid('CompanyId', 'company_id'),
-  guid('DepartmentId', 'department_id'),
-  guid('TypologyId', 'typology_id'),
+  guidField('CompanyId', 'company_id'),
+  guidField('DepartmentId', 'department_id'),
+  guidField('TypologyId', 'typology_id'),
   { name: 'Mail', column: 'email', kind: 'string' },
   { name: 'IsActive', column: 'is_active', kind: 'bool', notNull: true },
   { name: 'SsoUserName', column: 'sso_user_name', kind: 'string' },
   { name: 'RequiredHours', column: 'required_hours', kind: 'double' },
-  guid('ResponsibleId', 'responsible_id'),
-  guid('UserTypeId', 'user_type_id'),
+  guidField('ResponsibleId', 'responsible_id'),
+  guidField('UserTypeId', 'user_type_id'),
   { name: 'TimesheetRequired', column: 'timesheet_required', kind: 'bool' },
   { name: 'AdUserName', column: 'ad_user_name', kind: 'string' },
   { name: 'TaxpayerNumber', column: 'tax_payer_number', kind: 'string' },
@@ -267,7 +265,7 @@ export const CLIENT_EXTRA: Field[] = [
   { name: 'FullTimeEmployeeTime', column: 'full_time_employee_time', kind: 'double' },
   { name: 'Margin', column: 'margin', kind: 'double' },
   { name: 'SupplierMargin', column: 'supplier_margin', kind: 'double' },
-  guid('ProjectManagerId', 'manager_id'),
+  guidField('ProjectManagerId', 'manager_id'),
 ];
 export const CLIENT_MAPPED = Object.keys(CLIENT_NAMES);
 const V3_NAME = Object.fromEntries(Object.entries(CLIENT_NAMES).map(([v3, name]) => [name, v3]));

@@ -1,11 +1,9 @@
 // The CSV export through PostgreSQL's own COPY … TO STDOUT (FORMAT csv): bytes go from the database
 // socket to the HTTP socket as Buffers, with no JS string per field, so memory stays flat at any row count.
 import { createRequire } from 'node:module';
-import { pipeline } from 'node:stream';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
-import { CopyOut } from './copy-out.ts';
-import { CopyTextStage, CsvRows } from './copy-text.ts';
+import { CsvRows, openCopyText } from './copy-text.ts';
 import type { CatalogueColumn } from './definition.ts';
 
 // pg's own conversion of a bound value to the text it sends (dates, arrays, Buffers, objects), so an
@@ -176,12 +174,24 @@ export interface ExportSource {
   stop: () => void;
 }
 
+/** The SQL types (type oids) of the columns of `rows`, from a `limit 0` run of it: planned, no row read. */
+export async function columnTypes(client: pg.PoolClient, kysely: Kysely<any>, rows: RawBuilder<unknown>): Promise<number[]> {
+  const compiled = rows.compile(kysely);
+  const described = await client.query({ text: `select * from (${compiled.sql}) as r limit 0`, values: compiled.parameters as unknown[] });
+  return described.fields.map((f) => f.dataTypeID);
+}
+
+/** `COPY (<select>) TO STDOUT` in text format, its parameters inlined (COPY takes none). */
+export function copyStatement(kysely: Kysely<any>, select: RawBuilder<unknown>): string {
+  const compiled = select.compile(kysely);
+  return `copy (${inlineParameters(compiled.sql, compiled.parameters)}) to stdout`;
+}
+
 /**
  * The CSV export: `COPY (<rows, formatted as csvSelect prints them>) TO STDOUT` in text format, PostgreSQL's
  * cheapest (its csv format cost the backend ~15 % more for the same values), on a client inside the export's
- * transaction, written as RFC 4180 rows by CsvRows (./copy-text.ts, decision 0040); the first chunk carries the
- * header row. The columns' SQL types come from a `limit 0` run of the same query (planned, no row read): exact
- * for every catalogue query, user fields and custom tables (whose Float is float8, not numeric).
+ * transaction, written as RFC 4180 rows by CsvRows (./copy-text.ts, decision 0040) after the header row. The
+ * columns' SQL types are exact for every catalogue query, user fields and custom tables (whose Float is float8).
  */
 export async function openCopyCsv(
   client: pg.PoolClient,
@@ -190,43 +200,6 @@ export async function openCopyCsv(
   columns: CatalogueColumn[],
   options: CsvOptions = {},
 ): Promise<ExportSource> {
-  const compiled = rows.compile(kysely);
-  const described = await client.query({ text: `select * from (${compiled.sql}) as r limit 0`, values: compiled.parameters as unknown[] });
-  const formatted = csvSelect(
-    rows,
-    columns,
-    described.fields.map((f) => f.dataTypeID),
-    options,
-  ).compile(kysely);
-  const copy = startCopy(client, `copy (${inlineParameters(formatted.sql, formatted.parameters)}) to stdout`);
-  const stage = new CopyTextStage(new CsvRows(columns.length));
-  pipeline(copy, stage, () => {});
-  const lines = stage[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  let header: string | null = csvHeader(columns, options);
-  const chunks: AsyncIterator<Buffer | string> = {
-    next: async () => {
-      const next = await lines.next();
-      if (header === null) return next;
-      const h = header;
-      header = null;
-      return { done: false, value: next.done ? h : Buffer.concat([Buffer.from(h), next.value]) };
-    },
-  };
-  return {
-    chunks,
-    rows: () => copy.rowCount,
-    stop: () => {
-      stage.destroy();
-      copy.destroy();
-    },
-  };
-}
-
-/** Starts a COPY … TO STDOUT on `client` (./copy-out.ts). */
-export function startCopy(client: pg.PoolClient, text: string): CopyOut {
-  const copy = client.query(new CopyOut(text) as unknown as pg.Submittable) as unknown as CopyOut;
-  // pg reports a connection that ends mid-COPY by failing the query; once the export's reader is gone nothing
-  // else listens, and an unheard 'error' would crash the process.
-  copy.on('error', () => {});
-  return copy;
+  const formatted = csvSelect(rows, columns, await columnTypes(client, kysely, rows), options);
+  return openCopyText(client, copyStatement(kysely, formatted), new CsvRows(columns.length), { head: csvHeader(columns, options) });
 }

@@ -2,8 +2,10 @@
 // CSV (CsvRows below). PostgreSQL's text format is its cheapest: each value as its output function prints it,
 // tab-separated, a backslash, \b \f \n \r \t and \v escaped with a backslash, \N for NULL, one line per row.
 // A converter walks each row's bytes once into a reused scratch Buffer.
-import { Transform, type TransformCallback } from 'node:stream';
-import { EXPORT_STAGE } from './copy-out.ts';
+import { pipeline, Transform, type TransformCallback } from 'node:stream';
+import type pg from 'pg';
+import type { ExportSource } from './copy-csv.ts';
+import { CopyOut, EXPORT_STAGE } from './copy-out.ts';
 
 export const TAB = 9;
 export const LF = 10;
@@ -167,7 +169,7 @@ export class CsvRows extends CopyTextRows {
 }
 
 /** A converter as a stream stage. */
-export class CopyTextStage extends Transform {
+class CopyTextStage extends Transform {
   readonly rows: CopyTextRows;
 
   constructor(rows: CopyTextRows) {
@@ -187,4 +189,51 @@ export class CopyTextStage extends Transform {
       done(err as Error);
     }
   }
+}
+
+/**
+ * Runs `statement` (a COPY … TO STDOUT in text format, ./copy-out.ts) on `client` and converts its rows with
+ * `rows`; `head` goes before the first row (with no rows, alone), `tail` after the last, given the row count.
+ */
+export function openCopyText(
+  client: pg.PoolClient,
+  statement: string,
+  rows: CopyTextRows,
+  frame: { head?: string; tail?: (rows: number) => string } = {},
+): ExportSource {
+  const copy = client.query(new CopyOut(statement) as unknown as pg.Submittable) as unknown as CopyOut;
+  // pg reports a connection that ends mid-COPY by failing the query; once the export's reader is gone nothing
+  // else listens, and an unheard 'error' would crash the process.
+  copy.on('error', () => {});
+  const stage = new CopyTextStage(rows);
+  pipeline(copy, stage, () => {});
+  const converted = stage[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let head = frame.head ? Buffer.from(frame.head) : null;
+  let ended = false;
+  const chunks: AsyncIterator<Buffer> = {
+    next: async () => {
+      if (ended) return { done: true, value: undefined };
+      const next = await converted.next();
+      let value: Buffer;
+      if (!next.done) value = next.value;
+      else {
+        ended = true;
+        if (!frame.tail && !head) return next;
+        value = Buffer.from(frame.tail?.(rows.rows) ?? '');
+      }
+      if (head) {
+        value = Buffer.concat([head, value]);
+        head = null;
+      }
+      return { done: false, value };
+    },
+  };
+  return {
+    chunks,
+    rows: () => copy.rowCount,
+    stop: () => {
+      stage.destroy();
+      copy.destroy();
+    },
+  };
 }

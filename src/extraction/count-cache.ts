@@ -26,7 +26,47 @@ interface Entry {
   at: number;
 }
 
-const entries = new Map<string, Entry>();
+/**
+ * Answers kept per key, at most `max` (the least recently used dropped first), each valid COUNT_TTL_MS from
+ * its `at`: kept counts here, kept seek positions (seek-positions.ts).
+ */
+export class KeptAnswers<T extends { at: number }> {
+  readonly #max: number;
+  readonly #map = new Map<string, T>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get(key: string): T | undefined {
+    const kept = this.#map.get(key);
+    if (!kept) return undefined;
+    this.#map.delete(key);
+    if (Date.now() - kept.at >= COUNT_TTL_MS) return undefined;
+    // Re-inserted: the map's order is its recency, the first entry the least recently used.
+    this.#map.set(key, kept);
+    return kept;
+  }
+
+  set(key: string, value: T): void {
+    this.#map.delete(key);
+    if (this.#map.size >= this.#max) this.#map.delete(this.#map.keys().next().value as string);
+    this.#map.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.#map.delete(key);
+  }
+}
+
+/** A kept answer's key: tenant, statement SQL and parameters, the quarter hour (see BUCKET_MS), and `more`. */
+export function keptKey(tenantId: string, compiled: { sql: string; parameters: readonly unknown[] }, ...more: unknown[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([tenantId, compiled.sql, compiled.parameters, Math.floor(Date.now() / BUCKET_MS), ...more]))
+    .digest('base64url');
+}
+
+const entries = new KeptAnswers<Entry>(MAX_ENTRIES);
 /** Count SQL text -> the tracked tables its plan reads, or null when it reads one that is not tracked. */
 const tablesOfSql = new Map<string, string[] | null>();
 let tracked: Promise<Set<string>> | null = null;
@@ -70,13 +110,6 @@ export async function tablesRead(trx: Trx, count: RawBuilder<unknown>, text: str
   return tables;
 }
 
-/** The kept count's key: tenant, count SQL, parameters and the quarter hour (see BUCKET_MS). */
-function countKey(tenantId: string, compiled: { sql: string; parameters: readonly unknown[] }): string {
-  return createHash('sha256')
-    .update(JSON.stringify([tenantId, compiled.sql, compiled.parameters, Math.floor(Date.now() / BUCKET_MS)]))
-    .digest('base64url');
-}
-
 /** A kept snapshot is still current: no transaction it did not see has written to `tables` for the tenant. */
 export const unchangedSince = (tenantId: string, tables: string[], snapshot: string): RawBuilder<boolean> =>
   sql<boolean>`not atrium_changed_since(${tenantId}::uuid, ${tables}::text[], ${snapshot}::pg_snapshot)`;
@@ -95,9 +128,8 @@ export interface CountProbe {
 
 export function countProbe(trx: Trx, tenantId: string, count: RawBuilder<{ n: string }>): CountProbe {
   const compiled = count.compile(trx);
-  const key = countKey(tenantId, compiled);
-  const found = entries.get(key);
-  const kept = found && Date.now() - found.at < COUNT_TTL_MS ? found : undefined;
+  const key = keptKey(tenantId, compiled);
+  const kept = entries.get(key);
   const check = (entry: Entry) => unchangedSince(tenantId, entry.tables, entry.snapshot);
   return {
     column: kept ? check(kept) : sql<null>`null::boolean`,
@@ -106,7 +138,7 @@ export function countProbe(trx: Trx, tenantId: string, count: RawBuilder<{ n: st
         extractionCounts.inc({ result: 'hit' });
         return kept.count;
       }
-      if (found) entries.delete(key);
+      if (kept) entries.delete(key);
       return freshCount(trx, key, count, compiled.sql);
     },
   };
@@ -126,7 +158,6 @@ async function keep(trx: Trx, key: string, count: RawBuilder<unknown>, text: str
     return n;
   }
   extractionCounts.inc({ result: 'miss' });
-  if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
   entries.set(key, { count: n, snapshot, tables, at: Date.now() });
   return n;
 }

@@ -11,7 +11,7 @@ import type { CatalogueColumn, ColumnType } from './definition.ts';
 import { JSONB_OID, jsonObjects } from './json-lines.ts';
 import type { Plan } from './query-builder.ts';
 import { isCustomTableName, type ResolvedQuery } from './resolve.ts';
-import { after, forgetPosition, keepPosition, keptPosition, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
+import { after, keptPositions, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
 
 export interface Page {
   data: Record<string, unknown>[];
@@ -71,7 +71,7 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
   const base = statement(null, sql``);
   const compiled = base.compile(trx);
   const at = plan.skip > 0 ? positionKey(q.tenantId, compiled, plan.skip) : null;
-  const kept = at ? keptPosition(at) : undefined;
+  const kept = at ? keptPositions.get(at) : undefined;
   const keyTexts = [...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`), sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`];
   const texts = [
     ...keyTexts,
@@ -111,7 +111,7 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
     } else {
       // A table the page reads changed since the position was read: the offset page.
       seekCounted('stale');
-      forgetPosition(at as string);
+      keptPositions.delete(at as string);
       chosen = { ...(await offsetPage()), countHolds: sought.countHolds };
     }
   } else {
@@ -125,7 +125,7 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
     const tables = types.every((t) => TYPE_NAME.test(t)) ? await tablesRead(trx, base, compiled.sql) : null;
     if (tables) {
       const values = terms.map((_, i) => last[`o${i}`]);
-      keepPosition(positionKey(q.tenantId, compiled, plan.skip + plan.take), { values, types, tables, snapshot: chosen.snapshot, at: Date.now() });
+      keptPositions.set(positionKey(q.tenantId, compiled, plan.skip + plan.take), { values, types, tables, snapshot: chosen.snapshot, at: Date.now() });
     }
   }
   return chosen;

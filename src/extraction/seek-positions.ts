@@ -3,10 +3,9 @@
 // that row on the order's index instead of skipping every row before it. A position is used only while
 // nothing the key statement reads has changed for the tenant since the snapshot it was read in — the
 // count cache's change log and check (count-cache.ts) — so the page is exactly the offset page.
-import { createHash } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
 import { extractionSeeks } from '../platform/metrics.ts';
-import { BUCKET_MS, COUNT_TTL_MS } from './count-cache.ts';
+import { KeptAnswers, keptKey } from './count-cache.ts';
 
 /** One term of a page's ORDER BY: the value sorted on and its direction (PostgreSQL's default nulls placement). */
 export interface OrderTerm {
@@ -24,37 +23,13 @@ export interface SeekPosition {
 }
 
 // A paging client keeps one position per query and filters at a time (each page replaces its own by the
-// next), so a few thousand cover many concurrent readers; an entry is a few hundred bytes.
-const MAX_POSITIONS = 4_000;
-const positions = new Map<string, SeekPosition>();
+// next), so a few thousand cover many concurrent readers; an entry is a few hundred bytes. A kept snapshot
+// older than COUNT_TTL_MS could miss changes the sweep deleted, so a position expires as a count does.
+export const keptPositions = new KeptAnswers<SeekPosition>(4_000);
 
 /** The position's key: tenant, the key statement without its page (SQL and parameters), the quarter hour, the position. */
-export function positionKey(tenantId: string, compiled: { sql: string; parameters: readonly unknown[] }, position: number): string {
-  return createHash('sha256')
-    .update(JSON.stringify([tenantId, compiled.sql, compiled.parameters, Math.floor(Date.now() / BUCKET_MS), position]))
-    .digest('base64url');
-}
-
-/** The kept position, if any and not expired (a kept snapshot older than the sweep's horizon could miss changes). */
-export function keptPosition(key: string): SeekPosition | undefined {
-  const kept = positions.get(key);
-  if (!kept) return undefined;
-  positions.delete(key);
-  if (Date.now() - kept.at >= COUNT_TTL_MS) return undefined;
-  // Re-inserted: the map's order is its recency, the first entry the least recently used.
-  positions.set(key, kept);
-  return kept;
-}
-
-export function keepPosition(key: string, position: SeekPosition): void {
-  positions.delete(key);
-  if (positions.size >= MAX_POSITIONS) positions.delete(positions.keys().next().value as string);
-  positions.set(key, position);
-}
-
-export function forgetPosition(key: string): void {
-  positions.delete(key);
-}
+export const positionKey = (tenantId: string, compiled: { sql: string; parameters: readonly unknown[] }, position: number): string =>
+  keptKey(tenantId, compiled, position);
 
 export const seekCounted = (result: 'hit' | 'stale' | 'miss'): void => {
   extractionSeeks.inc({ result });
