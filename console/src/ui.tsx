@@ -122,6 +122,20 @@ export function Field(props: { label: string; children: JSX.Element; hint?: stri
   );
 }
 
+/** A form's submit and Cancel buttons; submit is disabled while the form's action runs. */
+export function FormActions(props: { busy: boolean; label?: string; onCancel: () => void }) {
+  return (
+    <div class="actions">
+      <button type="submit" disabled={props.busy}>
+        {props.label ?? 'Save'}
+      </button>
+      <button type="button" class="secondary" onClick={props.onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
+
 export const when = (iso: string | null | undefined): string => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 19) : '—');
 
 export function bytes(n: number | null | undefined): string {

@@ -2,7 +2,7 @@
 // the secret shown once) and the users with their roles.
 import { useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
-import { CopyButton, Dialog, ErrorBox, Field, useAction, useLoad, when } from '../ui.tsx';
+import { CopyButton, Dialog, ErrorBox, Field, FormActions, useAction, useLoad, when } from '../ui.tsx';
 
 interface TenantApp {
   appId: string;
@@ -195,14 +195,7 @@ function AppForm(props: { roles: string[]; onCreated: (c: Credentials) => void; 
         ))}
       </fieldset>
       <ErrorBox error={action.error} />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Create app
-        </button>
-        <button type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={action.busy} label="Create app" onCancel={props.onCancel} />
     </form>
   );
 }

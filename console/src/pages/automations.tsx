@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
 import { navigate } from '../router.ts';
-import { Dialog, ErrorBox, Field, Link, useAction, useLoad, when } from '../ui.tsx';
+import { Dialog, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
 
 interface Automation {
   id: string;
@@ -142,14 +142,7 @@ function DefinitionForm(props: { existing?: Automation; onSaved: (a: Automation)
         <textarea rows={18} spellcheck={false} class="code" value={text} onInput={(e) => setText(e.currentTarget.value)} />
       </Field>
       <ErrorBox error={save.error} />
-      <div class="actions">
-        <button type="submit" disabled={save.busy}>
-          Save
-        </button>
-        <button type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={save.busy} onCancel={props.onCancel} />
     </form>
   );
 }

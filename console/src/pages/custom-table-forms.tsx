@@ -2,7 +2,7 @@
 // and a table's Read / Save roles.
 import { useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
-import { ErrorBox, Field, useAction, useLoad } from '../ui.tsx';
+import { ErrorBox, Field, FormActions, useAction, useLoad } from '../ui.tsx';
 import { TYPE_NAMES } from './column-types.ts';
 
 export interface Column {
@@ -101,14 +101,7 @@ export function TableForm(props: { existing?: Table; onSaved: (name: string) => 
       )}
       <ColumnsEditor columns={columns} onChange={setColumns} />
       <ErrorBox error={save.error} />
-      <div class="actions">
-        <button type="submit" disabled={save.busy}>
-          {e ? 'Add columns' : 'Create table'}
-        </button>
-        <button type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={save.busy} label={e ? 'Add columns' : 'Create table'} onCancel={props.onCancel} />
     </form>
   );
 }
@@ -150,14 +143,7 @@ export function PermissionsForm(props: { table: Table; onDone: () => void }) {
         </fieldset>
       </div>
       <ErrorBox error={action.error ?? roles.error} />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Save permissions
-        </button>
-        <button type="button" class="secondary" onClick={props.onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={action.busy} label="Save permissions" onCancel={props.onDone} />
     </form>
   );
 }

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { download, enc, getJson, hasRole, session } from '../api.ts';
 import { navigate } from '../router.ts';
-import { bytes, Dialog, ErrorBox, Field, Link, useAction, useLoad, when } from '../ui.tsx';
+import { bytes, Dialog, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
 
 interface Schedule {
   id: string;
@@ -196,14 +196,7 @@ function ScheduleForm(props: { existing?: Schedule; onSaved: (s: Schedule) => vo
         <textarea rows={4} value={qb} onInput={(ev) => setQb(ev.currentTarget.value)} />
       </Field>
       <ErrorBox error={save.error ?? queries.error} />
-      <div class="actions">
-        <button type="submit" disabled={save.busy}>
-          Save
-        </button>
-        <button type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={save.busy} onCancel={props.onCancel} />
     </form>
   );
 }

@@ -2,7 +2,7 @@
 // catalogue (or a custom one), URL, active, and detail filters joined by And / Or.
 import { useState } from 'preact/hooks';
 import { getJson } from '../api.ts';
-import { ErrorBox, Field, useAction, useLoad } from '../ui.tsx';
+import { ErrorBox, Field, FormActions, useAction, useLoad } from '../ui.tsx';
 import type { DetailFilter, Subscription } from './webhooks.tsx';
 
 const ACTION_TYPES = [
@@ -140,14 +140,7 @@ export function SubscriptionForm(props: { existing?: Subscription; onSaved: (w: 
         </button>
       </fieldset>
       <ErrorBox error={save.error ?? types.error} />
-      <div class="actions">
-        <button type="submit" disabled={save.busy}>
-          Save
-        </button>
-        <button type="button" class="secondary" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions busy={save.busy} onCancel={props.onCancel} />
     </form>
   );
 }
