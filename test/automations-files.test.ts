@@ -5,39 +5,24 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { SMTPServer } from 'smtp-server';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 import { type SftpServer, SSHD, startSftpServer } from './sftp-server.ts';
+import { type Smtp, startSmtp } from './smtp-server.ts';
 import { USER_TYPE, waitForHistory } from './webhooks-helpers.ts';
 
 let server: TestServer;
 let h: Record<string, string>;
 let tenantRefs: Record<string, string>;
 let sftp: SftpServer;
-let smtp: SMTPServer;
-const mails: { from: string; to: string[]; body: string }[] = [];
+let smtp: Smtp;
 
 before(async () => {
   assert.ok(existsSync(SSHD), 'openssh-server is installed (.ci/run installs it)');
   sftp = await startSftpServer();
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      let body = '';
-      stream.on('data', (c: Buffer) => {
-        body += c.toString('utf8');
-      });
-      stream.on('end', () => {
-        mails.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), body });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
+  smtp = await startSmtp();
   server = await startTestServer({
     ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    ATRIUM_SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as { port: number }).port}`,
+    ATRIUM_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
     ATRIUM_SMTP_FROM: 'Atrium <atrium@test.example>',
   });
   const tenant = await server.createTenant('Files Agency');
@@ -47,7 +32,7 @@ before(async () => {
 
 after(async () => {
   await server?.close();
-  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  await smtp?.close();
   await sftp?.close();
 });
 
@@ -117,12 +102,12 @@ test('SFTP list, download, upload and move on a real OpenSSH server; CSV in and 
   assert.equal(run.body.result.body.moved, path.join(sftp.root, 'done', 'AD_UserAccounts_20240101000000.csv'));
 
   // The mail, with its attachment; the private key never shows in the log.
-  assert.equal(mails.length, 1);
-  assert.deepEqual(mails[0].to, ['ops@example.com', 'hr@example.com']);
-  assert.match(mails[0].body, /Subject: Processed AD_UserAccounts_20240101000000\.csv/);
-  assert.match(mails[0].body, /From: Feed Robot <atrium@test\.example>/);
-  assert.match(mails[0].body, /filename=report\.csv/);
-  assert.ok(mails[0].body.includes(Buffer.from('email;name\r\nfirst@example.com;First\r\n').toString('base64')));
+  assert.equal(smtp.mails.length, 1);
+  assert.deepEqual(smtp.mails[0].to, ['ops@example.com', 'hr@example.com']);
+  assert.match(smtp.mails[0].body, /Subject: Processed AD_UserAccounts_20240101000000\.csv/);
+  assert.match(smtp.mails[0].body, /From: Feed Robot <atrium@test\.example>/);
+  assert.match(smtp.mails[0].body, /filename=report\.csv/);
+  assert.ok(smtp.mails[0].body.includes(Buffer.from('email;name\r\nfirst@example.com;First\r\n').toString('base64')));
   const log = JSON.stringify(run.body.actions);
   assert.ok(!log.includes('PRIVATE KEY'), 'the private key is masked in the log');
   assert.ok(log.includes('********'));
@@ -183,8 +168,8 @@ test("the documentation's complete example (event → Rest → Email) runs as wr
   assert.equal(items[0].status, 'Succeeded', JSON.stringify(items));
   assert.equal(items[0].attempts[0].statusCode, 200);
   assert.equal(JSON.parse(items[0].attempts[0].responseBody).user, 'Doc Example Renamed');
-  const mail = mails.find((m) => m.body.includes('Subject: User doc.example was updated'));
-  assert.ok(mail, JSON.stringify(mails.map((m) => m.body.slice(0, 300))));
+  const mail = smtp.mails.find((m) => m.body.includes('Subject: User doc.example was updated'));
+  assert.ok(mail, JSON.stringify(smtp.mails.map((m) => m.body.slice(0, 300))));
   assert.deepEqual(mail.to, ['ops@example.com']);
   assert.match(mail.body, /Doc Example Renamed \(doc@example\.com\)/);
 });

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import pg from 'pg';
-import { SMTPServer } from 'smtp-server';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { apiFor, appToken } from './custom-tables-helpers.ts';
 import { ADMIN_TOKEN, appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { type Smtp, startSmtp } from './smtp-server.ts';
 
 const BASE = '/api/v3/analytics/schedules';
 const RETENTION = 2;
@@ -18,29 +18,13 @@ const RETENTION = 2;
 let server: TestServer;
 let tenant: TenantCredentials;
 let h: Record<string, string>;
-let smtp: SMTPServer;
-const mails: { to: string[]; body: string }[] = [];
+let smtp: Smtp;
 
 before(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      let body = '';
-      stream.on('data', (c: Buffer) => {
-        body += c.toString('utf8');
-      });
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
-  const port = (smtp.server.address() as { port: number }).port;
+  smtp = await startSmtp();
   server = await startTestServer({
     ATRIUM_EXPORT_RETENTION: String(RETENTION),
-    ATRIUM_SMTP_URL: `smtp://127.0.0.1:${port}`,
+    ATRIUM_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
     ATRIUM_SMTP_FROM: 'atrium@test.example',
   });
   tenant = await server.createTenant('Schedules Agency', { demoData: true, scale: 0.05 });
@@ -49,7 +33,7 @@ before(async () => {
 
 after(async () => {
   await server?.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp?.close();
 });
 
 const schedule = (over: Record<string, unknown> = {}) => ({ Name: 'Nightly jobs', Query: 'DE-Jobs', Format: 'csv', CronExpression: '5 0 * * *', ...over });
@@ -271,7 +255,7 @@ describe('runs', () => {
       }
       assert.deepEqual(rows, expected);
     }
-    assert.equal(mails.length, 0, 'nothing is sent on success');
+    assert.equal(smtp.mails.length, 0, 'nothing is sent on success');
   });
 
   test('runs list newest first; a finished run emits Executed with the schedule and the run', async () => {
@@ -332,18 +316,18 @@ describe('runs', () => {
     const res = await server.request('POST', BASE, { headers: ah, json: schedule({ Name: 'orphan' }) });
     assert.equal(res.status, 201);
     assert.equal((await server.request('DELETE', `/admin/tenants/${tenant.tenantId}/apps/${app.body.appId}`, { headers: admin })).status, 200);
-    const before = mails.length;
+    const before = smtp.mails.length;
     const run = await runNow(res.body.id);
     assert.equal(run.status, 'Failed');
     assert.match(run.error, /revoked/);
     assert.equal(run.fileName, null);
     const file = await server.request('GET', `${BASE}/${res.body.id}/runs/${run.id}/file`, { headers: h });
     assert.equal(file.status, 409);
-    for (let i = 0; i < 50 && mails.length === before; i++) await new Promise((r) => setTimeout(r, 100));
-    assert.equal(mails.length, before + 1);
-    assert.deepEqual(mails.at(-1)?.to.sort(), ['bi@agency.example', 'ops@agency.example']);
-    assert.match(mails.at(-1)?.body ?? '', /orphan/);
-    assert.match(mails.at(-1)?.body ?? '', /revoked/);
+    for (let i = 0; i < 50 && smtp.mails.length === before; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(smtp.mails.length, before + 1);
+    assert.deepEqual(smtp.mails.at(-1)?.to.sort(), ['bi@agency.example', 'ops@agency.example']);
+    assert.match(smtp.mails.at(-1)?.body ?? '', /orphan/);
+    assert.match(smtp.mails.at(-1)?.body ?? '', /revoked/);
     const executed = await ownerQuery<{ detail: { Run: { Status: string; Error: string } } }>(
       "select detail from events where document_id = $1 and action_type = 'Executed'",
       [res.body.id],

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { SMTPServer } from 'smtp-server';
 import { type FeedRecord, RECORD_FIELDS } from '../src/user-feed/records.ts';
 import type { TestServer } from './helpers.ts';
 import type { SftpServer } from './sftp-server.ts';
@@ -46,29 +45,3 @@ export async function configureFeed(server: TestServer, h: Record<string, string
 export const put = (folder: string, name: string, content: string) => writeFile(path.join(folder, name), content);
 export const list = async (folder: string): Promise<string[]> => (existsSync(folder) ? (await readdir(folder)).sort() : []);
 export const readJson = async (folder: string, name: string) => JSON.parse(await readFile(path.join(folder, name), 'utf8'));
-
-export interface Smtp {
-  mails: { to: string[]; body: string }[];
-  port: number;
-  close: () => Promise<void>;
-}
-
-export async function startSmtp(): Promise<Smtp> {
-  const mails: Smtp['mails'] = [];
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    onData(stream, session, callback) {
-      let body = '';
-      stream.on('data', (c: Buffer) => {
-        body += c.toString('utf8');
-      });
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), body });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
-  return { mails, port: (smtp.server.address() as { port: number }).port, close: () => new Promise<void>((resolve) => smtp.close(() => resolve())) };
-}

@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 import { type SftpServer, SSHD, startSftpServer } from './sftp-server.ts';
-import { configureFeed, csv, type FeedFolders, type FeedRow, list, put, readJson, type Smtp, startSmtp } from './user-feed-helpers.ts';
+import { type Smtp, startSmtp } from './smtp-server.ts';
+import { configureFeed, csv, type FeedFolders, type FeedRow, list, put, readJson } from './user-feed-helpers.ts';
 
 let server: TestServer;
 let sftp: SftpServer;
