@@ -10,7 +10,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { type Runtime, startServer } from '../src/server.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { appHeaders, startTestServer, type TestServer, workerEnv } from './helpers.ts';
 import { createSubscription, DELIVERABLE_TYPE, raiseEvent, waitForHistory } from './webhooks-helpers.ts';
 
 let server: TestServer;
@@ -25,18 +25,7 @@ const received: unknown[] = [];
 before(async () => {
   const shared = { ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
   server = await startTestServer({ ATRIUM_ROLE: 'api', ...shared });
-  const config = server.runtime.ctx.config;
-  for (let i = 0; i < 2; i++) {
-    const env = {
-      DATABASE_URL: server.databaseUrl,
-      ATRIUM_ROLE: 'worker',
-      DATA_DIR: config.dataDir,
-      ATRIUM_SECRET_KEY: config.secretKey ?? '',
-      LOG_LEVEL: 'silent',
-      ...shared,
-    };
-    workers.push(await startServer(loadConfig(env), () => {}));
-  }
+  for (let i = 0; i < 2; i++) workers.push(await startServer(loadConfig(workerEnv(server, shared)), () => {}));
   tenant = await server.createTenant('Trigger Agency');
   h = appHeaders(tenant);
   owner = new pg.Client({ connectionString: server.databaseUrl });

@@ -1,7 +1,9 @@
 // Test helpers: a database of one's own cloned from the migrated template, a real server on a
 // loopback port, and tenants created through the operator API.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import type { DestinationStream } from 'pino';
 import { loadConfig } from '../src/config.ts';
@@ -124,4 +126,28 @@ export function inlineRefs<T>(doc: T): T {
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]));
   };
   return inline(doc) as T;
+}
+
+/** The environment of a worker beside `server` (its database, data folder and secret key), with `extra`. */
+export function workerEnv(server: TestServer, extra: Record<string, string> = {}): Record<string, string> {
+  const config = server.runtime.ctx.config;
+  return {
+    DATABASE_URL: server.databaseUrl,
+    ATRIUM_ROLE: 'worker',
+    DATA_DIR: config.dataDir,
+    ATRIUM_SECRET_KEY: config.secretKey ?? '',
+    LOG_LEVEL: 'silent',
+    ...extra,
+  };
+}
+
+/** A worker beside `server` in a process of its own (a test may kill it), kept in `children` while it runs. */
+export function spawnWorker(server: TestServer, children: Set<ChildProcess>, extra: Record<string, string> = {}): ChildProcess {
+  const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../src/main.ts'), 'serve'], {
+    env: { ...process.env, ...workerEnv(server, extra) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return child;
 }

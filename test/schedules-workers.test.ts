@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.ts';
 import { QUEUE } from '../src/schedules/worker.ts';
 import { type Runtime, startServer } from '../src/server.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { appHeaders, startTestServer, type TestServer, workerEnv } from './helpers.ts';
 
 const BASE = '/api/v3/analytics/schedules';
 let server: TestServer;
@@ -20,17 +20,7 @@ let owner: pg.Client;
 
 before(async () => {
   server = await startTestServer({ ATRIUM_ROLE: 'api' });
-  const config = server.runtime.ctx.config;
-  for (let i = 0; i < 2; i++) {
-    const env = {
-      DATABASE_URL: server.databaseUrl,
-      ATRIUM_ROLE: 'worker',
-      DATA_DIR: config.dataDir,
-      ATRIUM_SECRET_KEY: config.secretKey ?? '',
-      LOG_LEVEL: 'silent',
-    };
-    workers.push(await startServer(loadConfig(env), () => {}));
-  }
+  for (let i = 0; i < 2; i++) workers.push(await startServer(loadConfig(workerEnv(server)), () => {}));
   tenant = await server.createTenant('Cron Agency', { demoData: true, scale: 0.02 });
   owner = new pg.Client({ connectionString: server.databaseUrl });
   await owner.connect();

@@ -3,13 +3,12 @@
 // the file. The end state (users, their events, the file's folder and results) is that of one clean run of
 // the same file on another tenant.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { appHeaders, spawnWorker, startTestServer, type TestServer } from './helpers.ts';
 import { type SftpServer, SSHD, startSftpServer } from './sftp-server.ts';
 import { configureFeed, csv, type FeedRow, list, put, readJson } from './user-feed-helpers.ts';
 
@@ -34,24 +33,7 @@ after(async () => {
   await sftp?.close();
 });
 
-function startWorker(): ChildProcess {
-  const config = server.runtime.ctx.config;
-  const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../src/main.ts'), 'serve'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: server.databaseUrl,
-      ATRIUM_ROLE: 'worker',
-      ATRIUM_SECRET_KEY: config.secretKey ?? '',
-      ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: config.dataDir,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  return child;
-}
+const startWorker = (): ChildProcess => spawnWorker(server, children, { ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
 
 const FILE = 'AD_UserAccounts_20250201000000.csv';
 

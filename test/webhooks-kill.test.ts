@@ -2,11 +2,10 @@
 // delivery loses nothing; the restarted worker delivers it again under the same webhook-id, and
 // events raised while no worker ran are delivered too.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { appHeaders, spawnWorker, startTestServer, type TestServer } from './helpers.ts';
 import { createSubscription, DELIVERABLE_TYPE, type Receiver, raiseEvent, startReceiver, waitForHistory } from './webhooks-helpers.ts';
 
 let server: TestServer;
@@ -24,27 +23,13 @@ after(async () => {
   await server.close();
 });
 
-function startWorker(): ChildProcess {
-  const config = server.runtime.ctx.config;
-  const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../src/main.ts'), 'serve'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: server.databaseUrl,
-      ATRIUM_ROLE: 'worker',
-      ATRIUM_SECRET_KEY: config.secretKey ?? '',
-      ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      ATRIUM_WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms',
-      // The lease of an attempt is the timeout plus 5 s: a short timeout keeps the test short.
-      ATRIUM_WEBHOOK_TIMEOUT: '1s',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: config.dataDir,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+const startWorker = (): ChildProcess =>
+  spawnWorker(server, children, {
+    ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ATRIUM_WEBHOOK_RETRY_SCHEDULE: '0s,200ms,200ms',
+    // The lease of an attempt is the timeout plus 5 s: a short timeout keeps the test short.
+    ATRIUM_WEBHOOK_TIMEOUT: '1s',
   });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  return child;
-}
 
 test('killing the worker mid-delivery loses nothing; the retry carries the same webhook-id', async () => {
   const tenant = await server.createTenant('Crash Agency');
