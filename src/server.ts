@@ -14,6 +14,7 @@ import { clientApiRoutes } from './client-api/routes.ts';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
 import { sweepChangeLog } from './extraction/count-cache.ts';
+import { readAheadSettled } from './extraction/read-ahead.ts';
 import { extractionRoutes } from './extraction/routes.ts';
 import { integrationRoutes } from './integration/routes.ts';
 import { SecretBox } from './platform/auth/hashing.ts';
@@ -193,6 +194,8 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
       closing ??= (async () => {
         if (runningApp) await runningApp.close();
         await runningJobs.stop();
+        // Pages being read ahead (decision 0041) hold a connection each until their batch ends.
+        await readAheadSettled();
         await db.close();
         await opened.stop();
       })();

@@ -4,12 +4,15 @@
 // Exports read `select <fields> from (<source>) q where … order by …`; counts run on the narrowest plan
 // and are kept while nothing they read changes (count-cache.ts).
 import { type RawBuilder, sql } from 'kysely';
-import type { Trx } from '../platform/db/database.ts';
-import { OID } from './copy-csv.ts';
+import { type DatabaseHandle, kyselyOnClient, type Trx, tenantBinding } from '../platform/db/database.ts';
+import { extractionReadAhead } from '../platform/metrics.ts';
+import { columnTypes, copyStatement, OID } from './copy-csv.ts';
+import { openCopyText } from './copy-text.ts';
 import { type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
-import { JSONB_OID, jsonObjects } from './json-lines.ts';
+import { JSONB_OID, JsonLines, jsonObjects, jsonTextSelect } from './json-lines.ts';
 import type { Plan } from './query-builder.ts';
+import { type AheadPage, dropPager, PageSplitter, pagerOf, pagesPerBatch, readAhead, takePage } from './read-ahead.ts';
 import { isCustomTableName, type ResolvedQuery } from './resolve.ts';
 import { after, keptPositions, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
 
@@ -35,13 +38,15 @@ export function rowsQuery(q: ResolvedQuery, plan: Plan, forExport = false): RawB
 const TYPE_NAME = /^[a-z][a-z0-9 ]*$/;
 
 /** The page's keys as text (k0, k1, …), the order values of each row as text with their types (o0, t0, …). */
-type KeyRow = Record<string, string | null>;
+export type KeyRow = Record<string, string | null>;
 
 /** What the key statement answered: the page's keys, its snapshot and, when it asked, whether the page's kept count still holds. */
-interface ChosenKeys {
+export interface ChosenKeys {
   keys: KeyRow[];
   snapshot: string;
   countHolds?: boolean | null;
+  /** Sought past the kept position of the page before it (a paging client's next page). */
+  sought?: boolean;
 }
 
 /**
@@ -52,7 +57,16 @@ interface ChosenKeys {
  * checks the position it sought from and the page's kept count (one round trip for keys and checks). As
  * text only outside the limit: the skipped keys of a deep page are read, never converted.
  */
-async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountProbe): Promise<ChosenKeys> {
+/** A plan's key statement before its page: its order terms, source, statement builder and compiled base (the position's key). */
+export interface KeyPlan {
+  terms: OrderTerm[];
+  source: RawBuilder<unknown>;
+  base: RawBuilder<unknown>;
+  compiled: { sql: string; parameters: readonly unknown[] };
+  statement: (condition: RawBuilder<boolean> | null, paging: RawBuilder<unknown>) => RawBuilder<unknown>;
+}
+
+export function keyPlan(trx: Trx, q: ResolvedQuery, plan: Plan): KeyPlan {
   const terms = orderTerms(q, plan);
   const source = keysPhaseSource(q, plan);
   const statement = (condition: RawBuilder<boolean> | null, paging: RawBuilder<unknown>) => {
@@ -60,23 +74,73 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
     const values = terms.map((t, i) => sql`${t.value} as ${sql.id(`o${i}`)}`);
     return sql`select ${sql.join([...q.key.map((k) => sql.id('q', k)), ...values])} from (${source}) as q${where.length ? sql` where ${sql.join(where, sql` and `)}` : sql``}${orderClause(terms)}${paging}`;
   };
+  const base = statement(null, sql``);
+  return { terms, source, base, compiled: base.compile(trx), statement };
+}
+
+/** The key columns as text (k0, k1, …) and the first one's type, as the rows statement reads them. */
+const keyTexts = (q: ResolvedQuery) => [
+  ...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`),
+  sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`,
+];
+
+/**
+ * The rows after a kept position, at most `limit`, with the checks of that position and of the page's kept
+ * count (one round trip): the keys as text with each row's order values and their types, whether the position
+ * still holds, the statement's snapshot. atrium_changed_since is parallel-unsafe, which keeps this statement
+ * serial: a short index range needs no workers.
+ */
+export async function keysAfter(
+  trx: Trx,
+  q: ResolvedQuery,
+  kp: KeyPlan,
+  sought: SeekPosition,
+  limit: number | null,
+  probe?: CountProbe,
+): Promise<ChosenKeys & { unchanged: boolean }> {
+  const { terms } = kp;
+  const paging = limit !== null ? sql` limit ${limit}` : sql``;
   /** The page after a kept position: each condition's rows in order, the later ones after the earlier. */
-  const seek = (conditions: RawBuilder<boolean>[], limit: RawBuilder<unknown>) => {
-    if (conditions.length === 1) return statement(conditions[0], limit);
-    const parts = conditions.map((c, i) => sql`select s.*, ${i} as part from (${statement(c, limit)}) as s`);
+  const seek = (conditions: RawBuilder<boolean>[]) => {
+    if (conditions.length === 1) return kp.statement(conditions[0], paging);
+    const parts = conditions.map((c, i) => sql`select s.*, ${i} as part from (${kp.statement(c, paging)}) as s`);
     const order = terms.map((t, i) => sql`u.${sql.id(`o${i}`)} ${t.desc ? sql`desc` : sql`asc`}`);
     return sql`select ${sql.join([...q.key.map((k) => sql.id('u', k)), ...terms.map((_, i) => sql.id('u', `o${i}`))])}
-      from (${sql.join(parts, sql` union all `)}) as u order by u.part, ${sql.join(order)}${limit}`;
+      from (${sql.join(parts, sql` union all `)}) as u order by u.part, ${sql.join(order)}${paging}`;
   };
-  const base = statement(null, sql``);
-  const compiled = base.compile(trx);
-  const at = plan.skip > 0 ? positionKey(q.tenantId, compiled, plan.skip) : null;
-  const kept = at ? keptPositions.get(at) : undefined;
-  const keyTexts = [...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`), sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`];
   const texts = [
-    ...keyTexts,
+    ...keyTexts(q),
     ...terms.map((_, i) => sql`${sql.id('p', `o${i}`)}::text as ${sql.id(`o${i}`)}, pg_typeof(${sql.id('p', `o${i}`)})::text as ${sql.id(`t${i}`)}`),
   ];
+  const { rows } = await sql<KeyRow & { present: boolean | null; unchanged: boolean; count_holds: boolean | null; snapshot: string }>`
+      select ${sql.join(texts)}, p.present, s.unchanged, s.count_holds, s.snapshot
+        from (select pg_current_snapshot()::text as snapshot, ${probe?.column ?? sql`null::boolean`} as count_holds,
+                     ${unchangedSince(q.tenantId, sought.tables, sought.snapshot)} as unchanged offset 0) as s
+        left join lateral (select p.*, true as present from (${seek(after(terms, sought))}) as p) as p on true`.execute(trx);
+  return { keys: rows[0].present ? rows : [], countHolds: rows[0].count_holds, snapshot: rows[0].snapshot, unchanged: rows[0].unchanged, sought: true };
+}
+
+/** Keeps the position after the last of `keys` (a full page's) at `position`, read in `snapshot`. */
+export async function keepPosition(trx: Trx, q: ResolvedQuery, kp: KeyPlan, position: number, last: KeyRow, snapshot: string): Promise<void> {
+  const types = kp.terms.map((_, i) => last[`t${i}`] ?? '');
+  const tables = types.every((t) => TYPE_NAME.test(t)) ? await tablesRead(trx, kp.base, kp.compiled.sql) : null;
+  if (!tables) return;
+  const values = kp.terms.map((_, i) => last[`o${i}`]);
+  keptPositions.set(positionKey(q.tenantId, kp.compiled, position), { values, types, tables, snapshot, at: Date.now() });
+}
+
+/**
+ * The key statement: the page's keys on the keys phase's source, where only the key, filter and order
+ * columns are computed (deep pages skip over keys, not rows), answered as text. A page with a skip seeks
+ * past the kept position of the page before it when nothing it reads has changed since (seek-positions.ts);
+ * a full page keeps the position after it, with the statement's snapshot. A sought page's statement also
+ * checks the position it sought from and the page's kept count (one round trip for keys and checks). As
+ * text only outside the limit: the skipped keys of a deep page are read, never converted.
+ */
+async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountProbe, kp = keyPlan(trx, q, plan)): Promise<ChosenKeys> {
+  const { terms, source } = kp;
+  const at = plan.skip > 0 ? positionKey(q.tenantId, kp.compiled, plan.skip) : null;
+  const kept = at ? keptPositions.get(at) : undefined;
   const limit = plan.take !== null ? sql` limit ${plan.take}` : sql``;
   // The offset page: nothing parallel-unsafe in it, so PostgreSQL may read it with workers. It selects the keys
   // alone (the rows it skips are not projected), and the order values of its last row only, looked up by key.
@@ -85,26 +149,16 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
     const match = q.key.map((k, i) => (i === 0 ? sql`${sql.id('q', k)} = ${sql.id('p', k)}` : sql`${sql.id('q', k)} is not distinct from ${sql.id('p', k)}`));
     const values = terms.map((t) => sql`(${t.value})::text, pg_typeof(${t.value})::text`);
     const last = sql`(select array[${sql.join(values)}] from (${source}) as q where ${sql.join(match, sql` and `)})`;
-    const { rows } = await sql<KeyRow & { snapshot: string; last: (string | null)[] | null }>`select ${sql.join(keyTexts)},
+    const { rows } = await sql<KeyRow & { snapshot: string; last: (string | null)[] | null }>`select ${sql.join(keyTexts(q))},
         case when row_number() over () = ${plan.take ?? 0} then ${last} end as "last", (select pg_current_snapshot()::text) as snapshot
       from (${page}) as p`.execute(trx);
     const end = rows[rows.length - 1]?.last;
     if (end) for (let i = 0; i < terms.length; i++) Object.assign(rows[rows.length - 1], { [`o${i}`]: end[2 * i], [`t${i}`]: end[2 * i + 1] });
     return { keys: rows, snapshot: rows[0]?.snapshot ?? '' };
   };
-  // The page after a kept position, with the checks of that position and of the kept count (one round trip).
-  // atrium_changed_since is parallel-unsafe, which keeps this statement serial: a short index range needs no workers.
-  const soughtPage = async (sought: SeekPosition): Promise<ChosenKeys & { unchanged: boolean }> => {
-    const { rows } = await sql<KeyRow & { present: boolean | null; unchanged: boolean; count_holds: boolean | null; snapshot: string }>`
-      select ${sql.join(texts)}, p.present, s.unchanged, s.count_holds, s.snapshot
-        from (select pg_current_snapshot()::text as snapshot, ${probe?.column ?? sql`null::boolean`} as count_holds,
-                     ${unchangedSince(q.tenantId, sought.tables, sought.snapshot)} as unchanged offset 0) as s
-        left join lateral (select p.*, true as present from (${seek(after(terms, sought), limit)}) as p) as p on true`.execute(trx);
-    return { keys: rows[0].present ? rows : [], countHolds: rows[0].count_holds, snapshot: rows[0].snapshot, unchanged: rows[0].unchanged };
-  };
   let chosen: ChosenKeys;
   if (kept) {
-    const sought = await soughtPage(kept);
+    const sought = await keysAfter(trx, q, kp, kept, plan.take, probe);
     if (sought.unchanged) {
       seekCounted('hit');
       chosen = sought;
@@ -119,15 +173,8 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
     chosen = await offsetPage();
   }
   const { keys } = chosen;
-  if (plan.take !== null && plan.take > 0 && keys.length === plan.take) {
-    const last = keys[keys.length - 1];
-    const types = terms.map((_, i) => last[`t${i}`] ?? '');
-    const tables = types.every((t) => TYPE_NAME.test(t)) ? await tablesRead(trx, base, compiled.sql) : null;
-    if (tables) {
-      const values = terms.map((_, i) => last[`o${i}`]);
-      keptPositions.set(positionKey(q.tenantId, compiled, plan.skip + plan.take), { values, types, tables, snapshot: chosen.snapshot, at: Date.now() });
-    }
-  }
+  if (plan.take !== null && plan.take > 0 && keys.length === plan.take)
+    await keepPosition(trx, q, kp, plan.skip + plan.take, keys[keys.length - 1], chosen.snapshot);
   return chosen;
 }
 
@@ -204,19 +251,114 @@ const DEFINITION_TYPES: Partial<Record<ColumnType, number>> = { decimal: OID.num
  * holds one string per row instead of an object per row and a JS string per field: a 10,000-row page costs
  * its text, not ten times it, and the server's memory stays flat under large pages.
  */
-export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Buffer> {
+export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db?: DatabaseHandle): Promise<Buffer> {
   const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
   if (!keysFirst) return Buffer.from(JSON.stringify(await executePage(trx, q, plan)));
   if (plan.take === 0) return pageBytes([], await exactCount(trx, q.tenantId, countQuery(q, plan)));
+  const take = plan.take as number;
   const probe = countProbe(trx, q.tenantId, countQuery(q, plan));
-  const chosen = await chooseKeys(trx, q, plan, probe);
+  const kp = keyPlan(trx, q, plan);
+  const perBatch = db ? pagesPerBatch(take) : 0;
+  const pager =
+    perBatch > 0
+      ? pagerOf(
+          q.tenantId,
+          kp.compiled,
+          take,
+          plan.fields.map((c) => c.name),
+        )
+      : null;
+  /** A full page at skip S: the pages from S + take on are read ahead (decision 0041). */
+  const followOn = (bytes: number) => {
+    if (!pager || !db) return;
+    readAhead(pager, plan.skip + take, take, perBatch, bytes, (start) => readPagesAhead(db, q, plan, kp, start, perBatch * take));
+  };
+  if (pager && plan.skip > 0) {
+    const page = await takePage(pager, plan.skip);
+    if (page) {
+      const { rows } = await sql<{ unchanged: boolean; count_holds: boolean | null }>`
+        select ${unchangedSince(q.tenantId, page.tables, page.snapshot)} as unchanged, ${probe.column} as count_holds`.execute(trx);
+      if (rows[0].unchanged) {
+        extractionReadAhead.inc({ result: 'hit' });
+        const complete = page.rows < take;
+        const totalCount = complete ? plan.skip + page.rows : await probe.settle(rows[0].count_holds);
+        if (!complete) followOn(page.body.length);
+        return Buffer.concat([PAGE_HEAD, page.body, Buffer.from(`],"totalCount":${totalCount}}`)]);
+      }
+      // A table the page reads changed since it was read ahead: so did every page of that client's batches.
+      dropPager(pager);
+    }
+  }
+  const chosen = await chooseKeys(trx, q, plan, probe, kp);
   const statement = pageRowsStatement(q, plan, chosen.keys);
-  const types = plan.fields.map((c) => DEFINITION_TYPES[c.type] ?? 0);
-  const rows = statement ? (await jsonObjects(statement, plan.fields, types).execute(trx)).rows : [];
-  const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
+  const rows = statement ? (await jsonObjects(statement, plan.fields, pageTypes(plan)).execute(trx)).rows : [];
+  const complete = rows.length < take && (rows.length > 0 || plan.skip === 0);
   const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.countHolds);
-  return pageBytes(rows, totalCount);
+  const body = pageBytes(rows, totalCount);
+  if (chosen.sought && rows.length === take) followOn(body.length);
+  return body;
 }
+
+/** The SQL types jsonObjects and jsonTextSelect print a keys-first page's columns as. */
+const pageTypes = (plan: Plan) => plan.fields.map((c) => DEFINITION_TYPES[c.type] ?? 0);
+
+const PAGE_HEAD = Buffer.from('{"data":[');
+
+/**
+ * The pages of `rows` rows after the kept position at `start` (set by the page before it), each a page of
+ * plan.take rows as the page would answer it: on a connection of its own bound to the tenant, one key
+ * statement seeks past the position, one COPY in text format computes the rows (the page's rows statement,
+ * printed as the JSON pages print them and converted by JsonLines, as the NDJSON export is), all in one
+ * snapshot. A position after each full page is kept, so a page not read ahead still seeks. None when the
+ * position is gone or changed, or what the pages read is not tracked by the change log.
+ */
+async function readPagesAhead(
+  db: DatabaseHandle,
+  q: ResolvedQuery,
+  plan: Plan,
+  kp: KeyPlan,
+  start: number,
+  rows: number,
+): Promise<{ position: number; page: AheadPage }[]> {
+  const position = keptPositions.get(positionKey(q.tenantId, kp.compiled, start));
+  if (!position) return [];
+  const take = plan.take as number;
+  const client = await db.pool.connect();
+  let failed = true;
+  try {
+    await client.query(
+      `begin; ${tenantBinding(q.tenantId, Date.now() + READ_AHEAD_TIMEOUT_MS)}; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local standard_conforming_strings = on`,
+    );
+    const trx = kyselyOnClient(client);
+    const found = await keysAfter(trx, q, kp, position, rows);
+    const statement = found.unchanged ? pageRowsStatement(q, plan, found.keys) : null;
+    const rowTables = statement ? await tablesRead(trx, statement, statement.compile(trx).sql) : null;
+    if (!statement || !rowTables) {
+      await client.query('commit');
+      failed = false;
+      return [];
+    }
+    for (let end = take; end <= found.keys.length; end += take) await keepPosition(trx, q, kp, start + end, found.keys[end - 1], found.snapshot);
+    // The columns' own SQL types (a boolean or integer prints unquoted): a page's JSON needs them only for some types.
+    const { select, kinds } = jsonTextSelect(statement, plan.fields, await columnTypes(client, trx, statement));
+    const names = plan.fields.map((c) => c.name);
+    const copy = openCopyText(client, copyStatement(trx, select), new JsonLines(names, kinds));
+    const pages = new PageSplitter(take);
+    for (let next = await copy.chunks.next(); !next.done; next = await copy.chunks.next()) pages.push(next.value as Buffer);
+    await client.query('commit');
+    failed = false;
+    const tables = [...new Set([...position.tables, ...rowTables])].sort();
+    return pages.end().map((body, i) => ({
+      position: start + i * take,
+      page: { body, rows: Math.min(take, found.keys.length - i * take), snapshot: found.snapshot, tables },
+    }));
+  } finally {
+    client.release(failed);
+  }
+}
+
+/** A batch read ahead is cancelled by PostgreSQL after this long (it takes well under a second). */
+const READ_AHEAD_TIMEOUT_MS = 30_000;
 
 /**
  * The page's JSON written once into one Buffer sized to it. Joining the lines and wrapping them in the

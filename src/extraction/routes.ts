@@ -153,7 +153,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
       }
       // The page arrives as its JSON bytes (PostgreSQL prints the rows); sent as they are.
       const page = await withPageBudget(pageRowsOf(body), () =>
-        request.readTenant((trx, p) => dynamicExecute(trx, p, request.params.NamedQuery, body), { replica: true }),
+        request.readTenant((trx, p, db) => dynamicExecute(trx, p, request.params.NamedQuery, body, db), { replica: true }),
       );
       return reply.type('application/json; charset=utf-8').send(page as never);
     },

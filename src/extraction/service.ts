@@ -26,10 +26,10 @@ export async function plan(trx: Trx, principal: Principal, name: string, body: E
   return { query, plan: planQuery(query, body, { paged, visibleTo: visibleTo(principal) }) };
 }
 
-/** A page as the JSON bytes of the answer ({"data": […], "totalCount": n}), UTF-8. */
-export async function dynamicExecute(trx: Trx, principal: Principal, name: string, body: ExecuteBody): Promise<Buffer> {
+/** A page as the JSON bytes of the answer ({"data": […], "totalCount": n}), UTF-8; given `db`, a paging client's next pages are read ahead (decision 0041). */
+export async function dynamicExecute(trx: Trx, principal: Principal, name: string, body: ExecuteBody, db?: DatabaseHandle): Promise<Buffer> {
   const p = await plan(trx, principal, name, body, true);
-  return executePageJson(trx, p.query, p.plan);
+  return executePageJson(trx, p.query, p.plan, db);
 }
 
 /** An export as it is being written: its stream, the columns it writes, and its row count once it has ended. */

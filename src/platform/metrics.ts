@@ -91,3 +91,10 @@ export const extractionSeeks = new Counter({
   labelNames: ['result'] as const,
   registers: [workRegistry],
 });
+
+export const extractionReadAhead = new Counter({
+  name: 'atrium_extraction_read_ahead_pages_total',
+  help: 'Data Extraction pages read ahead for paging clients (decision 0041): read (computed ahead), hit (answered from them), stale (a table they read changed: dropped), unused (expired or evicted unanswered)',
+  labelNames: ['result'] as const,
+  registers: [workRegistry],
+});

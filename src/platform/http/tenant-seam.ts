@@ -27,7 +27,8 @@ export interface WriteOptions {
   retry?: boolean;
 }
 
-type TenantWork<T> = (trx: Trx, principal: Principal) => Promise<T>;
+/** Work in a tenant transaction; `db` is the handle it runs on (the primary, or a replica for replica reads). */
+type TenantWork<T> = (trx: Trx, principal: Principal, db: DatabaseHandle) => Promise<T>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -53,15 +54,15 @@ export function registerTenantSeam(app: FastifyInstance<any, any, any, any, any>
     const principal = requirePrincipal(this);
     const read = (on: DatabaseHandle) =>
       opts.lane
-        ? on.readAsTenant(principal.tenantId, (trx) => fn(trx, principal))
-        : on.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline: this.deadline });
+        ? on.readAsTenant(principal.tenantId, (trx) => fn(trx, principal, on))
+        : on.withTenant(principal.tenantId, (trx) => fn(trx, principal, on), { deadline: this.deadline });
     return opts.replica ? db.onReplica(read) : read(db);
   });
 
   app.decorateRequest('writeTenant', function writeTenant<T>(this: FastifyRequest, fn: TenantWork<T>, opts: WriteOptions = {}): Promise<T> {
     const principal = requirePrincipal(this);
     const deadline = this.deadline;
-    const once = () => db.withTenant(principal.tenantId, (trx) => fn(trx, principal), { deadline });
+    const once = () => db.withTenant(principal.tenantId, (trx) => fn(trx, principal, db), { deadline });
     return opts.retry === false ? once() : retryOnConflict(once, deadline);
   });
 

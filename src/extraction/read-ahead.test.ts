@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PageSplitter, pagesPerBatch, READ_AHEAD_ROWS } from './read-ahead.ts';
+
+/** JSON lines of `n` rows, some with multi-byte characters (a line never holds a raw LF: JSON escapes it). */
+const lines = (n: number) => Array.from({ length: n }, (_, i) => `{"Id":${i},"Name":"r${i} é😀\\n"}\n`).join('');
+
+function split(input: Buffer, take: number, cuts: number[]): string[] {
+  const s = new PageSplitter(take);
+  let at = 0;
+  // Copies: the splitter changes what it is given in place.
+  for (const cut of [...cuts, input.length]) {
+    s.push(Buffer.from(input.subarray(at, cut)));
+    at = cut;
+  }
+  return s.end().map((b) => b.toString());
+}
+
+test('pages of take rows, their objects joined by commas, at every cut of the input', () => {
+  for (const [rows, take] of [
+    [7, 3],
+    [6, 3],
+    [1, 1],
+    [5, 10],
+  ] as const) {
+    const input = Buffer.from(lines(rows));
+    const all = lines(rows).trimEnd().split('\n');
+    const expected: string[] = [];
+    for (let i = 0; i < all.length; i += take) expected.push(all.slice(i, i + take).join(','));
+    for (let cut = 0; cut <= input.length; cut++) assert.deepEqual(split(input, take, [cut]), expected, `${rows}/${take} cut at ${cut}`);
+    // Every byte its own chunk.
+    assert.deepEqual(
+      split(
+        input,
+        take,
+        Array.from({ length: input.length }, (_, i) => i),
+      ),
+      expected,
+    );
+    assert.deepEqual(
+      expected.map((p) => JSON.parse(`[${p}]`).length),
+      expected.map((_, i) => Math.min(take, rows - i * take)),
+    );
+  }
+  assert.deepEqual(split(Buffer.alloc(0), 3, []), []);
+});
+
+test('a batch reads as many pages as fit in its rows, at most eight; pages larger than a batch are not read ahead', () => {
+  assert.equal(pagesPerBatch(2_000), 6);
+  assert.equal(pagesPerBatch(100), 8);
+  assert.equal(pagesPerBatch(READ_AHEAD_ROWS), 1);
+  assert.equal(pagesPerBatch(READ_AHEAD_ROWS + 1), 0);
+  assert.equal(pagesPerBatch(0), 0);
+});

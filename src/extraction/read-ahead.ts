@@ -1,0 +1,181 @@
+// Read-ahead for paging clients (decision 0041). A client that asks for the page after the one before it
+// (a loader reading everything in pages) gets its next pages computed in the background, several at once
+// (one key statement and one COPY for K pages: hash builds, planning and lookups paid once), while it
+// receives and parses the current one. This module keeps those pages and the batches in flight; execute.ts
+// computes a batch and answers a page from here only after checking, in the request's own transaction,
+// that nothing the page reads changed since the batch's snapshot.
+import { extractionReadAhead } from '../platform/metrics.ts';
+import { keptKey } from './count-cache.ts';
+
+/** Rows a batch reads at most; pages larger than this are never read ahead. */
+export const READ_AHEAD_ROWS = 12_000;
+/** Pages a batch reads at most. */
+const MAX_PAGES = 8;
+/** Batches in flight at once in this process. */
+const MAX_BATCHES = 2;
+/** Bytes of pages kept at once in this process. */
+const MAX_BYTES = 32 * 2 ** 20;
+/** How long a page read ahead is kept unanswered. */
+const TTL_MS = 60_000;
+
+/** A page read ahead: its rows' JSON objects joined by commas, the batch's snapshot and the tables it read. */
+export interface AheadPage {
+  body: Buffer;
+  rows: number;
+  snapshot: string;
+  tables: string[];
+}
+
+interface Kept extends AheadPage {
+  pager: string;
+  at: number;
+}
+
+interface Batch {
+  start: number;
+  end: number;
+  done: Promise<void>;
+}
+
+const pages = new Map<string, Kept>();
+const batches = new Map<string, Batch>();
+let bytes = 0;
+
+const pageKey = (pager: string, position: number) => `${pager}:${position}`;
+
+/** A paging client's key: tenant, the key statement without its page (SQL and parameters), take and fields. */
+export const pagerOf = (tenantId: string, compiled: { sql: string; parameters: readonly unknown[] }, take: number, fields: string[]): string =>
+  keptKey(tenantId, compiled, 'read-ahead', take, fields);
+
+/** Pages of `take` rows a batch reads: as many as fit in READ_AHEAD_ROWS, at most MAX_PAGES; 0 when none fits. */
+export const pagesPerBatch = (take: number): number => (take > 0 ? Math.min(MAX_PAGES, Math.floor(READ_AHEAD_ROWS / take)) : 0);
+
+function drop(key: string, result?: 'stale' | 'unused'): void {
+  const kept = pages.get(key);
+  if (!kept) return;
+  pages.delete(key);
+  bytes -= kept.body.length;
+  if (result) extractionReadAhead.inc({ result });
+}
+
+function sweep(): void {
+  const now = Date.now();
+  for (const [key, kept] of pages) if (now - kept.at >= TTL_MS) drop(key, 'unused');
+}
+
+/**
+ * The page read ahead for `position`, taken (a page is answered once), waiting for its batch when it is
+ * still being read; undefined when none is kept.
+ */
+export async function takePage(pager: string, position: number): Promise<AheadPage | undefined> {
+  const batch = batches.get(pager);
+  if (batch && position >= batch.start && position < batch.end) await batch.done;
+  const key = pageKey(pager, position);
+  const kept = pages.get(key);
+  if (!kept) return undefined;
+  drop(key);
+  if (Date.now() - kept.at >= TTL_MS) {
+    extractionReadAhead.inc({ result: 'unused' });
+    return undefined;
+  }
+  return kept;
+}
+
+/** Drops every page read ahead for `pager` (one of them changed: they share its snapshot). */
+export function dropPager(pager: string): void {
+  for (const [key, kept] of pages) if (kept.pager === pager) drop(key, 'stale');
+}
+
+/**
+ * Starts reading ahead from `next` (the position after the page just answered) unless `count` pages from
+ * there are kept or being read, a batch is in flight for this pager or too many in all, or the batch (about
+ * `pageBytes` a page) would not fit in the bytes kept. `read` computes the pages of `count` × `take` rows
+ * from a position, each with its position; its failure only means no pages.
+ */
+export function readAhead(
+  pager: string,
+  next: number,
+  take: number,
+  count: number,
+  pageBytes: number,
+  read: (start: number) => Promise<{ position: number; page: AheadPage }[]>,
+): void {
+  sweep();
+  if (count === 0 || batches.has(pager) || batches.size >= MAX_BATCHES) return;
+  let start = next;
+  while (start < next + count * take && pages.has(pageKey(pager, start))) start += take;
+  if (start >= next + count * take) return;
+  if (bytes + count * pageBytes > MAX_BYTES) return;
+  const done = read(start).then(
+    (found) => {
+      for (const { position, page } of found) {
+        const key = pageKey(pager, position);
+        drop(key);
+        pages.set(key, { ...page, pager, at: Date.now() });
+        bytes += page.body.length;
+        extractionReadAhead.inc({ result: 'read' });
+      }
+    },
+    () => {},
+  );
+  const batch: Batch = {
+    start,
+    end: start + count * take,
+    done: done.finally(() => {
+      if (batches.get(pager) === batch) batches.delete(pager);
+    }),
+  };
+  batches.set(pager, batch);
+}
+
+/** Batches in flight (shutdown and tests wait for them). */
+export const readAheadSettled = (): Promise<unknown> => Promise.all([...batches.values()].map((b) => b.done));
+
+/**
+ * Splits JSON lines (`{…}\n` per row, in the Buffers pushed, which it changes) into pages of `take` rows,
+ * each its objects joined by commas in a Buffer of its own, as the lines arrive: no copy of the whole batch is
+ * made, what was pushed is garbage once its pages are out, and a page answered is freed on its own.
+ */
+export class PageSplitter {
+  readonly pages: Buffer[] = [];
+  readonly #take: number;
+  #parts: Buffer[] = [];
+  #size = 0;
+  #rows = 0;
+
+  constructor(take: number) {
+    this.#take = take;
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      if (++this.#rows === this.#take) {
+        this.#close(chunk.subarray(start, i));
+        start = i + 1;
+      } else chunk[i] = 44; // ,
+    }
+    if (start < chunk.length) {
+      this.#parts.push(chunk.subarray(start));
+      this.#size += chunk.length - start;
+    }
+  }
+
+  /** The pages, a short last one included (its last row's comma dropped). */
+  end(): Buffer[] {
+    if (this.#rows > 0) {
+      const last = this.#parts.pop() as Buffer;
+      this.#size -= last.length;
+      this.#close(last.subarray(0, last.length - 1));
+    }
+    return this.pages;
+  }
+
+  #close(last: Buffer): void {
+    this.#parts.push(last);
+    this.pages.push(Buffer.concat(this.#parts, this.#size + last.length));
+    this.#parts = [];
+    this.#size = 0;
+    this.#rows = 0;
+  }
+}

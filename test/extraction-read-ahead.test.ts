@@ -1,0 +1,138 @@
+// Read-ahead for paging clients (decision 0041): once a client asks for the page after the one before it, its
+// next pages are computed ahead in batches, and each is answered exactly as the offset page at its skip would
+// be: for orders on the key, a date and strings ignoring case; after a write to a table the pages read (the
+// pages read ahead are dropped, the next page is the new data's); and for two tenants paging the same query
+// with the same filters at once (neither is answered the other's pages).
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { executePage } from '../src/extraction/execute.ts';
+import type { ExecuteBody } from '../src/extraction/query-builder.ts';
+import { plan } from '../src/extraction/service.ts';
+import type { Principal } from '../src/platform/auth/principal.ts';
+import { DatabaseHandle } from '../src/platform/db/database.ts';
+import type { TenantCredentials } from '../src/tenancy/service.ts';
+import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
+
+let server: TestServer;
+let tenants: TenantCredentials[];
+let db: DatabaseHandle;
+let owner: pg.Client;
+
+before(async () => {
+  server = await startTestServer();
+  tenants = [
+    await server.createTenant('Ahead', { demoData: true, scale: 0.05 }),
+    await server.createTenant('Also ahead', { demoData: true, scale: 0.05 }),
+  ];
+  db = new DatabaseHandle(server.databaseUrl);
+  owner = new pg.Client({ connectionString: server.databaseUrl });
+  await owner.connect();
+});
+after(async () => {
+  await owner?.end();
+  await db?.close();
+  await server?.close();
+});
+
+type Counts = Record<'read' | 'hit' | 'stale' | 'unused', number>;
+
+async function readAhead(): Promise<Counts> {
+  const res = await server.request('GET', '/metrics');
+  const out: Counts = { read: 0, hit: 0, stale: 0, unused: 0 };
+  for (const m of res.text.matchAll(/^atrium_extraction_read_ahead_pages_total\{result="(\w+)"\} (\d+)/gm)) out[m[1] as keyof Counts] = Number(m[2]);
+  return out;
+}
+
+const URL = '/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute';
+
+async function httpPage(tenant: TenantCredentials, body: ExecuteBody): Promise<{ data: unknown[]; totalCount: number }> {
+  const res = await server.request('POST', URL, { headers: appHeaders(tenant), json: body });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+/** The same page read with the plan pages had before keys-first: offset over every row, no kept state. */
+async function offsetPage(tenant: TenantCredentials, body: ExecuteBody): Promise<{ data: unknown[]; totalCount: number }> {
+  const principal: Principal = { tenantId: tenant.tenantId, appId: null, userId: null, userName: null, roles: new Set(['Administrator']), via: 'app-headers' };
+  const page = await db.withTenant(tenant.tenantId, async (trx) => {
+    const p = await plan(trx, principal, 'DE-TimeSheets', body, true);
+    return executePage(trx, p.query, p.plan, 'single-statement');
+  });
+  return JSON.parse(JSON.stringify(page));
+}
+
+/** A write bound to the tenant, as the API writes. */
+async function touch(tenant: TenantCredentials, sqlText: string): Promise<void> {
+  await owner.query('begin');
+  await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
+  await owner.query(sqlText, [tenant.tenantId]);
+  await owner.query('commit');
+}
+
+const ORDERS: ExecuteBody['queryBuilder'][] = [
+  // The loader's pattern: the key's order.
+  {},
+  { orderBy: [{ field: 'Day', direction: 'desc' }] },
+  { orderBy: [{ field: 'User' }, { field: 'Hours', direction: 'desc' }], filters: ['Hours', '>', 1] },
+];
+
+test('pages read ahead equal the offset pages, for every order; every page after the second is read ahead', async () => {
+  const [tenant] = tenants;
+  for (const order of ORDERS) {
+    // About twelve pages, the last one short: two batches of eight pages and more.
+    const take = Math.ceil((await httpPage(tenant, { queryBuilder: { ...order, take: 0 } })).totalCount / 11.5);
+    const before = await readAhead();
+    let pages = 0;
+    for (let skip = 0; ; skip += take) {
+      const body = { queryBuilder: { ...order, skip, take } };
+      const page = await httpPage(tenant, body);
+      assert.deepEqual(page, await offsetPage(tenant, body), `${JSON.stringify(body)}`);
+      pages++;
+      if (page.data.length < take) break;
+    }
+    assert.ok(pages >= 12, `${JSON.stringify(order)}: ${pages} pages`);
+    const now = await readAhead();
+    // The first page is an offset page, the second seeks past it and starts reading ahead: every later page was read ahead.
+    assert.equal(now.hit - before.hit, pages - 2, `${JSON.stringify(order)} read ahead`);
+    assert.equal(now.stale - before.stale, 0);
+  }
+});
+
+test('a write to a table the pages read drops the pages read ahead; the next page is the new data, exactly', async () => {
+  const [tenant] = tenants;
+  const order = { orderBy: [{ field: 'Day', direction: 'desc' }] };
+  const take = 40;
+  for (let skip = 0; skip <= 2 * take; skip += take) await httpPage(tenant, { queryBuilder: { ...order, skip, take } });
+  // Pages up to the tenth are read ahead now; the rows statement reads the jobs' names.
+  const before = await readAhead();
+  assert.ok(before.read > 0);
+  await touch(tenant, `update jobs set name = name || ' (renamed)' where tenant_id = $1`);
+  for (let skip = 3 * take; skip <= 4 * take; skip += take) {
+    const body = { queryBuilder: { ...order, skip, take } };
+    const page = (await httpPage(tenant, body)) as { data: { Job: string }[]; totalCount: number };
+    assert.deepEqual(page, await offsetPage(tenant, body));
+    assert.ok(page.data.every((r) => r.Job === null || r.Job.endsWith(' (renamed)')));
+  }
+  const now = await readAhead();
+  assert.ok(now.stale > before.stale, 'the pages read before the write were dropped');
+  // The first page after the write was computed (it sought again) and started a new batch, from which the next came.
+  assert.equal(now.hit - before.hit, 1);
+});
+
+test('two tenants paging the same query and filters at once are each answered their own pages', async () => {
+  const order = { orderBy: [{ field: 'Day', direction: 'desc' }] };
+  const take = 60;
+  const before = await readAhead();
+  // Their rows differ (ids at least), so an answer from the other tenant's pages could not pass.
+  const firsts = await Promise.all(tenants.map((t) => offsetPage(t, { queryBuilder: { ...order, skip: 0, take } })));
+  assert.notDeepEqual(firsts[0].data, firsts[1].data);
+  for (let skip = 0; skip < 10 * take; skip += take) {
+    for (const tenant of tenants) {
+      const body = { queryBuilder: { ...order, skip, take } };
+      assert.deepEqual(await httpPage(tenant, body), await offsetPage(tenant, body), `${tenant.slug} ${skip}`);
+    }
+  }
+  // Both read ahead: eight pages each.
+  assert.equal((await readAhead()).hit - before.hit, 2 * 8);
+});
