@@ -21,10 +21,7 @@ let owner: pg.Client;
 
 before(async () => {
   server = await startTestServer();
-  tenants = [
-    await server.createTenant('Ahead', { demoData: true, scale: 0.05 }),
-    await server.createTenant('Also ahead', { demoData: true, scale: 0.05 }),
-  ];
+  tenants = [await server.createTenant('Ahead', { demoData: true, scale: 0.05 }), await server.createTenant('Also ahead', { demoData: true, scale: 0.05 })];
   db = new DatabaseHandle(server.databaseUrl);
   owner = new pg.Client({ connectionString: server.databaseUrl });
   await owner.connect();
