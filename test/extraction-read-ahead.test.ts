@@ -68,8 +68,9 @@ async function touch(tenant: TenantCredentials, sqlText: string): Promise<void> 
 }
 
 const ORDERS: ExecuteBody['queryBuilder'][] = [
-  // The loader's pattern: the key's order.
+  // The loader's pattern: the key's order (its batches read a key range), also filtered.
   {},
+  { filters: [['Hours', '>', 1], 'and', ['Job', 'contains', 'a']] },
   { orderBy: [{ field: 'Day', direction: 'desc' }] },
   { orderBy: [{ field: 'User' }, { field: 'Hours', direction: 'desc' }], filters: ['Hours', '>', 1] },
 ];

@@ -46,9 +46,14 @@ export abstract class CopyTextRows {
   /** Writes the row of `input` starting at `start` (it ends with LF) at `at` of `out`; answers the end. */
   protected abstract writeRow(input: Buffer, start: number, out: Buffer, at: number): number;
 
-  /** The converted bytes of the whole rows `chunk` completes; null when it ends none. */
-  convert(chunk: Buffer): Buffer | null {
+  /**
+   * The converted bytes of the whole rows `chunk` completes; null when it ends none. Given `emit`, they are
+   * handed to it instead, as views of the converter's own buffer that `emit` must consume before it returns
+   * (no copy is made), and null is answered.
+   */
+  convert(chunk: Buffer, emit?: (view: Buffer) => void): Buffer | null {
     const parts: Buffer[] = [];
+    const out = emit ?? ((view: Buffer) => parts.push(Buffer.from(view)));
     let start = 0;
     if (this.#carry) {
       // Only the carried row is joined, not the chunk: a chunk-sized copy each time would keep V8 collecting.
@@ -59,7 +64,7 @@ export abstract class CopyTextRows {
       }
       const row = Buffer.concat([this.#carry, chunk.subarray(0, end + 1)]);
       this.#carry = null;
-      this.#convertRow(row, 0, row.length - 1, parts);
+      this.#convertRow(row, 0, row.length - 1, out);
       start = end + 1;
     }
     while (start < chunk.length) {
@@ -68,17 +73,17 @@ export abstract class CopyTextRows {
         this.#carry = Buffer.from(chunk.subarray(start));
         break;
       }
-      this.#convertRow(chunk, start, end, parts);
+      this.#convertRow(chunk, start, end, out);
       start = end + 1;
     }
-    if (this.#at > 0) parts.push(this.#take());
+    if (this.#at > 0) out(this.#taken());
     return parts.length === 0 ? null : parts.length === 1 ? parts[0] : Buffer.concat(parts);
   }
 
-  #convertRow(input: Buffer, start: number, end: number, parts: Buffer[]): void {
+  #convertRow(input: Buffer, start: number, end: number, out: (view: Buffer) => void): void {
     const worst = this.#rowOverhead + (end - start) * this.#byteExpansion;
     if (this.#at + worst > this.#out.length) {
-      if (this.#at > 0) parts.push(this.#take());
+      if (this.#at > 0) out(this.#taken());
       if (worst > this.#out.length) this.#out = Buffer.allocUnsafeSlow(worst * 2);
     }
     this.#at = this.writeRow(input, start, this.#out, this.#at);
@@ -90,11 +95,11 @@ export abstract class CopyTextRows {
     if (this.#carry) throw new Error(`COPY text ended inside a row (${this.#carry.length} bytes)`);
   }
 
-  #take(): Buffer {
-    const b = Buffer.allocUnsafe(this.#at);
-    this.#out.copy(b, 0, 0, this.#at);
+  /** What was written so far, as a view (valid until the next write), and the buffer emptied. */
+  #taken(): Buffer {
+    const view = this.#out.subarray(0, this.#at);
     this.#at = 0;
-    return b;
+    return view;
   }
 }
 

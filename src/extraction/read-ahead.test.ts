@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PageSplitter, pagesPerBatch, READ_AHEAD_ROWS } from './read-ahead.ts';
+import { answerOf, PageSplitter, pagesPerBatch, READ_AHEAD_ROWS } from './read-ahead.ts';
 
 /** JSON lines of `n` rows, some with multi-byte characters (a line never holds a raw LF: JSON escapes it). */
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `{"Id":${i},"Name":"r${i} é😀\\n"}\n`).join('');
@@ -13,10 +13,16 @@ function split(input: Buffer, take: number, cuts: number[]): string[] {
     s.push(Buffer.from(input.subarray(at, cut)));
     at = cut;
   }
-  return s.end().map((b) => b.toString());
+  // Each page answered with its count written in place after its rows.
+  return s.end().map((p, i) => {
+    const answer = answerOf({ ...p, rows: 0, snapshot: '', tables: [] }, 1_000_000_000_000 + i).toString();
+    const tail = `],"totalCount":${1_000_000_000_000 + i}}`;
+    assert.ok(answer.startsWith('{"data":[') && answer.endsWith(tail), answer);
+    return answer.slice('{"data":['.length, -tail.length);
+  });
 }
 
-test('pages of take rows, their objects joined by commas, at every cut of the input', () => {
+test("pages of take rows, their objects joined by commas in the page's answer, at every cut of the input", () => {
   for (const [rows, take] of [
     [7, 3],
     [6, 3],

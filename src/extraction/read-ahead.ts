@@ -18,9 +18,13 @@ const MAX_BYTES = 32 * 2 ** 20;
 /** How long a page read ahead is kept unanswered. */
 const TTL_MS = 60_000;
 
-/** A page read ahead: its rows' JSON objects joined by commas, the batch's snapshot and the tables it read. */
+/**
+ * A page read ahead: `body` holds the page's head and its rows' JSON objects joined by commas up to `end`, with
+ * room for the page's end after it (answerOf); the batch's snapshot and the tables it read.
+ */
 export interface AheadPage {
   body: Buffer;
+  end: number;
   rows: number;
   snapshot: string;
   tables: string[];
@@ -131,51 +135,74 @@ export function readAhead(
 /** Batches in flight (shutdown and tests wait for them). */
 export const readAheadSettled = (): Promise<unknown> => Promise.all([...batches.values()].map((b) => b.done));
 
+/** What a page's JSON starts with; a page read ahead is kept after it, with room for the end after its rows. */
+export const PAGE_HEAD = Buffer.from('{"data":[');
+const TAIL_ROOM = 48; // `],"totalCount":` and a count of up to 16 digits and `}`
+
+/** The page's answer, written in place: its head, rows and `],"totalCount":n}` (decision 0041: no copy of the page). */
+export function answerOf(page: AheadPage, totalCount: number): Buffer {
+  const end = page.end + page.body.write(`],"totalCount":${totalCount}}`, page.end, 'latin1');
+  return page.body.subarray(0, end);
+}
+
 /**
- * Splits JSON lines (`{…}\n` per row, in the Buffers pushed, which it changes) into pages of `take` rows,
- * each its objects joined by commas in a Buffer of its own, as the lines arrive: no copy of the whole batch is
- * made, what was pushed is garbage once its pages are out, and a page answered is freed on its own.
+ * Splits JSON lines (`{…}\n` per row, in the views pushed, which it changes and copies at once) into pages of
+ * `take` rows, each the page's head and its objects joined by commas, in a Buffer of its own with room for the
+ * page's end: the converter's output is copied once, into the page that is answered.
  */
 export class PageSplitter {
-  readonly pages: Buffer[] = [];
+  readonly pages: { body: Buffer; end: number }[] = [];
   readonly #take: number;
-  #parts: Buffer[] = [];
-  #size = 0;
+  #page: Buffer | null = null;
+  #at = 0;
   #rows = 0;
+  /** The last page's size: the next is allocated at about it. */
+  #size = 0;
 
   constructor(take: number) {
     this.#take = take;
   }
 
-  push(chunk: Buffer): void {
+  push(view: Buffer): void {
     let start = 0;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+    for (let i = view.indexOf(10); i !== -1; i = view.indexOf(10, i + 1)) {
       if (++this.#rows === this.#take) {
-        this.#close(chunk.subarray(start, i));
+        this.#append(view, start, i);
+        this.#close();
         start = i + 1;
-      } else chunk[i] = 44; // ,
+      } else view[i] = 44; // ,
     }
-    if (start < chunk.length) {
-      this.#parts.push(chunk.subarray(start));
-      this.#size += chunk.length - start;
-    }
+    if (start < view.length) this.#append(view, start, view.length);
   }
 
   /** The pages, a short last one included (its last row's comma dropped). */
-  end(): Buffer[] {
+  end(): { body: Buffer; end: number }[] {
     if (this.#rows > 0) {
-      const last = this.#parts.pop() as Buffer;
-      this.#size -= last.length;
-      this.#close(last.subarray(0, last.length - 1));
+      this.#at--;
+      this.#close();
     }
     return this.pages;
   }
 
-  #close(last: Buffer): void {
-    this.#parts.push(last);
-    this.pages.push(Buffer.concat(this.#parts, this.#size + last.length));
-    this.#parts = [];
-    this.#size = 0;
+  #append(from: Buffer, start: number, end: number): void {
+    const n = end - start;
+    if (!this.#page) {
+      this.#page = Buffer.allocUnsafe(PAGE_HEAD.length + Math.max(Math.ceil(this.#size * 1.05), n, 1024) + TAIL_ROOM);
+      this.#at = PAGE_HEAD.copy(this.#page, 0);
+    }
+    if (this.#at + n + TAIL_ROOM > this.#page.length) {
+      const grown = Buffer.allocUnsafe(Math.max(this.#page.length * 2, this.#at + n + TAIL_ROOM));
+      this.#page.copy(grown, 0, 0, this.#at);
+      this.#page = grown;
+    }
+    this.#at += from.copy(this.#page, this.#at, start, end);
+  }
+
+  #close(): void {
+    const page = this.#page ?? Buffer.from(PAGE_HEAD);
+    this.pages.push({ body: page, end: this.#at });
+    this.#size = this.#at;
+    this.#page = null;
     this.#rows = 0;
   }
 }
