@@ -150,5 +150,18 @@ export function jsonPath(segments: readonly Segment[]): string {
 
 const pointer = (segments: readonly Segment[]): string => `/body/${segments.map((s) => pointerToken(String(s))).join('/')}`;
 
-/** The X-Ignored-Properties value: the first MAX_REPORTED paths. */
-export const ignoredHeader = (paths: readonly string[]): string => paths.slice(0, MAX_REPORTED).join(',');
+/** A reported path is cut after this many characters, and the header after this many: an absurd property name
+ * (the fuzz test sent one of 10,000 characters) must not make a header clients refuse (undici's limit is 16 KB). */
+const MAX_PATH = 200;
+const MAX_HEADER = 4_000;
+
+/** The X-Ignored-Properties value: the first MAX_REPORTED paths, each cut at MAX_PATH, as many as fit in MAX_HEADER. */
+export const ignoredHeader = (paths: readonly string[]): string => {
+  let out = '';
+  for (const path of paths.slice(0, MAX_REPORTED)) {
+    const shown = path.length > MAX_PATH ? `${path.slice(0, MAX_PATH)}...` : path;
+    if (out.length + shown.length + 1 > MAX_HEADER) break;
+    out = out ? `${out},${shown}` : shown;
+  }
+  return out;
+};
