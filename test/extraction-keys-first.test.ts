@@ -135,7 +135,7 @@ test('keys-first pages answer the rows, order and totalCount of the single-state
   assert.ok(nonEmpty > compared / 3, `${nonEmpty} of ${compared} pages had rows`);
 });
 
-test('narrow key phases (DE-TimeSheets alone and with its job, DE-History, DE-Workloads) answer as the full plan', async () => {
+test('narrow key phases (DE-TimeSheets alone and with its job, DE-History, DE-Workloads, DE-Leaves) answer as the full plan', async () => {
   const total = (await run(asApp, 'DE-TimeSheets', { queryBuilder: { take: 0 } }, 'single-statement')).totalCount;
   const bodies: ExecuteBody[] = [
     { queryBuilder: { take: 50, orderBy: [{ field: 'Day', direction: 'desc' }] } },
@@ -160,6 +160,10 @@ test('narrow key phases (DE-TimeSheets alone and with its job, DE-History, DE-Wo
     ['DE-History', { queryBuilder: { take: 40, filters: ['Action', 'isnotblank'], orderBy: [{ field: 'Version' }] } }],
     ['DE-Workloads', { queryBuilder: { take: 40, skip: 50, orderBy: [{ field: 'DayUtc', direction: 'desc' }] } }],
     ['DE-Workloads', { queryBuilder: { take: 40, filters: ['Workload', '>', 1] } }],
+    ['DE-Leaves', { queryBuilder: { take: 30, skip: 20, orderBy: [{ field: 'Day', direction: 'desc' }] } }],
+    ['DE-Leaves', { queryBuilder: { take: 30, filters: [['Hours', '>', 4], 'and', ['IsHalfDay', '=', false]], orderBy: [{ field: 'Status' }] } }],
+    // A looked-up column: the full keys source.
+    ['DE-Leaves', { queryBuilder: { take: 30, skip: 5, orderBy: [{ field: 'LeaveType' }, { field: 'Day', direction: 'desc' }] } }],
   ];
   for (const [name, body] of [...bodies.map((b): [string, ExecuteBody] => ['DE-TimeSheets', b]), ...others]) {
     for (const principal of [asApp, asUser]) {

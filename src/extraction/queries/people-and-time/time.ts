@@ -125,6 +125,19 @@ export const time: NamedQueryDefinition[] = [
     key: ['LeaveId'],
     parameters: { ModifiedFrom: 'ModifiedOn' },
     visibility: { documentIdColumn: 'LeaveId' },
+    // The leave's own columns, for keys and counts that read nothing else (the common orders and filters):
+    // planned without the lookups and approver lists, which a 100-row page's key statement and count paid for.
+    narrow: [
+      {
+        columns: ['LeaveId', 'UserId', 'Day', 'IsHalfDay', 'Hours', 'ModifiedOn', 'RequestedApproval', 'Status'],
+        source: (ctx) => sql`
+          select l.id as "LeaveId", l.user_id as "UserId", ${utcMidnight('l.day')} as "Day", l.is_half_day as "IsHalfDay",
+                 round(l.total_minutes / 60.0)::int as "Hours", l.modified_on_utc as "ModifiedOn",
+                 l.requested_approval as "RequestedApproval", l.status as "Status"
+            from leaves l
+           where l.tenant_id = ${ctx.tenantId} and l.deleted_on is null`,
+      },
+    ],
     // One row per live leave day. Hours is an integer in the catalogue: total minutes / 60, rounded.
     source: (ctx) => sql`
       select c.id as "CompanyId", c.name as "Company", l.id as "LeaveId", lt.id as "LeaveTypeId", lt.name as "LeaveType",
