@@ -12,6 +12,7 @@ import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { sweepChangeLog } from '../src/extraction/count-cache.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
+import { resultCounts } from './extraction-paging.ts';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 
 let server: TestServer;
@@ -31,12 +32,7 @@ after(async () => {
   await server?.close();
 });
 
-async function counts(): Promise<Record<string, number>> {
-  const res = await server.request('GET', '/metrics');
-  const out: Record<string, number> = { hit: 0, miss: 0, uncached: 0 };
-  for (const m of res.text.matchAll(/^atrium_extraction_counts_total\{result="(\w+)"\} (\d+)/gm)) out[m[1]] = Number(m[2]);
-  return out;
-}
+const counts = () => resultCounts(server, 'atrium_extraction_counts_total', ['hit', 'miss', 'uncached']);
 
 /** A page of DE-TimeSheets, and how the count was answered meanwhile. */
 async function page(skip: number, filters?: unknown[]): Promise<{ totalCount: number; via: 'hit' | 'miss' | 'uncached' }> {

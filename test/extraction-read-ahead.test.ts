@@ -6,13 +6,11 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { executePage } from '../src/extraction/execute.ts';
 import type { ExecuteBody } from '../src/extraction/query-builder.ts';
-import { plan } from '../src/extraction/service.ts';
-import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { offsetPage as offset, httpPage as paged, resultCounts, touch as write } from './extraction-paging.ts';
+import { startTestServer, type TestServer } from './helpers.ts';
 
 let server: TestServer;
 let tenants: TenantCredentials[];
@@ -32,40 +30,10 @@ after(async () => {
   await server?.close();
 });
 
-type Counts = Record<'read' | 'hit' | 'stale' | 'unused', number>;
-
-async function readAhead(): Promise<Counts> {
-  const res = await server.request('GET', '/metrics');
-  const out: Counts = { read: 0, hit: 0, stale: 0, unused: 0 };
-  for (const m of res.text.matchAll(/^atrium_extraction_read_ahead_pages_total\{result="(\w+)"\} (\d+)/gm)) out[m[1] as keyof Counts] = Number(m[2]);
-  return out;
-}
-
-const URL = '/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute';
-
-async function httpPage(tenant: TenantCredentials, body: ExecuteBody): Promise<{ data: unknown[]; totalCount: number }> {
-  const res = await server.request('POST', URL, { headers: appHeaders(tenant), json: body });
-  assert.equal(res.status, 200, res.text);
-  return res.body;
-}
-
-/** The same page read with the plan pages had before keys-first: offset over every row, no kept state. */
-async function offsetPage(tenant: TenantCredentials, body: ExecuteBody): Promise<{ data: unknown[]; totalCount: number }> {
-  const principal: Principal = { tenantId: tenant.tenantId, appId: null, userId: null, userName: null, roles: new Set(['Administrator']), via: 'app-headers' };
-  const page = await db.withTenant(tenant.tenantId, async (trx) => {
-    const p = await plan(trx, principal, 'DE-TimeSheets', body, true);
-    return executePage(trx, p.query, p.plan, 'single-statement');
-  });
-  return JSON.parse(JSON.stringify(page));
-}
-
-/** A write bound to the tenant, as the API writes. */
-async function touch(tenant: TenantCredentials, sqlText: string): Promise<void> {
-  await owner.query('begin');
-  await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
-  await owner.query(sqlText, [tenant.tenantId]);
-  await owner.query('commit');
-}
+const readAhead = () => resultCounts(server, 'atrium_extraction_read_ahead_pages_total', ['read', 'hit', 'stale', 'unused']);
+const httpPage = (tenant: TenantCredentials, body: ExecuteBody) => paged(server, tenant, body);
+const offsetPage = (tenant: TenantCredentials, body: ExecuteBody) => offset(db, tenant, body);
+const touch = (tenant: TenantCredentials, sqlText: string) => write(owner, tenant, sqlText);
 
 const ORDERS: ExecuteBody['queryBuilder'][] = [
   // The loader's pattern: the key's order (its batches read a key range), also filtered.

@@ -6,19 +6,16 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { executePage } from '../src/extraction/execute.ts';
 import type { ExecuteBody } from '../src/extraction/query-builder.ts';
-import { plan } from '../src/extraction/service.ts';
-import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
+import { offsetPage as offset, httpPage as paged, resultCounts, touch as write } from './extraction-paging.ts';
+import { startTestServer, type TestServer } from './helpers.ts';
 
 let server: TestServer;
 let tenant: TenantCredentials;
 let db: DatabaseHandle;
 let owner: pg.Client;
-let asApp: Principal;
 
 before(async () => {
   server = await startTestServer();
@@ -26,7 +23,6 @@ before(async () => {
   db = new DatabaseHandle(server.databaseUrl);
   owner = new pg.Client({ connectionString: server.databaseUrl });
   await owner.connect();
-  asApp = { tenantId: tenant.tenantId, appId: null, userId: null, userName: null, roles: new Set(['Administrator']), via: 'app-headers' };
 });
 after(async () => {
   await owner?.end();
@@ -34,46 +30,11 @@ after(async () => {
   await server?.close();
 });
 
-type Seeks = Record<'hit' | 'stale' | 'miss', number>;
-
-async function seeks(): Promise<Seeks> {
-  const res = await server.request('GET', '/metrics');
-  const out: Seeks = { hit: 0, stale: 0, miss: 0 };
-  for (const m of res.text.matchAll(/^atrium_extraction_seeks_total\{result="(\w+)"\} (\d+)/gm)) out[m[1] as keyof Seeks] = Number(m[2]);
-  return out;
-}
-
-async function readAhead(): Promise<Record<string, number>> {
-  const res = await server.request('GET', '/metrics');
-  const out: Record<string, number> = { hit: 0 };
-  for (const m of res.text.matchAll(/^atrium_extraction_read_ahead_pages_total\{result="(\w+)"\} (\d+)/gm)) out[m[1]] = Number(m[2]);
-  return out;
-}
-
-const URL = '/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute';
-
-async function httpPage(body: ExecuteBody): Promise<{ data: unknown[]; totalCount: number }> {
-  const res = await server.request('POST', URL, { headers: appHeaders(tenant), json: body });
-  assert.equal(res.status, 200, res.text);
-  return res.body;
-}
-
-/** The same page read with the plan pages had before keys-first: offset over every row, no kept state. */
-async function offsetPage(body: ExecuteBody): Promise<{ data: unknown[]; totalCount: number }> {
-  const page = await db.withTenant(tenant.tenantId, async (trx) => {
-    const p = await plan(trx, asApp, 'DE-TimeSheets', body, true);
-    return executePage(trx, p.query, p.plan, 'single-statement');
-  });
-  return JSON.parse(JSON.stringify(page));
-}
-
-/** A write to `table` bound to the tenant, as the API writes. */
-async function touch(sqlText: string): Promise<void> {
-  await owner.query('begin');
-  await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
-  await owner.query(sqlText, [tenant.tenantId]);
-  await owner.query('commit');
-}
+const seeks = () => resultCounts(server, 'atrium_extraction_seeks_total', ['hit', 'stale', 'miss']);
+const readAhead = () => resultCounts(server, 'atrium_extraction_read_ahead_pages_total', ['hit']);
+const httpPage = (body: ExecuteBody) => paged(server, tenant, body);
+const offsetPage = (body: ExecuteBody) => offset(db, tenant, body);
+const touch = (sqlText: string) => write(owner, tenant, sqlText);
 
 const ORDERS: ExecuteBody['queryBuilder'][] = [
   // The loader's pattern: the key's order.

@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
+import { tenantBinding } from '../platform/db/database.ts';
 import { CsvRows, openCopyText } from './copy-text.ts';
 import type { CatalogueColumn } from './definition.ts';
 
@@ -97,6 +98,14 @@ export function inlineParameters(text: string, parameters: readonly unknown[]): 
   if (used.size !== parameters.length) throw new Error(`${parameters.length} parameters but ${used.size} placeholders`);
   return out + text.slice(from);
 }
+
+/**
+ * Opens the transaction of a COPY of rows as the JSON pages print them: BEGIN, bound to the tenant until
+ * `deadline`, with the settings the printed values depend on (UTC, ISO dates); standard_conforming_strings
+ * because the COPY's parameters are inlined (inlineParameters) and '…' must read as plain literals.
+ */
+export const copyTransaction = (tenantId: string, deadline: number): string =>
+  `begin; ${tenantBinding(tenantId, deadline)}; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local standard_conforming_strings = on`;
 
 export const OID = { bool: 16, numeric: 1700, timestamp: 1114, timestamptz: 1184, float8: 701, float4: 700, date: 1082, uuid: 2950 };
 const TEXT_OIDS = new Set([19 /* name */, 25 /* text */, 1042 /* bpchar */, 1043 /* varchar */]);

@@ -138,25 +138,17 @@ export class CsvRows extends CopyTextRows {
           continue;
         }
         if (b === TAB || b === LF) break;
-        if (b === BACKSLASH) {
-          b = UNESCAPE[input[i++]];
-          if ((b === LF || b === CR) && !quoted) {
-            out.copyWithin(from + 1, from, o);
-            out[from] = QUOTE;
-            o++;
-            quoted = true;
-          }
-          out[o++] = b;
-        } else {
-          if ((b === COMMA || b === QUOTE) && !quoted) {
-            out.copyWithin(from + 1, from, o);
-            out[from] = QUOTE;
-            o++;
-            quoted = true;
-          }
-          out[o++] = b;
-          if (b === QUOTE) out[o++] = QUOTE;
+        // An escaped byte needs quotes when it is a line break (COPY escapes no quote); a plain one when it is a comma or a quote.
+        const escaped = b === BACKSLASH;
+        if (escaped) b = UNESCAPE[input[i++]];
+        if (!quoted && (escaped ? b === LF || b === CR : b === COMMA || b === QUOTE)) {
+          out.copyWithin(from + 1, from, o);
+          out[from] = QUOTE;
+          o++;
+          quoted = true;
         }
+        out[o++] = b;
+        if (b === QUOTE && !escaped) out[o++] = QUOTE;
       }
       if (quoted) out[o++] = QUOTE;
       else if (o === from || (this.#columns === 1 && o === from + 2 && out[from] === BACKSLASH && out[from + 1] === 46)) {

@@ -6,9 +6,9 @@
 
 import { type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
-import { type DatabaseHandle, kyselyOnClient, type Trx, tenantBinding } from '../platform/db/database.ts';
+import { type DatabaseHandle, kyselyOnClient, type Trx } from '../platform/db/database.ts';
 import { extractionReadAhead } from '../platform/metrics.ts';
-import { columnTypes, copyStatement, OID } from './copy-csv.ts';
+import { columnTypes, copyStatement, copyTransaction, OID } from './copy-csv.ts';
 import { CopyOut } from './copy-out.ts';
 import { type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
@@ -51,14 +51,6 @@ export interface ChosenKeys {
   sought?: boolean;
 }
 
-/**
- * The key statement: the page's keys on the keys phase's source, where only the key, filter and order
- * columns are computed (deep pages skip over keys, not rows), answered as text. A page with a skip seeks
- * past the kept position of the page before it when nothing it reads has changed since (seek-positions.ts);
- * a full page keeps the position after it, with the statement's snapshot. A sought page's statement also
- * checks the position it sought from and the page's kept count (one round trip for keys and checks). As
- * text only outside the limit: the skipped keys of a deep page are read, never converted.
- */
 /** A plan's key statement before its page: its order terms, source, statement builder and compiled base (the position's key). */
 export interface KeyPlan {
   terms: OrderTerm[];
@@ -80,10 +72,10 @@ export function keyPlan(trx: Trx, q: ResolvedQuery, plan: Plan): KeyPlan {
   return { terms, source, base, compiled: base.compile(trx), statement };
 }
 
-/** The key columns as text (k0, k1, …) and the first one's type, as the rows statement reads them. */
-const keyTexts = (q: ResolvedQuery) => [
+/** The key columns of `p` as text (k0, k1, …) and the first one's type (on every row, or where `typed` holds), as the rows statement reads them. */
+const keyTexts = (q: ResolvedQuery, typed: RawBuilder<unknown> = sql`true`) => [
   ...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`),
-  sql`pg_typeof(${sql.id('p', q.key[0])})::text as "type"`,
+  sql`case when ${typed} then pg_typeof(${sql.id('p', q.key[0])})::text end as "type"`,
 ];
 
 /**
@@ -115,8 +107,7 @@ export async function keysAfter(
   const end = sql`p.n % ${every} = 0`;
   const first = sql`coalesce(p.n, 1) = 1`;
   const texts = [
-    ...q.key.map((k, i) => sql`${sql.id('p', k)}::text as ${sql.id(`k${i}`)}`),
-    sql`case when ${first} then pg_typeof(${sql.id('p', q.key[0])})::text end as "type"`,
+    ...keyTexts(q, first),
     ...terms.map(
       (_, i) =>
         sql`case when ${end} then ${sql.id('p', `o${i}`)}::text end as ${sql.id(`o${i}`)}, case when ${end} then pg_typeof(${sql.id('p', `o${i}`)})::text end as ${sql.id(`t${i}`)}`,
@@ -338,9 +329,7 @@ async function readPagesAhead(
   const client = await db.pool.connect();
   let failed = true;
   try {
-    await client.query(
-      `begin; ${tenantBinding(q.tenantId, Date.now() + READ_AHEAD_TIMEOUT_MS)}; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local standard_conforming_strings = on`,
-    );
+    await client.query(copyTransaction(q.tenantId, Date.now() + READ_AHEAD_TIMEOUT_MS));
     const trx = kyselyOnClient(client);
     const found = await keysAfter(trx, q, kp, position, rows, undefined, take);
     const { keys } = found;

@@ -2,9 +2,9 @@
 // client reads, so memory stays flat at any row count: all through COPY (./copy-csv.ts, ./copy-ndjson.ts).
 import { Readable } from 'node:stream';
 import type { RawBuilder } from 'kysely';
-import { type DatabaseHandle, tenantBinding } from '../platform/db/database.ts';
+import type { DatabaseHandle } from '../platform/db/database.ts';
 import { exportsInFlight } from '../platform/metrics.ts';
-import { type CsvOptions, type ExportSource, openCopyCsv } from './copy-csv.ts';
+import { type CsvOptions, copyTransaction, type ExportSource, openCopyCsv } from './copy-csv.ts';
 import { openCopyJson } from './copy-ndjson.ts';
 import { EXPORT_STAGE } from './copy-out.ts';
 import type { CatalogueColumn } from './definition.ts';
@@ -50,10 +50,7 @@ export async function openExport(
   let source: ExportSource | undefined;
   let first: IteratorResult<Buffer | string>;
   try {
-    // standard_conforming_strings: the CSV path inlines parameters into COPY and reads '…' as plain literals.
-    await client.query(
-      `begin; ${tenantBinding(tenantId, deadline)}; set local timezone = 'UTC'; set local datestyle = 'ISO, YMD'; set local standard_conforming_strings = on`,
-    );
+    await client.query(copyTransaction(tenantId, deadline));
     source =
       format === 'csv'
         ? await openCopyCsv(client, db.kysely, query, columns, csv)
