@@ -52,6 +52,15 @@ describe('blockedReason', () => {
       ['100.127.255.255', /shared address space/],
       ['240.0.0.1', /reserved/],
       ['2001:db8::1', /documentation/],
+      ['3fff::1', /documentation/],
+      ['2001:2::1', /benchmarking/],
+      ['2001:10::1', /ORCHID/],
+      ['2001:20::1', /ORCHIDv2/],
+      ['5f00::1', /SRv6/],
+      // Local-use NAT64 (RFC 8215) is never global, whatever IPv4 it carries and wherever in the prefix.
+      ['64:ff9b:1::a9fe:a9fe', /local-use NAT64/],
+      ['64:ff9b:1::808:808', /local-use NAT64/],
+      ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', /local-use NAT64/],
     ];
     for (const [address, reason] of reserved) assert.match(blockedReason(address, []) ?? 'allowed', reason, address);
     for (const address of ['192.0.3.1', '198.51.101.1', '203.0.114.1', '198.20.0.1', '100.128.0.1', '100.63.255.255']) {
@@ -59,12 +68,16 @@ describe('blockedReason', () => {
     }
   });
 
-  test('refuses IPv6 that embeds a refused IPv4: compatible, mapped, NAT64, 6to4 and Teredo', () => {
+  test('refuses IPv6 that embeds a refused IPv4: compatible, mapped, translated, NAT64, 6to4 and Teredo', () => {
     const carriers: [string, string[], RegExp][] = [
       ['::127.0.0.1', ['127.0.0.1'], /loopback \(IPv4 127\.0\.0\.1 embedded in IPv6\)/],
       ['::7f00:1', ['127.0.0.1'], /loopback/],
       ['::10.0.0.1', ['10.0.0.1'], /private/],
       ['::ffff:169.254.169.254', ['169.254.169.254'], /metadata/],
+      // IPv4-translated (::ffff:0:0/96).
+      ['::ffff:0:a9fe:a9fe', ['169.254.169.254'], /metadata/],
+      ['::ffff:0:7f00:1', ['127.0.0.1'], /loopback/],
+      ['0:0:0:0:ffff:0:10.1.2.3', ['10.1.2.3'], /private/],
       ['64:ff9b::c0a8:101', ['192.168.1.1'], /private/],
       ['2002:7f00:1::', ['127.0.0.1'], /loopback/],
       ['2002:a9fe:a9fe::1', ['169.254.169.254'], /metadata/],
@@ -78,7 +91,7 @@ describe('blockedReason', () => {
       assert.match(blockedReason(address, []) ?? 'allowed', reason, address);
     }
     // The same forms carrying a public IPv4 are public.
-    for (const address of ['2002:808:808::1', '2001:0:808:808::f7f7:f7f7', '::ffff:8.8.8.8', '64:ff9b::808:808']) {
+    for (const address of ['2002:808:808::1', '2001:0:808:808::f7f7:f7f7', '::ffff:8.8.8.8', '::ffff:0:808:808', '64:ff9b::808:808']) {
       assert.equal(blockedReason(address, []), null, address);
     }
   });

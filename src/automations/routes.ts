@@ -5,11 +5,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { isUuid } from '../platform/db/database.ts';
-import { HttpProblem, notFound, unauthorized } from '../platform/errors.ts';
+import { badRequest, HttpProblem, notFound, unauthorized } from '../platform/errors.ts';
 import { type App, authenticate, type FastifyRequest } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
+import { literalAddressErrors } from '../webhooks/outbound.ts';
 import { type HttpRequestValue, runAutomation } from './engine.ts';
 import { servicesFor } from './runtime.ts';
 import {
@@ -27,6 +28,12 @@ import {
 } from './service.ts';
 
 const tags = ['Automations'];
+
+/** A definition naming a refused literal address (an action's url or ftpHostIp) is refused at save, not at its first run. */
+function refuseLiteralAddresses(body: unknown, allowPrivate: boolean): void {
+  const errors = literalAddressErrors(body, '/body', allowPrivate);
+  if (errors.length) throw badRequest(`The automation names an address it may not reach: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+}
 const base = '/api/v3/automations';
 
 const DefinitionBody = named(
@@ -171,6 +178,7 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       config: { roles: ['AutomationCreate'] },
     },
     async (request, reply) => {
+      refuseLiteralAddresses(request.body, ctx.config.webhookAllowPrivateNetworks);
       const view = await request.writeTenant((trx, p) => createAutomation(trx, p, request.body, sealedCredentials(ctx, request)));
       return reply
         .code(201)
@@ -192,7 +200,10 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       },
       config: { roles: ['AutomationWrite'] },
     },
-    async (request) => request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body, sealedCredentials(ctx, request))),
+    async (request) => {
+      refuseLiteralAddresses(request.body, ctx.config.webhookAllowPrivateNetworks);
+      return request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body, sealedCredentials(ctx, request)));
+    },
   );
 
   app.delete(

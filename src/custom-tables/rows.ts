@@ -4,7 +4,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
-import { badRequest, type FieldError, notFound } from '../platform/errors.ts';
+import { badRequest, type FieldError, HttpProblem, MAX_FIELD_ERRORS, notFound } from '../platform/errors.ts';
 import { fullTypeName } from '../platform/events/catalogue.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import { assertMay, ROW_DOCUMENT, requireTable, TABLE_DOCUMENT, type TableDef, tableRef } from './catalogue.ts';
@@ -31,8 +31,6 @@ export interface PreparedRow {
   values: Map<string, DbValue>;
 }
 
-const MAX_REPORTED_ERRORS = 100;
-
 export const UPDATE_OPERATIONS = ['Update', 'UpdateMany', 'UpsertMany'] as const;
 export const DELETE_OPERATIONS = ['Delete', 'DeleteAll', 'DeleteMany'] as const;
 
@@ -54,18 +52,21 @@ const show = (v: unknown): string => {
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;
 };
 
-/** Collects errors, reporting the first hundred; `fail` throws the 400. */
+/** Collects errors, keeping the first MAX_FIELD_ERRORS and counting the rest; `fail` throws the 400. */
 export class Problems {
   readonly errors: FieldError[] = [];
   count = 0;
   add(path: string, message: string): void {
     this.count++;
-    if (this.errors.length < MAX_REPORTED_ERRORS) this.errors.push({ path, message });
+    if (this.errors.length < MAX_FIELD_ERRORS) this.errors.push({ path, message });
   }
   fail(what: string): void {
     if (this.count === 0) return;
     const more = this.count > this.errors.length ? ` (${this.count - this.errors.length} more not shown)` : '';
-    throw badRequest(`${what} was rejected and nothing was changed: ${this.errors.map((e) => e.message).join('; ')}${more}`, this.errors);
+    throw new HttpProblem(400, `${what} was rejected and nothing was changed: ${this.errors.map((e) => e.message).join('; ')}${more}`, {
+      errors: this.errors,
+      extra: this.count > this.errors.length ? { errorCount: this.count } : {},
+    });
   }
 }
 

@@ -1,7 +1,7 @@
 // DevExtreme filter expressions -> one SQL boolean over the output columns of a named query (the
 // subquery `q`). Values are always bound parameters; identifiers come only from the query's columns.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import { badRequest, type FieldError } from '../platform/errors.ts';
+import { badRequest, type FieldError, FieldErrorList, moreErrors } from '../platform/errors.ts';
 import type { CatalogueColumn, ColumnType } from './definition.ts';
 import { convertValue, type DateValue, nextDayInstant } from './values.ts';
 
@@ -54,10 +54,10 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 /** Compiles `filters`; every problem is collected and answered as one 400 with a path per error. */
 export function compileFilter(filters: unknown, fields: FieldSet, path = '/queryBuilder/filters'): Bool | null {
-  const errors: FieldError[] = [];
+  const errors = new FieldErrorList();
   const state = { count: 0 };
   const result = walk(filters, fields, path, errors, 0, state);
-  if (errors.length) throw badRequest(`The filter is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (errors.length) throw badRequest(`The filter is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}${moreErrors(errors)}`, errors);
   return result;
 }
 

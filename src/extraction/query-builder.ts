@@ -1,7 +1,7 @@
 // Validates a dynamic-execute body (queryBuilder and parameters) against a resolved query and turns
 // it into a plan: the fields to answer, the WHERE conditions, the order and the page.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import { badRequest, type FieldError } from '../platform/errors.ts';
+import { badRequest, type FieldError, FieldErrorList, moreErrors } from '../platform/errors.ts';
 import { type Bool, compileCondition, compileFilter, FieldSet } from './compile-filter.ts';
 import type { CatalogueColumn, ParameterName } from './definition.ts';
 import type { ResolvedQuery } from './resolve.ts';
@@ -44,7 +44,7 @@ export interface PlanOptions {
 
 export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions): Plan {
   const qb = body.queryBuilder ?? {};
-  const errors: FieldError[] = [];
+  const errors = new FieldErrorList();
   const reads = new Set<string>();
   const fieldSet = new FieldSet(q.filterColumns, reads);
   const parameterSet = new FieldSet([...q.filterColumns, ...q.hiddenColumns], reads);
@@ -113,11 +113,12 @@ export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions
   try {
     filter = compileFilter(qb.filters ?? [], fieldSet);
   } catch (err) {
-    const problem = err as { errors?: FieldError[] };
+    const problem = err as { errors?: FieldError[]; extra?: { errorCount?: number } };
     if (!problem.errors) throw err;
     errors.push(...problem.errors);
+    errors.total += (problem.extra?.errorCount ?? problem.errors.length) - problem.errors.length;
   }
-  if (errors.length) throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
+  if (errors.length) throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}${moreErrors(errors)}`, errors);
   if (filter) where.push(filter);
   if (opts.visibleTo && q.visibility) {
     where.push(visibility(q, opts.visibleTo));

@@ -5,7 +5,8 @@ import { type TSchema, Type } from 'typebox';
 import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
-import { notFound } from '../platform/errors.ts';
+import { badRequest, notFound } from '../platform/errors.ts';
+import { literalAddressErrors } from '../webhooks/outbound.ts';
 import type { App } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
@@ -371,6 +372,9 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       },
     },
     async (request, reply) => {
+      // Feed and automation settings live here: a refused literal address (ftpHostIp, a url) is refused at save.
+      const refused = literalAddressErrors(request.body, '/body', ctx.config.webhookAllowPrivateNetworks);
+      if (refused.length) throw badRequest(`The key names an address Atrium may not reach: ${refused.map((e) => `${e.path}: ${e.message}`).join('; ')}`, refused);
       const { view, inserted } = await request.writeTenant((trx, p) =>
         putConfigurationKey(trx, p, ctx.box, request.params.key, request.body as JsonObject, isAdministrator(p)),
       );

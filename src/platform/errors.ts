@@ -7,6 +7,34 @@ export interface FieldError {
   message: string;
 }
 
+/** A detail is one readable sentence or a few; longer ones (a joined list of errors) are cut here. */
+export const MAX_DETAIL_CHARS = 4000;
+
+/** An answer lists at most this many field errors; `errorCount` then says how many there were (issue 26, item 1). */
+export const MAX_FIELD_ERRORS = 50;
+
+/**
+ * A list of field errors that keeps the first MAX_FIELD_ERRORS and counts the rest, for validations that
+ * walk a request of any size: what a request can hold is bounded by the body limit, not the errors it causes.
+ */
+export class FieldErrorList extends Array<FieldError> {
+  total = 0;
+  static get [Symbol.species]() {
+    return Array;
+  }
+  override push(...items: FieldError[]): number {
+    for (const item of items) {
+      this.total++;
+      if (this.length < MAX_FIELD_ERRORS) super.push(item);
+    }
+    return this.length;
+  }
+}
+
+/** " (and N more errors not listed)" when a FieldErrorList dropped some, else "": for a detail that joins the list. */
+export const moreErrors = (errors: FieldError[]): string =>
+  errors instanceof FieldErrorList && errors.total > errors.length ? ` (and ${errors.total - errors.length} more errors not listed)` : '';
+
 /** RFC 9457 problem details before they are written: `type` and `title` follow from the status. */
 export class HttpProblem extends Error {
   readonly status: number;
@@ -19,10 +47,13 @@ export class HttpProblem extends Error {
     detail: string,
     opts: { errors?: FieldError[]; extra?: Record<string, unknown>; headers?: Record<string, string>; title?: string } = {},
   ) {
-    super(detail);
+    super(detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail);
     this.status = status;
-    this.errors = opts.errors;
     this.extra = opts.extra ?? {};
+    const errors = opts.errors;
+    const total = errors instanceof FieldErrorList ? errors.total : (errors?.length ?? 0);
+    this.errors = errors && (errors.length > MAX_FIELD_ERRORS || errors instanceof FieldErrorList) ? [...errors.slice(0, MAX_FIELD_ERRORS)] : errors;
+    if (total > MAX_FIELD_ERRORS) this.extra.errorCount = total;
     this.headers = opts.headers ?? {};
     if (opts.title) this.extra.title = opts.title;
   }

@@ -1,12 +1,14 @@
 // Outbound address safety: webhook deliveries never reach loopback, private, link-local, metadata,
 // multicast, reserved or unspecified addresses, nor any address of this host's own interfaces, nor an
-// IPv6 address that carries a refused IPv4 inside it (mapped, compatible, NAT64, 6to4, Teredo). The check
+// IPv6 address that carries a refused IPv4 inside it (mapped, translated, compatible, NAT64, 6to4, Teredo),
+// nor the local-use NAT64 prefix 64:ff9b:1::/48 whatever it carries (RFC 8215: never global). The check
 // runs in the connector, on the addresses the name resolved to and again on the socket's peer, so a name
 // that re-resolves (DNS rebinding) cannot slip by.
 import dns from 'node:dns';
 import net from 'node:net';
 import os from 'node:os';
 import { Agent, buildConnector } from 'undici';
+import { FieldErrorList } from '../platform/errors.ts';
 
 const BLOCKED: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['0.0.0.0', 8, 'ipv4', 'unspecified'],
@@ -27,8 +29,14 @@ const BLOCKED: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['240.0.0.0', 4, 'ipv4', 'reserved or broadcast'],
   ['::', 128, 'ipv6', 'unspecified'],
   ['::1', 128, 'ipv6', 'loopback'],
+  ['64:ff9b:1::', 48, 'ipv6', 'private (local-use NAT64)'],
   ['100::', 64, 'ipv6', 'discard-only'],
+  ['2001:2::', 48, 'ipv6', 'reserved (benchmarking)'],
+  ['2001:10::', 28, 'ipv6', 'reserved (ORCHID)'],
+  ['2001:20::', 28, 'ipv6', 'reserved (ORCHIDv2)'],
   ['2001:db8::', 32, 'ipv6', 'reserved (documentation)'],
+  ['3fff::', 20, 'ipv6', 'reserved (documentation)'],
+  ['5f00::', 16, 'ipv6', 'reserved (SRv6 segment identifiers)'],
   ['fc00::', 7, 'ipv6', 'private (unique local) or cloud metadata'],
   ['fe80::', 10, 'ipv6', 'link-local'],
   ['fec0::', 10, 'ipv6', 'site-local'],
@@ -66,13 +74,15 @@ function ipv6Bytes(address: string): Uint8Array | null {
 
 const dottedAt = (b: Uint8Array, at: number, xor = 0): string => [0, 1, 2, 3].map((i) => (b[at + i] ^ xor) & 255).join('.');
 
-/** The IPv4 addresses an IPv6 address carries and would reach: mapped, compatible, NAT64, 6to4, Teredo. */
+/** The IPv4 addresses an IPv6 address carries and would reach: mapped, translated, compatible, NAT64, 6to4, Teredo. */
 export function embeddedIpv4(address: string): string[] {
   const b = ipv6Bytes(address);
   if (!b) return [];
   const zeros = (from: number, to: number) => b.subarray(from, to).every((x) => x === 0);
   // ::a.b.c.d (compatible) and ::ffff:a.b.c.d (mapped); :: and ::1 are refused as themselves.
   if (zeros(0, 10) && ((b[10] === 0 && b[11] === 0 && !zeros(12, 15)) || (b[10] === 255 && b[11] === 255))) return [dottedAt(b, 12)];
+  // ::ffff:0:a.b.c.d (IPv4-translated, ::ffff:0:0/96, RFC 2765): [::ffff:0:a9fe:a9fe] is 169.254.169.254.
+  if (zeros(0, 8) && b[8] === 255 && b[9] === 255 && b[10] === 0 && b[11] === 0) return [dottedAt(b, 12)];
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return [dottedAt(b, 12)]; // NAT64 64:ff9b::/96
   if (b[0] === 0x20 && b[1] === 0x02) return [dottedAt(b, 2)]; // 6to4 2002:V4ADDR::/48
   // Teredo 2001:0::/32: the server's IPv4 in plain, the client's obfuscated (inverted) in the last 32 bits.
@@ -167,4 +177,51 @@ export function createOutboundAgent(opts: { allowPrivate: boolean; connections: 
       });
     },
   });
+}
+
+/** Property names whose value names a host to connect to: url, Url, ftpHostIp, smtpHost, server, endpoint… */
+const ADDRESS_FIELD = /(^|[a-z])(url|uri|host|hostip|server|endpoint)$/i;
+
+/**
+ * Settings saved for later runs (automation definitions, configuration keys) that name a host by a literal
+ * address the guard refuses: one error per such field, with its path, so the save answers 400 instead of a
+ * run failing later. Names are left to the connector (resolving them at save proves nothing: they re-resolve);
+ * values holding an expression (`{{…}}`) are decided at run time.
+ */
+export function literalAddressErrors(value: unknown, path: string, allowPrivate: boolean): FieldErrorList {
+  const errors = new FieldErrorList();
+  if (allowPrivate) return errors;
+  const stack: [unknown, string, string][] = [[value, path, '']];
+  while (stack.length > 0) {
+    const [current, at, key] = stack.pop() as [unknown, string, string];
+    if (typeof current === 'string') {
+      if (!ADDRESS_FIELD.test(key) || current.includes('{{')) continue;
+      const problem = hostProblem(current);
+      if (problem) errors.push({ path: at, message: problem });
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], `${at}/${i}`, key]);
+    } else if (current !== null && typeof current === 'object') {
+      for (const [k, v] of Object.entries(current).reverse()) stack.push([v, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k]);
+    }
+  }
+  return errors;
+}
+
+/** The refusal for a URL or host[:port] whose host is a refused literal address (or localhost), else null. */
+function hostProblem(text: string): string | null {
+  const trimmed = text.trim();
+  let host: string | null = null;
+  if (net.isIP(trimmed.replace(/^\[|\]$/g, '')) !== 0) host = trimmed;
+  else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed)) {
+    try {
+      host = new URL(trimmed).hostname;
+    } catch {
+      return null;
+    }
+  } else host = /^\[?([^\]/\s]+?)\]?(?::\d{1,5})?$/.exec(trimmed)?.[1] ?? null;
+  if (!host) return null;
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (net.isIP(bare) === 0) return bare.toLowerCase() === 'localhost' ? refusal(bare, bare, 'loopback').message : null;
+  const reason = blockedReason(bare);
+  return reason ? refusal(bare, bare, reason).message : null;
 }

@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, unauthorized } from '../errors.ts';
+import { boundedValidatorFactory } from './bounded-validation.ts';
 import { sendProblem, toProblem } from './errors.ts';
 import { sendJsonWithEtag } from './etag.ts';
 import { clientErrorHandler, depthLimitedJsonParser, frameworkErrors, rejectUnsafeText } from './input-guard.ts';
@@ -74,6 +75,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    // Error lists bounded whatever the request holds (bounded-validation.ts).
+    schemaController: { compilersFactory: { buildValidator: boundedValidatorFactory() as never } },
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     // `/t/{slug}/…` names the tenant and is then routed as `/…`, so every route answers under it.
     rewriteUrl: rewriteTenantPath,

@@ -1,6 +1,7 @@
 // Maps every failure (ours, Fastify's, PostgreSQL's) to a problem+json answer; nothing escapes as a bare 500.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { type FieldError, HttpProblem } from '../errors.ts';
+import { type FieldError, HttpProblem, MAX_FIELD_ERRORS } from '../errors.ts';
+import { PARTIAL_ERRORS } from './bounded-validation.ts';
 import { titleFor, typeFor } from './problem.ts';
 
 interface PgError extends Error {
@@ -17,7 +18,9 @@ export function toProblem(error: unknown, request: FastifyRequest, timeoutAdvice
   const err = error as FastifyError & PgError;
   if (Array.isArray(err.validation)) {
     const where = err.validationContext ?? 'body';
-    const errors: FieldError[] = err.validation.map((v) => {
+    const total = err.validation.length;
+    const partial = (err.validation as unknown as Record<symbol, unknown>)[PARTIAL_ERRORS] === true;
+    const errors: FieldError[] = err.validation.slice(0, MAX_FIELD_ERRORS).map((v) => {
       const params = (v.params ?? {}) as Record<string, unknown>;
       let path = `/${where}${v.instancePath ?? ''}`;
       if (typeof params.missingProperty === 'string') path += `/${params.missingProperty}`;
@@ -27,7 +30,15 @@ export function toProblem(error: unknown, request: FastifyRequest, timeoutAdvice
       if (Array.isArray(params.allowedValues)) message += `: ${params.allowedValues.join(', ')}`;
       return { path, message };
     });
-    return new HttpProblem(400, `The request ${where} is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, { errors });
+    const more =
+      total > errors.length
+        ? ` (and ${total - errors.length} more errors not listed)`
+        : partial
+          ? ' (further errors not looked for: the request is too large to list them all)'
+          : '';
+    const problem = new HttpProblem(400, `The request ${where} is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}${more}`, { errors });
+    if (total > errors.length) problem.extra.errorCount = total;
+    return problem;
   }
   if (typeof err.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code) && !err.code.startsWith('FST')) {
     if (err.code === '57014') {
