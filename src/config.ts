@@ -21,6 +21,10 @@ export interface Config {
   refreshTokenLifetimeSeconds: number;
   requestTimeoutMs: number;
   bodyLimitBytes: number;
+  /** Largest custom-table import file (PUT …/import streams it, so this bounds time and storage, not memory). */
+  customTableImportLimitBytes: number;
+  /** Largest member or row of a custom-table import file, held whole while it is parsed. */
+  customTableImportRowLimitBytes: number;
   rateLimitPerMinute: number;
   /** Base address of this deployment as callers reach it; webhook payloads link documents under it. */
   publicUrl: string;
@@ -164,6 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     refreshTokenLifetimeSeconds: intVar(env, 'ATRIUM_REFRESH_TOKEN_LIFETIME_SECONDS', 14 * 24 * 3600, 60, 365 * 24 * 3600, problems),
     requestTimeoutMs: intVar(env, 'ATRIUM_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000, problems),
     bodyLimitBytes: intVar(env, 'ATRIUM_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
+    customTableImportLimitBytes: intVar(env, 'ATRIUM_CUSTOM_TABLE_IMPORT_LIMIT_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024, problems),
+    customTableImportRowLimitBytes: intVar(env, 'ATRIUM_CUSTOM_TABLE_IMPORT_ROW_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024, problems),
     rateLimitPerMinute: intVar(env, 'ATRIUM_RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000, problems),
     publicUrl: '',
     publicUrlExplicit: Boolean(env.ATRIUM_PUBLIC_URL),

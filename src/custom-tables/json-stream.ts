@@ -2,14 +2,16 @@
 // It hands back every other member whole and every element of Rows one at a time, so an import of
 // any size holds one row in memory, not the file. Elements and members are parsed with JSON.parse.
 
-export type RowsDocumentEvent = { kind: 'member'; key: string; value: unknown } | { kind: 'row'; index: number; value: unknown };
+export type RowsDocumentEvent = { kind: 'member'; key: string; value: unknown } | { kind: 'row'; index: number; value: unknown; chars: number };
 
 export class JsonStreamError extends Error {}
 
-const MAX_ITEM_CHARS = 64 * 1024 * 1024;
+/** Default bound of one member or row, in characters of its JSON text (ATRIUM_CUSTOM_TABLE_IMPORT_ROW_LIMIT_BYTES). */
+export const MAX_ITEM_CHARS = 16 * 1024 * 1024;
 const ROWS_KEY = /^"Rows"\s*:\s*$/;
 
 export class RowsDocumentParser {
+  readonly #maxItemChars: number;
   #depth = 0;
   #inString = false;
   #escape = false;
@@ -23,6 +25,11 @@ export class RowsDocumentParser {
   #afterComma = false;
   #rowIndex = 0;
   #offset = 0;
+
+  /** `maxItemChars`: a member or row longer than this is refused before more of it is kept. */
+  constructor(maxItemChars = MAX_ITEM_CHARS) {
+    this.#maxItemChars = maxItemChars;
+  }
 
   get done(): boolean {
     return this.#done;
@@ -52,6 +59,9 @@ export class RowsDocumentParser {
         const closer = this.#inRows ? 93 : 125;
         if (c === 44 || c === closer) {
           if (this.#capturing) {
+            if (this.#pending.length + i - start > this.#maxItemChars) {
+              throw this.#error(`one member or row is longer than ${this.#maxItemChars} characters (ATRIUM_CUSTOM_TABLE_IMPORT_ROW_LIMIT_BYTES)`, i);
+            }
             this.#emit(this.#pending + chunk.slice(start, i), out, i);
             this.#capturing = false;
             this.#pending = '';
@@ -99,7 +109,9 @@ export class RowsDocumentParser {
     }
     if (this.#capturing) {
       this.#pending += chunk.slice(start);
-      if (this.#pending.length > MAX_ITEM_CHARS) throw this.#error(`one member or row is longer than ${MAX_ITEM_CHARS} characters`, chunk.length);
+      if (this.#pending.length > this.#maxItemChars) {
+        throw this.#error(`one member or row is longer than ${this.#maxItemChars} characters (ATRIUM_CUSTOM_TABLE_IMPORT_ROW_LIMIT_BYTES)`, chunk.length);
+      }
     }
     this.#offset += chunk.length;
   }
@@ -112,7 +124,7 @@ export class RowsDocumentParser {
   #emit(text: string, out: RowsDocumentEvent[], at: number): void {
     try {
       if (this.#inRows) {
-        out.push({ kind: 'row', index: this.#rowIndex, value: JSON.parse(text) });
+        out.push({ kind: 'row', index: this.#rowIndex, value: JSON.parse(text), chars: text.length });
         this.#rowIndex++;
       } else {
         const member = JSON.parse(`{${text}}`) as Record<string, unknown>;

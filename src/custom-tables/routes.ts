@@ -6,6 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type TSchema, Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
+import { HttpProblem } from '../platform/errors.ts';
 import type { App } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { describeTable, dropTable, ensureTable, listTables, setDefinition, summarize, type TableDef } from './catalogue.ts';
@@ -106,7 +107,7 @@ const RowObject = named(
 );
 const toInt = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s));
 
-export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<void> {
+export async function customTablesRoutes(app: App, ctx: AppContext): Promise<void> {
   const route = <S extends Record<string, TSchema | Record<number, TSchema>>>(operationId: string, summary: string, extra: S, roles?: string[]) => ({
     config: roles ? { ...config, roles } : config,
     schema: { tags, operationId, summary, ...extra },
@@ -286,17 +287,35 @@ export async function customTablesRoutes(app: App, _ctx: AppContext): Promise<vo
       }),
       async (request) => {
         const body = (request.body ?? null) as Readable | null;
+        const { customTableImportLimitBytes: maxBytes, customTableImportRowLimitBytes: maxRowChars } = ctx.config;
+        const declared = Number(request.headers['content-length']);
+        if (declared > maxBytes) throw tooLarge(maxBytes);
         // The body stream is read once, so a conflict cannot be retried here.
-        return request.writeTenant((trx, p) => importTable(trx, p, request.params.tableName, decode(body), request.url), { retry: false });
+        return request.writeTenant((trx, p) => importTable(trx, p, request.params.tableName, decode(body, maxBytes), request.url, { maxRowChars }), {
+          retry: false,
+        });
       },
     );
   });
 }
 
-async function* decode(body: Readable | null): AsyncIterable<string> {
+const tooLarge = (maxBytes: number): HttpProblem =>
+  new HttpProblem(413, `The import file is larger than ${maxBytes} bytes (ATRIUM_CUSTOM_TABLE_IMPORT_LIMIT_BYTES); nothing was imported.`);
+
+/** The body as text, refused (413) once it passes `maxBytes`, whatever Content-Length claimed. */
+async function* decode(body: Readable | null, maxBytes: number): AsyncIterable<string> {
   if (!body) return;
   const decoder = new StringDecoder('utf8');
-  for await (const chunk of body) yield decoder.write(chunk as Buffer);
+  let bytes = 0;
+  // Iterated by hand: leaving a for-await would destroy the request, and with it the socket the 413 goes out on.
+  const chunks = body[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await chunks.next();
+    if (next.done) break;
+    bytes += (next.value as Buffer).length;
+    if (bytes > maxBytes) throw tooLarge(maxBytes);
+    yield decoder.write(next.value as Buffer);
+  }
   yield decoder.end();
 }
 

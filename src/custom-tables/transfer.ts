@@ -15,6 +15,16 @@ import { type PreparedRow, Problems, prepareRow, upsertPrepared } from './rows.t
 export const EXPORT_FORMAT = 'atrium.custom-table';
 const FETCH_SIZE = 1000;
 const IMPORT_BATCH = 2000;
+/** A batch is written once it holds this many characters of row text, whatever its row count. */
+const IMPORT_BATCH_CHARS = 8 * 1024 * 1024;
+/** Rows read before the header that defines the table (a file whose Columns come last) are held up to these bounds. */
+const MAX_WAITING_ROWS = IMPORT_BATCH;
+const MAX_WAITING_CHARS = IMPORT_BATCH_CHARS;
+
+export interface ImportLimits {
+  /** Largest member or row of the file, in characters of its JSON text. */
+  maxRowChars: number;
+}
 
 /** Checks the table exists and may be read; call before sending headers. */
 export async function openExport(trx: Trx, p: Principal, tableName: string): Promise<TableDef> {
@@ -89,14 +99,23 @@ function specFrom(header: Record<string, unknown>): TableSpec | null {
  * Imports an export document into `tableName` (the name in the path wins over the file's TableName):
  * creates the table or adds missing columns, then upserts every row; any bad row rejects the whole import.
  */
-export async function importTable(trx: Trx, p: Principal, tableName: string, input: AsyncIterable<string>, url: string): Promise<ImportResult> {
-  const parser = new RowsDocumentParser();
+export async function importTable(
+  trx: Trx,
+  p: Principal,
+  tableName: string,
+  input: AsyncIterable<string>,
+  url: string,
+  limits: ImportLimits,
+): Promise<ImportResult> {
+  const parser = new RowsDocumentParser(limits.maxRowChars);
   const header: Record<string, unknown> = {};
   let table: TableDef | null = null;
   let created = false;
   let added: string[] = [];
-  let waiting: { index: number; value: unknown }[] = [];
+  let waiting: { index: number; value: unknown; chars: number }[] = [];
+  let waitingChars = 0;
   let batch: PreparedRow[] = [];
+  let batchChars = 0;
   let rowCount = 0;
   let inserted = 0;
   let updated = 0;
@@ -128,9 +147,10 @@ export async function importTable(trx: Trx, p: Principal, tableName: string, inp
     inserted += r.inserted;
     updated += r.updated;
     batch = [];
+    batchChars = 0;
   };
 
-  const take = async (index: number, value: unknown) => {
+  const take = async (index: number, value: unknown, chars: number) => {
     const t = await ensure();
     const problems = new Problems();
     const path = `/body/Rows/${index}`;
@@ -151,8 +171,9 @@ export async function importTable(trx: Trx, p: Principal, tableName: string, inp
     const row = prepareRow(t, String(index), { value: keyValue, path: `${path}/${keyName}` }, cells, problems);
     problems.fail('The import');
     batch.push(row!);
+    batchChars += chars;
     rowCount++;
-    if (batch.length >= IMPORT_BATCH) await flush();
+    if (batch.length >= IMPORT_BATCH || batchChars >= IMPORT_BATCH_CHARS) await flush();
   };
 
   try {
@@ -162,10 +183,20 @@ export async function importTable(trx: Trx, p: Principal, tableName: string, inp
       for (const e of events) {
         if (e.kind === 'member') header[e.key] = e.value;
         else if (table || specFrom(header)) {
-          for (const w of waiting) await take(w.index, w.value);
+          for (const w of waiting) await take(w.index, w.value, w.chars);
           waiting = [];
-          await take(e.index, e.value);
-        } else waiting.push({ index: e.index, value: e.value });
+          waitingChars = 0;
+          await take(e.index, e.value, e.chars);
+        } else {
+          waiting.push({ index: e.index, value: e.value, chars: e.chars });
+          waitingChars += e.chars;
+          if (waiting.length > MAX_WAITING_ROWS || waitingChars > MAX_WAITING_CHARS) {
+            throw badRequest(
+              `The import file holds more than ${MAX_WAITING_ROWS} rows or ${MAX_WAITING_CHARS} characters of rows before KeyColumnName, KeyDataTypeId and Columns; put the table's definition first (as an export does).`,
+              [{ path: '/body/Rows', message: 'comes before the table definition and is too large to hold' }],
+            );
+          }
+        }
       }
       events.length = 0;
     }
@@ -175,7 +206,7 @@ export async function importTable(trx: Trx, p: Principal, tableName: string, inp
     throw err;
   }
   const t = await ensure();
-  for (const w of waiting) await take(w.index, w.value);
+  for (const w of waiting) await take(w.index, w.value, w.chars);
   await flush();
   await appendEvent(trx, {
     tenantId: p.tenantId,
