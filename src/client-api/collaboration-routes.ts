@@ -13,7 +13,7 @@ import { addBrief, briefsOf } from './briefs.ts';
 import { type Lookup, loadDocument } from './documents.ts';
 import { addLink, type LinkInput } from './files.ts';
 import { createPost, type PostBody, postsOf } from './posts.ts';
-import { documentDef, documentDefs } from './registry.ts';
+import { DOCUMENT_ROLES, DOCUMENT_WRITE_ROLES, documentDef, documentDefs } from './registry.ts';
 import { AssignmentBatch, AssignmentBatchBody, Brief, BriefBody, FileLink, LinkBody, Post, postBody, UserFieldValues, UserFieldValuesBody } from './schemas.ts';
 import { putUserFieldValues, userFieldListOf } from './user-fields.ts';
 
@@ -28,6 +28,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
   app.post(
     '/api/posts',
     {
+      config: { roles: DOCUMENT_ROLES },
       schema: {
         tags,
         operationId: 'posts_create',
@@ -54,6 +55,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
   app.get(
     '/api/posts',
     {
+      config: { roles: DOCUMENT_ROLES },
       schema: {
         tags,
         operationId: 'posts_list',
@@ -69,6 +71,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
   app.post(
     '/api/documentBriefs',
     {
+      config: { roles: DOCUMENT_WRITE_ROLES },
       schema: {
         tags,
         operationId: 'documentBriefs_create',
@@ -97,6 +100,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
   app.get(
     '/api/documentBriefs',
     {
+      config: { roles: DOCUMENT_ROLES },
       schema: {
         tags,
         operationId: 'documentBriefs_list',
@@ -111,6 +115,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
   app.post(
     '/api/assignments/batch',
     {
+      config: { roles: DOCUMENT_WRITE_ROLES },
       schema: {
         tags,
         operationId: 'assignments_batch',
@@ -134,6 +139,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
   app.put(
     '/api/v3/documentUserFieldValues',
     {
+      config: { roles: DOCUMENT_WRITE_ROLES },
       schema: {
         tags,
         operationId: 'documentUserFieldValues_put',
@@ -169,6 +175,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
   app.get(
     '/api/v3/documentUserFieldValues',
     {
+      config: { roles: DOCUMENT_ROLES },
       schema: {
         tags,
         operationId: 'documentUserFieldValues_get',
@@ -191,6 +198,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
   app.post(
     '/api/v3/file-system/folders/:folderId/links',
     {
+      config: { roles: DOCUMENT_WRITE_ROLES },
       schema: {
         tags,
         operationId: 'folders_addLink',

@@ -25,6 +25,7 @@ export async function estimateRoutes(app: App, ctx: AppContext): Promise<void> {
   app.put(
     '/api/estimates/:id/items',
     {
+      config: { roles: ['EstimateWrite'] },
       schema: {
         tags,
         operationId: 'estimates_putItems',
@@ -53,6 +54,7 @@ export async function estimateRoutes(app: App, ctx: AppContext): Promise<void> {
     app.post(
       `/api/estimates/details/${side}`,
       {
+        config: { roles: ['EstimateWrite'] },
         schema: {
           tags,
           operationId: `estimates_add${side}`,
@@ -77,6 +79,7 @@ export async function estimateRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/billing-conditions',
     {
+      config: { roles: ['EstimateWrite'] },
       schema: {
         tags,
         operationId: 'billingConditions_put',

@@ -17,6 +17,7 @@ export async function expenseRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/expenses',
     {
+      config: { roles: ['ExpenseWrite'] },
       schema: {
         tags,
         operationId: 'expenses_create',
@@ -37,6 +38,7 @@ export async function expenseRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/expenses/:ExpenseSheetId/items',
     {
+      config: { roles: ['ExpenseWrite'] },
       schema: {
         tags,
         operationId: 'expenses_addItem',
@@ -58,6 +60,7 @@ export async function expenseRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     '/api/v3/expenses/:id',
     {
+      config: { roles: ['ExpenseRead', 'ExpenseWrite'] },
       schema: {
         tags,
         operationId: 'expenses_get',

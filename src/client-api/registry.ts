@@ -88,3 +88,11 @@ export function documentDef(name: string, path: string): DocumentDef {
 }
 
 export const findDocumentDef = (name: string): DocumentDef | undefined => registry.get(key(name));
+
+/**
+ * The Write roles of every document type: a route shared by all of them (assignments, briefs, custom field
+ * values, file links) needs one of these before its handler checks the document's own type (issue 26, item 11).
+ */
+export const DOCUMENT_WRITE_ROLES = ['ProjectWrite', 'JobWrite', 'ContractWrite', 'RequestWrite', 'EstimateWrite', 'ExpenseWrite'];
+/** Every Read and Write role of a document type: what a shared route that reads (or comments) needs first. */
+export const DOCUMENT_ROLES = ['ProjectRead', 'JobRead', 'ContractRead', 'RequestRead', 'EstimateRead', 'ExpenseRead', ...DOCUMENT_WRITE_ROLES];

@@ -21,7 +21,7 @@ import { estimate } from './estimate-type.ts';
 import { expenseRoutes } from './expense-routes.ts';
 import { peopleRoutes } from './people-routes.ts';
 import type { DocumentDef, Row } from './registry.ts';
-import { documentDef } from './registry.ts';
+import { DOCUMENT_ROLES, documentDef } from './registry.ts';
 import { documentModel, documentPatch, ProjectExtraView, ProjectTemplate, Transitions, documentView as viewSchema, Workflows } from './schemas.ts';
 import { timeRoutes } from './time-routes.ts';
 import { availableTransitions, workflowsOf } from './workflow.ts';
@@ -71,6 +71,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
     app.post(
       v3,
       {
+        config: { roles: [def.roles.write] },
         schema: {
           tags,
           operationId: `${plural}_create`,
@@ -102,6 +103,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
     app.get(
       `${v3}/:id`,
       {
+        config: { roles: [def.roles.read, def.roles.write] },
         schema: {
           tags,
           operationId: `${plural}_get`,
@@ -124,6 +126,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
       app.patch(
         patch,
         {
+          config: { roles: [def.roles.write] },
           schema: {
             tags,
             operationId: `${plural}_patch`,
@@ -153,6 +156,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
   app.get(
     '/api/contracts/:id/projects/new',
     {
+      config: { roles: ['ContractRead', 'ContractWrite'] },
       schema: {
         tags,
         operationId: 'contracts_newProject',
@@ -169,6 +173,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
   app.get(
     '/api/v3/document-types/:id/workflows',
     {
+      config: { roles: DOCUMENT_ROLES },
       schema: {
         tags,
         operationId: 'documentTypes_workflows',
@@ -190,6 +195,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
   app.get(
     '/api/workflowStateTransitions',
     {
+      config: { roles: DOCUMENT_ROLES },
       schema: {
         tags,
         operationId: 'workflowStateTransitions_list',

@@ -31,6 +31,7 @@ export async function timeRoutes(app: App, ctx: AppContext): Promise<void> {
     app.post(
       `/api/v3/${plural}`,
       {
+        config: { roles: ['TimeWrite'] },
         schema: {
           tags,
           operationId: `${plural}_create`,
@@ -55,6 +56,7 @@ export async function timeRoutes(app: App, ctx: AppContext): Promise<void> {
     app.patch(
       `/api/${plural}/:id`,
       {
+        config: { roles: ['TimeWrite'] },
         schema: {
           tags,
           operationId: `${plural}_patch`,
@@ -80,6 +82,7 @@ export async function timeRoutes(app: App, ctx: AppContext): Promise<void> {
     app.delete(
       `/api/${plural}/:id`,
       {
+        config: { roles: ['TimeWrite'] },
         schema: {
           tags,
           operationId: `${plural}_delete`,

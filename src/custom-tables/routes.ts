@@ -15,6 +15,9 @@ import { importTable, openExport, writeExport } from './transfer.ts';
 
 const tags = ['Custom Tables API'];
 const config = { auth: 'token' as const };
+// Every route needs CustomTablesRead or CustomTablesSave (issue 26, item 11); a table's own Read and Save roles narrow it further.
+const READ = ['CustomTablesRead'];
+const SAVE = ['CustomTablesSave'];
 const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,62}$';
 
 const TableParams = Type.Object({
@@ -115,23 +118,28 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
 
   app.get(
     '/api/v3/custom-tables',
-    route('customTables_list', 'List the custom tables the caller may read', { response: { 200: Type.Array(TableSummary) } }),
+    route('customTables_list', 'List the custom tables the caller may read', { response: { 200: Type.Array(TableSummary) } }, READ),
     async (request) => request.readTenant((trx, p) => listTables(trx, p)),
   );
 
   app.get(
     '/api/v3/custom-tables/:tableName',
-    route('customTables_describe', 'Table schema and columns, with the row count', { params: TableParams, response: { 200: TableSchema } }),
+    route('customTables_describe', 'Table schema and columns, with the row count', { params: TableParams, response: { 200: TableSchema } }, READ),
     async (request) => request.readTenant((trx, p) => describeTable(trx, p, request.params.tableName)),
   );
 
   app.post(
     '/api/v3/custom-tables/:tableName',
-    route('customTables_create', 'Create the table; if it exists, add the new columns', {
-      params: TableParams,
-      body: CreateBody,
-      response: { 200: CreateResult, 201: CreateResult },
-    }),
+    route(
+      'customTables_create',
+      'Create the table; if it exists, add the new columns',
+      {
+        params: TableParams,
+        body: CreateBody,
+        response: { 200: CreateResult, 201: CreateResult },
+      },
+      SAVE,
+    ),
     async (request, reply) => {
       const r = await request.writeTenant((trx, p) => ensureTable(trx, p, request.params.tableName, request.body));
       reply.code(r.created ? 201 : 200);
@@ -141,77 +149,107 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
 
   app.delete(
     '/api/v3/custom-tables/:tableName',
-    route('customTables_drop', 'Drop the entire table', {
-      params: TableParams,
-      response: { 200: Type.Object({ TableName: Type.String(), Id: Type.String(), Dropped: Type.Boolean() }) },
-    }),
+    route(
+      'customTables_drop',
+      'Drop the entire table',
+      {
+        params: TableParams,
+        response: { 200: Type.Object({ TableName: Type.String(), Id: Type.String(), Dropped: Type.Boolean() }) },
+      },
+      SAVE,
+    ),
     async (request) => request.writeTenant((trx, p) => dropTable(trx, p, request.params.tableName)),
   );
 
   app.get(
     '/api/v3/custom-tables/:tableName/rows/values',
-    route('customTables_listRows', 'All rows with column values, ordered by key', {
-      params: TableParams,
-      querystring: Type.Object({ skip: Type.Optional(Count), take: Type.Optional(Type.String({ pattern: '^(10000|[1-9][0-9]{0,3})$' })) }),
-      response: { 200: Type.Array(RowObject) },
-    }),
+    route(
+      'customTables_listRows',
+      'All rows with column values, ordered by key',
+      {
+        params: TableParams,
+        querystring: Type.Object({ skip: Type.Optional(Count), take: Type.Optional(Type.String({ pattern: '^(10000|[1-9][0-9]{0,3})$' })) }),
+        response: { 200: Type.Array(RowObject) },
+      },
+      READ,
+    ),
     async (request) =>
       request.readTenant((trx, p) => readRows(trx, p, request.params.tableName, { skip: toInt(request.query.skip), take: toInt(request.query.take) })),
   );
 
   app.get(
     '/api/v3/custom-tables/:tableName/row',
-    route('customTables_getRow', 'A single row by key', {
-      params: TableParams,
-      querystring: Type.Object({ keyValue: Type.String() }),
-      response: { 200: RowObject },
-    }),
+    route(
+      'customTables_getRow',
+      'A single row by key',
+      {
+        params: TableParams,
+        querystring: Type.Object({ keyValue: Type.String() }),
+        response: { 200: RowObject },
+      },
+      READ,
+    ),
     async (request) => request.readTenant((trx, p) => readRow(trx, p, request.params.tableName, request.query.keyValue)),
   );
 
   app.get(
     '/api/v3/custom-tables/:tableName/rows/columnValue',
-    route('customTables_getColumnValue', 'One column value of a row', {
-      params: TableParams,
-      querystring: Type.Object({ keyValue: Type.String(), columnName: Type.String({ pattern: NAME_PATTERN }) }),
-      response: {
-        200: Type.Object({
-          TableName: Type.String(),
-          KeyValue: Type.String(),
-          ColumnName: Type.String(),
-          ColumnDataTypeId: Type.Integer(),
-          Value: Type.Unknown(),
-        }),
+    route(
+      'customTables_getColumnValue',
+      'One column value of a row',
+      {
+        params: TableParams,
+        querystring: Type.Object({ keyValue: Type.String(), columnName: Type.String({ pattern: NAME_PATTERN }) }),
+        response: {
+          200: Type.Object({
+            TableName: Type.String(),
+            KeyValue: Type.String(),
+            ColumnName: Type.String(),
+            ColumnDataTypeId: Type.Integer(),
+            Value: Type.Unknown(),
+          }),
+        },
       },
-    }),
+      READ,
+    ),
     async (request) => request.readTenant((trx, p) => readColumnValue(trx, p, request.params.tableName, request.query.keyValue, request.query.columnName)),
   );
 
   app.put(
     '/api/v3/custom-tables/:tableName/rows',
-    route('customTables_writeRows', 'Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2)', {
-      params: TableParams,
-      body: WriteBody,
-      response: {
-        200: Type.Object({
-          TableName: Type.String(),
-          OperationType: Type.String(),
-          RowCount: Type.Integer(),
-          Inserted: Type.Integer(),
-          Updated: Type.Integer(),
-        }),
+    route(
+      'customTables_writeRows',
+      'Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2)',
+      {
+        params: TableParams,
+        body: WriteBody,
+        response: {
+          200: Type.Object({
+            TableName: Type.String(),
+            OperationType: Type.String(),
+            RowCount: Type.Integer(),
+            Inserted: Type.Integer(),
+            Updated: Type.Integer(),
+          }),
+        },
       },
-    }),
+      SAVE,
+    ),
     async (request) => request.writeTenant((trx, p) => writeRows(trx, p, request.params.tableName, request.body, request.url)),
   );
 
   app.delete(
     '/api/v3/custom-tables/:tableName/rows',
-    route('customTables_deleteRows', 'Delete rows: Delete (0), DeleteAll (1), DeleteMany (2)', {
-      params: TableParams,
-      body: DeleteBody,
-      response: { 200: Type.Object({ TableName: Type.String(), OperationType: Type.String(), Deleted: Type.Integer() }) },
-    }),
+    route(
+      'customTables_deleteRows',
+      'Delete rows: Delete (0), DeleteAll (1), DeleteMany (2)',
+      {
+        params: TableParams,
+        body: DeleteBody,
+        response: { 200: Type.Object({ TableName: Type.String(), OperationType: Type.String(), Deleted: Type.Integer() }) },
+      },
+      SAVE,
+    ),
     async (request) => request.writeTenant((trx, p) => deleteRows(trx, p, request.params.tableName, request.body, request.url)),
   );
 
@@ -235,10 +273,15 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
 
   app.get(
     '/api/v3/custom-tables/:tableName/export',
-    route('customTables_export', 'Export the table (schema and every row) as a JSON file', {
-      params: TableParams,
-      response: { 200: Type.Object({}, { additionalProperties: true, description: 'The export file: the table schema and its rows, streamed' }) },
-    }),
+    route(
+      'customTables_export',
+      'Export the table (schema and every row) as a JSON file',
+      {
+        params: TableParams,
+        response: { 200: Type.Object({}, { additionalProperties: true, description: 'The export file: the table schema and its rows, streamed' }) },
+      },
+      READ,
+    ),
     async (request, reply) => {
       const out = new PassThrough();
       let sending = false;
@@ -272,19 +315,24 @@ export async function customTablesRoutes(app: App, ctx: AppContext): Promise<voi
     sub.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     sub.put(
       '/api/v3/custom-tables/:tableName/import',
-      route('customTables_import', 'Import a table from an export file: create it if needed and upsert every row, atomically', {
-        params: TableParams,
-        response: {
-          200: Type.Object({
-            TableName: Type.String(),
-            Created: Type.Boolean(),
-            AddedColumns: Type.Array(Type.String()),
-            RowCount: Type.Integer(),
-            Inserted: Type.Integer(),
-            Updated: Type.Integer(),
-          }),
+      route(
+        'customTables_import',
+        'Import a table from an export file: create it if needed and upsert every row, atomically',
+        {
+          params: TableParams,
+          response: {
+            200: Type.Object({
+              TableName: Type.String(),
+              Created: Type.Boolean(),
+              AddedColumns: Type.Array(Type.String()),
+              RowCount: Type.Integer(),
+              Inserted: Type.Integer(),
+              Updated: Type.Integer(),
+            }),
+          },
         },
-      }),
+        SAVE,
+      ),
       async (request) => {
         const body = (request.body ?? null) as Readable | null;
         const { customTableImportLimitBytes: maxBytes, customTableImportRowLimitBytes: maxRowChars } = ctx.config;

@@ -127,7 +127,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
           },
         },
       },
-      config: { timeoutAdvice: TIMEOUT_ADVICE },
+      config: { timeoutAdvice: TIMEOUT_ADVICE, roles: ['DataExtractionRead'] },
       // A call without a body (or with an empty one) asks for the first page of all fields.
       preValidation: async (request) => {
         request.body ??= {};
@@ -162,6 +162,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
   app.get(
     '/api/v3/analytics/named-queries',
     {
+      config: { roles: ['DataExtractionRead'] },
       schema: {
         tags,
         operationId: 'namedQueries_list',
@@ -175,6 +176,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
   app.get(
     '/api/v3/analytics/named-query/:NamedQuery/metadata',
     {
+      config: { roles: ['DataExtractionRead'] },
       schema: {
         tags,
         operationId: 'namedQueries_metadata',

@@ -6,10 +6,10 @@ import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
-import { literalAddressErrors } from '../webhooks/outbound.ts';
 import type { App } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
+import { literalAddressErrors } from '../webhooks/outbound.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
 import { nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
@@ -125,7 +125,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.get(
     '/api/usertypes/name',
     {
-      config: app_,
+      config: { ...app_, roles: ['IntegrationRead', 'IntegrationWrite'] },
       schema: {
         tags,
         operationId: 'userTypes_getByName',
@@ -142,7 +142,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.post(
     '/api/users',
     {
-      config: app_,
+      config: { ...app_, roles: ['IntegrationWrite'] },
       schema: {
         tags,
         operationId: 'users_upsert',
@@ -165,7 +165,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.patch(
     '/api/users/:id',
     {
-      config: app_,
+      config: { ...app_, roles: ['IntegrationWrite'] },
       schema: {
         tags,
         operationId: 'users_patch',
@@ -187,7 +187,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.get(
     '/api/users/external',
     {
-      config: app_,
+      config: { ...app_, roles: ['IntegrationRead', 'IntegrationWrite'] },
       schema: { tags, operationId: 'users_getByExternalId', summary: 'Look a user up by external id', querystring: ExternalIdQuery, response: { 200: User } },
     },
     async (request) => answer(await request.readTenant((db) => getUserByExternalId(db, request.query.externalId), { lane: true })),
@@ -195,14 +195,17 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
 
   app.get(
     '/api/users/:id',
-    { config: app_, schema: { tags, operationId: 'users_get', summary: 'Get a user by id', params: Type.Object({ id: Guid }), response: { 200: User } } },
+    {
+      config: { ...app_, roles: ['IntegrationRead', 'IntegrationWrite'] },
+      schema: { tags, operationId: 'users_get', summary: 'Get a user by id', params: Type.Object({ id: Guid }), response: { 200: User } },
+    },
     async (request) => answer(await request.readTenant((db) => getUserById(db, request.params.id), { lane: true })),
   );
 
   app.post(
     '/api/employees',
     {
-      config: app_,
+      config: { ...app_, roles: ['IntegrationWrite'] },
       schema: {
         tags,
         operationId: 'employees_upsert',
@@ -231,7 +234,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     app.post(
       def.path,
       {
-        config: app_,
+        config: { ...app_, roles: ['IntegrationWrite'] },
         schema: {
           tags,
           operationId,
@@ -255,7 +258,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.post(
     '/api/commercial-client-companies',
     {
-      config: app_,
+      config: { ...app_, roles: ['IntegrationWrite'] },
       schema: {
         tags,
         operationId: 'commercialClientCompanies_associate',
@@ -281,7 +284,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.get(
     '/api/companies/:companyId/departments/external',
     {
-      config: app_,
+      config: { ...app_, roles: ['IntegrationRead', 'IntegrationWrite'] },
       schema: {
         tags,
         operationId: 'departments_getByExternalId',
@@ -311,7 +314,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.get(
     '/api/departments/:departmentId/usertypologies/external',
     {
-      config: app_,
+      config: { ...app_, roles: ['IntegrationRead', 'IntegrationWrite'] },
       schema: {
         tags,
         operationId: 'userTypologies_getByExternalId',
@@ -342,7 +345,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.get(
     '/api/configuration-keys/:key',
     {
-      config: app_,
+      config: { ...app_, roles: ['ConfigurationKeyRead', 'ConfigurationKeyWrite'] },
       schema: {
         tags,
         operationId: 'configurationKeys_get',
@@ -358,7 +361,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.put(
     '/api/configuration-keys/:key',
     {
-      config: app_,
+      config: { ...app_, roles: ['ConfigurationKeyWrite'] },
       schema: {
         tags,
         operationId: 'configurationKeys_put',
@@ -374,7 +377,8 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     async (request, reply) => {
       // Feed and automation settings live here: a refused literal address (ftpHostIp, a url) is refused at save.
       const refused = literalAddressErrors(request.body, '/body', ctx.config.webhookAllowPrivateNetworks);
-      if (refused.length) throw badRequest(`The key names an address Atrium may not reach: ${refused.map((e) => `${e.path}: ${e.message}`).join('; ')}`, refused);
+      if (refused.length)
+        throw badRequest(`The key names an address Atrium may not reach: ${refused.map((e) => `${e.path}: ${e.message}`).join('; ')}`, refused);
       const { view, inserted } = await request.writeTenant((trx, p) =>
         putConfigurationKey(trx, p, ctx.box, request.params.key, request.body as JsonObject, isAdministrator(p)),
       );

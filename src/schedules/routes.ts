@@ -134,13 +134,17 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.get(
     base,
-    { schema: { tags, operationId: 'schedules_list', summary: 'List the schedules of the tenant', response: { 200: Type.Array(Schedule) } } },
+    {
+      config: { roles: ['ScheduleRead', 'ScheduleWrite'] },
+      schema: { tags, operationId: 'schedules_list', summary: 'List the schedules of the tenant', response: { 200: Type.Array(Schedule) } },
+    },
     async (request) => request.readTenant((trx) => listSchedules(trx)),
   );
 
   app.get(
     `${base}/cron-preview`,
     {
+      config: { roles: ['ScheduleRead', 'ScheduleWrite'] },
       schema: {
         tags,
         operationId: 'schedules_previewCron',
@@ -156,13 +160,17 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.get(
     `${base}/:id`,
-    { schema: { tags, operationId: 'schedules_get', summary: 'Get one schedule', params: IdParams, response: { 200: Schedule } } },
+    {
+      config: { roles: ['ScheduleRead', 'ScheduleWrite'] },
+      schema: { tags, operationId: 'schedules_get', summary: 'Get one schedule', params: IdParams, response: { 200: Schedule } },
+    },
     async (request) => request.readTenant(async (trx) => scheduleView(await findSchedule(trx, request.params.id))),
   );
 
   app.post(
     base,
     {
+      config: { roles: ['ScheduleWrite'] },
       schema: {
         tags,
         operationId: 'schedules_create',
@@ -186,7 +194,10 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.put(
     `${base}/:id`,
-    { schema: { tags, operationId: 'schedules_replace', summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } } },
+    {
+      config: { roles: ['ScheduleWrite'] },
+      schema: { tags, operationId: 'schedules_replace', summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } },
+    },
     async (request) => {
       const view = await request.writeTenant((trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
@@ -196,7 +207,10 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.delete(
     `${base}/:id`,
-    { schema: { tags, operationId: 'schedules_delete', summary: 'Delete a schedule, its runs and its files', params: IdParams, response: { 200: Schedule } } },
+    {
+      config: { roles: ['ScheduleWrite'] },
+      schema: { tags, operationId: 'schedules_delete', summary: 'Delete a schedule, its runs and its files', params: IdParams, response: { 200: Schedule } },
+    },
     async (request) => {
       const { view, files } = await request.writeTenant((trx, principal) => deleteSchedule(trx, principal, request.params.id));
       await afterSave(ctx, request, { ...view, active: false });
@@ -210,6 +224,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     `${base}/:id/run`,
     {
+      config: { roles: ['ScheduleWrite'] },
       schema: {
         tags,
         operationId: 'schedules_runNow',
@@ -243,6 +258,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     `${base}/:id/runs`,
     {
+      config: { roles: ['ScheduleRead', 'ScheduleWrite'] },
       schema: {
         tags,
         operationId: 'schedules_listRuns',
@@ -257,13 +273,17 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.get(
     `${base}/:id/runs/:runId`,
-    { schema: { tags, operationId: 'schedules_getRun', summary: 'One run of the schedule', params: RunParams, response: { 200: Run } } },
+    {
+      config: { roles: ['ScheduleRead', 'ScheduleWrite'] },
+      schema: { tags, operationId: 'schedules_getRun', summary: 'One run of the schedule', params: RunParams, response: { 200: Run } },
+    },
     async (request) => request.readTenant(async (trx) => runView(await findRun(trx, request.params.id, request.params.runId))),
   );
 
   app.get(
     `${base}/:id/runs/:runId/file`,
     {
+      config: { roles: ['ScheduleRead', 'ScheduleWrite'] },
       schema: {
         tags,
         operationId: 'schedules_downloadRunFile',

@@ -1,6 +1,20 @@
 // Role names every tenant starts with. Administrator holds all of them.
 export const ADMINISTRATOR = 'Administrator';
 
+export const CUSTOM_TABLES_READ = "Read custom tables (a table's Read roles, when set, narrow it further)";
+export const CUSTOM_TABLES_SAVE = "Create, write, import and drop custom tables (a table's Save roles, when set, narrow it further)";
+
+/** The roles that gave every remaining route one (decision 0043). */
+export const ROUTE_ROLES: { name: string; description: string }[] = [
+  { name: 'DataExtractionRead', description: 'Read named queries (list, metadata, dynamic-execute) and the OData feed' },
+  { name: 'IntegrationRead', description: 'Look up users, user types, departments and typologies through the Integration API' },
+  { name: 'IntegrationWrite', description: 'Create and update users, employees, clients, suppliers and master data through the Integration API' },
+  { name: 'ConfigurationKeyRead', description: 'Read configuration keys (secrets masked unless Administrator)' },
+  { name: 'ConfigurationKeyWrite', description: 'Create and replace configuration keys' },
+  { name: 'EventRaise', description: 'Raise custom events on documents' },
+  { name: 'TimeWrite', description: 'Create, change and delete timesheets and leaves through the Client API' },
+];
+
 export const BUILT_IN_ROLES: { name: string; description: string }[] = [
   { name: ADMINISTRATOR, description: 'Holds every role' },
   { name: 'WebhookSubscriptionGet', description: 'List and get webhook subscriptions' },
@@ -8,8 +22,8 @@ export const BUILT_IN_ROLES: { name: string; description: string }[] = [
   { name: 'WebhookSubscriptionWrite', description: 'Update webhook subscriptions' },
   { name: 'WebhookSubscriptionDelete', description: 'Delete webhook subscriptions' },
   { name: 'WebhookSubscriptionNavigate', description: 'Open webhook subscriptions in the UI' },
-  { name: 'CustomTablesRead', description: 'Read custom tables that name this role' },
-  { name: 'CustomTablesSave', description: 'Write custom tables that name this role' },
+  { name: 'CustomTablesRead', description: CUSTOM_TABLES_READ },
+  { name: 'CustomTablesSave', description: CUSTOM_TABLES_SAVE },
   { name: 'ScheduleRead', description: 'List and download scheduled extractions' },
   { name: 'ScheduleWrite', description: 'Create, change and run scheduled extractions' },
   { name: 'AutomationGet', description: 'List and get automations and their runs' },
@@ -29,4 +43,6 @@ export const BUILT_IN_ROLES: { name: string; description: string }[] = [
   { name: 'EstimateWrite', description: 'Create and change estimates and their billing conditions through the Client API' },
   { name: 'ExpenseRead', description: 'Read expense sheets through the Client API' },
   { name: 'ExpenseWrite', description: 'Create expense sheets and their items through the Client API' },
+  // Every route has a role (issue 26, item 11; migration 0024 adds them to tenants created before).
+  ...ROUTE_ROLES,
 ];

@@ -18,7 +18,7 @@ import { documentRoute, openApiComponents, referenceComponents, withDocumentedRe
 import { proxyTrust } from './public-address.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { addressedTenant, basePathOf, hostSlugMatcher, namesOf, rewriteTenantPath } from './tenant-address.ts';
-import { registerTenantSeam, rolesOf } from './tenant-seam.ts';
+import { checkRoles, registerTenantSeam, rolesOf } from './tenant-seam.ts';
 import { ignoredHeader, tolerateBody } from './tolerant-body.ts';
 
 /** How a route authenticates. `appOrToken` is the default for every /api route. */
@@ -155,6 +155,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     if (retryAfter > 0) {
       throw new HttpProblem(429, `Too many requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
     }
+    checkRoles(request);
   });
 
   // Platform bodies are read as the platform reads them (tolerant-body.ts); the operator API stays strict.

@@ -13,7 +13,10 @@ export const ALL_ERRORS_UP_TO = 5_000;
 export const PARTIAL_ERRORS = Symbol('partial validation errors');
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown[] | null };
-type BuildValidator = (externalSchemas: unknown, options: { customOptions?: Record<string, unknown> } & Record<string, unknown>) => (route: unknown) => Validate;
+type BuildValidator = (
+  externalSchemas: unknown,
+  options: { customOptions?: Record<string, unknown> } & Record<string, unknown>,
+) => (route: unknown) => Validate;
 
 /** Whether `value` holds more than `limit` JSON values; walks at most `limit + 1` of them. */
 export function moreValuesThan(value: unknown, limit: number): boolean {

@@ -74,13 +74,20 @@ export function registerTenantSeam(app: FastifyInstance<any, any, any, any, any>
     route.schema = { ...schema, description: schema.description ? `${schema.description}\n\n${line}` : line };
   });
 
-  // After validation, as the role checks inside the handlers were, so a request keeps the same answer.
-  app.addHook('preHandler', async (request) => {
-    const roles = request.routeOptions.config.roles;
-    if (!roles?.length) return;
-    const principal = requirePrincipal(request);
-    if (!roles.some((role) => hasRole(principal, role))) throw forbidden(roles);
-  });
+  // Routes that authenticate themselves (OData) set the principal in their own onRequest: checked here, before validation.
+  app.addHook('preValidation', async (request) => checkRoles(request));
+}
+
+/**
+ * 403 unless the principal holds one of the route's `config.roles`. Called as soon as the request is
+ * authenticated (app.ts), so a caller without the role never has its body parsed or validated (issue 26);
+ * again before validation for routes that authenticate themselves.
+ */
+export function checkRoles(request: FastifyRequest): void {
+  const roles = request.routeOptions.config.roles;
+  if (!roles?.length) return;
+  const principal = requirePrincipal(request);
+  if (!roles.some((role) => hasRole(principal, role))) throw forbidden(roles);
 }
 
 export const rolesOf = (route: Pick<RouteOptions, 'config'>): readonly string[] => (route.config as { roles?: readonly string[] } | undefined)?.roles ?? [];

@@ -325,6 +325,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     '/api/v3/document-types/lookup',
     {
+      config: { roles: ['DataExtractionRead', 'WebhookSubscriptionGet', 'WebhookSubscriptionCreate', 'WebhookSubscriptionWrite'] },
       schema: {
         tags,
         operationId: 'documentTypes_lookup',
@@ -338,6 +339,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/v3/events',
     {
+      config: { roles: ['EventRaise'] },
       schema: {
         tags,
         operationId: 'events_raise',
