@@ -27,8 +27,10 @@ const row = (key: number, v: string) => ({ OperationType: 2, UpsertManyModel: [{
 describe('permissions', () => {
   let id: string;
   let plain: Api;
+  let both: Api;
   let reader: Api;
   let saver: Api;
+  let scheduler: Api;
 
   before(async () => {
     const created = await admin('POST', '/custom-tables/Guarded', {
@@ -38,14 +40,21 @@ describe('permissions', () => {
     });
     id = created.body.Id;
     plain = apiFor(server, await userToken(server, tenant, []));
+    both = apiFor(server, await userToken(server, tenant, ['CustomTablesRead', 'CustomTablesSave']));
+    scheduler = apiFor(server, await userToken(server, tenant, ['CustomTablesRead', 'ScheduleRead']));
     reader = apiFor(server, await userToken(server, tenant, ['CustomTablesRead']));
     saver = apiFor(server, await userToken(server, tenant, ['CustomTablesSave']));
   });
 
-  test('with no roles set, any authenticated user of the tenant may read and write', async () => {
-    assert.equal((await plain('PUT', '/custom-tables/Guarded/rows', row(1, 'by plain'))).status, 200);
-    assert.equal((await plain('GET', '/custom-tables/Guarded/row?keyValue=1')).status, 200);
-    assert.ok((await plain('GET', '/custom-tables')).body.some((t: any) => t.TableName === 'Guarded'));
+  test('without CustomTablesRead / CustomTablesSave every route is refused; with them a table without roles is open', async () => {
+    const refused = await plain('PUT', '/custom-tables/Guarded/rows', row(1, 'by plain'));
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.requiredRole, 'CustomTablesSave');
+    assert.equal((await plain('GET', '/custom-tables')).status, 403);
+    assert.equal((await plain('GET', '/custom-tables/Guarded/row?keyValue=1')).status, 403);
+    assert.equal((await both('PUT', '/custom-tables/Guarded/rows', row(1, 'by both'))).status, 200);
+    assert.equal((await both('GET', '/custom-tables/Guarded/row?keyValue=1')).status, 200);
+    assert.ok((await both('GET', '/custom-tables')).body.some((t: any) => t.TableName === 'Guarded'));
   });
 
   test('only an Administrator sets roles, and only roles that exist', async () => {
@@ -64,11 +73,21 @@ describe('permissions', () => {
     assert.deepEqual((await admin('GET', '/custom-tables/Guarded')).body.SaveRoles, ['CustomTablesSave']);
   });
 
-  test('reads need a Read role and writes a Save role; 403s name the roles', async () => {
+  test("a table's Read and Save roles narrow the API's roles; 403s name the roles", async () => {
     const noRead = await plain('GET', '/custom-tables/Guarded/rows/values');
     assert.equal(noRead.status, 403);
     assert.match(noRead.body.detail, /CustomTablesRead/);
-    assert.deepEqual(noRead.body.requiredRoles, ['CustomTablesRead']);
+    assert.equal(noRead.body.requiredRole, 'CustomTablesRead');
+    // The API role alone is not enough once the table names roles of its own.
+    const narrowed = await admin('PUT', `/custom-table-definitions/${id}`, { ReadRoles: ['ScheduleRead'], SaveRoles: ['CustomTablesSave'] });
+    assert.equal(narrowed.status, 200, narrowed.text);
+    const notNamed = await both('GET', '/custom-tables/Guarded/rows/values');
+    assert.equal(notNamed.status, 403);
+    assert.deepEqual(notNamed.body.requiredRoles, ['ScheduleRead']);
+    assert.equal((await scheduler('GET', '/custom-tables/Guarded/rows/values')).status, 200);
+    assert.ok(!(await both('GET', '/custom-tables')).body.some((t: any) => t.TableName === 'Guarded'), 'the list shows only readable tables');
+    assert.ok((await scheduler('GET', '/custom-tables')).body.some((t: any) => t.TableName === 'Guarded'));
+    assert.equal((await admin('PUT', `/custom-table-definitions/${id}`, { ReadRoles: ['CustomTablesRead'], SaveRoles: ['CustomTablesSave'] })).status, 200);
     for (const path of [
       '/custom-tables/Guarded',
       '/custom-tables/Guarded/row?keyValue=1',
@@ -77,7 +96,7 @@ describe('permissions', () => {
     ]) {
       assert.equal((await plain('GET', path)).status, 403, path);
     }
-    assert.ok(!(await plain('GET', '/custom-tables')).body.some((t: any) => t.TableName === 'Guarded'), 'the list shows only readable tables');
+    assert.equal((await plain('GET', '/custom-tables')).status, 403);
     const noSave = await plain('PUT', '/custom-tables/Guarded/rows', row(2, 'x'));
     assert.equal(noSave.status, 403);
     assert.match(noSave.body.detail, /CustomTablesSave/);

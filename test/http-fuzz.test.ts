@@ -258,3 +258,63 @@ test('every route answers below 500 (OData: or a deliberate 501), and problem+js
   assert.ok(count(200, 300) >= 5, 'some requests succeed');
   assert.ok(count(400, 401) >= 5, 'some requests are refused as invalid');
 });
+
+/** A body for `schema` in which every array holds `length` copies of a small item (the first level of an object). */
+function withLongArrays(schema: Schema | null, length: number): unknown {
+  const item = (s: Schema | undefined): unknown => (s?.type === 'string' ? 'x' : s?.type === 'integer' || s?.type === 'number' ? 1 : {});
+  if (!schema || schema.type === 'array') return Array.from({ length }, () => item(schema?.items));
+  if (schema.type !== 'object' || !schema.properties) return Array.from({ length }, () => ({}));
+  const body: Record<string, unknown> = {};
+  for (const [name, s] of Object.entries(schema.properties)) {
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    if (types.includes('array')) body[name] = Array.from({ length }, () => item(s.items));
+    else if (s.enum?.length) body[name] = s.enum[0];
+    else if (types.includes('integer') || types.includes('number')) body[name] = 1;
+    else if (types.includes('string')) body[name] = 'x';
+    else body[name] = Array.from({ length }, () => ({}));
+  }
+  return body;
+}
+
+/** A body for `schema` whose first string (its first string property, or itself) is `text`. */
+function withLongString(schema: Schema | null, text: string): unknown {
+  if (schema?.type !== 'object' || !schema.properties) return text;
+  const body: Record<string, unknown> = {};
+  let placed = false;
+  for (const [name, s] of Object.entries(schema.properties)) {
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    if (!placed && types.includes('string') && !s.enum) {
+      body[name] = text;
+      placed = true;
+    } else if (s.enum?.length) body[name] = s.enum[0];
+  }
+  return placed ? body : { value: text };
+}
+
+test('every route with a body survives arrays of 100,000 elements and strings of 10 MB (issue 26), and the process stays alive', async (t) => {
+  const tenMb = 'é'.repeat(10) + 'a'.repeat(10_000_000 - 10);
+  const statuses = new Map<number, number>();
+  let sent = 0;
+  for (const op of operations.filter((o) => o.method !== 'GET' && o.method !== 'DELETE')) {
+    let url = op.path;
+    for (const name of op.pathParams) url = url.replace(`{${name}}`, name === 'tenantId' ? good.tenantId : '00000000-0000-4000-8000-000000000001');
+    const headers = {
+      ...(op.path.startsWith('/admin') ? { authorization: `Bearer ${ADMIN_TOKEN}` } : good.app),
+      'content-type': 'application/json',
+    };
+    for (const body of [withLongArrays(op.body, 100_000), withLongString(op.body, tenMb)]) {
+      const text = JSON.stringify(body).replace(/"demoData":true/g, '"demoData":false');
+      const res = await fetch(`${server.baseUrl}${url}`, { method: op.method, headers, body: text, signal: AbortSignal.timeout(60_000) });
+      const answer = await res.text();
+      sent++;
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      assert.ok(res.status < 500, `${res.status} for ${op.method} ${op.path} with a ${text.length}-character body: ${answer.slice(0, 300)}`);
+      assert.ok(answer.length < 1024 * 1024, `${op.method} ${op.path}: an answer of ${answer.length} characters`);
+      if (res.status >= 400) assert.ok((JSON.parse(answer).errors?.length ?? 0) <= 50, `${op.method} ${op.path}: more than 50 errors listed`);
+    }
+  }
+  t.diagnostic(`${sent} requests: ${JSON.stringify(Object.fromEntries(statuses))}`);
+  assert.ok(sent > 80, `${sent} requests sent`);
+  const live = await fetch(`${server.baseUrl}/health/live`, { signal: AbortSignal.timeout(1000) });
+  assert.equal(live.status, 200, 'the process is alive and answers');
+});

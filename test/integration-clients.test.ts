@@ -380,7 +380,7 @@ describe('suppliers', () => {
 
 describe('configuration keys', () => {
   test('secrets are stored encrypted, answered in clear to the Administrator role and masked to others', async () => {
-    const value = { ftpHostIp: '10.0.0.1', ftpUsername: 'feed', ftpPassword: 's3cret!', ftpPath: '/Data', nested: { apiToken: 'tok' } };
+    const value = { ftpHostIp: 'sftp.agency.invalid', ftpUsername: 'feed', ftpPassword: 's3cret!', ftpPath: '/Data', nested: { apiToken: 'tok' } };
     const put = await server.request('PUT', '/api/configuration-keys/SFTP-HRFEED', { headers: h, json: value });
     assert.equal(put.status, 201, put.text);
     assert.deepEqual(put.body.value, value);
@@ -393,13 +393,33 @@ describe('configuration keys', () => {
     assert.deepEqual(asAdmin.body.value, value);
 
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    const app2 = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, { headers: admin, json: { name: 'Feed', roles: [] } });
+    const app2 = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, {
+      headers: admin,
+      json: { name: 'Feed', roles: ['ConfigurationKeyRead', 'ConfigurationKeyWrite'] },
+    });
     const h2 = appHeaders({ tenantId: tenant.tenantId, appId: app2.body.appId, appSecret: app2.body.appSecret });
+    // An app without a configuration-key role can neither read nor (keeping the stored password) repoint the key.
+    const app3 = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, { headers: admin, json: { name: 'Nobody', roles: [] } });
+    const h3 = appHeaders({ tenantId: tenant.tenantId, appId: app3.body.appId, appSecret: app3.body.appSecret });
+    assert.equal((await server.request('GET', '/api/configuration-keys/SFTP-HRFEED', { headers: h3 })).status, 403);
+    const repoint = await server.request('PUT', '/api/configuration-keys/SFTP-HRFEED', { headers: h3, json: { ...value, ftpHostIp: 'elsewhere.invalid', ftpPassword: '********' } });
+    assert.equal(repoint.status, 403, repoint.text);
+    assert.equal(repoint.body.requiredRole, 'ConfigurationKeyWrite');
+    // Feed settings naming an address the outbound guard refuses are refused at save, naming the field.
+    for (const host of ['10.0.0.1', '[::ffff:0:a9fe:a9fe]:22', '64:ff9b:1::a9fe:a9fe', 'localhost']) {
+      const refused = await server.request('PUT', '/api/configuration-keys/SFTP-HRFEED', { headers: h, json: { ...value, ftpHostIp: host } });
+      assert.equal(refused.status, 400, `${host}: ${refused.text}`);
+      assert.equal(refused.body.errors[0].path, '/body/ftpHostIp', host);
+    }
+    assert.equal(
+      (await server.request('PUT', '/api/configuration-keys/OTHER', { headers: h, json: { nested: { url: 'http://169.254.169.254/latest' } } })).body.errors[0].path,
+      '/body/nested/url',
+    );
     const masked = await server.request('GET', '/api/configuration-keys/SFTP-HRFEED', { headers: h2 });
     assert.equal(masked.status, 200);
     assert.equal(masked.body.value.ftpPassword, '********');
     assert.equal(masked.body.value.nested.apiToken, '********');
-    assert.equal(masked.body.value.ftpHostIp, '10.0.0.1');
+    assert.equal(masked.body.value.ftpHostIp, 'sftp.agency.invalid');
 
     // Writing the masked value back keeps the secret.
     const rewrite = await server.request('PUT', '/api/configuration-keys/SFTP-HRFEED', { headers: h2, json: { ...masked.body.value, ftpPath: '/Data2' } });

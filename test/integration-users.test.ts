@@ -454,7 +454,7 @@ describe('Idempotency-Key', () => {
     assert.equal((await post(reordered, { 'idempotency-key': key })).status, 201, 'key order does not matter');
     // Another app of the tenant has its own key space.
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    const app2 = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, { headers: admin, json: { name: 'HR', roles: [] } });
+    const app2 = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, { headers: admin, json: { name: 'HR', roles: ['IntegrationWrite'] } });
     const h2 = appHeaders({ tenantId: tenant.tenantId, appId: app2.body.appId, appSecret: app2.body.appSecret });
     const res2 = await server.request('POST', '/api/users', { headers: { ...h2, 'idempotency-key': key }, json: { ...body, Phone: 'different' } });
     assert.equal(res2.status, 200, res2.text);

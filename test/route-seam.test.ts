@@ -206,8 +206,9 @@ describe('roles in route config', () => {
     assert.equal(denied.status, 403);
     assert.deepEqual(denied.body.requiredRoles, ['WebhookSubscriptionGet', 'CustomTablesRead']);
     assert.match(denied.body.detail, /one of the roles: WebhookSubscriptionGet, CustomTablesRead/);
-    // Validation answers first, as it did when the checks sat in the handlers.
-    assert.equal((await call('GET', '/api/seam-test/any-role?n=x', other)).status, 400);
+    // The role is checked as soon as the caller is known, before validation: without it, nothing of the request is looked at.
+    assert.equal((await call('GET', '/api/seam-test/any-role?n=x', other)).status, 403);
+    assert.equal((await call('GET', '/api/seam-test/any-role?n=x', reader)).status, 400);
     // One declared role is named alone (Custom Tables take an access token).
     const token = (await call('POST', '/api/auth/token', reader)).body.accessToken;
     const single = await call('PUT', '/api/v3/custom-table-definitions/0f5c1a52-7b0e-4b8e-9d8e-1c2b3a4d5e6f', { 'x-accesstoken': token }, { ReadRoles: [] });
@@ -227,6 +228,15 @@ describe('roles in route config', () => {
       'POST /api/webhook-subscriptions/:id/invocations/:invocationId/resend': ['WebhookSubscriptionWrite'],
       'DELETE /api/webhook-subscriptions/:id': ['WebhookSubscriptionDelete'],
       'PUT /api/v3/custom-table-definitions/:id': ['Administrator'],
+      // Issue 26, item 11: the routes that had no role.
+      'PUT /api/configuration-keys/:key': ['ConfigurationKeyWrite'],
+      'GET /api/configuration-keys/:key': ['ConfigurationKeyRead', 'ConfigurationKeyWrite'],
+      'POST /api/users': ['IntegrationWrite'],
+      'POST /api/v3/analytics/named-query/:NamedQuery/dynamic-execute': ['DataExtractionRead'],
+      'GET /odata/v4/:entitySet': ['DataExtractionRead'],
+      'PUT /api/v3/custom-tables/:tableName/rows': ['CustomTablesSave'],
+      'POST /api/v3/analytics/schedules': ['ScheduleWrite'],
+      'POST /api/v3/events': ['EventRaise'],
     };
     for (const [route, roles] of Object.entries(expected)) assert.deepEqual(declared.get(route), roles, route);
     const doc = (await call('GET', '/openapi.json')).body;

@@ -24,23 +24,41 @@ export const pointerToken = (key: string): string => key.replace(/~/g, '~0').rep
 
 /** The first string (value or object key) under `value` that cannot be accepted, as a field error. */
 export function findUnsafeText(value: unknown, path: string): FieldError | null {
-  // Iterative: the body's depth is already bounded, but a walk must not be the thing that overflows the stack.
-  const stack: [unknown, string][] = [[value, path]];
-  while (stack.length > 0) {
-    const [current, at] = stack.pop() as [unknown, string];
-    if (typeof current === 'string') {
-      const reason = unsafeTextReason(current);
-      if (reason) return { path: at, message: reason };
-    } else if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], `${at}/${i}`]);
-    } else if (current !== null && typeof current === 'object' && isPlain(current)) {
-      for (const [key, item] of Object.entries(current).reverse()) {
-        const reason = unsafeTextReason(key);
-        // The offending characters cannot appear in the answer's path either, so they show as U+FFFD there.
-        if (reason) return { path: `${at}/${pointerToken(key.toWellFormed().replaceAll('\0', '\uFFFD'))}`, message: `property name ${reason}` };
-        stack.push([item, `${at}/${pointerToken(key)}`]);
+  // Iterative, and the path is built only for the string that fails: a body of 100,000 values must not
+  // cost 100,000 path strings (issue 26). Each frame is a container and the index of its next child.
+  const frames: { container: unknown[] | Record<string, unknown>; keys: string[] | null; next: number }[] = [];
+  const at = (last: string): string => `${path}${frames.map((f) => `/${f.keys ? pointerToken(f.keys[f.next - 1]) : f.next - 1}`).join('')}${last}`;
+  const visit = (v: unknown): FieldError | null => {
+    if (typeof v === 'string') {
+      const reason = unsafeTextReason(v);
+      return reason ? { path: at(''), message: reason } : null;
+    }
+    if (Array.isArray(v)) frames.push({ container: v, keys: null, next: 0 });
+    else if (v !== null && typeof v === 'object' && isPlain(v)) frames.push({ container: v as Record<string, unknown>, keys: Object.keys(v), next: 0 });
+    return null;
+  };
+  const first = visit(value);
+  if (first) return first;
+  while (frames.length > 0) {
+    const frame = frames[frames.length - 1];
+    const size = frame.keys ? frame.keys.length : (frame.container as unknown[]).length;
+    if (frame.next >= size) {
+      frames.pop();
+      continue;
+    }
+    const key = frame.keys ? frame.keys[frame.next] : null;
+    frame.next++;
+    if (key !== null) {
+      const reason = unsafeTextReason(key);
+      // The offending characters cannot appear in the answer's path either, so they show as U+FFFD there.
+      if (reason) {
+        frames.pop();
+        return { path: `${at('')}/${pointerToken(key.toWellFormed().replaceAll('\0', '\uFFFD'))}`, message: `property name ${reason}` };
       }
     }
+    const child = key !== null ? (frame.container as Record<string, unknown>)[key] : (frame.container as unknown[])[frame.next - 1];
+    const error = visit(child);
+    if (error) return error;
   }
   return null;
 }
