@@ -74,12 +74,21 @@ test('timesheets: CreateMany is all or nothing; another user’s time needs Admi
   assert.equal(res.status, 422, res.text);
   assert.equal(res.body.errors[0].path, '/body/CreateManyModel/1/JobId');
   assert.equal((await f.sql('select count(*)::int as n from timesheets'))[0].n, before);
-  const other = await f.userWith([]);
+  // Time needs TimeWrite (decision 0043); another user's time needs Administrator besides.
+  const nobody = await f.userWith([]);
+  const noRole = await f.server.request('POST', '/api/v3/timesheets', {
+    headers: nobody.headers,
+    json: { OperationType: 0, CreateModel: { JobId: jobId, Date: '2026-11-03', DurationMinutes: 30 } },
+  });
+  assert.equal(noRole.status, 403, noRole.text);
+  assert.equal(noRole.body.requiredRole, 'TimeWrite');
+  const other = await f.userWith(['TimeWrite']);
   const denied = await f.server.request('POST', '/api/v3/timesheets', {
     headers: other.headers,
     json: { OperationType: 0, CreateModel: { UserId: userId, JobId: jobId, Date: '2026-11-03', DurationMinutes: 30 } },
   });
   assert.equal(denied.status, 403, denied.text);
+  assert.equal(denied.body.requiredRole, 'Administrator');
   const own = await f.send(
     'POST',
     '/api/v3/timesheets',

@@ -23,7 +23,7 @@ interface Page {
 }
 
 const PAGES: Page[] = [
-  { path: '/explorer', title: 'Query explorer', roles: [], routes: [{ pattern: '/explorer', render: () => <ExplorerPage /> }] },
+  { path: '/explorer', title: 'Query explorer', roles: ['DataExtractionRead'], routes: [{ pattern: '/explorer', render: () => <ExplorerPage /> }] },
   {
     path: '/webhooks',
     title: 'Webhooks',
@@ -45,7 +45,7 @@ const PAGES: Page[] = [
   {
     path: '/custom-tables',
     title: 'Custom tables',
-    roles: [],
+    roles: ['CustomTablesRead', 'CustomTablesSave'],
     routes: [
       { pattern: '/custom-tables', render: () => <CustomTablesPage /> },
       { pattern: '/custom-tables/:name', render: (p) => <CustomTablePage name={p.name} /> },

@@ -325,7 +325,9 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     '/api/v3/document-types/lookup',
     {
-      config: { roles: ['DataExtractionRead', 'WebhookSubscriptionGet', 'WebhookSubscriptionCreate', 'WebhookSubscriptionWrite'] },
+      config: {
+        roles: ['DataExtractionRead', 'WebhookSubscriptionGet', 'WebhookSubscriptionCreate', 'WebhookSubscriptionWrite', 'WebhookSubscriptionNavigate'],
+      },
       schema: {
         tags,
         operationId: 'documentTypes_lookup',
