@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { isUuid } from '../platform/db/database.ts';
-import { badRequest, HttpProblem, notFound, unauthorized } from '../platform/errors.ts';
+import { badRequest, FieldErrorList, HttpProblem, notFound, unauthorized } from '../platform/errors.ts';
 import { type App, authenticate, type FastifyRequest } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
@@ -29,11 +29,22 @@ import {
 
 const tags = ['Automations'];
 
-/** A definition naming a refused literal address (an action's url or ftpHostIp) is refused at save, not at its first run. */
+/**
+ * A definition naming a refused literal address in an action's own settings (`url`, `ftpHostIp`) is refused at
+ * save, not at its first run. Only the actions' own fields are looked at: a body or a template may carry any text as data.
+ */
 function refuseLiteralAddresses(body: unknown, allowPrivate: boolean): void {
-  const errors = literalAddressErrors(body, '/body', allowPrivate);
+  const errors = new FieldErrorList();
+  const actionsOf = (owner: unknown, at: string) => {
+    const actions = (owner as { actions?: unknown } | null)?.actions;
+    if (Array.isArray(actions)) actions.forEach((action, i) => errors.push(...literalAddressErrors(action, `${at}/actions/${i}`, allowPrivate, { depth: 1 })));
+  };
+  actionsOf(body, '/body');
+  const subs = (body as { subWorkflows?: unknown } | null)?.subWorkflows;
+  if (Array.isArray(subs)) subs.forEach((sub, i) => actionsOf(sub, `/body/subWorkflows/${i}`));
   if (errors.length) throw badRequest(`The automation names an address it may not reach: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
 }
+
 const base = '/api/v3/automations';
 
 const DefinitionBody = named(

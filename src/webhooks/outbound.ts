@@ -185,23 +185,25 @@ const ADDRESS_FIELD = /(^|[a-z])(url|uri|host|hostip|server|endpoint)$/i;
 /**
  * Settings saved for later runs (automation definitions, configuration keys) that name a host by a literal
  * address the guard refuses: one error per such field, with its path, so the save answers 400 instead of a
- * run failing later. Names are left to the connector (resolving them at save proves nothing: they re-resolve);
+ * run failing later. `depth` stops the walk that many levels down (1: the object's own fields). Names are left to the connector (resolving them at save proves nothing: they re-resolve);
  * values holding an expression (`{{…}}`) are decided at run time.
  */
-export function literalAddressErrors(value: unknown, path: string, allowPrivate: boolean): FieldErrorList {
+export function literalAddressErrors(value: unknown, path: string, allowPrivate: boolean, opts: { depth?: number } = {}): FieldErrorList {
   const errors = new FieldErrorList();
   if (allowPrivate) return errors;
-  const stack: [unknown, string, string][] = [[value, path, '']];
+  const maxDepth = opts.depth ?? Number.POSITIVE_INFINITY;
+  const stack: [unknown, string, string, number][] = [[value, path, '', 0]];
   while (stack.length > 0) {
-    const [current, at, key] = stack.pop() as [unknown, string, string];
+    const [current, at, key, depth] = stack.pop() as [unknown, string, string, number];
+    if (depth > maxDepth) continue;
     if (typeof current === 'string') {
       if (!ADDRESS_FIELD.test(key) || current.includes('{{')) continue;
       const problem = hostProblem(current);
       if (problem) errors.push({ path: at, message: problem });
     } else if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], `${at}/${i}`, key]);
+      for (let i = current.length - 1; i >= 0; i--) stack.push([current[i], `${at}/${i}`, key, depth + 1]);
     } else if (current !== null && typeof current === 'object') {
-      for (const [k, v] of Object.entries(current).reverse()) stack.push([v, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k]);
+      for (const [k, v] of Object.entries(current).reverse()) stack.push([v, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, k, depth + 1]);
     }
   }
   return errors;

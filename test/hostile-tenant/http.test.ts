@@ -419,6 +419,15 @@ describe('item 13: the outbound guard', () => {
     }
     const kept = await call('GET', '/api/configuration-keys/SFTP-HRFEED', admin.headers);
     assert.equal(kept.body.value.ftpHostIp, 'sftp.agency.invalid');
+    // Only an action's own settings are addresses: the same text as data in a Result's body is saved.
+    const data = await call('POST', '/api/v3/automations', admin.headers, {
+      name: 'Data only',
+      actions: [
+        { name: 'Start', type: 'Start', next: 'Done' },
+        { name: 'Done', type: 'Result', httpResponse: { statusCode: 200, body: { callbackUrl: 'http://[::ffff:0:a9fe:a9fe]/' } } },
+      ],
+    });
+    assert.equal(data.status, 201, data.text);
   });
 });
 
