@@ -310,9 +310,21 @@ describe('runs', () => {
     assert.ok(put.status === 201 || put.status === 200, put.text);
     // A schedule saved by an app that is revoked afterwards can no longer run.
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    const app = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, { headers: admin, json: { name: 'short-lived' } });
+    const app = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, {
+      headers: admin,
+      json: { name: 'short-lived', roles: ['ScheduleWrite', 'DataExtractionRead'] },
+    });
     assert.equal(app.status, 201);
     const ah = appHeaders({ tenantId: tenant.tenantId, appId: app.body.appId, appSecret: app.body.appSecret });
+    // ScheduleWrite alone does not extract data: saving a schedule needs DataExtractionRead too.
+    const writer = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, {
+      headers: admin,
+      json: { name: 'writer', roles: ['ScheduleWrite'] },
+    });
+    const wh = appHeaders({ tenantId: tenant.tenantId, appId: writer.body.appId, appSecret: writer.body.appSecret });
+    const refused = await server.request('POST', BASE, { headers: wh, json: schedule({ Name: 'no extraction' }) });
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.body.requiredRole, 'DataExtractionRead');
     const res = await server.request('POST', BASE, { headers: ah, json: schedule({ Name: 'orphan' }) });
     assert.equal(res.status, 201);
     assert.equal((await server.request('DELETE', `/admin/tenants/${tenant.tenantId}/apps/${app.body.appId}`, { headers: admin })).status, 200);

@@ -4,13 +4,15 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { QueryBuilder, Scalar } from '../extraction/routes.ts';
+import { hasRole } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
-import { conflict, HttpProblem } from '../platform/errors.ts';
+import { conflict, forbidden, HttpProblem } from '../platform/errors.ts';
 import { exportStore } from '../platform/export-store.ts';
 import type { App, FastifyRequest } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
+import { requirePrincipal } from '../platform/http/tenant-seam.ts';
 import {
   CONTENT_TYPES,
   createSchedule,
@@ -33,6 +35,11 @@ import {
 import { enqueueRun, syncSchedule } from './worker.ts';
 
 const tags = ['Scheduled extraction'];
+
+/** A schedule extracts data as the one who saved it: saving needs DataExtractionRead besides ScheduleWrite (decision 0043). */
+function requireExtraction(request: FastifyRequest): void {
+  if (!hasRole(requirePrincipal(request), 'DataExtractionRead')) throw forbidden('DataExtractionRead');
+}
 
 const ScheduleBody = named(
   'ScheduleBody',
@@ -183,6 +190,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
+      requireExtraction(request);
       const view = await request.writeTenant((trx, principal) => createSchedule(trx, principal, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
       return reply
@@ -199,6 +207,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: { tags, operationId: 'schedules_replace', summary: 'Replace a schedule', params: IdParams, body: ScheduleBody, response: { 200: Schedule } },
     },
     async (request) => {
+      requireExtraction(request);
       const view = await request.writeTenant((trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body as ScheduleInput));
       await afterSave(ctx, request, view);
       return view;
