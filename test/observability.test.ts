@@ -148,7 +148,10 @@ describe('webhook deliveries to a receiver answering 500', () => {
 
 test('a failed scheduled run logs one warn line and counts as failed', async () => {
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-  const app = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, { headers: admin, json: { name: 'short-lived' } });
+  const app = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, {
+    headers: admin,
+    json: { name: 'short-lived', roles: ['ScheduleWrite', 'DataExtractionRead'] },
+  });
   assert.equal(app.status, 201, app.text);
   const ah = appHeaders({ tenantId: tenant.tenantId, appId: app.body.appId, appSecret: app.body.appSecret });
   const base = '/api/v3/analytics/schedules';
