@@ -11,6 +11,7 @@ import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
 import { type HttpRequestValue, runAutomation } from './engine.ts';
+import { MASK } from './mask.ts';
 import { servicesFor } from './runtime.ts';
 import {
   automationView,
@@ -105,11 +106,17 @@ const RunBody = Type.Object({ input: Type.Optional(Type.Unknown({ description: "
   additionalProperties: false,
 });
 
+const limitsOf = (ctx: AppContext) => ({ maxBytes: ctx.config.automationMaxDefinitionBytes, maxActions: ctx.config.automationMaxActions });
+
+/** The caller's credentials: never handed to the run (it sees that they were sent, as ********). */
+const CALLER_CREDENTIAL = /^(authorization|proxy-authorization|cookie|x-appsecret|x-accesstoken)$/i;
+
 /** The request as the automation reads it: {Scheme, Host, Path, Method, Query, Headers, Body}. */
 function requestValue(request: FastifyRequest, body: unknown): HttpRequestValue {
   const url = new URL(request.url, 'http://x');
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(request.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(request.headers))
+    if (v !== undefined) headers[k] = CALLER_CREDENTIAL.test(k) ? MASK : Array.isArray(v) ? v.join(', ') : v;
   return {
     Scheme: request.protocol,
     Host: request.host,
@@ -171,7 +178,7 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       config: { roles: ['AutomationCreate'] },
     },
     async (request, reply) => {
-      const view = await request.writeTenant((trx, p) => createAutomation(trx, p, request.body, sealedCredentials(ctx, request)));
+      const view = await request.writeTenant((trx, p) => createAutomation(trx, p, request.body, sealedCredentials(ctx, request), limitsOf(ctx)));
       return reply
         .code(201)
         .header('location', `${basePathOf(request)}${base}/${view.id}`)
@@ -192,7 +199,8 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       },
       config: { roles: ['AutomationWrite'] },
     },
-    async (request) => request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body, sealedCredentials(ctx, request))),
+    async (request) =>
+      request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body, sealedCredentials(ctx, request), limitsOf(ctx))),
   );
 
   app.delete(

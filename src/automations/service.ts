@@ -5,7 +5,7 @@ import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
-import { type Definition, validateDefinition } from './definition.ts';
+import { type Definition, type DefinitionLimits, validateDefinition } from './definition.ts';
 import type { AutomationToRun, RunOutcome } from './engine.ts';
 import { nextFireTime } from './scheduler.ts';
 
@@ -98,8 +98,8 @@ export const toRunnable = (row: RunnableRow): AutomationToRun => ({
   apiCredentials: row.api_credentials,
 });
 
-function parse(body: unknown): Definition {
-  const { definition, errors } = validateDefinition(body);
+function parse(body: unknown, limits?: DefinitionLimits): Definition {
+  const { definition, errors } = validateDefinition(body, limits);
   if (!definition) throw badRequest('The automation definition is not valid.', errors);
   return definition;
 }
@@ -115,8 +115,14 @@ export async function findAutomation(trx: Trx, id: string): Promise<Row> {
   return row;
 }
 
-export async function createAutomation(trx: Trx, principal: Principal, body: unknown, apiCredentials: string | null): Promise<AutomationView> {
-  const d = parse(body);
+export async function createAutomation(
+  trx: Trx,
+  principal: Principal,
+  body: unknown,
+  apiCredentials: string | null,
+  limits?: DefinitionLimits,
+): Promise<AutomationView> {
+  const d = parse(body, limits);
   const now = new Date();
   const row = await trx
     .insertInto('automations')
@@ -142,8 +148,15 @@ export async function createAutomation(trx: Trx, principal: Principal, body: unk
   return automationView(row);
 }
 
-export async function updateAutomation(trx: Trx, principal: Principal, id: string, body: unknown, apiCredentials: string | null): Promise<AutomationView> {
-  const d = parse(body);
+export async function updateAutomation(
+  trx: Trx,
+  principal: Principal,
+  id: string,
+  body: unknown,
+  apiCredentials: string | null,
+  limits?: DefinitionLimits,
+): Promise<AutomationView> {
+  const d = parse(body, limits);
   const current = await trx.selectFrom('automations').select(['version', 'created_on_utc']).where('id', '=', id).forUpdate().executeTakeFirst();
   if (!current) throw notFound(`No automation ${id}.`);
   const now = new Date();

@@ -18,7 +18,7 @@ async function apiToken(call: ActionCall): Promise<string> {
   const key = `${tenantId}/${runAsAppId}`;
   const hit = tokens.get(key);
   if (hit && hit.until > Date.now()) return hit.token;
-  const issued = await call.run.services.auth.issueForApp({ tenantId, appId: runAsAppId, userId: null, userName: null, roles: new Set(), via: 'token' });
+  const issued = await call.run.services.issueAppToken(tenantId, runAsAppId);
   tokens.set(key, { token: issued.accessToken, until: Date.now() + issued.expiresIn * 1000 - TOKEN_MARGIN_MS });
   return issued.accessToken;
 }
@@ -31,7 +31,7 @@ async function addCredentials(call: ActionCall, headers: Record<string, string>)
   const { tenantId, apiCredentials } = call.run.automation;
   for (const k of Object.keys(headers)) if (/^(authorization|x-app|x-accesstoken)/i.test(k)) delete headers[k];
   if (apiCredentials) {
-    const c = JSON.parse(call.run.services.box.decrypt(apiCredentials)) as { appId: string; appSecret: string; appUser?: string };
+    const c = JSON.parse(await call.run.services.openCredentials(apiCredentials)) as { appId: string; appSecret: string; appUser?: string };
     headers['x-apptenant'] = tenantId;
     headers['x-appid'] = c.appId;
     headers['x-appsecret'] = c.appSecret;
