@@ -10,19 +10,21 @@ import { type App, authenticate, type FastifyRequest } from '../platform/http/ap
 import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
-import { type HttpRequestValue, runAutomation } from './engine.ts';
+import { runContained } from './contained.ts';
+import type { HttpRequestValue } from './engine.ts';
 import { MASK } from './mask.ts';
-import { servicesFor } from './runtime.ts';
 import {
   automationView,
   createAutomation,
   deleteAutomation,
   findAutomation,
   findRun,
+  finishRun,
   insertRun,
   listAutomations,
   listRuns,
   type RunTrigger,
+  startRun,
   toRunnable,
   updateAutomation,
 } from './service.ts';
@@ -139,8 +141,16 @@ function sealedCredentials(ctx: AppContext, request: FastifyRequest): string | n
 async function executeAndRecord(ctx: AppContext, tenantId: string, id: string, trigger: RunTrigger, request: HttpRequestValue) {
   const row = await ctx.db.withTenant(tenantId, (trx) => findAutomation(trx, id));
   const automation = toRunnable(row);
-  const outcome = await runAutomation(automation, servicesFor(ctx), request);
-  const runId = await ctx.db.withTenant(tenantId, (trx) => insertRun(trx, { tenantId, automationId: id, version: automation.version, trigger, outcome }));
+  const record = { tenantId, automationId: id, version: automation.version, trigger };
+  // A run now is recorded before it starts (it leaves a record whatever happens to the process); an
+  // execute call, the hot path, is recorded once, at its end.
+  const early = trigger === 'manual' ? await ctx.db.withTenant(tenantId, (trx) => startRun(trx, record)) : null;
+  const outcome = await runContained(ctx, automation, request);
+  const runId = await ctx.db.withTenant(tenantId, async (trx) => {
+    if (!early) return insertRun(trx, { ...record, outcome });
+    await finishRun(trx, early, outcome);
+    return early;
+  });
   return { row, outcome, runId };
 }
 

@@ -38,8 +38,7 @@ export function servicesFor(ctx: AppContext): RunServices {
       const row = await ctx.db.withTenant(tenantId, (trx) => trx.selectFrom('automations').selectAll().where('id', '=', id).executeTakeFirst());
       return row?.active ? toRunnable(row) : null;
     },
-    configurationKey: async (tenantId, key) =>
-      ctx.db.withTenant(tenantId, async (trx) => (await getConfigurationKey(trx, ctx.box, key, true)).value),
+    configurationKey: async (tenantId, key) => ctx.db.withTenant(tenantId, async (trx) => (await getConfigurationKey(trx, ctx.box, key, true)).value),
     appRoles: (tenantId, appId) => ctx.db.withTenant(tenantId, (trx) => appRoles(trx, appId)),
     namedQuery: async (principal, name, body) =>
       (await ctx.db.withTenant(principal.tenantId, (trx) => dynamicExecute(trx, principal, name, body as never))).toString('utf8'),

@@ -223,6 +223,35 @@ export async function insertRun(trx: Trx, r: RunRecord): Promise<string> {
   return row.id;
 }
 
+/**
+ * A run recorded before it starts (status Running): a process that dies during it leaves a record, which
+ * the worker's sweep marks Failed once it is past the run time limit (worker.ts).
+ */
+export async function startRun(trx: Trx, r: Omit<RunRecord, 'outcome'>): Promise<string> {
+  const row = await trx
+    .insertInto('automation_runs')
+    .values({ tenant_id: r.tenantId, automation_id: r.automationId, version: r.version, trigger: r.trigger, status: 'Running' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The end of a run recorded by startRun. */
+export async function finishRun(trx: Trx, runId: string, outcome: RunOutcome): Promise<void> {
+  await trx
+    .updateTable('automation_runs')
+    .set({
+      status: outcome.status,
+      started_on_utc: outcome.startedOnUtc,
+      finished_on_utc: outcome.finishedOnUtc,
+      error: outcome.error,
+      actions: JSON.stringify(outcome.actions),
+      result: outcome.result ? JSON.stringify(outcome.result) : null,
+    })
+    .where('id', '=', runId)
+    .execute();
+}
+
 type RunRow = {
   id: string;
   automation_id: string;

@@ -130,8 +130,20 @@ async function send(call: ActionCall, method: string, url: URL, headers: Record<
     const limit = run.services.config.automationMaxOutputBytes;
     const declared = Number(res.headers.get('content-length') ?? 0);
     if (declared > limit) throw new ActionError(`the response is ${declared} bytes; the limit is ${limit}`);
-    const bytes = Buffer.from(await res.arrayBuffer());
-    if (bytes.length > limit) throw new ActionError(`the response is ${bytes.length} bytes; the limit is ${limit}`);
+    // Read a chunk at a time and stop at the limit: a response without (or with a false) length is not
+    // read whole before it is measured.
+    const chunks: Buffer[] = [];
+    let length = 0;
+    if (res.body)
+      for await (const chunk of res.body) {
+        length += chunk.byteLength;
+        if (length > limit) {
+          await res.body.cancel().catch(() => {});
+          throw new ActionError(`the response is more than ${limit} bytes; the limit is ${limit}`);
+        }
+        chunks.push(Buffer.from(chunk));
+      }
+    const bytes = Buffer.concat(chunks, length);
     return { res, bytes };
   } catch (err) {
     if (err instanceof ActionError) throw err;
