@@ -77,6 +77,9 @@ class RunPool {
       stderr: false,
     });
     worker.unref();
+    // A thread's error after its run was settled (it was being stopped) must not go unheard: an 'error'
+    // event without a listener would end this process.
+    worker.on('error', (err) => this.#log.debug({ err }, 'automation run thread ended with an error'));
     const slot: Slot = { worker, ready: false, idleTimer: null };
     // The stall clock starts once the thread has loaded the engine (that first load is not the run's CPU).
     worker.on('message', (m: FromThread) => {

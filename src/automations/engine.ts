@@ -2,7 +2,7 @@
 // action's fields against the outputs of the actions before it, and records a log entry per action. A
 // run is bounded by steps, loop sizes, output size, the bytes it holds at once, nesting and time; reaching
 // a bound ends it Failed with the reason, which no nextOnError can catch.
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { parseDuration } from '../config.ts';
 import { type Action, type Definition, field, type Json, type Workflow } from './definition.ts';
 import { Budget, ExpressionError, evaluateValue, type Scope } from './expressions.ts';
@@ -57,6 +57,7 @@ export class RunFailure extends Error {}
 export class ActionError extends Error {}
 
 const MAX_LOG_ENTRIES = 1000;
+const YIELD_MS = 20;
 /** Automations calling automations (ExecuteIntegrationWorkflow), and sub-workflows inside sub-workflows. */
 export const MAX_NESTING = 10;
 export const MAX_SUB_WORKFLOW_DEPTH = 32;
@@ -94,6 +95,7 @@ export class RunContext {
   readonly connections = new Map<string, { value: Promise<unknown>; close: () => Promise<void> }>();
 
   readonly #timeout: AbortSignal;
+  #lastYield = Date.now();
 
   /** `stop`: the process is stopping (the run ends Failed, and a webhook worker does not record it). */
   constructor(automation: AutomationToRun, services: RunServices, stop?: AbortSignal) {
@@ -131,6 +133,16 @@ export class RunContext {
     if (this.#timeout.aborted || Date.now() > this.deadline)
       throw new RunFailure(`the run exceeded its time limit of ${this.services.config.automationRunTimeoutMs} ms (ATRIUM_AUTOMATION_RUN_TIMEOUT)`);
     if (this.signal.aborted) throw new RunFailure('the run was stopped: the worker running it is shutting down');
+  }
+
+  /**
+   * Lets the event loop turn when the run has computed for YIELD_MS without waiting on anything: actions
+   * that do no I/O chain only microtasks, and a long chain would keep timers, pings and other requests out.
+   */
+  async breathe(): Promise<void> {
+    if (Date.now() - this.#lastYield < YIELD_MS) return;
+    await yieldNow();
+    this.#lastYield = Date.now();
   }
 
   async wait(ms: number): Promise<void> {
@@ -275,6 +287,7 @@ export class WorkflowRunner {
     let first = true;
     while (action) {
       const run = this.run;
+      await run.breathe();
       run.checkTime();
       if (++run.steps > run.services.config.automationMaxSteps)
         throw new RunFailure(`the run reached its limit of ${run.services.config.automationMaxSteps} actions (ATRIUM_AUTOMATION_MAX_STEPS)`);

@@ -8,10 +8,28 @@ export const MAX_PATTERN_LENGTH = 1000;
 
 export class PatternError extends Error {}
 
-/** A matcher with RegExp's `test` (unanchored search, as JSON Schema's `pattern`), running in linear time. */
-export interface LinearPattern {
-  readonly source: string;
-  test(input: string): boolean;
+/**
+ * A RegExp whose `test` (unanchored search, as JSON Schema's `pattern`) runs on RE2JS: a RegExp so that
+ * validators that accept RegExp instances (TypeBox) take it, with `test` and `exec` never reaching the
+ * backtracking engine (its own pattern is the empty one).
+ */
+export class LinearPattern extends RegExp {
+  readonly #re: ReturnType<typeof RE2JS.compile>;
+  readonly pattern: string;
+  constructor(pattern: string, re: ReturnType<typeof RE2JS.compile>) {
+    super('(?:)');
+    this.pattern = pattern;
+    this.#re = re;
+  }
+  override test(input: string): boolean {
+    return this.#re.matcher(String(input)).find();
+  }
+  override exec(): RegExpExecArray | null {
+    throw new Error('a linear pattern only answers test()');
+  }
+  override toString(): string {
+    return `/${this.pattern}/`;
+  }
 }
 
 const compiled = new Map<string, LinearPattern>();
@@ -29,7 +47,7 @@ export function linearPattern(pattern: string): LinearPattern {
       `"${pattern.slice(0, 100)}" is not a pattern this server runs (RE2 syntax: no backreferences or lookaround): ${(err as Error).message}`,
     );
   }
-  const out: LinearPattern = { source: pattern, test: (input) => re.matcher(input).find() };
+  const out = new LinearPattern(pattern, re);
   if (compiled.size >= 1000) compiled.clear();
   compiled.set(pattern, out);
   return out;
