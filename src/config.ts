@@ -75,8 +75,10 @@ export interface Config {
   automationMaxActions: number;
   /** thread: each run in a worker thread with its own heap limit and CPU deadline; none: in the calling thread. */
   automationIsolation: 'thread' | 'none';
-  /** Heap (old generation) of the thread a run executes in, in MB: past it the thread is stopped and the run Failed. */
+  /** Heap (old generation) of a run thread, in MB: past it the thread is stopped and its runs Failed. */
   automationMemoryMb: number;
+  /** Run threads a process keeps; runs (ATRIUM_AUTOMATION_CONCURRENCY in all) are shared among them. */
+  automationThreads: number;
   /** Longest a run's thread may keep its CPU without answering (a synchronous stall): past it the thread is stopped. */
   automationCpuStallMs: number;
   /** Render time of one ApplyTemplate (liquidjs renderLimit). */
@@ -208,7 +210,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     automationMaxDefinitionBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_DEFINITION_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, problems),
     automationMaxActions: intVar(env, 'ATRIUM_AUTOMATION_MAX_ACTIONS', 1000, 2, 100_000, problems),
     automationIsolation: env.ATRIUM_AUTOMATION_ISOLATION === 'none' ? 'none' : 'thread',
-    automationMemoryMb: intVar(env, 'ATRIUM_AUTOMATION_MEMORY_MB', 256, 32, 16_384, problems),
+    automationMemoryMb: intVar(env, 'ATRIUM_AUTOMATION_MEMORY_MB', 512, 32, 16_384, problems),
+    automationThreads: intVar(env, 'ATRIUM_AUTOMATION_THREADS', 2, 1, 256, problems),
     automationCpuStallMs: durationVar(env, 'ATRIUM_AUTOMATION_CPU_STALL', 10_000, 100, 3_600_000, problems),
     automationTemplateTimeoutMs: durationVar(env, 'ATRIUM_AUTOMATION_TEMPLATE_TIMEOUT', 1000, 10, 60_000, problems),
     logFormat,

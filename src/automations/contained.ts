@@ -1,10 +1,11 @@
 // Where automation runs execute: each in a worker thread of its own (ATRIUM_AUTOMATION_ISOLATION=thread,
 // the default), so a run that escapes every bound is stopped without stopping the server. A thread has a
 // heap limit (resourceLimits, ATRIUM_AUTOMATION_MEMORY_MB), answers pings while its event loop turns (a
-// synchronous stall past ATRIUM_AUTOMATION_CPU_STALL stops it), and is stopped past the run's time limit;
-// a stopped thread's run ends Failed with the reason, and the next run gets a fresh thread. Threads are
-// kept and reused (one run at a time each, at most ATRIUM_AUTOMATION_CONCURRENCY of them). The tenant's
-// rows are reached through the run services' named operations, answered here (decision 0042).
+// synchronous stall past ATRIUM_AUTOMATION_CPU_STALL stops it), and is stopped when a run in it is past its
+// time limit; the runs of a stopped thread end Failed with the reason, and the next runs get a fresh thread.
+// A few threads (ATRIUM_AUTOMATION_THREADS) are kept and share the runs (ATRIUM_AUTOMATION_CONCURRENCY in
+// all), each going to the thread holding the fewest. The tenant's rows are reached through the run
+// services' named operations, answered here for the tenant of a run the thread holds (decision 0042).
 import { Worker } from 'node:worker_threads';
 import type { AppContext } from '../platform/context.ts';
 import { HttpProblem } from '../platform/errors.ts';
@@ -28,12 +29,6 @@ export function containable(automation: AutomationToRun): boolean {
   return true;
 }
 
-interface Slot {
-  worker: Worker;
-  ready: boolean;
-  idleTimer: NodeJS.Timeout | null;
-}
-
 interface Job {
   automation: AutomationToRun;
   request: HttpRequestValue;
@@ -41,19 +36,50 @@ interface Job {
   resolve: (outcome: RunOutcome) => void;
 }
 
+interface Running {
+  job: Job;
+  startedOnUtc: Date;
+  deadline: number;
+  onAbort: () => void;
+}
+
+/** One run thread and the runs it holds. */
+class RunThread {
+  readonly worker: Worker;
+  readonly runs = new Map<number, Running>();
+  ready = false;
+  stopped = false;
+  lastPong = Date.now();
+  idleTimer: NodeJS.Timeout | null = null;
+
+  constructor(worker: Worker) {
+    this.worker = worker;
+  }
+}
+
 class RunPool {
   readonly #ctx: AppContext;
   readonly #services: RunServices;
   readonly #log: Logger;
-  readonly #idle: Slot[] = [];
-  readonly #busy = new Set<Slot>();
+  readonly #threads: RunThread[] = [];
   readonly #queue: Job[] = [];
+  readonly #watch: NodeJS.Timeout;
+  #nextRun = 0;
   #closed = false;
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
     this.#services = servicesFor(ctx);
     this.#log = ctx.log.child({ component: 'automations' });
+    // The watch: pings every thread that holds runs, stops one that does not answer or holds a run past its deadline.
+    this.#watch = setInterval(() => this.#check(), Math.max(25, Math.floor(ctx.config.automationCpuStallMs / 4)));
+    this.#watch.unref();
+  }
+
+  get #running(): number {
+    let n = 0;
+    for (const t of this.#threads) n += t.runs.size;
+    return n;
   }
 
   run(job: Job): void {
@@ -61,135 +87,155 @@ class RunPool {
       job.resolve(failed(new Date(), 'the server is stopping'));
       return;
     }
-    const slot = this.#idle.pop();
-    if (slot) this.#start(slot, job);
-    else if (this.#busy.size < this.#ctx.config.automationConcurrency) this.#start(this.#spawn(), job);
-    else this.#queue.push(job);
+    if (this.#running >= this.#ctx.config.automationConcurrency) {
+      this.#queue.push(job);
+      return;
+    }
+    this.#start(this.#pick(), job);
   }
 
-  #spawn(): Slot {
+  /** The thread with the fewest runs, a new one while there are fewer than ATRIUM_AUTOMATION_THREADS. */
+  #pick(): RunThread {
+    let best: RunThread | null = null;
+    for (const t of this.#threads) if (!t.stopped && (!best || t.runs.size < best.runs.size)) best = t;
+    if (best && (best.runs.size === 0 || this.#threads.length >= this.#ctx.config.automationThreads)) return best;
+    return this.#spawn();
+  }
+
+  #spawn(): RunThread {
     const config = this.#ctx.config;
     const worker = new Worker(new URL('./run-thread.ts', import.meta.url), {
       workerData: { config: JSON.parse(JSON.stringify(config)) },
       resourceLimits: { maxOldGenerationSizeMb: config.automationMemoryMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-      // The thread's own output goes to this process's; its environment is this process's.
+      // The thread's output goes to this process's.
       stdout: false,
       stderr: false,
     });
     worker.unref();
-    // A thread's error after its run was settled (it was being stopped) must not go unheard: an 'error'
-    // event without a listener would end this process.
-    worker.on('error', (err) => this.#log.debug({ err }, 'automation run thread ended with an error'));
-    const slot: Slot = { worker, ready: false, idleTimer: null };
-    // The stall clock starts once the thread has loaded the engine (that first load is not the run's CPU).
+    const thread = new RunThread(worker);
+    this.#threads.push(thread);
     worker.on('message', (m: FromThread) => {
-      if (m.type === 'ready') slot.ready = true;
+      if (m.type === 'ready' || m.type === 'pong') {
+        thread.ready = true;
+        thread.lastPong = Date.now();
+      } else if (m.type === 'done') this.#settle(thread, m.run, m.outcome);
+      else if (m.type === 'call') {
+        void this.#answer(worker, thread, m.call, m.method, m.args);
+      }
     });
-    return slot;
+    worker.on('error', (err: Error & { code?: string }) => {
+      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY')
+        this.#stopThread(
+          thread,
+          `the run's thread used more memory than its limit of ${config.automationMemoryMb} MB (ATRIUM_AUTOMATION_MEMORY_MB) and was stopped`,
+        );
+      else this.#stopThread(thread, `the run's thread failed: ${err.message}`);
+    });
+    worker.on('exit', (code) => this.#stopThread(thread, `the run's thread ended unexpectedly (exit code ${code})`));
+    return thread;
   }
 
-  #start(slot: Slot, job: Job): void {
-    if (slot.idleTimer) clearTimeout(slot.idleTimer);
-    slot.idleTimer = null;
-    this.#busy.add(slot);
-    const { worker } = slot;
-    const config = this.#ctx.config;
-    const startedOnUtc = new Date();
-    let lastPong = Date.now();
-    let settled = false;
-    let stopReason: string | null = null;
-
-    const finish = (outcome: RunOutcome, reuse: boolean) => {
-      if (settled) return;
-      settled = true;
-      clearInterval(pinger);
-      clearTimeout(deadline);
-      job.signal?.removeEventListener('abort', onAbort);
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-      this.#busy.delete(slot);
-      job.resolve(outcome);
-      if (reuse && !this.#closed) this.#release(slot);
-      else {
-        worker.terminate().catch(() => {});
-        this.#next();
-      }
-    };
-    const stop = (reason: string) => {
-      if (settled || stopReason) return;
-      stopReason = reason;
-      this.#log.warn({ automationId: job.automation.id, tenantId: job.automation.tenantId, reason }, 'automation run stopped');
-      finish(failed(startedOnUtc, reason), false);
-    };
-    const onMessage = (m: FromThread) => {
-      if (m.type === 'pong' || m.type === 'ready') lastPong = Date.now();
-      else if (m.type === 'done') finish(m.outcome, true);
-      else if (m.type === 'call') void this.#answer(worker, job.automation.tenantId, m.call, m.method, m.args);
-    };
-    const onError = (err: Error & { code?: string }) => {
-      if (err.code === 'ERR_WORKER_OUT_OF_MEMORY')
-        stop(`the run used more memory than its limit of ${config.automationMemoryMb} MB (ATRIUM_AUTOMATION_MEMORY_MB) and was stopped`);
-      else stop(`the run's thread failed: ${err.message}`);
-    };
-    const onExit = (code: number) => stop(`the run's thread ended unexpectedly (exit code ${code})`);
-    const onAbort = () => worker.postMessage({ type: 'abort' } satisfies ToThread);
-
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
+  #start(thread: RunThread, job: Job): void {
+    if (thread.idleTimer) clearTimeout(thread.idleTimer);
+    thread.idleTimer = null;
+    const id = ++this.#nextRun;
+    const onAbort = () => thread.worker.postMessage({ type: 'abort', run: id } satisfies ToThread);
+    const deadline = Date.now() + this.#ctx.config.automationRunTimeoutMs + DEADLINE_GRACE_MS;
+    if (thread.runs.size === 0) thread.lastPong = Date.now();
+    thread.runs.set(id, { job, startedOnUtc: new Date(), deadline, onAbort });
     job.signal?.addEventListener('abort', onAbort, { once: true });
-    if (job.signal?.aborted) onAbort();
-
-    const stall = config.automationCpuStallMs;
-    const pinger = setInterval(
-      () => {
-        if (!slot.ready) lastPong = Date.now();
-        else if (Date.now() - lastPong > stall)
-          stop(`the run kept its thread busy for more than ${stall} ms without a pause (ATRIUM_AUTOMATION_CPU_STALL) and was stopped`);
-        else worker.postMessage({ type: 'ping' } satisfies ToThread);
-      },
-      Math.max(25, Math.floor(stall / 4)),
-    );
-    pinger.unref();
-    const deadline = setTimeout(
-      () => stop(`the run exceeded its time limit of ${config.automationRunTimeoutMs} ms (ATRIUM_AUTOMATION_RUN_TIMEOUT) and its thread was stopped`),
-      config.automationRunTimeoutMs + DEADLINE_GRACE_MS,
-    );
-    deadline.unref();
-    worker.postMessage({
+    thread.worker.postMessage({
       type: 'run',
+      run: id,
       automation: job.automation,
       request: job.request,
       apiBaseUrl: this.#services.apiBaseUrl(),
     } satisfies ToThread);
+    if (job.signal?.aborted) onAbort();
   }
 
-  #release(slot: Slot): void {
-    const job = this.#queue.shift();
-    if (job) {
-      this.#start(slot, job);
-      return;
+  #settle(thread: RunThread, id: number, outcome: RunOutcome): void {
+    const r = thread.runs.get(id);
+    if (!r) return;
+    thread.runs.delete(id);
+    r.job.signal?.removeEventListener('abort', r.onAbort);
+    r.job.resolve(outcome);
+    if (thread.runs.size === 0 && !thread.stopped) {
+      thread.idleTimer = setTimeout(() => this.#retire(thread), IDLE_MS);
+      thread.idleTimer.unref();
     }
-    slot.idleTimer = setTimeout(() => {
-      const i = this.#idle.indexOf(slot);
-      if (i >= 0) this.#idle.splice(i, 1);
-      void slot.worker.terminate();
-    }, IDLE_MS);
-    slot.idleTimer.unref();
-    this.#idle.push(slot);
+    this.#drain();
   }
 
-  #next(): void {
-    const job = this.#queue.shift();
-    if (job) this.run(job);
+  /** Stops a thread: every run it holds ends Failed with the reason (they shared its heap and its CPU). */
+  #stopThread(thread: RunThread, reason: string): void {
+    if (thread.stopped) return;
+    thread.stopped = true;
+    const i = this.#threads.indexOf(thread);
+    if (i >= 0) this.#threads.splice(i, 1);
+    if (thread.idleTimer) clearTimeout(thread.idleTimer);
+    const runs = [...thread.runs.values()];
+    thread.runs.clear();
+    if (runs.length > 0)
+      this.#log.warn(
+        { reason, runs: runs.map((r) => ({ automationId: r.job.automation.id, tenantId: r.job.automation.tenantId })) },
+        'automation run thread stopped',
+      );
+    const also = runs.length > 1 ? ` (with the ${runs.length - 1} other runs it held)` : '';
+    for (const r of runs) {
+      r.job.signal?.removeEventListener('abort', r.onAbort);
+      r.job.resolve(failed(r.startedOnUtc, reason + also));
+    }
+    thread.worker.terminate().catch(() => {});
+    this.#drain();
   }
 
-  /** Answers a run service the thread asked for, always in the run's own tenant. */
-  async #answer(worker: Worker, tenantId: string, call: number, method: RemoteMethod, args: unknown[]): Promise<void> {
+  #retire(thread: RunThread): void {
+    if (thread.runs.size > 0 || thread.stopped) return;
+    thread.stopped = true;
+    const i = this.#threads.indexOf(thread);
+    if (i >= 0) this.#threads.splice(i, 1);
+    void thread.worker.terminate();
+  }
+
+  #drain(): void {
+    for (let n = this.#queue.length; n > 0 && this.#running < this.#ctx.config.automationConcurrency; n--) {
+      const job = this.#queue.shift();
+      if (job) this.#start(this.#pick(), job);
+    }
+  }
+
+  #check(): void {
+    const stall = this.#ctx.config.automationCpuStallMs;
+    const now = Date.now();
+    for (const t of [...this.#threads]) {
+      if (t.runs.size === 0 || t.stopped) continue;
+      // The clock starts once the thread has loaded the engine (that first load is not a run's CPU).
+      if (!t.ready) t.lastPong = now;
+      else if (now - t.lastPong > stall) {
+        this.#stopThread(t, `the run's thread was busy for more than ${stall} ms without a pause (ATRIUM_AUTOMATION_CPU_STALL) and was stopped`);
+        continue;
+      }
+      for (const r of t.runs.values())
+        if (now > r.deadline) {
+          this.#stopThread(
+            t,
+            `the run exceeded its time limit of ${this.#ctx.config.automationRunTimeoutMs} ms (ATRIUM_AUTOMATION_RUN_TIMEOUT) and its thread was stopped`,
+          );
+          break;
+        }
+      if (!t.stopped) t.worker.postMessage({ type: 'ping' } satisfies ToThread);
+    }
+  }
+
+  /** Answers a run service the thread asked for, in the tenant of a run the thread holds. */
+  async #answer(worker: Worker, thread: RunThread, call: number, method: RemoteMethod, args: unknown[]): Promise<void> {
     const s = this.#services;
     let msg: ToThread;
     try {
+      const tenantId = String(args[0] === null || typeof args[0] !== 'object' ? args[0] : (args[0] as { tenantId?: unknown }).tenantId);
+      if (method !== 'openCredentials' && ![...thread.runs.values()].some((r) => r.job.automation.tenantId === tenantId))
+        throw new Error('no run of this tenant in the thread');
       let value: unknown;
       switch (method) {
         case 'loadAutomation':
@@ -202,7 +248,7 @@ class RunPool {
           value = await s.appRoles(tenantId, String(args[1]));
           break;
         case 'namedQuery': {
-          // The principal is rebuilt here from the run's tenant and its app's roles as stored.
+          // The principal is rebuilt here from the tenant and its app's roles as stored.
           const appId = String((args[0] as { appId?: unknown } | null)?.appId);
           const roles = new Set(await s.appRoles(tenantId, appId));
           value = await s.namedQuery({ tenantId, appId, userId: null, userName: null, roles, via: 'token' }, String(args[1]), args[2]);
@@ -212,6 +258,7 @@ class RunPool {
           value = await s.issueAppToken(tenantId, String(args[1]));
           break;
         case 'openCredentials':
+          if (![...thread.runs.values()].some((r) => r.job.automation.apiCredentials === args[0])) throw new Error('no run holds these credentials');
           value = await s.openCredentials(String(args[0]));
           break;
       }
@@ -229,9 +276,11 @@ class RunPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#watch);
     for (const job of this.#queue.splice(0)) job.resolve(failed(new Date(), 'the server is stopping'));
-    const all = [...this.#idle.splice(0), ...this.#busy];
-    await Promise.allSettled(all.map((s) => s.worker.terminate()));
+    const threads = this.#threads.splice(0);
+    for (const t of threads) t.stopped = true;
+    await Promise.allSettled(threads.map((t) => t.worker.terminate()));
   }
 }
 

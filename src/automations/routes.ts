@@ -108,6 +108,7 @@ const RunBody = Type.Object({ input: Type.Optional(Type.Unknown({ description: "
   additionalProperties: false,
 });
 
+const definitionBodyLimit = (ctx: AppContext) => Math.min(ctx.config.bodyLimitBytes, 2 * ctx.config.automationMaxDefinitionBytes);
 const limitsOf = (ctx: AppContext) => ({ maxBytes: ctx.config.automationMaxDefinitionBytes, maxActions: ctx.config.automationMaxActions });
 
 /** The caller's credentials: never handed to the run (it sees that they were sent, as ********). */
@@ -186,6 +187,8 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
         response: { 201: Automation },
       },
       config: { roles: ['AutomationCreate'] },
+      // A definition's body is refused past twice its limit before it is read (whitespace allowed for).
+      bodyLimit: definitionBodyLimit(ctx),
     },
     async (request, reply) => {
       const view = await request.writeTenant((trx, p) => createAutomation(trx, p, request.body, sealedCredentials(ctx, request), limitsOf(ctx)));
@@ -208,6 +211,8 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
         response: { 200: Automation },
       },
       config: { roles: ['AutomationWrite'] },
+      // A definition's body is refused past twice its limit before it is read (whitespace allowed for).
+      bodyLimit: definitionBodyLimit(ctx),
     },
     async (request) =>
       request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body, sealedCredentials(ctx, request), limitsOf(ctx))),

@@ -1,6 +1,7 @@
 // The worker thread a contained automation run executes in (contained.ts starts it): the engine and its
 // actions with their own outbound agent and mailer, and the tenant's rows reached through messages to the
-// main thread. One run at a time, so a run that is stopped for its memory or CPU takes no other with it.
+// main thread. Several runs at a time (each with its own id); a thread stopped for its memory or CPU stops
+// the runs it holds.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Config } from '../config.ts';
 import type { Principal } from '../platform/auth/principal.ts';
@@ -11,14 +12,14 @@ import { type AutomationToRun, type HttpRequestValue, runAutomation } from './en
 import type { RunServices } from './run-services.ts';
 
 export type ToThread =
-  | { type: 'run'; automation: AutomationToRun; request: HttpRequestValue; apiBaseUrl: string }
-  | { type: 'abort' }
+  | { type: 'run'; run: number; automation: AutomationToRun; request: HttpRequestValue; apiBaseUrl: string }
+  | { type: 'abort'; run: number }
   | { type: 'ping' }
   | { type: 'answer'; call: number; ok: true; value: unknown }
   | { type: 'answer'; call: number; ok: false; status: number | null; message: string; errors?: unknown };
 
 export type FromThread =
-  | { type: 'done'; outcome: Awaited<ReturnType<typeof runAutomation>> }
+  | { type: 'done'; run: number; outcome: Awaited<ReturnType<typeof runAutomation>> }
   | { type: 'pong' }
   | { type: 'ready' }
   | { type: 'call'; call: number; method: RemoteMethod; args: unknown[] };
@@ -30,7 +31,7 @@ const port = parentPort;
 if (port) {
   const config = (workerData as { config: Config }).config;
   let apiBaseUrl = config.publicUrl;
-  let abort = new AbortController();
+  const aborts = new Map<number, AbortController>();
   let nextCall = 0;
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   const remote =
@@ -53,7 +54,7 @@ if (port) {
       return unavailable('the secret box')() as never;
     },
     mailer: new Mailer(config),
-    agent: createOutboundAgent({ allowPrivate: config.webhookAllowPrivateNetworks, connections: 8, connectTimeoutMs: 10_000 }),
+    agent: createOutboundAgent({ allowPrivate: config.webhookAllowPrivateNetworks, connections: config.automationConcurrency, connectTimeoutMs: 10_000 }),
     apiBaseUrl: () => apiBaseUrl,
     loadAutomation: remote('loadAutomation'),
     configurationKey: remote('configurationKey'),
@@ -68,7 +69,7 @@ if (port) {
         port.postMessage({ type: 'pong' } satisfies FromThread);
         return;
       case 'abort':
-        abort.abort();
+        aborts.get(m.run)?.abort();
         return;
       case 'answer': {
         const p = pending.get(m.call);
@@ -78,13 +79,16 @@ if (port) {
         else p.reject(m.status === null ? new Error(m.message) : new HttpProblem(m.status, m.message, { errors: m.errors as HttpProblem['errors'] }));
         return;
       }
-      case 'run':
-        abort = new AbortController();
+      case 'run': {
+        const abort = new AbortController();
+        aborts.set(m.run, abort);
         apiBaseUrl = m.apiBaseUrl;
-        void runAutomation(m.automation, services, m.request, { signal: abort.signal }).then((outcome) =>
-          port.postMessage({ type: 'done', outcome } satisfies FromThread),
-        );
+        void runAutomation(m.automation, services, m.request, { signal: abort.signal }).then((outcome) => {
+          aborts.delete(m.run);
+          port.postMessage({ type: 'done', run: m.run, outcome } satisfies FromThread);
+        });
         return;
+      }
     }
   });
   port.postMessage({ type: 'ready' } satisfies FromThread);
