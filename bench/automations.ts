@@ -4,7 +4,11 @@
 // receiver in its own process). Target: >= 100 runs/s. Baseline: the same work written by hand over pg
 // and undici (read the events, map each, POST it with the same concurrency, write one result row per
 // event in batches), checked to deliver the same bodies. Rounds alternate Atrium and the baseline.
-// Run: npm run bench -- automations   (BENCH_EVENTS, BENCH_ROUNDS override the defaults)
+// Containment (issue 26 item 8): the same rounds for each ATRIUM_AUTOMATION_ISOLATION in BENCH_ISOLATION
+// (default "thread,none": each run in a worker thread, then in the server's own thread), each on a fresh
+// server process and tenant, plus the latency of 100 sequential run-now calls and the server's RSS after.
+// Run: npm run bench -- automations   (BENCH_EVENTS, BENCH_ROUNDS, BENCH_ISOLATION override the defaults)
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -13,6 +17,8 @@ import { benchDatabase, benchEnv, fmt, median, now, receiverState, runCli, start
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = 32;
+const MODES = (process.env.BENCH_ISOLATION ?? 'thread,none').split(',').filter(Boolean);
+const rssMb = (pid: number | undefined): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const DELIVERABLE = 'Skill.Module.BusinessObjects.Deliverable';
 
 /** What both sides compute from an event: the body the receiver gets. */
@@ -125,59 +131,84 @@ async function bareRound(pool: pg.Pool, receiverUrl: string, tenantId: string, f
 
 const db = await benchDatabase('atrium_bench_automations');
 const receiver = await startReceiver();
-const env = benchEnv(db.url, { ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-let server: Awaited<ReturnType<typeof startServerProcess>> | null = null;
 const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+const summary: string[] = [];
+let first = 0;
 try {
-  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
-  server = await startServerProcess(env);
-  const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
-  const created = await fetch(`${server.baseUrl}/api/v3/automations`, { method: 'POST', headers, body: JSON.stringify(automation(receiver.url)) });
-  if (created.status !== 201) throw new Error(`automation: ${created.status} ${await created.text()}`);
-  const automationId = ((await created.json()) as { id: string }).id;
-  const sub = await fetch(`${server.baseUrl}/api/webhook-subscriptions`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ Name: 'bench', ActionType: 'Ping', DocumentType: DELIVERABLE, IsAutomation: true, AutomationId: automationId, Active: true }),
-  });
-  if (sub.status !== 201) throw new Error(`subscription: ${sub.status} ${await sub.text()}`);
   await pool.query('create table bench_results (event_id uuid, status int)');
+  for (const [m, mode] of MODES.entries()) {
+    const env = benchEnv(db.url, { ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ATRIUM_AUTOMATION_ISOLATION: mode });
+    let server: Awaited<ReturnType<typeof startServerProcess>> | null = null;
+    try {
+      const creds = JSON.parse(await runCli(['tenants', 'create', '--name', `Bench Agency ${mode}`, '--json'], env));
+      server = await startServerProcess(env);
+      const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
+      const created = await fetch(`${server.baseUrl}/api/v3/automations`, { method: 'POST', headers, body: JSON.stringify(automation(receiver.url)) });
+      if (created.status !== 201) throw new Error(`automation: ${created.status} ${await created.text()}`);
+      const automationId = ((await created.json()) as { id: string }).id;
+      const sub = await fetch(`${server.baseUrl}/api/webhook-subscriptions`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ Name: 'bench', ActionType: 'Ping', DocumentType: DELIVERABLE, IsAutomation: true, AutomationId: automationId, Active: true }),
+      });
+      if (sub.status !== 201) throw new Error(`subscription: ${sub.status} ${await sub.text()}`);
 
-  // Same bodies on both sides: one event through each, compared at the receiver's side by what it keeps.
-  const check = await fetch(`${server.baseUrl}/api/v3/automations/${automationId}/run`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ input: { actionType: 'Ping', detail: { i: -1 } } }),
-  });
-  const checked = (await check.json()) as { status: string; actions: { name: string; input: { body: unknown } }[] };
-  const sent = checked.actions.find((a) => a.name === 'Forward')?.input.body;
-  if (checked.status !== 'Succeeded' || canonical(sent) !== canonical(mapped({ i: -1 }, 'Ping')))
-    throw new Error(`the automation's request differs from the baseline's: ${JSON.stringify(sent)}`);
+      // Same bodies on both sides: one event through each, compared at the receiver's side by what it keeps.
+      const check = await fetch(`${server.baseUrl}/api/v3/automations/${automationId}/run`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ input: { actionType: 'Ping', detail: { i: -1 } } }),
+      });
+      const checked = (await check.json()) as { status: string; actions: { name: string; input: { body: unknown } }[] };
+      const sent = checked.actions.find((a) => a.name === 'Forward')?.input.body;
+      if (checked.status !== 'Succeeded' || canonical(sent) !== canonical(mapped({ i: -1 }, 'Ping')))
+        throw new Error(`the automation's request differs from the baseline's: ${JSON.stringify(sent)}`);
 
-  const atrium: number[] = [];
-  const bare: number[] = [];
-  const loads: number[] = [];
-  let first = 0;
-  for (let round = 0; round < ROUNDS; round++) {
-    loads.push(os.loadavg()[0]);
-    atrium.push(await atriumRound(pool, receiver.url, creds.tenantId, automationId, first));
-    first += EVENTS;
-    bare.push(await bareRound(pool, receiver.url, creds.tenantId, first));
-    first += EVENTS;
-    console.log(`round ${round + 1}: Atrium ${fmt(atrium.at(-1) as number)} runs/s, hand-written ${fmt(bare.at(-1) as number)} events/s`);
+      const atrium: number[] = [];
+      const bare: number[] = [];
+      const loads: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        loads.push(os.loadavg()[0]);
+        atrium.push(await atriumRound(pool, receiver.url, creds.tenantId, automationId, first));
+        first += EVENTS;
+        // The hand-written baseline once, beside the first mode.
+        if (m === 0) {
+          bare.push(await bareRound(pool, receiver.url, creds.tenantId, first));
+          first += EVENTS;
+        }
+        console.log(
+          `[${mode}] round ${round + 1}: Atrium ${fmt(atrium.at(-1) as number)} runs/s${m === 0 ? `, hand-written ${fmt(bare.at(-1) as number)} events/s` : ''}`,
+        );
+      }
+      // One run at a time through run-now: what a single run costs from request to recorded answer.
+      const latencies: number[] = [];
+      for (let k = 0; k < 100; k++) {
+        const t0 = now();
+        const res = await fetch(`${server.baseUrl}/api/v3/automations/${automationId}/run`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ input: { actionType: 'Ping', detail: { i: -2 } } }),
+        });
+        await res.arrayBuffer();
+        latencies.push(now() - t0);
+      }
+      latencies.sort((x, y) => x - y);
+      const rss = rssMb(server.child.pid);
+      const a = median(atrium);
+      const line = `[${mode}] ${EVENTS} events per round, ${ROUNDS} rounds, median ${fmt(a)} runs/s end to end; run-now one at a time: median ${fmt(median(latencies), 1)} ms, p95 ${fmt(latencies[94], 1)} ms; server RSS after ${fmt(rss)} MB; load average ${fmt(median(loads), 2)}`;
+      summary.push(line);
+      if (m === 0) summary.push(`hand-written baseline: median ${fmt(median(bare))} events/s; ratio ${fmt(a / median(bare), 2)}`);
+      const runs = await pool.query<{ n: number }>(`select count(*)::int as n from automation_runs where automation_id = $1 and status = 'Succeeded'`, [
+        automationId,
+      ]);
+      summary.push(`[${mode}] recorded runs: ${runs.rows[0].n} (rounds × events + 101 run-now)`);
+    } finally {
+      await server?.stop();
+    }
   }
-  const a = median(atrium);
-  const b = median(bare);
-  console.log(
-    `\n${EVENTS} events per round, ${ROUNDS} rounds, median: Atrium ${fmt(a)} runs/s end to end (target >= 100), hand-written ${fmt(b)}/s; ratio ${fmt(a / b, 2)}; load average ${fmt(median(loads), 2)}`,
-  );
-  const runs = await pool.query<{ n: number }>(`select count(*)::int as n from automation_runs where automation_id = $1 and status = 'Succeeded'`, [
-    automationId,
-  ]);
-  console.log(`recorded runs: ${runs.rows[0].n} (rounds × events + 1 check run)`);
+  console.log(`\n${summary.join('\n')}`);
 } finally {
   await pool.end();
-  await server?.stop();
   receiver.child.kill();
   await db.stop();
 }

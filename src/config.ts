@@ -71,6 +71,22 @@ export interface Config {
   automationMaxOutputBytes: number;
   /** Automation runs a worker process executes at once (webhook-triggered and scheduled). */
   automationConcurrency: number;
+  /** Bytes one run may hold at once in action outputs and parameters (every workflow's, sub-workflows included). */
+  automationMaxRunBytes: number;
+  /** Largest definition (serialised JSON) a save accepts. */
+  automationMaxDefinitionBytes: number;
+  /** Actions a definition may declare, sub-workflows included. */
+  automationMaxActions: number;
+  /** thread: each run in a worker thread with its own heap limit and CPU deadline; none: in the calling thread. */
+  automationIsolation: 'thread' | 'none';
+  /** Heap (old generation) of a run thread, in MB: past it the thread is stopped and its runs Failed. */
+  automationMemoryMb: number;
+  /** Run threads a process keeps; runs (ATRIUM_AUTOMATION_CONCURRENCY in all) are shared among them. */
+  automationThreads: number;
+  /** Longest a run's thread may keep its CPU without answering (a synchronous stall): past it the thread is stopped. */
+  automationCpuStallMs: number;
+  /** Render time of one ApplyTemplate (liquidjs renderLimit). */
+  automationTemplateTimeoutMs: number;
   /** Where Rest actions with isApiCall send their requests; unset: this process's own listening address. */
   automationApiUrl: string | undefined;
   /** ATRIUM_ROLE=worker: the port its /metrics and /health/* answer on (0: any free one); undefined: it listens on none. */
@@ -196,11 +212,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     automationMaxOutputBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
     automationConcurrency: intVar(env, 'ATRIUM_AUTOMATION_CONCURRENCY', 32, 1, 1024, problems),
     automationApiUrl: env.ATRIUM_AUTOMATION_API_URL || undefined,
+    automationMaxRunBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_RUN_BYTES', 64 * 1024 * 1024, 4096, 4 * 1024 * 1024 * 1024, problems),
+    automationMaxDefinitionBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_DEFINITION_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, problems),
+    automationMaxActions: intVar(env, 'ATRIUM_AUTOMATION_MAX_ACTIONS', 1000, 2, 100_000, problems),
+    automationIsolation: env.ATRIUM_AUTOMATION_ISOLATION === 'none' ? 'none' : 'thread',
+    automationMemoryMb: intVar(env, 'ATRIUM_AUTOMATION_MEMORY_MB', 512, 32, 16_384, problems),
+    automationThreads: intVar(env, 'ATRIUM_AUTOMATION_THREADS', 2, 1, 256, problems),
+    automationCpuStallMs: durationVar(env, 'ATRIUM_AUTOMATION_CPU_STALL', 10_000, 100, 3_600_000, problems),
+    automationTemplateTimeoutMs: durationVar(env, 'ATRIUM_AUTOMATION_TEMPLATE_TIMEOUT', 1000, 10, 60_000, problems),
     logFormat,
     metricsPort:
       env.ATRIUM_METRICS_PORT === undefined || env.ATRIUM_METRICS_PORT === '' ? undefined : intVar(env, 'ATRIUM_METRICS_PORT', 0, 0, 65535, problems),
   };
   config.exportsDir = path.resolve(env.ATRIUM_EXPORTS_DIR || path.join(config.dataDir, 'exports'));
+  if (env.ATRIUM_AUTOMATION_ISOLATION && !['thread', 'none'].includes(env.ATRIUM_AUTOMATION_ISOLATION))
+    problems.push('ATRIUM_AUTOMATION_ISOLATION must be thread or none');
   if (config.automationApiUrl && !/^https?:\/\/[^/]+/.test(config.automationApiUrl)) problems.push('ATRIUM_AUTOMATION_API_URL must be an http(s) URL');
   if (config.smtpUrl && !/^smtps?:\/\/[^/]+/.test(config.smtpUrl)) problems.push('ATRIUM_SMTP_URL must be an smtp:// or smtps:// URL');
   const publicUrl = env.ATRIUM_PUBLIC_URL || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;

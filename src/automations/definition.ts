@@ -6,6 +6,7 @@ import { parseDuration } from '../config.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { CronError, validateCron } from '../schedules/cron.ts';
 import { ExpressionError, parseTemplate, referencedNames } from './expressions.ts';
+import { jsonBytes } from './size.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 export type Action = { [k: string]: Json };
@@ -81,15 +82,58 @@ export const ACTION_TYPES: Record<string, readonly string[]> = {
 /** Fields that hold something other than expressions (Liquid source is not ours to parse). */
 const NOT_EXPRESSIONS: Record<string, string[]> = { ApplyTemplate: ['template'] };
 const PERIODICITIES = ['Minutes', 'Hours', 'Days', 'Weeks', 'Months'];
-export const liquidParser = new Liquid({ relativeReference: false, root: [], partials: [], layouts: [] });
+export const liquidParser = new Liquid({ relativeReference: false, root: [], partials: [], layouts: [], parseLimit: 256 * 1024 });
+/** Errors a 400 lists: the first ones, then how many more there were. */
+const MAX_ERRORS = 50;
+
+/** A definition's limits (ATRIUM_AUTOMATION_MAX_DEFINITION_BYTES, ATRIUM_AUTOMATION_MAX_ACTIONS). */
+export interface DefinitionLimits {
+  maxBytes: number;
+  maxActions: number;
+}
+const DEFAULT_LIMITS: DefinitionLimits = { maxBytes: 1024 * 1024, maxActions: 1000 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Validates a body as the platform's definition; answers it normalised, or the errors with their paths. */
-export function validateDefinition(body: unknown): { definition: Definition | null; errors: FieldError[] } {
+/**
+ * Validates a body as the platform's definition; answers it normalised, or the errors with their paths (the
+ * first 50 and a count). Size and action count are checked first, before anything is walked per action.
+ */
+export function validateDefinition(body: unknown, limits: DefinitionLimits = DEFAULT_LIMITS): { definition: Definition | null; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const err = (path: string, message: string) => errors.push({ path, message });
+  let more = 0;
+  const err = (path: string, message: string) => {
+    if (errors.length < MAX_ERRORS) errors.push({ path, message });
+    else more++;
+  };
   if (!isObject(body)) return { definition: null, errors: [{ path: '', message: 'must be an automation definition (an object)' }] };
+  const bytes = jsonBytes(body, limits.maxBytes);
+  if (bytes > limits.maxBytes)
+    return {
+      definition: null,
+      errors: [{ path: '', message: `the definition is larger than ${limits.maxBytes} bytes (ATRIUM_AUTOMATION_MAX_DEFINITION_BYTES)` }],
+    };
+  const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
+  const declared =
+    count(field(body as Action, 'actions')) +
+    (Array.isArray(field(body as Action, 'subWorkflows'))
+      ? (field(body as Action, 'subWorkflows') as Json[]).reduce<number>((n, s) => n + (isObject(s) ? count(field(s as Action, 'actions')) : 0), 0)
+      : 0);
+  if (declared > limits.maxActions)
+    return {
+      definition: null,
+      errors: [{ path: '/actions', message: `the definition declares ${declared} actions; the limit is ${limits.maxActions} (ATRIUM_AUTOMATION_MAX_ACTIONS)` }],
+    };
+  const result = validateFields(body, err, () => errors.length > 0);
+  if (more > 0) errors.push({ path: '', message: `and ${more} more errors` });
+  return errors.length > 0 ? { definition: null, errors } : result;
+}
+
+function validateFields(
+  body: Record<string, unknown>,
+  err: (path: string, message: string) => void,
+  failed: () => boolean,
+): { definition: Definition | null; errors: FieldError[] } {
   const get = (name: string) => field(body as Action, name);
   const name = get('name');
   if (typeof name !== 'string' || name.trim() === '') err('/name', 'is required');
@@ -126,7 +170,7 @@ export function validateDefinition(body: unknown): { definition: Definition | nu
   for (const { wf } of workflows) for (const a of wf.actions) if (isObject(a) && typeof a.name === 'string') allNames.add(a.name);
   for (const { path, wf } of workflows) validateWorkflow(wf, path, subNames, allNames, err);
   const scheduler = validateScheduler(get('scheduler'), err);
-  if (errors.length > 0) return { definition: null, errors };
+  if (failed()) return { definition: null, errors: [] };
   return {
     definition: {
       name: (name as string).trim(),
@@ -137,7 +181,7 @@ export function validateDefinition(body: unknown): { definition: Definition | nu
       subWorkflows: workflows.slice(1).map((w) => w.wf),
       scheduler,
     },
-    errors,
+    errors: [],
   };
 }
 

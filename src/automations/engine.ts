@@ -1,14 +1,16 @@
 // The automation engine: walks a definition's action graph from Start to a Result, evaluating each
 // action's fields against the outputs of the actions before it, and records a log entry per action. A
-// run is bounded by steps, loop sizes, output size and time; reaching a bound ends it Failed with the
-// reason, which no nextOnError can catch.
-import { setTimeout as sleep } from 'node:timers/promises';
+// run is bounded by steps, loop sizes, output size, the bytes it holds at once, nesting and time; reaching
+// a bound ends it Failed with the reason, which no nextOnError can catch.
+import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { parseDuration } from '../config.ts';
 import { type Action, type Definition, field, type Json, type Workflow } from './definition.ts';
-import { ExpressionError, evaluateValue, type Scope } from './expressions.ts';
+import { Budget, ExpressionError, evaluateValue, type Scope } from './expressions.ts';
 import { HANDLERS } from './handlers.ts';
-import { forLog, maskForLog, trimmedJson } from './mask.ts';
+import { forLog, maskForLog } from './mask.ts';
 import type { RunServices } from './run-services.ts';
+import { CREDENTIAL_FIELDS, conceal, HEADER_FIELDS, reveal, revealAuthHeaders } from './secret.ts';
+import { jsonBytes } from './size.ts';
 
 /** The request an automation sees as `{{['#HttpRequest']}}`. */
 export interface HttpRequestValue {
@@ -55,7 +57,10 @@ export class RunFailure extends Error {}
 export class ActionError extends Error {}
 
 const MAX_LOG_ENTRIES = 1000;
-const MAX_NESTING = 10;
+const YIELD_MS = 20;
+/** Automations calling automations (ExecuteIntegrationWorkflow), and sub-workflows inside sub-workflows. */
+export const MAX_NESTING = 10;
+export const MAX_SUB_WORKFLOW_DEPTH = 32;
 
 export interface AutomationToRun {
   tenantId: string;
@@ -79,11 +84,18 @@ export class RunContext {
   readonly deadline: number;
   steps = 0;
   depth = 0;
+  /** Sub-workflows running inside one another (ExecuteSubWorkflow, Loop, Reduce). */
+  subDepth = 0;
+  /** Bytes of action outputs the run holds now (ATRIUM_AUTOMATION_MAX_RUN_BYTES). */
+  heldBytes = 0;
+  /** Bytes added to lists (AddToList), which outlive the sub-workflow that added them. */
+  keptBytes = 0;
   logDropped = 0;
   /** Connections an action may keep for later actions of the same run (SFTP), closed when the run ends. */
   readonly connections = new Map<string, { value: Promise<unknown>; close: () => Promise<void> }>();
 
   readonly #timeout: AbortSignal;
+  #lastYield = Date.now();
 
   /** `stop`: the process is stopping (the run ends Failed, and a webhook worker does not record it). */
   constructor(automation: AutomationToRun, services: RunServices, stop?: AbortSignal) {
@@ -98,10 +110,39 @@ export class RunContext {
     return this.automation.tenantId;
   }
 
+  /** Counts an output the run now holds; past the run's budget the run ends. */
+  hold(bytes: number, action: string): void {
+    this.heldBytes += bytes;
+    this.#checkHeld(action);
+  }
+
+  /** Counts a value added to a list: it stays until the run ends. */
+  keep(bytes: number, action: string): void {
+    this.keptBytes += bytes;
+    this.#checkHeld(action);
+  }
+
+  #checkHeld(action: string): void {
+    const limit = this.services.config.automationMaxRunBytes;
+    const held = this.heldBytes + this.keptBytes;
+    if (held > limit)
+      throw new RunFailure(`action "${action}" brought the values the run holds to ${held} bytes; the limit is ${limit} (ATRIUM_AUTOMATION_MAX_RUN_BYTES)`);
+  }
+
   checkTime(): void {
     if (this.#timeout.aborted || Date.now() > this.deadline)
       throw new RunFailure(`the run exceeded its time limit of ${this.services.config.automationRunTimeoutMs} ms (ATRIUM_AUTOMATION_RUN_TIMEOUT)`);
     if (this.signal.aborted) throw new RunFailure('the run was stopped: the worker running it is shutting down');
+  }
+
+  /**
+   * Lets the event loop turn when the run has computed for YIELD_MS without waiting on anything: actions
+   * that do no I/O chain only microtasks, and a long chain would keep timers, pings and other requests out.
+   */
+  async breathe(): Promise<void> {
+    if (Date.now() - this.#lastYield < YIELD_MS) return;
+    await yieldNow();
+    this.#lastYield = Date.now();
   }
 
   async wait(ms: number): Promise<void> {
@@ -122,27 +163,35 @@ export class ActionCall {
   readonly scope: Scope;
   readonly workflow: WorkflowRunner;
   readonly input: Record<string, unknown> = {};
+  /** What the action's fields may still produce (ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES for all of them). */
+  readonly budget: Budget;
 
   constructor(action: Action, run: RunContext, scope: Scope, workflow: WorkflowRunner) {
     this.action = action;
     this.run = run;
     this.scope = scope;
     this.workflow = workflow;
+    this.budget = new Budget(run.services.config.automationMaxOutputBytes);
   }
 
-  /** The field evaluated (expressions replaced by their values). */
+  /**
+   * The field evaluated (expressions replaced by their values). Configuration-key secrets in it are revealed
+   * only when the field consumes credentials (secret.ts); anywhere else they read as ********.
+   */
   get(name: string): unknown {
     const raw = field(this.action, name);
     if (raw === undefined) return undefined;
     let value: unknown;
     try {
-      value = evaluateValue(raw, this.scope);
+      value = evaluateValue(raw, this.scope, this.budget);
     } catch (err) {
       if (err instanceof ExpressionError) throw new ActionError(`${name}: ${err.message}`);
       throw err;
     }
-    this.input[name] = value;
-    return value;
+    const type = String(field(this.action, 'type'));
+    this.input[name] = conceal(value);
+    if (HEADER_FIELDS[type]?.includes(name)) return revealAuthHeaders(value);
+    return CREDENTIAL_FIELDS[type]?.includes(name) ? reveal(value) : this.input[name];
   }
 
   /** The field as written in the definition (not evaluated). */
@@ -178,19 +227,25 @@ export class WorkflowRunner {
   readonly definition: Definition;
   readonly workflow: Workflow;
   readonly #byName = new Map<string, Action>();
+  readonly #nested: boolean;
 
-  constructor(run: RunContext, definition: Definition, workflow: Workflow) {
+  constructor(run: RunContext, definition: Definition, workflow: Workflow, nested = false) {
     this.run = run;
     this.definition = definition;
     this.workflow = workflow;
+    this.#nested = nested;
     for (const a of workflow.actions) this.#byName.set(String(a.name), a);
   }
 
-  /** A sub-workflow of the same definition. */
+  /** A sub-workflow of the same definition (its runs nest at most MAX_SUB_WORKFLOW_DEPTH deep). */
   sub(name: string): WorkflowRunner {
     const wf = this.definition.subWorkflows.find((w) => w.name === name);
     if (!wf) throw new RunFailure(`no sub-workflow named "${name}"`);
-    return new WorkflowRunner(this.run, this.definition, wf);
+    if (this.run.subDepth >= MAX_SUB_WORKFLOW_DEPTH)
+      throw new RunFailure(
+        `sub-workflow "${name}" would run ${MAX_SUB_WORKFLOW_DEPTH + 1} sub-workflows deep (a sub-workflow that calls itself without end?); the limit is ${MAX_SUB_WORKFLOW_DEPTH}`,
+      );
+    return new WorkflowRunner(this.run, this.definition, wf, true);
   }
 
   /**
@@ -198,6 +253,24 @@ export class WorkflowRunner {
    * the enclosing workflow can read. Answers the Result's response, or null when the walk ended without one.
    */
   async execute(
+    input: unknown,
+    names: Record<string, unknown>,
+    parent: Scope | null,
+  ): Promise<{ response: HttpResponseValue | null; outputs: Map<string, unknown> }> {
+    // A sub-workflow's outputs are let go when it ends: what the run holds goes down by them again.
+    const held = this.run.heldBytes;
+    if (this.#nested) this.run.subDepth++;
+    try {
+      return await this.#execute(input, names, parent);
+    } finally {
+      if (this.#nested) {
+        this.run.subDepth--;
+        this.run.heldBytes = held;
+      }
+    }
+  }
+
+  async #execute(
     input: unknown,
     names: Record<string, unknown>,
     parent: Scope | null,
@@ -214,6 +287,7 @@ export class WorkflowRunner {
     let first = true;
     while (action) {
       const run = this.run;
+      await run.breathe();
       run.checkTime();
       if (++run.steps > run.services.config.automationMaxSteps)
         throw new RunFailure(`the run reached its limit of ${run.services.config.automationMaxSteps} actions (ATRIUM_AUTOMATION_MAX_STEPS)`);
@@ -238,12 +312,17 @@ export class WorkflowRunner {
         result = { output: { Error: error }, next: onError };
       }
       first = false;
-      const json = trimmedJson(result.output, run.services.config.automationMaxOutputBytes);
-      if (json.tooLarge) {
+      const limit = run.services.config.automationMaxOutputBytes;
+      const bytes = jsonBytes(result.output, limit);
+      if (bytes > limit) {
         this.#record(call, type, started, undefined, 'output too large', null);
-        throw new RunFailure(
-          `action "${String(action.name)}" produced ${json.bytes} bytes of output; the limit is ${run.services.config.automationMaxOutputBytes} (ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES)`,
-        );
+        throw new RunFailure(`action "${String(action.name)}" produced too many bytes of output; the limit is ${limit} (ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES)`);
+      }
+      try {
+        run.hold(bytes, String(action.name));
+      } catch (err) {
+        this.#record(call, type, started, undefined, 'the run holds too much', null);
+        throw err;
       }
       outputs.set(String(action.name), result.output);
       const nextName = result.next !== undefined ? result.next : (field(action, 'next') as string | null | undefined);
@@ -292,7 +371,9 @@ export async function runAutomation(
   const run = new RunContext(automation, services, opts.signal);
   try {
     const response = await runNested(run, automation, request);
-    return finish(run, startedOnUtc, 'Succeeded', null, response);
+    // The result is kept and shown like the log: secrets masked (also what the execute URL answers).
+    const masked = response ? (maskForLog(conceal(response), run.secrets) as HttpResponseValue) : null;
+    return finish(run, startedOnUtc, 'Succeeded', null, masked);
   } catch (err) {
     const message = err instanceof RunFailure ? err.message : `unexpected error: ${(err as Error).message ?? err}`;
     return finish(run, startedOnUtc, 'Failed', maskForLog(message, run.secrets) as string, null);

@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { ExpressionError, evaluatePath, type JsonPath, parsePath, readQuoted } from './jsonpath.ts';
 import { PIPES } from './pipes.ts';
+import { reveal, Secret, taint } from './secret.ts';
+import { boundedJson, jsonBytes } from './size.ts';
 
 export { ExpressionError };
 
@@ -39,12 +41,22 @@ function closing(src: string, from: number): number {
   throw new ExpressionError('"{{" is not closed by "}}"', from - 2);
 }
 
+/** Pipes one expression may chain: evaluation recurses once per pipe. */
+export const MAX_PIPES = 100;
+/** Longest definition string parsed as a template. */
+export const MAX_TEMPLATE_LENGTH = 256 * 1024;
+/** The parse cache holds at most this many characters of source, and no string longer than CACHE_ENTRY_MAX. */
+const CACHE_MAX_CHARS = 8 * 1024 * 1024;
+const CACHE_ENTRY_MAX = 16 * 1024;
 const cache = new Map<string, Template>();
+let cacheChars = 0;
 
-/** Parses a definition string once (cached): the engine evaluates the same strings for every run. */
+/** Parses a definition string once (cached, bounded by characters): the engine evaluates the same strings for every run. */
 export function parseTemplate(src: string): Template {
   const hit = cache.get(src);
   if (hit) return hit;
+  if (src.length > MAX_TEMPLATE_LENGTH)
+    throw new ExpressionError(`a string with expressions may be at most ${MAX_TEMPLATE_LENGTH} characters (it has ${src.length})`, 0);
   const parts: (string | Expr)[] = [];
   let i = 0;
   while (i < src.length) {
@@ -62,8 +74,14 @@ export function parseTemplate(src: string): Template {
   if (parts.length === 1 && typeof parts[0] !== 'string') t = { kind: 'single', expr: parts[0] };
   else if (parts.every((p) => typeof p === 'string')) t = { kind: 'text', text: src };
   else t = { kind: 'mixed', parts };
-  if (cache.size > 50_000) cache.clear();
-  cache.set(src, t);
+  if (src.length <= CACHE_ENTRY_MAX) {
+    if (cacheChars + src.length > CACHE_MAX_CHARS) {
+      cache.clear();
+      cacheChars = 0;
+    }
+    cache.set(src, t);
+    cacheChars += src.length;
+  }
   return t;
 }
 
@@ -130,6 +148,7 @@ export function parseExpression(text: string, offset = 0): Expr {
   }
 
   let { expr, end } = primary(0);
+  let pipes = 0;
   for (;;) {
     let i = ws(end);
     if (i >= text.length) return expr;
@@ -139,6 +158,7 @@ export function parseExpression(text: string, offset = 0): Expr {
     if (!pipe) fail('a pipe name is expected after "|"', i);
     const name = pipe as string;
     if (!Object.hasOwn(PIPES, name)) fail(`unknown pipe "${name}"`, i);
+    if (++pipes > MAX_PIPES) fail(`an expression may chain at most ${MAX_PIPES} pipes`, i);
     i += name.length;
     const args: Expr[] = [];
     const j = ws(i);
@@ -184,7 +204,31 @@ function dateOf(which: DateWord, now: Date): string {
   }
 }
 
-export function evaluateExpr(expr: Expr, scope: Scope): unknown {
+/**
+ * How many bytes of values an evaluation may still produce: every template's value is charged, and pipes
+ * refuse (before allocating) a result larger than what is left. One per action, so its fields together are
+ * bounded by ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES.
+ */
+export class Budget {
+  readonly limit: number;
+  left: number;
+  constructor(limit: number) {
+    this.limit = limit;
+    this.left = limit;
+  }
+  charge(value: unknown): void {
+    if (typeof value !== 'object' || value === null) {
+      if (typeof value !== 'string' || value.length < 64) return;
+    }
+    const n = jsonBytes(value, this.left);
+    if (n > this.left) throw new ExpressionError(`the values would pass the output limit of ${this.limit} bytes (ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES)`, 0);
+    this.left -= n;
+  }
+}
+
+const UNLIMITED = 16 * 1024 * 1024;
+
+export function evaluateExpr(expr: Expr, scope: Scope, budget: Budget = new Budget(UNLIMITED)): unknown {
   switch (expr.kind) {
     case 'literal':
       return expr.value;
@@ -195,33 +239,61 @@ export function evaluateExpr(expr: Expr, scope: Scope): unknown {
     case 'ref': {
       const r = scope(expr.name);
       if (!r.found) throw new ExpressionError(`['${expr.name}'] has no value here: no such action has run`, 0);
-      return expr.path ? evaluatePath(expr.path, r.value) : r.value;
+      if (!expr.path) return r.value;
+      // A path into a secret reads the clear value, and what it finds stays a secret.
+      return r.value instanceof Secret ? taint(evaluatePath(expr.path, r.value.reveal())) : evaluatePath(expr.path, r.value);
     }
     case 'pipe': {
-      const input = evaluateExpr(expr.input, scope);
-      const args = expr.args.map((a) => evaluateExpr(a, scope));
-      return PIPES[expr.pipe].fn(input, args);
+      const input = evaluateExpr(expr.input, scope, budget);
+      const args = expr.args.map((a) => evaluateExpr(a, scope, budget));
+      if (input instanceof Secret || args.some((a) => a instanceof Secret)) return taint(PIPES[expr.pipe].fn(reveal(input), args.map(reveal), budget.left));
+      return PIPES[expr.pipe].fn(input, args, budget.left);
     }
   }
 }
 
-const asText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
+/** A value as text: objects as JSON, refused when that would pass `limit` bytes (checked before writing it). */
+const asText = (v: unknown, limit = UNLIMITED): string => {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v !== 'object' || v instanceof Secret) return String(v);
+  const json = boundedJson(v, limit);
+  if (json === null) throw new ExpressionError(`the value as text would pass the output limit of ${limit} bytes`, 0);
+  return json;
+};
 
-export function evaluateTemplate(t: Template, scope: Scope): unknown {
+export function evaluateTemplate(t: Template, scope: Scope, budget: Budget = new Budget(UNLIMITED)): unknown {
   if (t.kind === 'text') return t.text;
-  if (t.kind === 'single') return evaluateExpr(t.expr, scope);
-  let out = '';
-  for (const p of t.parts) out += typeof p === 'string' ? p : asText(evaluateExpr(p, scope));
-  return out;
+  let value: unknown;
+  if (t.kind === 'single') value = evaluateExpr(t.expr, scope, budget);
+  else {
+    let out = '';
+    let secret = false;
+    for (const p of t.parts) {
+      let v = typeof p === 'string' ? p : evaluateExpr(p, scope, budget);
+      if (v instanceof Secret) {
+        secret = true;
+        v = v.reveal();
+      }
+      const piece = asText(v, budget.left);
+      if (out.length + piece.length > budget.left)
+        throw new ExpressionError(`the text would pass the output limit of ${budget.limit} bytes (ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES)`, 0);
+      out += piece;
+    }
+    // A text with a secret in it is a secret as a whole.
+    value = secret ? taint(out) : out;
+  }
+  budget.charge(value);
+  return value;
 }
 
 /** Evaluates every string inside a JSON value of the definition (objects and arrays are walked). */
-export function evaluateValue(value: unknown, scope: Scope): unknown {
-  if (typeof value === 'string') return value.includes('{{') ? evaluateTemplate(parseTemplate(value), scope) : value;
-  if (Array.isArray(value)) return value.map((v) => evaluateValue(v, scope));
+export function evaluateValue(value: unknown, scope: Scope, budget: Budget = new Budget(UNLIMITED)): unknown {
+  if (typeof value === 'string') return value.includes('{{') ? evaluateTemplate(parseTemplate(value), scope, budget) : value;
+  if (Array.isArray(value)) return value.map((v) => evaluateValue(v, scope, budget));
   if (value !== null && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = evaluateValue(v, scope);
+    for (const [k, v] of Object.entries(value)) out[k] = evaluateValue(v, scope, budget);
     return out;
   }
   return value;

@@ -17,3 +17,9 @@ export const HANDLERS: Record<string, Handler> = Object.assign(
   FILE_HANDLERS,
   EMAIL_HANDLERS,
 );
+
+/**
+ * The engine's own action types: they need nothing of the main thread, so a run made of them can be
+ * contained in a worker thread. Types other surfaces register later (UserFeed) are not among them.
+ */
+export const ENGINE_ACTION_TYPES: ReadonlySet<string> = new Set(Object.keys(HANDLERS));

@@ -2,9 +2,11 @@
 // ftpPassword, private keys, and any value a configuration key revealed during the run) and large
 // values trimmed, so the log stays readable and never becomes a copy of a password or a file.
 
+import { jsonBytes, jsonPrefix } from './size.ts';
+
 export const MASK = '********';
 /** Property names whose values are secrets wherever they appear. */
-const SECRET_NAME = /password|secret|token|authorization|privatekey|apikey|cookie/i;
+export const SECRET_NAME = /password|secret|token|authorization|privatekey|apikey|cookie/i;
 const LOG_LIMIT = 4096;
 
 function maskString(s: string, secrets: Set<string>): string {
@@ -18,6 +20,9 @@ export function maskForLog(value: unknown, secrets: Set<string>, secretKey = fal
   if (secretKey && value !== null && typeof value !== 'object') return MASK;
   if (typeof value === 'string') return maskString(value, secrets);
   if (Array.isArray(value)) return value.map((v) => maskForLog(v, secrets, secretKey));
+  // A Secret (secret.ts) writes itself as ********, a Date as its ISO text.
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return maskForLog((value as { toJSON: () => unknown }).toJSON(), secrets, secretKey);
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
     // requestHeaders: [{name: 'Authorization', value: '...'}]
@@ -41,15 +46,38 @@ export function collectSecrets(value: unknown, into: Set<string>, secretKey = fa
   else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) collectSecrets(v, into, secretKey || SECRET_NAME.test(k));
 }
 
-/** The value's JSON size, whether it passes the limit, and what the log keeps of it (trimmed past 4 KB). */
-export function trimmedJson(value: unknown, limit: number): { bytes: number; tooLarge: boolean; logValue: unknown } {
-  if (value === undefined) return { bytes: 0, tooLarge: false, logValue: undefined };
-  const text = JSON.stringify(value) ?? 'null';
-  const bytes = Buffer.byteLength(text);
-  if (bytes > limit) return { bytes, tooLarge: true, logValue: undefined };
-  if (text.length <= LOG_LIMIT) return { bytes, tooLarge: false, logValue: value };
-  return { bytes, tooLarge: false, logValue: `${text.slice(0, LOG_LIMIT)}… (trimmed; ${bytes} bytes in all)` };
+/**
+ * What the log keeps of a value: masked; past 4 KB of JSON, the masked start of its JSON text and its size.
+ * A large value is never copied or serialised whole for this.
+ */
+export function forLog(value: unknown, secrets: Set<string>): unknown {
+  if (value === undefined) return undefined;
+  if (jsonBytes(value, LOG_LIMIT) <= LOG_LIMIT) return maskForLog(value, secrets);
+  const bytes = jsonBytes(value, Number.MAX_SAFE_INTEGER);
+  // The start of the text is cut from a masked copy of at most LOG_LIMIT characters of each string.
+  const head = jsonPrefix(maskForLog(shallowHead(value), secrets), LOG_LIMIT).text;
+  return `${head}… (trimmed; ${bytes} bytes in all)`;
 }
 
-/** Masked first (so a trimmed text cannot show a secret-named value), then trimmed. */
-export const forLog = (value: unknown, secrets: Set<string>): unknown => trimmedJson(maskForLog(value, secrets), Number.MAX_SAFE_INTEGER).logValue;
+/** The first items of lists and properties of objects, strings cut, at most LOG_LIMIT nodes: enough for a 4 KB start. */
+function shallowHead(value: unknown): unknown {
+  let nodes = 0;
+  const walk = (v: unknown, depth: number): unknown => {
+    nodes++;
+    if (typeof v === 'string') return v.length > LOG_LIMIT ? v.slice(0, LOG_LIMIT) : v;
+    if (v === null || typeof v !== 'object' || depth > 32) return v;
+    if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return v;
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      for (let i = 0; i < v.length && nodes < LOG_LIMIT; i++) out.push(walk(v[i], depth + 1));
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    for (const k in v) {
+      if (nodes >= LOG_LIMIT) break;
+      if (Object.hasOwn(v, k)) out[k] = walk((v as Record<string, unknown>)[k], depth + 1);
+    }
+    return out;
+  };
+  return walk(value, 0);
+}

@@ -1,14 +1,48 @@
 // The pipes an expression chains with `|`, as the platform lists them. Each takes the value on its left
 // and literal (or expression) arguments: `{{['A']$.Items | Join(', ')}}`, `{{['A']$.Date | AddDays(7)}}`.
+// A pipe whose result can grow past its input (Split, Join, ToJsonString, ToBase64, UrlEncode) works out
+// the result's size first and refuses it past `limit`, the bytes the action may still produce.
 import { ExpressionError } from './jsonpath.ts';
+import { Secret } from './secret.ts';
+import { boundedJson, jsonBytes } from './size.ts';
 
 export interface PipeSpec {
   min: number;
   max: number;
-  fn: (input: unknown, args: unknown[]) => unknown;
+  fn: (input: unknown, args: unknown[], limit: number) => unknown;
 }
 
-const text = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const text = (v: unknown, limit = Number.MAX_SAFE_INTEGER): string => {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v !== 'object' || v instanceof Secret) return String(v);
+  const json = boundedJson(v, limit);
+  if (json === null) throw tooLarge('the value as text', limit);
+  return json;
+};
+
+const tooLarge = (what: string, limit: number) =>
+  new ExpressionError(`${what} would pass the output limit of ${limit} bytes (ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES)`, 0);
+
+/** Split: the pieces counted before the list is made (each costs its text and a reference of 8 bytes). */
+function split(v: unknown, sep: string, limit: number): string[] {
+  const s = text(v, limit);
+  let pieces = 1;
+  if (sep === '') pieces = s.length;
+  else for (let i = s.indexOf(sep); i >= 0 && pieces * 10 <= limit; i = s.indexOf(sep, i + sep.length)) pieces++;
+  if (pieces * 10 + s.length > limit) throw tooLarge(`Split into ${pieces}${pieces * 10 > limit ? ' or more' : ''} pieces`, limit);
+  return s.split(sep);
+}
+
+function join(v: unknown, sep: string, limit: number): string {
+  if (!Array.isArray(v)) return text(v, limit);
+  let bytes = Math.max(0, v.length - 1) * sep.length;
+  for (const item of v) {
+    bytes += typeof item === 'string' ? item.length : jsonBytes(item, limit);
+    if (bytes > limit) throw tooLarge(`Join of ${v.length} items`, limit);
+  }
+  return v.map((item) => text(item, limit)).join(sep);
+}
 
 function number(v: unknown, pipe: string): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
@@ -42,10 +76,35 @@ const shift =
 const decimals = (n: number) => Math.round(n * 1e10) / 1e10;
 
 export const PIPES: Record<string, PipeSpec> = Object.assign(Object.create(null), {
-  ToBase64: { min: 0, max: 0, fn: (v: unknown) => Buffer.from(text(v), 'utf8').toString('base64') },
+  ToBase64: {
+    min: 0,
+    max: 0,
+    fn: (v: unknown, _: unknown[], limit: number) => {
+      const s = text(v, limit);
+      if (Math.ceil(Buffer.byteLength(s) / 3) * 4 > limit) throw tooLarge('ToBase64', limit);
+      return Buffer.from(s, 'utf8').toString('base64');
+    },
+  },
   FromBase64: { min: 0, max: 0, fn: (v: unknown) => Buffer.from(text(v), 'base64').toString('utf8') },
-  UrlEncode: { min: 0, max: 0, fn: (v: unknown) => encodeURIComponent(text(v)) },
-  ToJsonString: { min: 0, max: 0, fn: (v: unknown) => JSON.stringify(v ?? null) },
+  UrlEncode: {
+    min: 0,
+    max: 0,
+    fn: (v: unknown, _: unknown[], limit: number) => {
+      const s = text(v, limit);
+      // At most 3 UTF-8 bytes per UTF-16 unit, each written as %XX.
+      if (s.length * 9 > limit) throw tooLarge('UrlEncode', limit);
+      return encodeURIComponent(s);
+    },
+  },
+  ToJsonString: {
+    min: 0,
+    max: 0,
+    fn: (v: unknown, _: unknown[], limit: number) => {
+      const json = boundedJson(v ?? null, limit);
+      if (json === null) throw tooLarge('ToJsonString', limit);
+      return json;
+    },
+  },
   ToJson: {
     min: 0,
     max: 0,
@@ -74,17 +133,28 @@ export const PIPES: Record<string, PipeSpec> = Object.assign(Object.create(null)
   Join: {
     min: 0,
     max: 1,
-    fn: (v: unknown, [sep]: unknown[]) => (Array.isArray(v) ? v.map(text).join(sep === undefined ? ',' : text(sep)) : text(v)),
+    fn: (v: unknown, [sep]: unknown[], limit: number) => join(v, sep === undefined ? ',' : text(sep), limit),
   },
   Split: {
     min: 0,
     max: 1,
-    fn: (v: unknown, [sep]: unknown[]) => (v === undefined || v === null || v === '' ? [] : text(v).split(sep === undefined ? ',' : text(sep))),
+    fn: (v: unknown, [sep]: unknown[], limit: number) =>
+      v === undefined || v === null || v === '' ? [] : split(v, sep === undefined ? ',' : text(sep), limit),
   },
   AddDecimal: { min: 1, max: 1, fn: (v: unknown, [n]: unknown[]) => decimals(number(v, 'AddDecimal') + number(n, 'AddDecimal')) },
   Sum: { min: 0, max: 1, fn: (v: unknown, args: unknown[]) => decimals(numbers(v, args, 'Sum').reduce((a, b) => a + b, 0)) },
-  Min: { min: 0, max: 1, fn: (v: unknown, args: unknown[]) => (Array.isArray(v) && v.length === 0 ? null : Math.min(...numbers(v, args, 'Min'))) },
-  Max: { min: 0, max: 1, fn: (v: unknown, args: unknown[]) => (Array.isArray(v) && v.length === 0 ? null : Math.max(...numbers(v, args, 'Max'))) },
+  Min: {
+    min: 0,
+    max: 1,
+    fn: (v: unknown, args: unknown[]) =>
+      Array.isArray(v) && v.length === 0 ? null : numbers(v, args, 'Min').reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY),
+  },
+  Max: {
+    min: 0,
+    max: 1,
+    fn: (v: unknown, args: unknown[]) =>
+      Array.isArray(v) && v.length === 0 ? null : numbers(v, args, 'Max').reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY),
+  },
   Avg: {
     min: 0,
     max: 1,

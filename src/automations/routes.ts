@@ -11,18 +11,21 @@ import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
 import { literalAddressErrors } from '../webhooks/outbound.ts';
-import { type HttpRequestValue, runAutomation } from './engine.ts';
-import { servicesFor } from './runtime.ts';
+import { runContained } from './contained.ts';
+import type { HttpRequestValue } from './engine.ts';
+import { MASK } from './mask.ts';
 import {
   automationView,
   createAutomation,
   deleteAutomation,
   findAutomation,
   findRun,
+  finishRun,
   insertRun,
   listAutomations,
   listRuns,
   type RunTrigger,
+  startRun,
   toRunnable,
   updateAutomation,
 } from './service.ts';
@@ -123,11 +126,18 @@ const RunBody = Type.Object({ input: Type.Optional(Type.Unknown({ description: "
   additionalProperties: false,
 });
 
+const definitionBodyLimit = (ctx: AppContext) => Math.min(ctx.config.bodyLimitBytes, 2 * ctx.config.automationMaxDefinitionBytes);
+const limitsOf = (ctx: AppContext) => ({ maxBytes: ctx.config.automationMaxDefinitionBytes, maxActions: ctx.config.automationMaxActions });
+
+/** The caller's credentials: never handed to the run (it sees that they were sent, as ********). */
+const CALLER_CREDENTIAL = /^(authorization|proxy-authorization|cookie|x-appsecret|x-accesstoken)$/i;
+
 /** The request as the automation reads it: {Scheme, Host, Path, Method, Query, Headers, Body}. */
 function requestValue(request: FastifyRequest, body: unknown): HttpRequestValue {
   const url = new URL(request.url, 'http://x');
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(request.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(request.headers))
+    if (v !== undefined) headers[k] = CALLER_CREDENTIAL.test(k) ? MASK : Array.isArray(v) ? v.join(', ') : v;
   return {
     Scheme: request.protocol,
     Host: request.host,
@@ -150,8 +160,16 @@ function sealedCredentials(ctx: AppContext, request: FastifyRequest): string | n
 async function executeAndRecord(ctx: AppContext, tenantId: string, id: string, trigger: RunTrigger, request: HttpRequestValue) {
   const row = await ctx.db.withTenant(tenantId, (trx) => findAutomation(trx, id));
   const automation = toRunnable(row);
-  const outcome = await runAutomation(automation, servicesFor(ctx), request);
-  const runId = await ctx.db.withTenant(tenantId, (trx) => insertRun(trx, { tenantId, automationId: id, version: automation.version, trigger, outcome }));
+  const record = { tenantId, automationId: id, version: automation.version, trigger };
+  // A run now is recorded before it starts (it leaves a record whatever happens to the process); an
+  // execute call, the hot path, is recorded once, at its end.
+  const early = trigger === 'manual' ? await ctx.db.withTenant(tenantId, (trx) => startRun(trx, record)) : null;
+  const outcome = await runContained(ctx, automation, request);
+  const runId = await ctx.db.withTenant(tenantId, async (trx) => {
+    if (!early) return insertRun(trx, { ...record, outcome });
+    await finishRun(trx, early, outcome);
+    return early;
+  });
   return { row, outcome, runId };
 }
 
@@ -187,10 +205,12 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
         response: { 201: Automation },
       },
       config: { roles: ['AutomationCreate'] },
+      // A definition's body is refused past twice its limit before it is read (whitespace allowed for).
+      bodyLimit: definitionBodyLimit(ctx),
     },
     async (request, reply) => {
       refuseLiteralAddresses(request.body, ctx.config.webhookAllowPrivateNetworks);
-      const view = await request.writeTenant((trx, p) => createAutomation(trx, p, request.body, sealedCredentials(ctx, request)));
+      const view = await request.writeTenant((trx, p) => createAutomation(trx, p, request.body, sealedCredentials(ctx, request), limitsOf(ctx)));
       return reply
         .code(201)
         .header('location', `${basePathOf(request)}${base}/${view.id}`)
@@ -210,10 +230,12 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
         response: { 200: Automation },
       },
       config: { roles: ['AutomationWrite'] },
+      // A definition's body is refused past twice its limit before it is read (whitespace allowed for).
+      bodyLimit: definitionBodyLimit(ctx),
     },
     async (request) => {
       refuseLiteralAddresses(request.body, ctx.config.webhookAllowPrivateNetworks);
-      return request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body, sealedCredentials(ctx, request)));
+      return request.writeTenant((trx, p) => updateAutomation(trx, p, request.params.id, request.body, sealedCredentials(ctx, request), limitsOf(ctx)));
     },
   );
 

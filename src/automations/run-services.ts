@@ -1,18 +1,23 @@
-// What a run may reach outside its own data: the tenant's database rows (through tenant-scoped
-// transactions), the mailer, the guarded outbound HTTP client, and Atrium's own API as the tenant.
+// What a run may reach outside its own data: a few named operations on the tenant's rows (each in a
+// tenant-scoped transaction of the run's tenant), the mailer, the guarded outbound HTTP client, and Atrium's
+// own API as the tenant. Named operations rather than a database handle, so a run contained in a worker
+// thread reaches them through messages to the main thread (contained.ts) exactly as an in-process run does.
 import type { Agent } from 'undici';
 import type { Config } from '../config.ts';
 import type { SecretBox } from '../platform/auth/hashing.ts';
-import type { AuthService } from '../platform/auth/service.ts';
+import type { Principal } from '../platform/auth/principal.ts';
 import type { DatabaseHandle } from '../platform/db/database.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import type { AutomationToRun } from './engine.ts';
 
 export interface RunServices {
   config: Config;
+  /**
+   * The database and the secret box, for built-in actions registered by other surfaces (UserFeed): an
+   * automation that uses one runs in the main thread (contained.ts), and in a worker thread these throw.
+   */
   db: DatabaseHandle;
   box: SecretBox;
-  auth: AuthService;
   mailer: Mailer;
   /** Outbound HTTP with the webhook address guard (unless ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS). */
   agent: Agent;
@@ -20,4 +25,14 @@ export interface RunServices {
   apiBaseUrl: () => string;
   /** Another automation of the tenant, for ExecuteIntegrationWorkflow. */
   loadAutomation: (tenantId: string, id: string) => Promise<AutomationToRun | null>;
+  /** A configuration key's value with its secrets in clear (throws HttpProblem 404 when there is none). */
+  configurationKey: (tenantId: string, key: string) => Promise<unknown>;
+  /** The roles of one of the tenant's apps. */
+  appRoles: (tenantId: string, appId: string) => Promise<string[]>;
+  /** One page of a named query as `principal` (dynamic execute), as JSON text; HttpProblem for what it refuses. */
+  namedQuery: (principal: Principal, name: string, body: unknown) => Promise<string>;
+  /** An access token for one of the tenant's apps (isApiCall). */
+  issueAppToken: (tenantId: string, appId: string) => Promise<{ accessToken: string; expiresIn: number }>;
+  /** The saving app's sealed credentials, opened (isApiCall). */
+  openCredentials: (sealed: string) => Promise<string>;
 }

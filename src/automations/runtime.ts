@@ -1,5 +1,8 @@
 // The engine's services, one set per process context: routes (execute, run now) and the worker share
 // them. Also where the process tells automations the address its API listens on (isApiCall's default).
+import { dynamicExecute } from '../extraction/service.ts';
+import { getConfigurationKey } from '../integration/configuration-keys.ts';
+import { appRoles } from '../platform/auth/service.ts';
 import type { AppContext } from '../platform/context.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
 import { createOutboundAgent } from '../webhooks/outbound.ts';
@@ -27,7 +30,6 @@ export function servicesFor(ctx: AppContext): RunServices {
     config: ctx.config,
     db: ctx.db,
     box: ctx.box,
-    auth: ctx.auth,
     mailer,
     agent,
     apiBaseUrl: () => ctx.config.automationApiUrl ?? listening.get(ctx) ?? ctx.config.publicUrl,
@@ -36,6 +38,15 @@ export function servicesFor(ctx: AppContext): RunServices {
       const row = await ctx.db.withTenant(tenantId, (trx) => trx.selectFrom('automations').selectAll().where('id', '=', id).executeTakeFirst());
       return row?.active ? toRunnable(row) : null;
     },
+    configurationKey: async (tenantId, key) => ctx.db.withTenant(tenantId, async (trx) => (await getConfigurationKey(trx, ctx.box, key, true)).value),
+    appRoles: (tenantId, appId) => ctx.db.withTenant(tenantId, (trx) => appRoles(trx, appId)),
+    namedQuery: async (principal, name, body) =>
+      (await ctx.db.withTenant(principal.tenantId, (trx) => dynamicExecute(trx, principal, name, body as never))).toString('utf8'),
+    issueAppToken: async (tenantId, appId) => {
+      const t = await ctx.auth.issueForApp({ tenantId, appId, userId: null, userName: null, roles: new Set(), via: 'token' });
+      return { accessToken: t.accessToken, expiresIn: t.expiresIn };
+    },
+    openCredentials: async (sealed) => ctx.box.decrypt(sealed),
     close: async () => {
       byContext.delete(ctx);
       mailer.close();

@@ -5,7 +5,7 @@ import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
-import { type Definition, validateDefinition } from './definition.ts';
+import { type Definition, type DefinitionLimits, validateDefinition } from './definition.ts';
 import type { AutomationToRun, RunOutcome } from './engine.ts';
 import { nextFireTime } from './scheduler.ts';
 
@@ -98,8 +98,8 @@ export const toRunnable = (row: RunnableRow): AutomationToRun => ({
   apiCredentials: row.api_credentials,
 });
 
-function parse(body: unknown): Definition {
-  const { definition, errors } = validateDefinition(body);
+function parse(body: unknown, limits?: DefinitionLimits): Definition {
+  const { definition, errors } = validateDefinition(body, limits);
   if (!definition) throw badRequest('The automation definition is not valid.', errors);
   return definition;
 }
@@ -115,8 +115,14 @@ export async function findAutomation(trx: Trx, id: string): Promise<Row> {
   return row;
 }
 
-export async function createAutomation(trx: Trx, principal: Principal, body: unknown, apiCredentials: string | null): Promise<AutomationView> {
-  const d = parse(body);
+export async function createAutomation(
+  trx: Trx,
+  principal: Principal,
+  body: unknown,
+  apiCredentials: string | null,
+  limits?: DefinitionLimits,
+): Promise<AutomationView> {
+  const d = parse(body, limits);
   const now = new Date();
   const row = await trx
     .insertInto('automations')
@@ -142,8 +148,15 @@ export async function createAutomation(trx: Trx, principal: Principal, body: unk
   return automationView(row);
 }
 
-export async function updateAutomation(trx: Trx, principal: Principal, id: string, body: unknown, apiCredentials: string | null): Promise<AutomationView> {
-  const d = parse(body);
+export async function updateAutomation(
+  trx: Trx,
+  principal: Principal,
+  id: string,
+  body: unknown,
+  apiCredentials: string | null,
+  limits?: DefinitionLimits,
+): Promise<AutomationView> {
+  const d = parse(body, limits);
   const current = await trx.selectFrom('automations').select(['version', 'created_on_utc']).where('id', '=', id).forUpdate().executeTakeFirst();
   if (!current) throw notFound(`No automation ${id}.`);
   const now = new Date();
@@ -208,6 +221,35 @@ export function runValues(r: RunRecord) {
 export async function insertRun(trx: Trx, r: RunRecord): Promise<string> {
   const row = await trx.insertInto('automation_runs').values(runValues(r)).returning('id').executeTakeFirstOrThrow();
   return row.id;
+}
+
+/**
+ * A run recorded before it starts (status Running): a process that dies during it leaves a record, which
+ * the worker's sweep marks Failed once it is past the run time limit (worker.ts).
+ */
+export async function startRun(trx: Trx, r: Omit<RunRecord, 'outcome'>): Promise<string> {
+  const row = await trx
+    .insertInto('automation_runs')
+    .values({ tenant_id: r.tenantId, automation_id: r.automationId, version: r.version, trigger: r.trigger, status: 'Running' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The end of a run recorded by startRun. */
+export async function finishRun(trx: Trx, runId: string, outcome: RunOutcome): Promise<void> {
+  await trx
+    .updateTable('automation_runs')
+    .set({
+      status: outcome.status,
+      started_on_utc: outcome.startedOnUtc,
+      finished_on_utc: outcome.finishedOnUtc,
+      error: outcome.error,
+      actions: JSON.stringify(outcome.actions),
+      result: outcome.result ? JSON.stringify(outcome.result) : null,
+    })
+    .where('id', '=', runId)
+    .execute();
 }
 
 type RunRow = {

@@ -10,10 +10,10 @@ import { sql } from 'kysely';
 import type { AppContext } from '../platform/context.ts';
 import type { Jobs } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/log.ts';
+import { closeRunPool, runContained } from './contained.ts';
 import type { Definition } from './definition.ts';
-import { type AutomationToRun, type HttpRequestValue, type RunOutcome, runAutomation } from './engine.ts';
-import type { RunServices } from './run-services.ts';
-import { closeServices, servicesFor } from './runtime.ts';
+import type { AutomationToRun, HttpRequestValue, RunOutcome } from './engine.ts';
+import { closeServices } from './runtime.ts';
 import { nextFireTime } from './scheduler.ts';
 import { runValues, sweepRuns, toRunnable } from './service.ts';
 
@@ -43,7 +43,6 @@ interface Settled {
 
 export class AutomationWorker {
   readonly #ctx: AppContext;
-  readonly #services: RunServices;
   readonly #log: Logger;
   readonly #stop = new AbortController();
   /** Aborts the runs still going when the stop's grace period is over. */
@@ -59,7 +58,6 @@ export class AutomationWorker {
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
-    this.#services = servicesFor(ctx);
     this.#log = ctx.log.child({ component: 'automations' });
     // A run ends by its time limit; the lease outlasts it so no other worker starts the same event meanwhile.
     this.#leaseMs = ctx.config.automationRunTimeoutMs + 60_000;
@@ -208,7 +206,7 @@ export class AutomationWorker {
         Headers: { 'content-type': 'application/json', 'webhook-id': inv.id },
         Body: body,
       };
-      outcome = await runAutomation(automation, this.#services, request, { signal: this.#abortRuns.signal });
+      outcome = await runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal });
       // Stopped by the shutdown, not by anything the automation did: the event runs again on another worker.
       if (this.#abortRuns.signal.aborted && outcome.status === 'Failed') {
         this.#abandoned.push(inv);
@@ -335,7 +333,7 @@ export class AutomationWorker {
       Headers: { 'x-fire-time-utc': fireTime.toISOString() },
       Body: { FireTimeUtc: fireTime.toISOString() },
     };
-    const outcome = await runAutomation(automation, this.#services, request, { signal: this.#abortRuns.signal });
+    const outcome = await runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal });
     await sql`
       update automation_runs set status = ${outcome.status}, started_on_utc = ${outcome.startedOnUtc}, finished_on_utc = ${outcome.finishedOnUtc},
         error = ${outcome.error}, actions = ${JSON.stringify(outcome.actions)}::jsonb, result = ${outcome.result ? JSON.stringify(outcome.result) : null}::jsonb
@@ -363,7 +361,10 @@ export function defineAutomations(jobs: Jobs, ctx: AppContext): void {
     worker.start();
     jobs.onStop('before', () => worker.stop());
   }
-  jobs.onStop('after', () => closeServices(ctx));
+  jobs.onStop('after', async () => {
+    await closeRunPool(ctx);
+    await closeServices(ctx);
+  });
 }
 
 /** The maintenance job's sweep: finished runs past ATRIUM_EVENT_RETENTION. */

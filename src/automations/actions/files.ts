@@ -6,6 +6,9 @@ import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
 import { fileText, fileValue } from './file-value.ts';
 
+/** Largest Liquid template parsed (liquidjs parseLimit, characters), at save and at run. */
+export const TEMPLATE_MAX_CHARS = 256 * 1024;
+
 function oneChar(call: ActionCall, name: string, fallback: string): string {
   const v = call.text(name);
   if (v === '') return fallback;
@@ -125,9 +128,9 @@ const liquid = new Liquid({
   layouts: [],
   relativeReference: false,
   ownPropertyOnly: true,
-  parseLimit: 1_000_000,
-  renderLimit: 5_000,
-  memoryLimit: 64 * 1024 * 1024,
+  parseLimit: TEMPLATE_MAX_CHARS,
+  renderLimit: 1_000,
+  memoryLimit: 16 * 1024 * 1024,
 });
 
 /** ApplyTemplate: the Liquid `template` rendered with `data` (or `body`); output the text. */
@@ -136,7 +139,12 @@ const applyTemplate: Handler = async (call) => {
   call.input.template = source;
   const model = call.get('data') ?? call.get('body') ?? {};
   try {
-    const text = await liquid.parseAndRender(source, model && typeof model === 'object' ? (model as object) : { value: model });
+    // renderLimit: ATRIUM_AUTOMATION_TEMPLATE_TIMEOUT; memoryLimit: what liquidjs counts of the strings and
+    // lists it makes, at most the action's output limit.
+    const text = await liquid.parseAndRender(source, model && typeof model === 'object' ? (model as object) : { value: model }, {
+      renderLimit: call.run.services.config.automationTemplateTimeoutMs,
+      memoryLimit: Math.min(16 * 1024 * 1024, call.run.services.config.automationMaxOutputBytes),
+    });
     return { output: text };
   } catch (err) {
     throw new ActionError(`template: ${(err as Error).message.split('\n')[0]}`);

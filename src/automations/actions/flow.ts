@@ -39,7 +39,7 @@ const caseAction: Handler = async (call) => {
       continue;
     }
     const bv = field(branch as any, 'value');
-    const expected = asText(evaluateValue(bv, call.scope));
+    const expected = asText(evaluateValue(bv, call.scope, call.budget));
     if (asText(value) === expected) {
       chosen = name;
       break;
@@ -71,7 +71,13 @@ const loop: Handler = async (call) => {
   const out: unknown[] = [];
   for (let i = 0; i < list.length; i++) {
     const { response } = await sub.execute(list[i], { '#Item': list[i], '#Index': i }, call.scope);
-    out.push(subOutput(response));
+    const value = subOutput(response);
+    try {
+      call.budget.charge(value);
+    } catch (err) {
+      throw new RunFailure(`action "${String(call.action.name)}": after ${i + 1} iterations, ${(err as Error).message}`);
+    }
+    out.push(value);
   }
   return { output: out };
 };

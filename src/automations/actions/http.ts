@@ -18,7 +18,7 @@ async function apiToken(call: ActionCall): Promise<string> {
   const key = `${tenantId}/${runAsAppId}`;
   const hit = tokens.get(key);
   if (hit && hit.until > Date.now()) return hit.token;
-  const issued = await call.run.services.auth.issueForApp({ tenantId, appId: runAsAppId, userId: null, userName: null, roles: new Set(), via: 'token' });
+  const issued = await call.run.services.issueAppToken(tenantId, runAsAppId);
   tokens.set(key, { token: issued.accessToken, until: Date.now() + issued.expiresIn * 1000 - TOKEN_MARGIN_MS });
   return issued.accessToken;
 }
@@ -31,7 +31,7 @@ async function addCredentials(call: ActionCall, headers: Record<string, string>)
   const { tenantId, apiCredentials } = call.run.automation;
   for (const k of Object.keys(headers)) if (/^(authorization|x-app|x-accesstoken)/i.test(k)) delete headers[k];
   if (apiCredentials) {
-    const c = JSON.parse(call.run.services.box.decrypt(apiCredentials)) as { appId: string; appSecret: string; appUser?: string };
+    const c = JSON.parse(await call.run.services.openCredentials(apiCredentials)) as { appId: string; appSecret: string; appUser?: string };
     headers['x-apptenant'] = tenantId;
     headers['x-appid'] = c.appId;
     headers['x-appsecret'] = c.appSecret;
@@ -130,8 +130,20 @@ async function send(call: ActionCall, method: string, url: URL, headers: Record<
     const limit = run.services.config.automationMaxOutputBytes;
     const declared = Number(res.headers.get('content-length') ?? 0);
     if (declared > limit) throw new ActionError(`the response is ${declared} bytes; the limit is ${limit}`);
-    const bytes = Buffer.from(await res.arrayBuffer());
-    if (bytes.length > limit) throw new ActionError(`the response is ${bytes.length} bytes; the limit is ${limit}`);
+    // Read a chunk at a time and stop at the limit: a response without (or with a false) length is not
+    // read whole before it is measured.
+    const chunks: Buffer[] = [];
+    let length = 0;
+    if (res.body)
+      for await (const chunk of res.body) {
+        length += chunk.byteLength;
+        if (length > limit) {
+          await res.body.cancel().catch(() => {});
+          throw new ActionError(`the response is more than ${limit} bytes; the limit is ${limit}`);
+        }
+        chunks.push(Buffer.from(chunk));
+      }
+    const bytes = Buffer.concat(chunks, length);
     return { res, bytes };
   } catch (err) {
     if (err instanceof ActionError) throw err;
