@@ -65,6 +65,10 @@ export interface Config {
   automationMaxLoopIterations: number;
   /** Largest output (serialised JSON) one action may produce. */
   automationMaxOutputBytes: number;
+  /** Largest user-feed file (ATRIUM_USER_FEED_MAX_FILE_BYTES): a larger one fails unread, moved with its reason. */
+  userFeedMaxFileBytes: number;
+  /** Data rows one user-feed file may hold (ATRIUM_USER_FEED_MAX_ROWS). */
+  userFeedMaxRows: number;
   /** Automation runs a worker process executes at once (webhook-triggered and scheduled). */
   automationConcurrency: number;
   /** Where Rest actions with isApiCall send their requests; unset: this process's own listening address. */
@@ -188,6 +192,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     automationMaxSteps: intVar(env, 'ATRIUM_AUTOMATION_MAX_STEPS', 10_000, 10, 10_000_000, problems),
     automationMaxLoopIterations: intVar(env, 'ATRIUM_AUTOMATION_MAX_LOOP_ITERATIONS', 10_000, 1, 10_000_000, problems),
     automationMaxOutputBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
+    userFeedMaxFileBytes: intVar(env, 'ATRIUM_USER_FEED_MAX_FILE_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
+    userFeedMaxRows: intVar(env, 'ATRIUM_USER_FEED_MAX_ROWS', 100_000, 1, 10_000_000, problems),
     automationConcurrency: intVar(env, 'ATRIUM_AUTOMATION_CONCURRENCY', 32, 1, 1024, problems),
     automationApiUrl: env.ATRIUM_AUTOMATION_API_URL || undefined,
     logFormat,
