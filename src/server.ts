@@ -41,6 +41,7 @@ import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
 import { userFeedRoutes } from './user-feed/routes.ts';
 import { webhookRoutes } from './webhooks/api/routes.ts';
 import { defineWebhooks } from './webhooks/delivery/start.ts';
+import { defineUserFeedJobs } from './user-feed/sweep.ts';
 import { sweepExpired } from './webhooks/retention.ts';
 
 export type Log = (line: string) => void;
@@ -141,6 +142,7 @@ export function defineQueues(jobs: Jobs, ctx: AppContext): void {
   defineWebhooks(jobs, ctx);
   defineSchedules(jobs, ctx);
   defineAutomations(jobs, ctx);
+  defineUserFeedJobs(jobs, ctx);
 }
 
 export interface Runtime {

@@ -13,6 +13,7 @@ import { HttpProblem } from '../platform/errors.ts';
 import { exportStore } from '../platform/export-store.ts';
 import { type FeedDeps, type FileSummary, processFile, tooLarge, unreadable } from './process-file.ts';
 import { compareFileNames, type FeedFileName, parseFileName } from './records.ts';
+import { heartbeat } from './sweep.ts';
 
 export const USER_FEED_ACTION = 'UserFeed';
 export const SFTP_HRFEED_KEY = 'SFTP-HRFEED';
@@ -80,6 +81,7 @@ const userFeed: Handler = async (call) => {
   };
   const files: FileSummary[] = [];
   let error: string | null = null;
+  const beat = heartbeat(db, tenantId, runRow.id);
   try {
     const listed = await deps.sftp((s) => s.list(ftpPath));
     const named = listed
@@ -101,6 +103,8 @@ const userFeed: Handler = async (call) => {
     }
   } catch (err) {
     error = (err as Error).message;
+  } finally {
+    beat.stop();
   }
   const failedFiles = files.filter((f) => f.status === 'Failed').length;
   if (!error && failedFiles > 0) {
