@@ -39,9 +39,9 @@ import { adminRoutes } from './tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './tenancy/service.ts';
 import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
 import { userFeedRoutes } from './user-feed/routes.ts';
+import { defineUserFeedJobs } from './user-feed/sweep.ts';
 import { webhookRoutes } from './webhooks/api/routes.ts';
 import { defineWebhooks } from './webhooks/delivery/start.ts';
-import { defineUserFeedJobs } from './user-feed/sweep.ts';
 import { sweepExpired } from './webhooks/retention.ts';
 
 export type Log = (line: string) => void;

@@ -44,7 +44,13 @@ after(async () => {
   await sftp?.close();
 });
 
-const row = (externalId: string, extra: FeedRow = {}): FeedRow => ({ ...base, externalId, name: `User ${externalId}`, username: externalId.toLowerCase(), ...extra });
+const row = (externalId: string, extra: FeedRow = {}): FeedRow => ({
+  ...base,
+  externalId,
+  name: `User ${externalId}`,
+  username: externalId.toLowerCase(),
+  ...extra,
+});
 
 async function run() {
   const res = await server.request('POST', '/api/v3/user-feed/run', { headers: h });
@@ -102,15 +108,19 @@ test('bad files fail alone, each moved with a results file naming its reason; th
 });
 
 test('a Temporary user is created with its final values: its one Created event says TimesheetRequired false and names its manager', async () => {
-  await put(folders.data, 'AD_UserAccounts_20250303000000.csv', csv([row('T000'), row('T001', { userType: 'Temporary', responsible: 'T000', fslaStatus: 'true' })]));
+  await put(
+    folders.data,
+    'AD_UserAccounts_20250303000000.csv',
+    csv([row('T000'), row('T001', { userType: 'Temporary', responsible: 'T000', fslaStatus: 'true' })]),
+  );
   const r = await run();
   assert.equal(r.status, 'Succeeded', JSON.stringify(r.files));
   const t0 = await user('T000');
   const t1 = await user('T001');
-  const events = await db.query(`select action_type, detail from events where tenant_id = $1 and document_type like '%.User' and document_id = $2 order by seq`, [
-    tenantId,
-    t1?.Id,
-  ]);
+  const events = await db.query(
+    `select action_type, detail from events where tenant_id = $1 and document_type like '%.User' and document_id = $2 order by seq`,
+    [tenantId, t1?.Id],
+  );
   assert.deepEqual(
     events.rows.map((e) => e.action_type),
     ['Created'],
@@ -146,7 +156,11 @@ test("a freelancer whose title is a typology of the plain group gets the FREELAN
   );
   assert.deepEqual(empty.rows, [{ name: 'FREELANCE Studio', n: 1 }], 'the FREELANCE group holds the typology');
   // A second freelancer of the same title finds that typology rather than creating another.
-  await put(folders.data, 'AD_UserAccounts_20250305000000.csv', csv([row('F002', { resourceType: 'Animator', userType: 'Temporary', employeeClass: 'Freelancer' })]));
+  await put(
+    folders.data,
+    'AD_UserAccounts_20250305000000.csv',
+    csv([row('F002', { resourceType: 'Animator', userType: 'Temporary', employeeClass: 'Freelancer' })]),
+  );
   assert.equal((await run()).status, 'Succeeded');
   assert.equal((await user('F002'))?.TypologyExternalId, (await user('F001'))?.TypologyExternalId);
 });
@@ -164,7 +178,14 @@ test('a key whose ftpPassword is null (and no private key) is a 409 naming the f
     const port = (listener.address() as net.AddressInfo).port;
     const key = await server.request('PUT', '/api/configuration-keys/SFTP-HRFEED', {
       headers: oh,
-      json: { ftpHostIp: `127.0.0.1:${port}`, ftpUsername: 'hrfeed', ftpPassword: null, ftpPath: '/Data', ftpToPathSuccess: '/Data/S', ftpToPathFailure: '/Data/F' },
+      json: {
+        ftpHostIp: `127.0.0.1:${port}`,
+        ftpUsername: 'hrfeed',
+        ftpPassword: null,
+        ftpPath: '/Data',
+        ftpToPathSuccess: '/Data/S',
+        ftpToPathFailure: '/Data/F',
+      },
     });
     assert.ok(key.status < 300, key.text);
     const res = await server.request('POST', '/api/v3/user-feed/run', { headers: oh });

@@ -321,7 +321,9 @@ async function findTypology(trx: Trx, resourceType: string, departmentId: string
 async function createTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string, freelance: boolean): Promise<string> {
   let externalId = resourceType;
   if (freelance) {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from typologies where department_id = ${departmentId} and external_id = ${resourceType}`.execute(trx);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from typologies where department_id = ${departmentId} and external_id = ${resourceType}`.execute(trx);
     if (rows[0].n > 0) externalId = `FREELANCE ${resourceType}`;
   }
   await upsertResource(trx, actor, typologies, { externalId, name: resourceType, departmentId, typologyGroupId: groupId });
