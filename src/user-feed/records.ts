@@ -1,7 +1,9 @@
 // What a user-feed file says: its name (prefix_body_suffix.csv, the exchange rules) and its content, a CSV
 // with a header row of the record's fields or the JSON template ({"users": [...]}). Reading never touches the
 // database: a file that cannot be read fails as a whole, a row that cannot be read fails alone.
+import { isUtf8 } from 'node:buffer';
 import { Readable } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
 import { type CsvError, parse } from 'csv-parse';
 
 /** The spec's user-feed record fields (every value a string). */
@@ -90,15 +92,15 @@ export const MAX_RECORD_BYTES = 64 * 1024;
 /** The rows of a file's content; throws UnreadableFile when the file as a whole cannot be read. */
 export async function readRows(bytes: Buffer, limits: ReadLimits): Promise<ReadRow[]> {
   if (bytes.length === 0) throw new UnreadableFile('the file is empty (0 bytes)');
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new UnreadableFile('the file is not UTF-8 text');
-  }
-  const start = text.replace(/^\uFEFF/, '').trimStart();
-  if (start === '') throw new UnreadableFile('the file is empty');
-  return start.startsWith('{') ? jsonRows(start, limits) : csvRows(bytes, limits);
+  // Checked on the bytes: a CSV is never held as one string beside its rows.
+  if (!isUtf8(bytes)) throw new UnreadableFile('the file is not UTF-8 text');
+  const first = bytes
+    .subarray(0, 4096)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
+  if (first === '' && bytes.toString('utf8').trim() === '') throw new UnreadableFile('the file is empty');
+  return first.startsWith('{') ? jsonRows(bytes.toString('utf8').replace(/^\uFEFF/, ''), limits) : csvRows(bytes, limits);
 }
 
 function jsonRows(text: string, limits: ReadLimits): ReadRow[] {
@@ -126,7 +128,10 @@ const tooManyRows = (limits: ReadLimits) =>
   new UnreadableFile(`the file has more than ${limits.maxRows.toLocaleString('en-US')} rows (ATRIUM_USER_FEED_MAX_ROWS)`);
 
 /** Read in slices: the parser yields to the event loop between them, so a large file never stalls the server. */
-const SLICE = 256 * 1024;
+const SLICE = 64 * 1024;
+
+/** Records parsed between two turns of the event loop (a few milliseconds of work). */
+const YIELD_EVERY = 200;
 
 /**
  * A CSV through csv-parse, streaming: each record bounded by MAX_RECORD_BYTES, rows counted against the limit
@@ -150,7 +155,13 @@ async function csvRows(bytes: Buffer, limits: ReadLimits): Promise<ReadRow[]> {
   let columns: (RecordField | null)[] = [];
   const rows: ReadRow[] = [];
   try {
+    let sinceTurn = 0;
     for await (const cells of parser as AsyncIterable<string[]>) {
+      // The stream alone hands records over in microtasks: give the event loop a turn every few hundred.
+      if (++sinceTurn >= YIELD_EVERY) {
+        sinceTurn = 0;
+        await setImmediate();
+      }
       if (cells.length === 1 && cells[0].trim() === '') continue;
       if (!header) {
         header = cells;
@@ -164,10 +175,13 @@ async function csvRows(bytes: Buffer, limits: ReadLimits): Promise<ReadRow[]> {
         rows.push({ number, record: {}, error: `the row has ${cells.length} cells; the header has ${header.length}` });
         continue;
       }
+      // Only the record's own fields, and only those with a value (an absent field reads as empty): a file at
+      // the row limit is held in a bounded heap (docs/operations.md, "Limits: user feed").
       const record: FeedRecord = {};
       cells.forEach((c, j) => {
         const f = columns[j];
-        if (f) record[f] = c.trim();
+        const v = f ? c.trim() : '';
+        if (f && v !== '') record[f] = v;
       });
       rows.push({ number, record, error: null });
     }
