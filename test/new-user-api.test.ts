@@ -127,3 +127,32 @@ test('point 10: GET /health answers like /health/live', async () => {
   assert.equal(res.status, 200);
   assert.deepEqual(res.body, (await server.request('GET', '/health/live')).body);
 });
+
+test('point 9: validation names the real cause; 1e15 × 1e15 on estimate items is a 400 naming the field; an unknown EstimateId of a billing condition is a 422', async () => {
+  const bad = await server.request('POST', '/api/v3/jobs', { headers: h, json: { OperationType: 0, CreateModel: { Name: 'x', ProjectId: 'not-a-guid' } } });
+  assert.equal(bad.status, 400);
+  const said = JSON.stringify(bad.body.errors);
+  assert.match(said, /\/body\/CreateModel\/ProjectId/);
+  assert.doesNotMatch(said, /must be null|must match a schema in anyOf/, 'no noise from the nullable branch');
+  assert.doesNotMatch(bad.body.detail, /must be null|anyOf/);
+
+  const estimate = (await db.query('select id from estimates where tenant_id = $1 order by number limit 1', [demo.tenantId])).rows[0].id;
+  const huge = await server.request('PUT', `/api/estimates/${estimate}/items`, {
+    headers: h,
+    json: [{ Order: 1, Description: 'Overflow', QuantityIncome: 1e15, UnitPriceIncome: 1e15 }],
+  });
+  assert.equal(huge.status, 400, huge.text);
+  assert.deepEqual(
+    huge.body.errors.map((e: { path: string }) => e.path),
+    ['/body/0/QuantityIncome', '/body/0/UnitPriceIncome'],
+  );
+  assert.equal(huge.body.errors[0].message, 'must be < 100000000');
+  assert.doesNotMatch(huge.text, /numeric field overflow/);
+
+  const unknown = await server.request('POST', '/api/billing-conditions', {
+    headers: h,
+    json: [{ EstimateId: '00000000-0000-4000-8000-000000000000', AmountType: 0, Percentage: 100 }],
+  });
+  assert.equal(unknown.status, 422, unknown.text);
+  assert.equal(unknown.body.errors[0].path, '/body/0/EstimateId');
+});
