@@ -69,6 +69,10 @@ export interface Config {
   automationMaxLoopIterations: number;
   /** Largest output (serialised JSON) one action may produce. */
   automationMaxOutputBytes: number;
+  /** Largest user-feed file (ATRIUM_USER_FEED_MAX_FILE_BYTES): a larger one fails unread, moved with its reason. */
+  userFeedMaxFileBytes: number;
+  /** Data rows one user-feed file may hold (ATRIUM_USER_FEED_MAX_ROWS). */
+  userFeedMaxRows: number;
   /** Automation runs a worker process executes at once (webhook-triggered and scheduled). */
   automationConcurrency: number;
   /** Bytes one run may hold at once in action outputs and parameters (every workflow's, sub-workflows included). */
@@ -210,6 +214,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     automationMaxSteps: intVar(env, 'ATRIUM_AUTOMATION_MAX_STEPS', 10_000, 10, 10_000_000, problems),
     automationMaxLoopIterations: intVar(env, 'ATRIUM_AUTOMATION_MAX_LOOP_ITERATIONS', 10_000, 1, 10_000_000, problems),
     automationMaxOutputBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
+    userFeedMaxFileBytes: intVar(env, 'ATRIUM_USER_FEED_MAX_FILE_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
+    userFeedMaxRows: intVar(env, 'ATRIUM_USER_FEED_MAX_ROWS', 20_000, 1, 10_000_000, problems),
     automationConcurrency: intVar(env, 'ATRIUM_AUTOMATION_CONCURRENCY', 32, 1, 1024, problems),
     automationApiUrl: env.ATRIUM_AUTOMATION_API_URL || undefined,
     automationMaxRunBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_RUN_BYTES', 64 * 1024 * 1024, 4096, 4 * 1024 * 1024 * 1024, problems),

@@ -2,6 +2,7 @@
 // line and the usage (exit 2); refusals (unknown tenant, taken slug) one line (exit 1); Ctrl-C 130.
 import { type Command, parseCommandLine, USAGE, UsageError, type Values } from './cli/args.ts';
 import { progressReporter } from './cli/progress.ts';
+import { recordServedAddress, withServedAddress } from './cli/served-address.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import type { AppContext } from './platform/context.ts';
 import { isOrphan, listClusters, pruneClusters, RELOCATE_ROOT, type RelocatedCluster } from './platform/db/clusters.ts';
@@ -28,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'clusters list' || command === 'clusters prune') return clusters(command, values.dir ?? RELOCATE_ROOT, values.json ?? false);
   const config = loadConfig();
   if (command === 'serve') return serve(config);
-  return withContext(config, (ctx) => run(ctx, command, values));
+  return withContext(withServedAddress(config), (ctx) => run(ctx, command, values));
 }
 
 async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'clusters list' | 'clusters prune'>, values: Values): Promise<number> {
@@ -163,6 +164,7 @@ async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
   const say = startupLog(config);
   const runtime = await startServer(config, say);
   say(runtime.address ? `Atrium listening on ${runtime.address} (role ${config.role})` : `Atrium worker running (role ${config.role})`);
+  if (runtime.address && config.role !== 'worker') await recordServedAddress(config, runtime.address).catch(() => {});
   return new Promise((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {

@@ -13,6 +13,7 @@ import { defineAutomations, sweepAutomationRuns } from './automations/worker.ts'
 import { clientApiRoutes } from './client-api/routes.ts';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
+import type { LoadProgress } from './domain/demo-data.ts';
 import { sweepChangeLog } from './extraction/count-cache.ts';
 import { readAheadSettled } from './extraction/read-ahead.ts';
 import { extractionRoutes } from './extraction/routes.ts';
@@ -39,6 +40,7 @@ import { adminRoutes } from './tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './tenancy/service.ts';
 import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
 import { userFeedRoutes } from './user-feed/routes.ts';
+import { defineUserFeedJobs } from './user-feed/sweep.ts';
 import { webhookRoutes } from './webhooks/api/routes.ts';
 import { defineWebhooks } from './webhooks/delivery/start.ts';
 import { sweepExpired } from './webhooks/retention.ts';
@@ -141,6 +143,7 @@ export function defineQueues(jobs: Jobs, ctx: AppContext): void {
   defineWebhooks(jobs, ctx);
   defineSchedules(jobs, ctx);
   defineAutomations(jobs, ctx);
+  defineUserFeedJobs(jobs, ctx);
 }
 
 export interface Runtime {
@@ -226,8 +229,9 @@ async function ensureDemoTenant(ctx: AppContext, config: Config, log: Log): Prom
       await writeCredentials(file, creds);
     }
   } else {
-    log('Creating the "Demo Agency" tenant with demo data (first start)...');
-    creds = await createTenant(ctx, { name: 'Demo Agency', slug: 'demo', demoData: true, scale: 1, seed: 1, log });
+    const load = demoLoadOutput(log, ctx.log, config.logFormat === 'text');
+    creds = await createTenant(ctx, { name: 'Demo Agency', slug: 'demo', demoData: true, scale: 1, seed: 1, log: load.log, progress: load.progress });
+    load.done();
     await writeCredentials(file, creds);
   }
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
@@ -249,6 +253,40 @@ async function ensureDemoTenant(ctx: AppContext, config: Config, log: Log): Prom
       `API reference: ${base}/docs`,
     ].join('\n'),
   );
+}
+
+/**
+ * The first start's demo load as one progress line (rewritten in place on a terminal, else printed once) and
+ * one summary; the per-table figures go to the process log at debug level.
+ */
+function demoLoadOutput(log: Log, logger: AppContext['log'], text: boolean) {
+  const started = Date.now();
+  const tty = text && process.stderr.isTTY === true;
+  let rows = 0;
+  let tables = 0;
+  let shown = 0;
+  const line = 'Creating the "Demo Agency" tenant with demo data (first start)';
+  if (tty) process.stderr.write(`${line}...`);
+  else log(`${line}...`);
+  return {
+    log: (text: string) => {
+      const table = /^(\w+): (\d+) rows in \d+ ms$/.exec(text);
+      if (table) {
+        rows += Number(table[2]);
+        tables++;
+      }
+      logger.debug({ component: 'demo-data' }, text);
+    },
+    progress: (p: LoadProgress) => {
+      if (!tty || Date.now() - shown < 500) return;
+      shown = Date.now();
+      process.stderr.write(`\r\x1b[2K${line}: ${tables} tables loaded, ${p.table} ${Math.floor(Math.min(p.fraction, 1) * 100)} %`);
+    },
+    done: () => {
+      if (tty) process.stderr.write('\r\x1b[2K');
+      log(`Demo data loaded: ${rows.toLocaleString('en-US')} rows in ${tables} tables, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    },
+  };
 }
 
 async function writeCredentials(file: string, creds: TenantCredentials): Promise<void> {

@@ -1,7 +1,7 @@
 // The server as a user runs it (`node src/main.ts serve`) on its own embedded PostgreSQL: first start
 // on an empty data dir, graceful restart, and restart after kill -9 of the server process.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -85,11 +85,31 @@ test('first start, graceful restart, restart after kill -9', async () => {
   assert.equal(login.status, 200);
   assert.equal((await login.json()).UserId, creds.userId);
 
+  // The first start's demo load is one progress line and one summary, not a line per table.
+  assert.match(first.output(), /Demo data loaded: [\d,]+ rows in \d+ tables, [\d.]+ s/);
+  assert.doesNotMatch(first.output(), /^\w+: \d+ rows in \d+ ms$/m, 'no per-table load figures');
+  const startLines = first.output().slice(0, first.output().indexOf('Atrium listening on')).split('\n');
+  assert.ok(startLines.length <= 25, `the first start prints ${startLines.length} lines:\n${first.output()}`);
+
   // SIGTERM: drains, stops workers and PostgreSQL, exits 0.
   first.child.kill('SIGTERM');
   assert.equal(await first.exited, 0, first.output());
   assert.match(first.output(), /shutting down/);
   assert.equal(existsSync(path.join(dataDir, 'pg', 'postmaster.pid')), false, 'PostgreSQL stopped with the server');
+
+  // `atrium tenants list` in another shell (no PORT): base URLs on the port the server listened on, not 8080.
+  const { PORT: _port, ...cliEnv } = process.env;
+  const listed = spawnSync(process.execPath, ['src/main.ts', 'tenants', 'list', '--json'], {
+    cwd: root,
+    env: { ...cliEnv, DATA_DIR: dataDir, DATABASE_URL: '', ATRIUM_SECRET_KEY: '', ATRIUM_PUBLIC_URL: '', LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.deepEqual(
+    JSON.parse(listed.stdout).map((t: { baseUrl: string }) => t.baseUrl),
+    [`http://127.0.0.1:${port}/t/demo`],
+  );
 
   // Restart: the same tenant and credentials, no second demo tenant.
   const second = await startServer();

@@ -42,6 +42,7 @@ const FROZEN: Record<string, string> = {
   '0021_client_api_estimates.ts': '1978c31a9e2ca636',
   '0022_extraction_exports.ts': '941484383e2048ec',
   '0024_route_roles.ts': '748e0578b4e6ff63',
+  '0025_document_numbers.ts': '033defc5ecb4ecfa',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

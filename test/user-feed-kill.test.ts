@@ -67,7 +67,7 @@ async function endState(tenantId: string) {
   return { users: users.rows, outcomes: outcomes.rows };
 }
 
-test('kill -9 mid-file, then a re-run: the same state as one clean run', async () => {
+test('kill -9 mid-file: the orphaned run is swept to Failed by the next worker; a re-run gives the same state as one clean run', async () => {
   const N = 300;
   const rows = (base: FeedRow) =>
     Array.from({ length: N }, (_, i) => {
@@ -102,6 +102,25 @@ test('kill -9 mid-file, then a re-run: the same state as one clean run', async (
   done = (await db.query('select count(*)::int as n from user_feed_rows where tenant_id = $1', [crashed.tenant.tenantId])).rows[0].n;
   assert.ok(done > 0 && done < N, `killed mid-file (${done} of ${N} rows done)`);
   assert.deepEqual(await list(crashed.folders.data), [FILE], 'the file moves only after all rows are done');
+
+  // The killed run stays Running until a worker sweeps it. Its last heartbeat is set back past the stale age
+  // (as if a minute had gone by), then a fresh worker's start-up sweep marks it Failed with the reason.
+  const orphan = await db.query(`select id from user_feed_runs where tenant_id = $1 and status = 'Running'`, [crashed.tenant.tenantId]);
+  assert.equal(orphan.rows.length, 1, 'the killed run was left Running');
+  await db.query(`update user_feed_runs set heartbeat_utc = now() - interval '2 minutes' where id = $1`, [orphan.rows[0].id]);
+  const sweeper = startWorker();
+  let swept: { status: string; error: string | null } | undefined;
+  for (let i = 0; i < 600 && swept?.status !== 'Failed'; i++) {
+    await sleep(50);
+    swept = (await db.query('select status, error from user_feed_runs where id = $1', [orphan.rows[0].id])).rows[0];
+  }
+  sweeper.kill('SIGKILL');
+  await new Promise((resolve) => sweeper.once('exit', resolve));
+  assert.equal(swept?.status, 'Failed');
+  assert.match(swept?.error ?? '', /the process running it ended \(crash or restart\)/);
+  const listed = await server.request('GET', `/api/v3/user-feed/runs/${orphan.rows[0].id}`, { headers: crashed.h });
+  assert.equal(listed.body.status, 'Failed');
+  assert.ok(listed.body.finishedOnUtc);
 
   const resumed = await server.request('POST', '/api/v3/user-feed/run', { headers: crashed.h });
   assert.equal(resumed.status, 200, resumed.text);

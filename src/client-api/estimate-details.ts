@@ -164,7 +164,13 @@ export async function putBillingConditions(trx: Trx, actor: Principal, condition
     }
   });
   requireWrite(actor, estimate);
-  const doc = await loadDocument(trx, estimate, estimateId);
+  // EstimateId is a reference in the body: an unknown one is a 422 naming it, as every other body reference.
+  const doc = await loadDocument(trx, estimate, estimateId).catch((err: unknown) => {
+    if (!(err instanceof HttpProblem && err.status === 404)) throw err;
+    throw new HttpProblem(422, `EstimateId ${conditions[0].EstimateId} does not match any record.`, {
+      errors: [{ path: '/body/0/EstimateId', message: 'no such record' }],
+    });
+  });
   await requireStageWrite(trx, actor, doc.id, doc.stage);
   const { rows } = await sql<{ sell: string }>`select t.sell from estimates e ${estimateAmounts('estimate', 'e.id', 't')} where e.id = ${doc.id}`.execute(trx);
   const total = cents(Number(rows[0].sell));

@@ -6,7 +6,15 @@ import { Guid } from '../platform/http/schemas.ts';
 
 const Id = Type.String({ format: 'uuid' });
 const OptId = (description?: string) => Type.Optional(nullable(Type.String({ format: 'uuid', ...(description ? { description } : {}) })));
-const Num = (description?: string) => Type.Optional(nullable(Type.Number(description ? { description } : {})));
+/** A number within its column (numeric(p,4)): a larger one is a 400 naming the field, not a database overflow. */
+const Bounded = (limit: number, description?: string) =>
+  Type.Optional(nullable(Type.Number({ exclusiveMinimum: -limit, exclusiveMaximum: limit, ...(description ? { description } : {}) })));
+/** Money: numeric(19,4). */
+const Num = (description?: string) => Bounded(1e15, description);
+/** Quantities and hours: numeric(12,4). */
+const Qty = (description?: string) => Bounded(1e8, description);
+/** Percentages: numeric(9,4). */
+const Pct = (description?: string) => Bounded(1e5, description);
 const Bool = Type.Optional(nullable(Type.Boolean()));
 const Text = Type.Optional(nullable(Type.String({ maxLength: 4000 })));
 const Amount = Type.Number();
@@ -24,10 +32,10 @@ export const EstimateItemModel = named(
       Retainer: Bool,
       Approved: Bool,
       Billed: Bool,
-      AgencyCommissionPercentage: Num('Percent of quantity × unit price on the income side'),
-      QuantityIncome: Num(),
+      AgencyCommissionPercentage: Pct('Percent of quantity × unit price on the income side'),
+      QuantityIncome: Qty(),
       UnitPriceIncome: Num(),
-      QuantityCost: Num(),
+      QuantityCost: Qty(),
       UnitPriceCost: Num(),
       ClientDirectValue: Num('Paid by the client directly to third parties (not agency income)'),
     },
@@ -50,11 +58,11 @@ export const EstimateDetailBody = named(
       TypologyGroupId: OptId(),
       UserId: OptId('Resources: a user'),
       VatCostId: OptId('VAT on the cost side'),
-      Hours: Num('Resources: hours on both sides unless quantities are sent'),
-      QuantityIncome: Num(),
+      Hours: Qty('Resources: hours on both sides unless quantities are sent'),
+      QuantityIncome: Qty(),
       UnitPriceIncome: Num('Resources: default the rate card’s rate'),
       DiscountIncome: Num(),
-      QuantityCost: Num(),
+      QuantityCost: Qty(),
       UnitPriceCost: Num(),
       DiscountCost: Num(),
     },
@@ -71,7 +79,7 @@ const conditionProps = {
   Type: Type.Optional(nullable(Type.Integer({ description: 'Condition type (platform enumeration)' }))),
   Frequency: Type.Optional(nullable(Type.Integer())),
   AmountType: Type.Optional(nullable(Type.Integer({ minimum: 0, maximum: 1, description: '0 Percentage, 1 Value' }))),
-  Percentage: Num(),
+  Percentage: Pct(),
   Value: Num(),
   YourReference: Text,
   Date: Type.Optional(nullable(Type.String({ format: 'date' }))),

@@ -132,10 +132,15 @@ async function trackInactivation(trx: Trx, result: WriteResult): Promise<void> {
   await sql`update users set inactivated_on_utc = case when is_active then null else now() end where id = ${result.row.id as string}`.execute(trx);
 }
 
-export async function upsertUser(trx: Trx, actor: Actor, body: Record<string, unknown>): Promise<{ user: UserView; action: Action }> {
+/**
+ * POST /api/users. `columns`: further columns written in the same statement (the user feed's managed
+ * attributes), so the one Created or Updated event carries the user's final values.
+ */
+export async function upsertUser(trx: Trx, actor: Actor, body: Record<string, unknown>, columns: Row = {}): Promise<{ user: UserView; action: Action }> {
   const refs = await resolveUserRefs(trx, body.CompanyCode as string, body.DepartmentExternalId as string, body.TypologyExternalId as string);
   const values: Row = {
     ...columnValues(USER_POST_FIELDS, body),
+    ...columns,
     company_id: refs.companyId,
     department_id: refs.departmentId,
     typology_id: refs.typologyId,

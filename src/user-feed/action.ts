@@ -11,8 +11,9 @@ import { getConfigurationKey, type JsonObject } from '../integration/configurati
 import { isUuid } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { exportStore } from '../platform/export-store.ts';
-import { type FeedDeps, type FileSummary, processFile } from './process-file.ts';
+import { type FeedDeps, type FileSummary, processFile, tooLarge, unreadable } from './process-file.ts';
 import { compareFileNames, type FeedFileName, parseFileName } from './records.ts';
+import { heartbeat } from './sweep.ts';
 
 export const USER_FEED_ACTION = 'UserFeed';
 export const SFTP_HRFEED_KEY = 'SFTP-HRFEED';
@@ -40,6 +41,9 @@ const userFeed: Handler = async (call) => {
     if (typeof key[name] === 'string' && key[name] !== '') run.secrets.add(key[name] as string);
   const ftpPath = str(key.ftpPath);
   const missing = ['ftpHostIp', 'ftpUsername', 'ftpPath', 'ftpToPathSuccess', 'ftpToPathFailure'].filter((k) => str(key[k]) === '');
+  // No credential: said before any connection is opened (an SSH login without one only fails at the server).
+  if (!['ftpPassword', 'ftpPrivateKey', 'ftpPrivateKeyFile'].some((k) => typeof key[k] === 'string' && key[k] !== ''))
+    missing.push('ftpPassword (or ftpPrivateKey)');
   if (missing.length) throw new ActionError(`${SFTP_HRFEED_KEY} lacks ${missing.join(', ')}`);
   const server = {
     ftpHostIp: str(key.ftpHostIp),
@@ -73,14 +77,16 @@ const userFeed: Handler = async (call) => {
     settings: { ftpPath, ftpToPathSuccess: str(key.ftpToPathSuccess), ftpToPathFailure: str(key.ftpToPathFailure) },
     sftp: (fn) => withSftpServer(call, server, fn),
     store: exportStore(run.services.config),
+    limits: { maxFileBytes: run.services.config.userFeedMaxFileBytes, maxRows: run.services.config.userFeedMaxRows },
   };
   const files: FileSummary[] = [];
   let error: string | null = null;
+  const beat = heartbeat(db, tenantId, runRow.id);
   try {
     const listed = await deps.sftp((s) => s.list(ftpPath));
     const named = listed
       .filter((f) => f.type === '-' && f.name.includes(contains))
-      .map((f) => ({ name: f.name, path: path.join(ftpPath, f.name), parsed: parseFileName(f.name) }));
+      .map((f) => ({ name: f.name, path: path.join(ftpPath, f.name), size: f.size, parsed: parseFileName(f.name) }));
     // Misnamed files first (they only move), then the data files in the exchange's order.
     named.sort((a, b) => {
       const ea = 'error' in a.parsed;
@@ -90,13 +96,21 @@ const userFeed: Handler = async (call) => {
     });
     for (const f of named) {
       run.checkTime();
-      files.push(await processFile(deps, f, 'error' in f.parsed ? f.parsed : f.parsed.name));
+      const name = f.parsed;
+      // Too large by the listing: refused unread, so its bytes never reach this process.
+      if ('name' in name && f.size > deps.limits.maxFileBytes) files.push(await unreadable(deps, f, tooLarge(f.size, deps.limits), name.name));
+      else files.push(await processFile(deps, f, 'error' in name ? name : name.name));
     }
   } catch (err) {
     error = (err as Error).message;
+  } finally {
+    beat.stop();
   }
   const failedFiles = files.filter((f) => f.status === 'Failed').length;
-  if (!error && failedFiles > 0) error = `${failedFiles} of ${files.length} files failed`;
+  if (!error && failedFiles > 0) {
+    const reasons = files.filter((f) => f.status === 'Failed').map((f) => `${f.name}: ${f.message ?? 'failed'}`);
+    error = `${failedFiles} of ${files.length} files failed (${reasons.slice(0, 5).join('; ')}${reasons.length > 5 ? '; …' : ''})`;
+  }
   await db.withTenant(tenantId, (trx) =>
     trx
       .updateTable('user_feed_runs')

@@ -10,7 +10,7 @@ import type { Actor } from '../integration/upsert.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import type { ExportStore } from '../platform/export-store.ts';
 import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';
-import { type FeedFileName, type ReadRow, readRows, UnreadableFile } from './records.ts';
+import { type FeedFileName, type ReadLimits, type ReadRow, readRows, UnreadableFile } from './records.ts';
 import { activate, applyRow, type LookupCache, missingMasterData, type Outcome, RowError, type RowOutcome } from './rows.ts';
 import { waves } from './waves.ts';
 
@@ -32,6 +32,43 @@ export interface FeedDeps {
   sftp: <T>(fn: (sftp: SftpClient) => Promise<T>) => Promise<T>;
   /** Where a copy of each results file is kept (local directory or object storage), for any API process to serve. */
   store: ExportStore;
+  limits: FeedLimits;
+}
+
+/** The bounds of one file (docs/operations.md, "Limits: user feed"). */
+export interface FeedLimits extends ReadLimits {
+  /** Bytes a file may hold (ATRIUM_USER_FEED_MAX_FILE_BYTES): larger files fail unread. */
+  maxFileBytes: number;
+}
+
+/** A file larger than the limit: the reason its run and results file give. */
+export const tooLarge = (size: number, limits: FeedLimits) =>
+  `the file is ${size.toLocaleString('en-US')} bytes; the limit is ${limits.maxFileBytes.toLocaleString('en-US')} (ATRIUM_USER_FEED_MAX_FILE_BYTES)`;
+
+/**
+ * The file's bytes, read as a stream and stopped at the size limit (a file may grow after the listing);
+ * null when it is gone. A file that cannot be read is an UnreadableFile, failing that file alone.
+ */
+async function download(deps: FeedDeps, file: { path: string }): Promise<Buffer | null> {
+  return deps.sftp(async (s) => {
+    if (!(await s.exists(file.path))) return null;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stream = s.createReadStream(file.path);
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > deps.limits.maxFileBytes) throw new UnreadableFile(tooLarge(size, deps.limits));
+        chunks.push(chunk);
+      }
+    } catch (err) {
+      if (err instanceof UnreadableFile) throw err;
+      throw new UnreadableFile(`the file cannot be read: ${(err as Error).message}`);
+    } finally {
+      stream.destroy();
+    }
+    return Buffer.concat(chunks, size);
+  });
 }
 
 /** The export-store key of a run's copy of a results file. */
@@ -138,13 +175,22 @@ async function applyOne(trx: Trx, actor: Actor, row: ReadRow, cache: LookupCache
 }
 
 export async function processFile(deps: FeedDeps, file: { name: string; path: string }, name: FeedFileName | { error: string }): Promise<FileSummary> {
-  // Another run may have moved the file since the listing: then it is that run's.
-  const bytes = await deps.sftp(async (s) => ((await s.exists(file.path)) ? ((await s.get(file.path)) as Buffer) : null));
-  if (!bytes) return summary(file.name, { status: 'Skipped', message: 'the file was gone: another run took it' });
-  if ('error' in name) return deps.dryRun ? summary(file.name, { status: 'Failed', message: name.error }) : finishUnclaimed(deps, file, name.error);
+  if ('error' in name) {
+    // Another run may have moved the file since the listing: then it is that run's.
+    if (!(await deps.sftp((s) => s.exists(file.path)))) return gone(file.name);
+    return deps.dryRun ? summary(file.name, { status: 'Failed', message: name.error }) : finishUnclaimed(deps, file, name.error);
+  }
+  let bytes: Buffer | null;
+  try {
+    bytes = await download(deps, file);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    return unreadable(deps, file, err.message, name);
+  }
+  if (!bytes) return gone(file.name);
   let rows: ReadRow[];
   try {
-    rows = readRows(bytes);
+    rows = await readRows(bytes, deps.limits);
   } catch (err) {
     if (!(err instanceof UnreadableFile)) throw err;
     if (deps.dryRun) return summary(file.name, { status: 'Failed', message: err.message });
@@ -168,6 +214,14 @@ export async function processFile(deps: FeedDeps, file: { name: string; path: st
     await setFileStatus(deps, fileId, n > 0 ? 'Failed' : 'Succeeded', n > 0 ? `${n} of ${rows.length} rows failed` : null);
     return fileId;
   });
+}
+
+const gone = (name: string) => summary(name, { status: 'Skipped', message: 'the file was gone: another run took it' });
+
+/** A file that cannot be read (too large, or the server refuses it): failed whole, moved with its reason, the run goes on. */
+export async function unreadable(deps: FeedDeps, file: { name: string; path: string }, reason: string, name: FeedFileName): Promise<FileSummary> {
+  if (deps.dryRun) return summary(file.name, { status: 'Failed', message: reason });
+  return finishUnclaimed(deps, file, reason, `SR_${name.body}_${name.suffix}.json`);
 }
 
 /** A dry run: every row applied in one transaction that is rolled back, in the real run's order, so rows see what they would see. */
@@ -416,13 +470,18 @@ async function finishClaimed(
   return s;
 }
 
-/** A file whose name breaks the rules: failed whole, never claimed (its rows are not read). */
-async function finishUnclaimed(deps: FeedDeps, file: { name: string; path: string }, reason: string): Promise<FileSummary> {
+/** A file whose name breaks the rules, or that cannot be read: failed whole, never claimed (its rows are not read). */
+async function finishUnclaimed(
+  deps: FeedDeps,
+  file: { name: string; path: string },
+  reason: string,
+  resultName = `SR_${file.name.replace(/\.csv$/i, '')}.json`,
+): Promise<FileSummary> {
   const doc: ResultDoc = { data_results: { status: 'FAILED', message: reason, errors: [] } };
   const s = summary(file.name, {
     status: 'Failed',
     message: reason,
-    ...(await placeFile(deps, file, `SR_${file.name.replace(/\.csv$/i, '')}.json`, true, doc)),
+    ...(await placeFile(deps, file, resultName, true, doc)),
   });
   s.notified = await notify(deps, file.name, reason, []);
   return s;

@@ -1,7 +1,10 @@
 // What a user-feed file says: its name (prefix_body_suffix.csv, the exchange rules) and its content, a CSV
 // with a header row of the record's fields or the JSON template ({"users": [...]}). Reading never touches the
 // database: a file that cannot be read fails as a whole, a row that cannot be read fails alone.
-import { parseCsv } from '../automations/actions/files.ts';
+import { isUtf8 } from 'node:buffer';
+import { Readable } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
+import { type CsvError, parse } from 'csv-parse';
 
 /** The spec's user-feed record fields (every value a string). */
 export const RECORD_FIELDS = [
@@ -77,20 +80,30 @@ export interface ReadRow {
 
 export class UnreadableFile extends Error {}
 
-/** The rows of a file's content; throws UnreadableFile when the file as a whole cannot be read. */
-export function readRows(bytes: Buffer): ReadRow[] {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new UnreadableFile('the file is not UTF-8 text');
-  }
-  const start = text.replace(/^\uFEFF/, '').trimStart();
-  if (start === '') throw new UnreadableFile('the file is empty');
-  return start.startsWith('{') ? jsonRows(start) : csvRows(text);
+/** The bounds a file is read within (docs/operations.md, "Limits: user feed"). */
+export interface ReadLimits {
+  /** Data rows a file may hold (ATRIUM_USER_FEED_MAX_ROWS). */
+  maxRows: number;
 }
 
-function jsonRows(text: string): ReadRow[] {
+/** Bytes one CSV record may span: a user's 24 fields are far below it; a 5 MB cell fails the file here, not the heap. */
+export const MAX_RECORD_BYTES = 64 * 1024;
+
+/** The rows of a file's content; throws UnreadableFile when the file as a whole cannot be read. */
+export async function readRows(bytes: Buffer, limits: ReadLimits): Promise<ReadRow[]> {
+  if (bytes.length === 0) throw new UnreadableFile('the file is empty (0 bytes)');
+  // Checked on the bytes: a CSV is never held as one string beside its rows.
+  if (!isUtf8(bytes)) throw new UnreadableFile('the file is not UTF-8 text');
+  const first = bytes
+    .subarray(0, 4096)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
+  if (first === '' && bytes.toString('utf8').trim() === '') throw new UnreadableFile('the file is empty');
+  return first.startsWith('{') ? jsonRows(bytes.toString('utf8').replace(/^\uFEFF/, ''), limits) : csvRows(bytes, limits);
+}
+
+function jsonRows(text: string, limits: ReadLimits): ReadRow[] {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -99,6 +112,7 @@ function jsonRows(text: string): ReadRow[] {
   }
   const users = (doc as { users?: unknown }).users;
   if (!Array.isArray(users)) throw new UnreadableFile('the JSON template must be an object with a "users" array');
+  if (users.length > limits.maxRows) throw tooManyRows(limits);
   return users.map((u, i) => {
     if (!u || typeof u !== 'object' || Array.isArray(u)) return { number: i + 1, record: {}, error: 'the row is not an object' };
     const record: FeedRecord = {};
@@ -110,26 +124,93 @@ function jsonRows(text: string): ReadRow[] {
   });
 }
 
-function csvRows(text: string): ReadRow[] {
-  const delimiter = detectDelimiter(text);
-  const table = parseCsv(text, delimiter).filter((r) => !(r.length === 1 && r[0].trim() === ''));
-  const header = table[0] ?? [];
-  const columns = header.map((h) => BY_LOWER.get(h.trim().toLowerCase()) ?? null);
-  if (!columns.includes('externalId')) throw new UnreadableFile('the header row has no externalId column');
-  return table.slice(1).map((cells, i) => {
-    const number = i + 1;
-    if (cells.length !== header.length) return { number, record: {}, error: `the row has ${cells.length} cells; the header has ${header.length}` };
-    const record: FeedRecord = {};
-    cells.forEach((c, j) => {
-      const f = columns[j];
-      if (f) record[f] = c.trim();
-    });
-    return { number, record, error: null };
+const tooManyRows = (limits: ReadLimits) =>
+  new UnreadableFile(`the file has more than ${limits.maxRows.toLocaleString('en-US')} rows (ATRIUM_USER_FEED_MAX_ROWS)`);
+
+/** Read in slices: the parser yields to the event loop between them, so a large file never stalls the server. */
+const SLICE = 64 * 1024;
+
+/** Records parsed between two turns of the event loop (a few milliseconds of work). */
+const YIELD_EVERY = 200;
+
+/**
+ * A CSV through csv-parse, streaming: each record bounded by MAX_RECORD_BYTES, rows counted against the limit
+ * as they come, only the record's own fields kept. A broken quote or an oversized record fails the file.
+ */
+async function csvRows(bytes: Buffer, limits: ReadLimits): Promise<ReadRow[]> {
+  const parser = parse({
+    bom: true,
+    delimiter: detectDelimiter(bytes),
+    relax_column_count: true,
+    relax_quotes: true,
+    max_record_size: MAX_RECORD_BYTES,
   });
+  const source = Readable.from(
+    (function* () {
+      for (let i = 0; i < bytes.length; i += SLICE) yield bytes.subarray(i, i + SLICE);
+    })(),
+  );
+  source.pipe(parser);
+  let header: string[] | null = null;
+  let columns: (RecordField | null)[] = [];
+  const rows: ReadRow[] = [];
+  try {
+    let sinceTurn = 0;
+    for await (const cells of parser as AsyncIterable<string[]>) {
+      // The stream alone hands records over in microtasks: give the event loop a turn every few hundred.
+      if (++sinceTurn >= YIELD_EVERY) {
+        sinceTurn = 0;
+        await setImmediate();
+      }
+      if (cells.length === 1 && cells[0].trim() === '') continue;
+      if (!header) {
+        header = cells;
+        columns = header.map((h) => BY_LOWER.get(h.trim().toLowerCase()) ?? null);
+        if (!columns.includes('externalId')) throw new UnreadableFile('the header row has no externalId column');
+        continue;
+      }
+      const number = rows.length + 1;
+      if (number > limits.maxRows) throw tooManyRows(limits);
+      if (cells.length !== header.length) {
+        rows.push({ number, record: {}, error: `the row has ${cells.length} cells; the header has ${header.length}` });
+        continue;
+      }
+      // Only the record's own fields, and only those with a value (an absent field reads as empty): a file at
+      // the row limit is held in a bounded heap (docs/operations.md, "Limits: user feed").
+      const record: FeedRecord = {};
+      cells.forEach((c, j) => {
+        const f = columns[j];
+        const v = f ? c.trim() : '';
+        if (f && v !== '') record[f] = v;
+      });
+      rows.push({ number, record, error: null });
+    }
+  } catch (err) {
+    source.destroy();
+    parser.destroy();
+    if (err instanceof UnreadableFile) throw err;
+    throw new UnreadableFile(csvProblem(err as CsvError, rows.length));
+  }
+  if (!header) throw new UnreadableFile('the file is empty');
+  return rows;
+}
+
+/** The parser's error in the feed's words (the line where it stopped). */
+function csvProblem(err: CsvError, rowsRead: number): string {
+  const where = typeof err.lines === 'number' ? `line ${err.lines}` : `after data row ${rowsRead}`;
+  switch (err.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return `the CSV ends inside a quoted cell (a quote opened before ${where} is never closed)`;
+    case 'CSV_MAX_RECORD_SIZE':
+      return `a record at ${where} is larger than ${MAX_RECORD_BYTES.toLocaleString('en-US')} bytes`;
+    default:
+      return `the CSV cannot be read at ${where}: ${err.message}`;
+  }
 }
 
 /** Comma unless the header row holds semicolons and no commas (files saved by spreadsheet programs in some locales). */
-function detectDelimiter(text: string): string {
-  const first = text.slice(0, text.search(/\r?\n|$/));
+function detectDelimiter(bytes: Buffer): string {
+  const head = bytes.subarray(0, Math.min(bytes.length, MAX_RECORD_BYTES)).toString('utf8');
+  const first = head.slice(0, head.search(/\r?\n|$/));
   return !first.includes(',') && first.includes(';') ? ';' : ',';
 }

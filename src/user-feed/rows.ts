@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { typologies, typologyGroups } from '../integration/master-data.ts';
 import { upsertResource } from '../integration/resources.ts';
 import { findUserTypeByName } from '../integration/service.ts';
-import { type Actor, emitWrite, updateRow } from '../integration/upsert.ts';
+import type { Actor } from '../integration/upsert.ts';
 import { patchUser, upsertUser } from '../integration/users.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
@@ -177,39 +177,40 @@ async function upsert(trx: Trx, actor: Actor, record: FeedRecord, externalId: st
 
   const group =
     (await cached(cache, `group\n${groupName.toLowerCase()}`, () => findGroup(trx, groupName))) ?? (await createGroup(trx, actor, groupName, companyCode));
+  const freelance = isFreelancer(record);
   const typologyExternalId =
-    (await cached(cache, `typology\n${department}\n${resourceType.toLowerCase()}`, () => findTypology(trx, resourceType, department))) ??
-    (await createTypology(trx, actor, resourceType, department, group));
+    (await cached(cache, typologyKey(department, group, resourceType), () => findTypology(trx, resourceType, department, group, freelance))) ??
+    (await createTypology(trx, actor, resourceType, department, group, freelance));
 
+  // The manager, overtime and city are resolved first: the user is written once with its final values, so the
+  // one Created (or Updated) event tells a subscriber the truth (TimesheetRequired false for a Temporary user).
+  const manager = await managerColumns(trx, text(record, 'responsible'), fsla, text(record, 'workLocation'));
   // A new freelancer is created inactive and activated in a second pass (the spec's order).
   const pendingActivation = !user && isFreelancer(record);
-  const { user: written, action } = await upsertUser(trx, actor, {
-    UserName: username,
-    Name: text(record, 'name'),
-    ExternalId: externalId,
-    CompanyCode: companyCode,
-    DepartmentExternalId: departmentId,
-    TypologyExternalId: typologyExternalId,
-    Mail: text(record, 'email'),
-    IsActive: !pendingActivation,
-    HireDate: hireDate,
-    ExpirationDate: expirationDate,
-    SsoUserName: text(record, 'ssoUsername'),
-    RequiredWeeklyHours: weekly,
-    UserTypeId: userTypeId,
-    Phone: text(record, 'workphone'),
-  });
+  const { user: written, action } = await upsertUser(
+    trx,
+    actor,
+    {
+      UserName: username,
+      Name: text(record, 'name'),
+      ExternalId: externalId,
+      CompanyCode: companyCode,
+      DepartmentExternalId: departmentId,
+      TypologyExternalId: typologyExternalId,
+      Mail: text(record, 'email'),
+      IsActive: !pendingActivation,
+      HireDate: hireDate,
+      ExpirationDate: expirationDate,
+      SsoUserName: text(record, 'ssoUsername'),
+      RequiredWeeklyHours: weekly,
+      UserTypeId: userTypeId,
+      Phone: text(record, 'workphone'),
+    },
+    // ExternalNumber and Timesheet Required are not fields of POST /api/users: written in the same statement.
+    { external_number: text(record, 'externalNumber'), timesheet_required: timesheetRequired(record), ...manager.columns },
+  );
   const userId = written.Id as string;
-  // ExternalNumber and Timesheet Required are not fields of POST /api/users: written as the PATCH writes them.
-  const extra = await updateRow(trx, actor, 'users', userId, {
-    external_number: text(record, 'externalNumber'),
-    timesheet_required: timesheetRequired(record),
-  });
-  if (extra) await emitWrite(trx, actor, 'User', extra, { names: { external_number: 'ExternalNumber', timesheet_required: 'TimesheetRequired' } });
-
-  let message: string | null = null;
-  const responsible = text(record, 'responsible');
-  if (responsible) message = await patchManager(trx, actor, userId, responsible, fsla, text(record, 'workLocation'));
+  const message = manager.note;
 
   const outcome: RowOutcome['outcome'] = action === 'Created' ? 'Created' : user && !(await changed(trx, user, externalId)) ? 'Unchanged' : 'Updated';
   return { outcome, userId, message, pendingActivation };
@@ -251,35 +252,38 @@ export async function missingMasterData(trx: Trx, record: FeedRecord, memo: Map<
   const missing: string[] = [];
   const groupKey = `group\n${groupName.toLowerCase()}`;
   if (!(await read(groupKey, () => findGroup(trx, groupName)))) missing.push(groupKey);
-  const typologyKey = `typology\n${department}\n${resourceType.toLowerCase()}`;
-  if (!(await read(typologyKey, () => findTypology(trx, resourceType, department)))) missing.push(typologyKey);
+  // A group still to be created has no typology yet: the typology is missing too.
+  const group = memo.get(groupKey) ?? null;
+  const typology = typologyKey(department, group ?? groupKey, resourceType);
+  if (!group || !(await read(typology, () => findTypology(trx, resourceType, department, group, isFreelancer(record))))) missing.push(typology);
   return missing;
 }
 
-/** ResponsibleId, PaidOvertime and CityId; a manager not found leaves the user without one (the spec: recorded, not failed). */
-async function patchManager(
+/**
+ * responsible_id, paid_overtime and city_id of a row that names a manager; a manager not found leaves the
+ * user without one (the spec: recorded, not failed), and those columns as they were.
+ */
+async function managerColumns(
   trx: Trx,
-  actor: Actor,
-  userId: string,
-  responsible: string,
+  responsible: string | null,
   fsla: boolean | null,
   workLocation: string | null,
-): Promise<string | null> {
+): Promise<{ columns: Record<string, unknown>; note: string | null }> {
+  if (!responsible) return { columns: {}, note: null };
   const { rows } = await sql<{ id: string }>`select id from users where external_id = ${responsible}`.execute(trx);
-  if (!rows[0]) return `created without a manager: no user with externalId "${responsible}"`;
-  const patch: Record<string, unknown> = { ResponsibleId: rows[0].id };
-  if (fsla !== null) patch.PaidOvertime = fsla;
+  if (!rows[0]) return { columns: {}, note: `created without a manager: no user with externalId "${responsible}"` };
+  const columns: Record<string, unknown> = { responsible_id: rows[0].id };
+  if (fsla !== null) columns.paid_overtime = fsla;
   let note: string | null = null;
   if (workLocation) {
     const { rows: cities } = await sql<{ id: string }>`
       select id from cities where external_id = ${workLocation} or lower(name) = lower(${workLocation}) order by (external_id = ${workLocation}) desc nulls last limit 1`.execute(
       trx,
     );
-    if (cities[0]) patch.CityId = cities[0].id;
+    if (cities[0]) columns.city_id = cities[0].id;
     else note = `workLocation "${workLocation}" matches no city; CityId left as it was`;
   }
-  await patchUser(trx, actor, userId, patch);
-  return note;
+  return { columns, note };
 }
 
 /** The typology group by description (case-insensitive). */
@@ -293,18 +297,37 @@ async function createGroup(trx: Trx, actor: Actor, name: string, companyCode: st
   return view.id as string;
 }
 
-/** The typology of the user's department by business title (its external id, else its name): its external id. */
-async function findTypology(trx: Trx, resourceType: string, departmentId: string): Promise<string | null> {
+const typologyKey = (department: string, group: string, resourceType: string) => `typology\n${department}\n${group}\n${resourceType.toLowerCase()}`;
+
+/**
+ * The typology of the user's department by business title (its external id, else its name): its external id.
+ * A freelancer's belongs to the FREELANCE group; another user's preferably to the row's group, else to any
+ * group but a FREELANCE one (typologies made before the feed, by the API or by hand).
+ */
+async function findTypology(trx: Trx, resourceType: string, departmentId: string, groupId: string, freelance: boolean): Promise<string | null> {
   const { rows } = await sql<{ external_id: string | null }>`
-    select external_id from typologies where department_id = ${departmentId} and (external_id = ${resourceType} or lower(name) = lower(${resourceType}))
-    order by (external_id = ${resourceType}) desc nulls last limit 1`.execute(trx);
+    select t.external_id from typologies t left join typology_groups g on g.id = t.typology_group_id
+    where t.department_id = ${departmentId} and (t.external_id = ${resourceType} or lower(t.name) = lower(${resourceType}))
+      and ${freelance ? sql`t.typology_group_id = ${groupId}` : sql`(t.typology_group_id = ${groupId} or coalesce(g.name, '') not ilike 'FREELANCE %')`}
+    order by (t.typology_group_id = ${groupId}) desc nulls last, (t.external_id = ${resourceType}) desc nulls last limit 1`.execute(trx);
   return rows[0]?.external_id ?? null;
 }
 
-/** A missing typology, created for the department and associated with the group. */
-async function createTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string): Promise<string> {
-  await upsertResource(trx, actor, typologies, { externalId: resourceType, name: resourceType, departmentId, typologyGroupId: groupId });
-  return resourceType;
+/**
+ * A missing typology, created for the department and associated with the group. Its external id is the
+ * business title, or "FREELANCE title" for a freelancer's when the plain group's typology holds the title
+ * (external ids are unique per department).
+ */
+async function createTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string, freelance: boolean): Promise<string> {
+  let externalId = resourceType;
+  if (freelance) {
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from typologies where department_id = ${departmentId} and external_id = ${resourceType}`.execute(trx);
+    if (rows[0].n > 0) externalId = `FREELANCE ${resourceType}`;
+  }
+  await upsertResource(trx, actor, typologies, { externalId, name: resourceType, departmentId, typologyGroupId: groupId });
+  return externalId;
 }
 
 /** The second pass: a freelancer created inactive becomes active. */

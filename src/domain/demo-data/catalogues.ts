@@ -310,6 +310,8 @@ export function addCatalogues(
         external_id: `EXP-${name.slice(0, 4).toUpperCase()}`,
         vat_deductible_percentage: deductible,
         value: unit,
+        // Mileage is kilometres × its rate (the value): the Client API's mileage expenses need the flag.
+        is_mileage: name === 'Mileage',
         is_active: true,
         ...audit(mkDay(2024, 1, 7), 690, ceo.id),
       });

@@ -232,7 +232,7 @@ export function addCollaboration(
     key: 'SFTP-HRFEED',
     // The password is left null: secrets are encrypted by the application, which the generator cannot do.
     value: {
-      ftpHostIp: '10.0.0.15',
+      ftpHostIp: 'sftp.hr-feed.invalid',
       ftpUsername: 'hrfeed',
       ftpPassword: null,
       ftpPath: '/Data',

@@ -538,6 +538,12 @@ export interface DocumentHistory {
   version: number;
 }
 
+export interface DocumentNumbers {
+  last_value: Int8;
+  prefix: string;
+  tenant_id: string;
+}
+
 export interface DocumentReads {
   document_id: string;
   document_type_id: string;
@@ -1459,6 +1465,7 @@ export interface UserFeedRuns {
   error: string | null;
   files: Generated<Json>;
   finished_on_utc: Timestamp | null;
+  heartbeat_utc: Generated<Timestamp>;
   id: Generated<string>;
   started_on_utc: Generated<Timestamp>;
   status: Generated<"Running" | "Succeeded" | "Failed">;
@@ -1814,6 +1821,7 @@ export interface DB {
   descriptions: Descriptions;
   divisions: Divisions;
   document_history: DocumentHistory;
+  document_numbers: DocumentNumbers;
   document_reads: DocumentReads;
   document_types: DocumentTypes;
   employees: Employees;

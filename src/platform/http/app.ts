@@ -1,6 +1,7 @@
 // The Fastify app factory: schema-first routes (TypeBox), auth per route, problem+json errors,
 // one log line per request, metrics, OpenAPI at /openapi.json and the reference at /docs.
 import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -57,6 +58,17 @@ export interface RouteInfo {
   roles: readonly string[];
 }
 
+// Error lists bounded whatever the request holds (bounded-validation.ts). Query strings, path parameters and
+// headers are text: `take=20` is coerced to the integer its schema asks for, `dryRun=true` to a boolean. Bodies
+// are JSON and keep their types (a "1" is no number there).
+const boundedValidators = boundedValidatorFactory() as unknown as BuildCompilerFromPool;
+
+const coercingOutsideBody: BuildCompilerFromPool = (externalSchemas, options) => {
+  const strict = boundedValidators(externalSchemas, options);
+  const coercing = boundedValidators(externalSchemas, { ...options, customOptions: { ...options?.customOptions, coerceTypes: true } } as typeof options);
+  return (route) => ((route as unknown as { httpPart?: string }).httpPart === 'body' ? strict(route) : coercing(route));
+};
+
 export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => Promise<void>): Promise<App> {
   const { config } = ctx;
   const trustedProxy = proxyTrust(config.trustProxy);
@@ -75,8 +87,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
-    // Error lists bounded whatever the request holds (bounded-validation.ts).
-    schemaController: { compilersFactory: { buildValidator: boundedValidatorFactory() as never } },
+    schemaController: { compilersFactory: { buildValidator: coercingOutsideBody } },
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
     // `/t/{slug}/…` names the tenant and is then routed as `/…`, so every route answers under it.
     rewriteUrl: rewriteTenantPath,

@@ -18,9 +18,10 @@ export function toProblem(error: unknown, request: FastifyRequest, timeoutAdvice
   const err = error as FastifyError & PgError;
   if (Array.isArray(err.validation)) {
     const where = err.validationContext ?? 'body';
-    const total = err.validation.length;
     const partial = (err.validation as unknown as Record<symbol, unknown>)[PARTIAL_ERRORS] === true;
-    const errors: FieldError[] = err.validation.slice(0, MAX_FIELD_ERRORS).map((v) => {
+    const issues = withoutBranchNoise(err.validation);
+    const total = issues.length;
+    const errors: FieldError[] = issues.slice(0, MAX_FIELD_ERRORS).map((v) => {
       const params = (v.params ?? {}) as Record<string, unknown>;
       let path = `/${where}${v.instancePath ?? ''}`;
       if (typeof params.missingProperty === 'string') path += `/${params.missingProperty}`;
@@ -59,6 +60,22 @@ export function toProblem(error: unknown, request: FastifyRequest, timeoutAdvice
   }
   request.log.error({ err }, 'unhandled error');
   return new HttpProblem(500, 'An unexpected error occurred; it has been logged with this traceId.');
+}
+
+type AjvIssue = { instancePath?: string; keyword?: string; message?: string; params?: unknown };
+
+/**
+ * The errors that name the cause. A value failing `anyOf: [X, null]` (a nullable field) yields X's errors,
+ * "must be null" and "must match a schema in anyOf": the last two only repeat that X failed, so they are
+ * dropped when X's own errors are there (at the path or under it), and "or null" is said once beside them.
+ */
+export function withoutBranchNoise<T extends AjvIssue>(issues: T[]): T[] {
+  const at = (v: T) => v.instancePath ?? '';
+  const explained = (v: T) => issues.some((o) => o !== v && !isNoise(o) && (at(o) === at(v) || at(o).startsWith(`${at(v)}/`)));
+  const isNoise = (v: T) => v.keyword === 'anyOf' || v.keyword === 'oneOf' || (v.keyword === 'type' && (v.params as { type?: unknown })?.type === 'null');
+  const nullable = new Set(issues.filter((v) => v.keyword === 'type' && (v.params as { type?: unknown })?.type === 'null').map(at));
+  const kept = issues.filter((v) => !(isNoise(v) && explained(v)));
+  return kept.map((v) => (v.keyword === 'type' && nullable.has(at(v)) && !isNoise(v) ? { ...v, message: `${v.message} or null` } : v));
 }
 
 export function problemBody(problem: HttpProblem, request: FastifyRequest): Record<string, unknown> {

@@ -24,6 +24,12 @@ export async function healthRoutes(app: App, ctx: AppContext): Promise<void> {
     { config: { auth: 'none' }, schema: { tags: ['Health'], operationId: 'health_live', summary: 'Liveness: the process answers', response: { 200: Health } } },
     async () => ({ status: 'ok' }),
   );
+  // The name people try first answers as liveness does.
+  app.get(
+    '/health',
+    { config: { auth: 'none' }, schema: { tags: ['Health'], operationId: 'health', summary: 'Liveness, as /health/live', response: { 200: Health } } },
+    async () => ({ status: 'ok' }),
+  );
 
   let migrated = false;
   app.get(
