@@ -29,4 +29,6 @@ export const BUILT_IN_ROLES: { name: string; description: string }[] = [
   { name: 'EstimateWrite', description: 'Create and change estimates and their billing conditions through the Client API' },
   { name: 'ExpenseRead', description: 'Read expense sheets through the Client API' },
   { name: 'ExpenseWrite', description: 'Create expense sheets and their items through the Client API' },
+  // The Active Directory blocker agent (migration 0026 adds it to tenants created before).
+  { name: 'AdBlockerAgent', description: 'The on-premises Active Directory blocker: users to block, blocked logins, unblock requests' },
 ];
