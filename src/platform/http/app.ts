@@ -74,7 +74,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
-    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
+    // Repeated slashes are one (the platform's Postman collection addresses `named-query//DE-Departments`).
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: false },
     // `/t/{slug}/…` names the tenant and is then routed as `/…`, so every route answers under it.
     rewriteUrl: rewriteTenantPath,
     forceCloseConnections: 'idle',
