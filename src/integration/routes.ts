@@ -1,6 +1,7 @@
 // Integration API routes ({integration_url} is Atrium's own base address). HTTP only: schemas and
 // thin handlers over the services. Every route authenticates with the app headers; every POST that
 // creates or updates honours Idempotency-Key; property names are matched case-insensitively.
+
 import { type TSchema, Type } from 'typebox';
 import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
@@ -9,6 +10,7 @@ import { notFound } from '../platform/errors.ts';
 import type { App } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
+import { adBlockerRoutes } from './ad-blocker-routes.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
 import { nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
@@ -378,4 +380,6 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       return view;
     },
   );
+
+  await adBlockerRoutes(app, ctx);
 }
