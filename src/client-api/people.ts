@@ -99,6 +99,8 @@ export function userV3View(row: Row): Row {
 export async function createUsers(trx: Trx, actor: Actor, items: { model: Row; path: string }[]): Promise<Row[]> {
   const rows = items.map(({ model, path }) => {
     const values = columnValues(USER_MODEL, model, path);
+    // The platform's template sends "ExternalId": "": no external id (it is unique when set).
+    if (values.external_id === '') values.external_id = null;
     required(USER_MODEL, values, path);
     return { id: crypto.randomUUID(), ...values } as Row & { id: string };
   });
