@@ -37,9 +37,9 @@ async function employeeUser(a: WriteHookArgs, id: string): Promise<string> {
 
 /** The employee defaults to the acting user and the currency to the company's (a new sheet only). */
 async function sheetDefaults(a: WriteHookArgs): Promise<void> {
-  if (a.before) return;
   const v = a.values;
   if (typeof v.user_id === 'string') v.user_id = await employeeUser(a, v.user_id.toLowerCase());
+  if (a.before) return;
   v.user_id ??= a.actor.userId;
   if (v.user_id == null) throw new HttpProblem(400, 'EmployeeId is required.', { errors: [{ path: `${a.path}/EmployeeId`, message: 'is required' }] });
   if (v.currency_id == null && typeof v.company_id === 'string') {

@@ -166,7 +166,18 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.patch(
     '/api/users/:id',
     {
-      config: app_,
+      config: {
+        ...app_,
+        readOnly: {
+          Id: 'the user’s identity',
+          CompanyCode: 'the POST’s reference by code: PATCH CompanyId',
+          DepartmentExternalId: 'the POST’s reference by code: PATCH DepartmentId',
+          TypologyExternalId: 'the POST’s reference by code: PATCH TypologyId',
+          HasPassword: 'follows from Password',
+          CreatedOnUtc: 'kept by the server',
+          ModifiedOnUtc: 'kept by the server',
+        },
+      },
       schema: {
         tags,
         operationId: 'users_patch',
@@ -203,7 +214,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.post(
     '/api/employees',
     {
-      config: app_,
+      config: { ...app_, readOnly: { Action: 'what the upsert did: Created or Updated' } },
       schema: {
         tags,
         operationId: 'employees_upsert',
@@ -229,10 +240,15 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     const body = named(`${def.documentType}Body`, bodySchema(def));
     const saved = named(`${def.documentType}Saved`, viewSchema(def));
     const operationId = `${def.path.split('/').pop()}_upsert`;
+    // What the answer shows and the body does not take (the action, and views such as billingClients).
+    const readOnly: Record<string, string> = { action: 'what the upsert did: Created or Updated' };
+    for (const name of Object.keys(def.extraView ?? {})) readOnly[name] = 'derived: written by its own resource';
+    if (def.company === 'id') readOnly.companyCode = 'the company is sent as companyId';
+    if (!def.fields.some((f) => f.name === 'id')) readOnly.id = 'the record’s identity: matched by its key';
     app.post(
       def.path,
       {
-        config: app_,
+        config: { ...app_, readOnly },
         schema: {
           tags,
           operationId,

@@ -115,7 +115,7 @@ function withFolded(shape: Shape): Shape {
   return shape;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
