@@ -103,7 +103,7 @@ test('users: Create with the published model; CreateMany is all or nothing; Dupl
   assert.equal(missing.status, 422, missing.text);
 });
 
-test('commercial clients: CreateMany is atomic and needs no billing clients (that ordering rule is the Integration API\'s); users are linked to them', async () => {
+test('commercial clients: CreateMany is atomic and needs no billing clients (that ordering rule is the Integration API’s); users are linked to them', async () => {
   const res = await f.server.request('POST', '/api/v3/commercial-clients', {
     headers: f.h,
     json: {
