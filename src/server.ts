@@ -17,6 +17,7 @@ import type { LoadProgress } from './domain/demo-data.ts';
 import { sweepChangeLog } from './extraction/count-cache.ts';
 import { readAheadSettled } from './extraction/read-ahead.ts';
 import { extractionRoutes } from './extraction/routes.ts';
+import { sweepBlockedLogins } from './integration/ad-blocker.ts';
 import { integrationRoutes } from './integration/routes.ts';
 import { SecretBox } from './platform/auth/hashing.ts';
 import { authRoutes } from './platform/auth/routes.ts';
@@ -139,6 +140,8 @@ export function defineQueues(jobs: Jobs, ctx: AppContext): void {
       if (runs > 0) retentionLog.info({ runs }, 'deleted automation runs past ATRIUM_EVENT_RETENTION');
     },
     () => sweepChangeLog(ctx.db).then(() => undefined),
+    // Sign-ins held for the Active Directory agent live 15 minutes (their sealed passwords with them).
+    () => ctx.db.asOwner((trx) => sweepBlockedLogins(trx)),
   ]);
   defineWebhooks(jobs, ctx);
   defineSchedules(jobs, ctx);

@@ -32,7 +32,7 @@ test('the published "create a project" post creates the project, moves it and an
           CurrencyId: f.currencyId,
           BeginDateUtc: '2026-03-01T00:00:00Z',
           EndDateUtc: '2026-06-30T00:00:00Z',
-          Investment: false,
+          Investment: 0.0,
           IsDraft: false,
           ProductId: null,
           ProjectNatureId: null,
@@ -172,9 +172,9 @@ test('projects: PATCH fields and the DocumentUserFieldValues variant; DE-Project
     OperationType: 0,
     CreateModel: { Name: 'Pipeline', CompanyId: f.tenant.companyId, ClientId: f.clientId },
   });
-  const patched = await f.send('PATCH', `/api/projects/${project.Id}`, { Name: { value: 'Pipeline renamed' }, Investment: { value: true } });
+  const patched = await f.send('PATCH', `/api/projects/${project.Id}`, { Name: { value: 'Pipeline renamed' }, Investment: { value: 100 } });
   assert.equal(patched.Name, 'Pipeline renamed');
-  assert.equal(patched.Investment, true);
+  assert.equal(patched.Investment, 100);
   // client-api.md: the custom-field variant, verbatim.
   const custom = await f.send('PATCH', `/api/projects/${project.Id}`, {
     DocumentUserFieldValues: { value: { Forecasting: true, Pipeline_Stage: '100% - Delivered' } },

@@ -103,21 +103,22 @@ test('users: Create with the published model; CreateMany is all or nothing; Dupl
   assert.equal(missing.status, 422, missing.text);
 });
 
-test('commercial clients: CreateMany keeps the ordering rule atomically; users are linked to them', async () => {
-  await f.send('POST', '/api/billingclients', { externalId: 'CLI-1B', companyCode: f.tenant.companyCode, name: 'Beta Billing' });
+test('commercial clients: CreateMany is atomic and needs no billing clients (that ordering rule is the Integration API’s); users are linked to them', async () => {
   const res = await f.server.request('POST', '/api/v3/commercial-clients', {
     headers: f.h,
     json: {
       Type: 2,
       CreateManyModel: [
         { Name: 'Beta', ExternalId: 'CLI-1B' },
-        { Name: 'Gamma', ExternalId: 'CLI-NONE' },
+        { Name: 'Gamma', ExternalId: 'CLI-1B' },
       ],
     },
   });
   assert.equal(res.status, 409, res.text);
   assert.equal(res.body.errors[0].path, '/body/CreateManyModel/1/ExternalId');
   assert.equal((await f.sql("select count(*)::int as n from commercial_clients where name in ('Beta', 'Gamma')"))[0].n, 0);
+  const alone = await f.send('POST', '/api/v3/commercial-clients', { Type: 2, CreateManyModel: [{ Name: 'Epsilon', ExternalId: 'CLI-NONE' }] });
+  assert.equal(alone[0].ExternalId, 'CLI-NONE', 'no billing client with that ExternalId exists, and none is needed');
   await f.send('POST', '/api/billingclients', { externalId: 'CLI-2', companyCode: f.tenant.companyCode, name: 'Delta Billing' });
   const [client] = await f.send('POST', '/api/v3/commercial-clients', {
     Type: 2,

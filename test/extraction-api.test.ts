@@ -214,10 +214,10 @@ describe('CSV and NDJSON streams', () => {
 });
 
 describe('discovery', () => {
-  test('GET named-queries lists all 70 with purpose, aliases and parameters', async () => {
+  test('GET named-queries lists all 72 (the spec’s 70 and the AD blocker’s two) with purpose, aliases and parameters', async () => {
     const res = await server.request('GET', '/api/v3/analytics/named-queries', { headers });
     assert.equal(res.status, 200, res.text);
-    assert.equal(res.body.filter((q: { name: string }) => !q.name.startsWith('CT-')).length, 70);
+    assert.equal(res.body.filter((q: { name: string }) => !q.name.startsWith('CT-')).length, 72);
     const ts = res.body.find((q: { name: string }) => q.name === 'DE-TimeSheets');
     assert.ok(typeof ts.purpose === 'string' && ts.purpose.length > 0);
     assert.deepEqual(ts.parameters, ['ModifiedFrom', 'ProjectNumber', 'ProjectId', 'From', 'To']);

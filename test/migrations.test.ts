@@ -43,6 +43,7 @@ const FROZEN: Record<string, string> = {
   '0022_extraction_exports.ts': '941484383e2048ec',
   '0024_route_roles.ts': '748e0578b4e6ff63',
   '0025_document_numbers.ts': '033defc5ecb4ecfa',
+  '0026_platform_clients.ts': 'b010dc113156c673',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

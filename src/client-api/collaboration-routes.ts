@@ -9,7 +9,7 @@ import type { App } from '../platform/http/app.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { requireRead, requireStageWrite, requireWrite } from './access.ts';
 import { type AssignmentDelete, type AssignmentPost, assignmentBatch } from './assignments.ts';
-import { addBrief, briefsOf } from './briefs.ts';
+import { briefsOf, briefTarget, postBrief } from './briefs.ts';
 import { type Lookup, loadDocument } from './documents.ts';
 import { addLink, type LinkInput } from './files.ts';
 import { createPost, type PostBody, postsOf } from './posts.ts';
@@ -77,7 +77,9 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
         operationId: 'documentBriefs_create',
         summary: 'Add a version of a document’s brief',
         description:
-          'Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. Needs the type’s Write role.',
+          'Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. ' +
+          'DocumentTypeName (any case; short, class or full name): a Client API document type (needs its Write role) or another spec type Atrium keeps ' +
+          '(User, Bill, Brand, Client, CommercialClient, CommercialClientProduct, PurchaseOrder, Timesheet, FileSystemObject, JobType, Company, Supplier, Leave: needs Administrator).',
         headers: IdempotencyHeaders,
         body: BriefBody,
         response: { 201: Brief },
@@ -86,11 +88,8 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
     idempotent(ctx, async (request, reply) => {
       const b = request.body as { DocumentId: string; DocumentTypeName: string; Text: string; PlainText?: string | null; Actions?: unknown };
       const view = await request.writeTenant(async (trx: Trx, actor: Principal) => {
-        const def = documentDef(b.DocumentTypeName, '/body/DocumentTypeName');
-        requireWrite(actor, def);
-        const doc = await loadDocument(trx, def, b.DocumentId);
-        await requireStageWrite(trx, actor, doc.id, doc.stage);
-        return addBrief(trx, actor, def, doc.id, { text: b.Text, plainText: b.PlainText, actions: b.Actions ?? null });
+        const target = briefTarget(b.DocumentTypeName, '/body/DocumentTypeName');
+        return postBrief(trx, actor, target, b.DocumentId, { text: b.Text, plainText: b.PlainText, actions: b.Actions ?? null });
       });
       reply.code(201);
       return answer(view);

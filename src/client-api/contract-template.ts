@@ -39,7 +39,7 @@ export async function contractProjectTemplate(trx: Trx, actor: Principal, contra
     RequestedDate: null,
     BeginDateUtc: c.start_date ?? today,
     EndDateUtc: c.end_date ?? null,
-    Investment: false,
+    Investment: 0,
     IsDraft: true,
     Plannable: true,
     Priority: 0,

@@ -79,7 +79,7 @@ export const project: DocumentDef = registerDocument({
     guidField('BusinessObjectTypeId', 'business_object_type_id'),
     { name: 'BeginDateUtc', column: 'start_date', kind: 'date', aliases: ['BeginDate'] },
     { name: 'EndDateUtc', column: 'end_date', kind: 'date', aliases: ['EndDate'] },
-    { name: 'Investment', column: 'investment', kind: 'bool', notNull: true },
+    { name: 'Investment', column: 'investment', kind: 'double', notNull: true, description: 'Money: the amount invested (0 when none)' },
     { name: 'AllowsTimesheet', column: 'allows_timesheet', kind: 'bool', notNull: true },
     { name: 'IsDeliverable', column: 'is_deliverable', kind: 'bool', notNull: true },
     { name: 'IsActivated', column: 'is_activated', kind: 'bool', notNull: true },

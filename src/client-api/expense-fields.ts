@@ -10,7 +10,10 @@ export const SHEET_FIELDS: Field[] = [
   g('CurrencyId', 'currency_id'),
   g('PaymentConditionId', 'payment_condition_id'),
   g('SupplierId', 'supplier_id'),
-  { ...g('EmployeeId', 'user_id'), description: 'The user whose expenses these are (default: the acting user)' },
+  {
+    ...g('EmployeeId', 'user_id'),
+    description: 'The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)',
+  },
   { name: 'Emission', column: 'emission_date', kind: 'date', required: true },
   { name: 'Due', column: 'due_date', kind: 'date', required: true },
   { name: 'EntryDate', column: 'entry_date', kind: 'date' },

@@ -6,9 +6,14 @@ import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
 import { Guid } from '../platform/http/schemas.ts';
+import { updateDocument } from './documents.ts';
+import { unwrap } from './envelope.ts';
 import { Item, ItemModel, Sheet, SheetModel } from './expense-schemas.ts';
+import { expense } from './expense-type.ts';
 import { addExpenseItem, createExpenseSheet, expenseView } from './expenses.ts';
 import type { Row } from './registry.ts';
+import { DOCUMENT_READ_ONLY, documentInput } from './routes.ts';
+import { documentPatch } from './schemas.ts';
 
 const tags = ['Client API'];
 const answer = (view: unknown): never => view as never;
@@ -55,6 +60,41 @@ export async function expenseRoutes(app: App, ctx: AppContext): Promise<void> {
       const item = await request.writeTenant((trx: Trx, actor: Principal) => addExpenseItem(trx, actor, request.params.ExpenseSheetId, request.body as Row));
       reply.code(201);
       return answer(item);
+    }),
+  );
+  app.patch(
+    '/api/expenses/:id',
+    {
+      config: {
+        readOnly: {
+          ...DOCUMENT_READ_ONLY,
+          Number: 'given from a sequence when the sheet is created',
+          Items: 'added by POST /api/expenses/{ExpenseSheetId}/items',
+          ValueWithoutVat: 'the sum of the items',
+          VatValue: 'the sum of the items',
+          ValueWithVat: 'the sum of the items',
+        },
+      },
+      schema: {
+        tags,
+        operationId: 'expenses_patch',
+        summary: 'Change some properties of an expense sheet',
+        description:
+          'Each property is sent as {"value": …}; only those sent change. EmployeeId takes an employee’s id (or a user’s). Needs ExpenseWrite and, in a stage with write teams, membership of one. Event: Updated on Expense.',
+        headers: IdempotencyHeaders,
+        params: Type.Object({ id: Guid }),
+        body: documentPatch(expense),
+        response: { 200: Sheet },
+      },
+    },
+    idempotent(ctx, async (request) => {
+      const values = unwrap(request.body as Record<string, { value: unknown }>);
+      return answer(
+        await request.writeTenant(async (trx: Trx, actor: Principal) => {
+          const doc = await updateDocument(trx, actor, expense, request.params.id, documentInput(values, '/body'));
+          return expenseView(trx, actor, doc.id);
+        }),
+      );
     }),
   );
   app.get(

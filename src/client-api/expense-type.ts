@@ -11,10 +11,35 @@ import { type DocumentDef, registerDocument, type WriteHookArgs } from './regist
 
 const roles = { read: 'ExpenseRead', write: 'ExpenseWrite' };
 
+/**
+ * EmployeeId names an employee (DE-Employees' EmployeeId, the platform's Employee entity): the sheet is
+ * the expenses of the login that employee backs (active first, then by name, as DE-Employees shows it).
+ * A user's id is accepted too, as Atrium read it before; an id that is both an employee's and a user's is
+ * taken as the employee's (docs/client-api.md).
+ */
+async function employeeUser(a: WriteHookArgs, id: string): Promise<string> {
+  const { rows } = await sql<{ employee: boolean; user_id: string | null }>`
+    select true as employee,
+           (select u.id from users u where u.tenant_id = e.tenant_id and u.employee_id = e.id order by u.is_active desc, u.name, u.id limit 1) as user_id
+      from employees e where e.id = ${id}
+    union all
+    select false, u.id from users u where u.id = ${id}`.execute(a.trx);
+  const employee = rows.find((r) => r.employee);
+  const path = `${a.path}/EmployeeId`;
+  if (employee) {
+    if (employee.user_id) return employee.user_id;
+    throw new HttpProblem(422, `Employee ${id} has no user: a sheet is a user's expenses.`, { errors: [{ path, message: 'the employee has no user' }] });
+  }
+  const user = rows.find((r) => !r.employee);
+  if (user?.user_id) return user.user_id;
+  throw new HttpProblem(422, `EmployeeId "${id}" does not match any employee or user.`, { errors: [{ path, message: 'does not match any record' }] });
+}
+
 /** The employee defaults to the acting user and the currency to the company's (a new sheet only). */
 async function sheetDefaults(a: WriteHookArgs): Promise<void> {
-  if (a.before) return;
   const v = a.values;
+  if (typeof v.user_id === 'string') v.user_id = await employeeUser(a, v.user_id.toLowerCase());
+  if (a.before) return;
   v.user_id ??= a.actor.userId;
   if (v.user_id == null) throw new HttpProblem(400, 'EmployeeId is required.', { errors: [{ path: `${a.path}/EmployeeId`, message: 'is required' }] });
   if (v.currency_id == null && typeof v.company_id === 'string') {

@@ -24,7 +24,13 @@ const AnyObject = Type.Object({}, { additionalProperties: true });
 
 const UserModel = named(
   'UserCreateModel',
-  Type.Object({ ...modelProperties(USER_MODEL), DivisionId: Type.Optional(nullable(Id)) }, { additionalProperties: false }),
+  Type.Object(
+    {
+      ...modelProperties(USER_MODEL),
+      DivisionId: Type.Optional(nullable({ ...Id, description: 'Not stored: a division is its department’s (accepted, not checked)' } as typeof Id)),
+    },
+    { additionalProperties: false },
+  ),
 );
 const UserDuplicateModel = named(
   'UserDuplicateModel',

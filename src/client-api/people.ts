@@ -1,9 +1,10 @@
 // Users, commercial clients, their links and users' typology histories through the Client API (v3
 // envelopes). Users are written as the Integration API writes them (upsertRow, emitWrite: Created on
 // User), roles through the tenancy service (UserRoleAdded); commercial clients through the Integration
-// API's resource definition, so its ordering rule with billing clients holds here too.
+// API's resource definition without its ordering rule with billing clients (that rule is the Integration
+// API's, spec Errors 3; issue 31).
 import { sql } from 'kysely';
-import { commercialClients } from '../integration/clients.ts';
+import { commercialClientsWithoutBilling } from '../integration/clients.ts';
 import { upsertResource } from '../integration/resources.ts';
 import { type Actor, emitWrite, naming, updateRow, upsertRow } from '../integration/upsert.ts';
 import type { Trx } from '../platform/db/database.ts';
@@ -98,6 +99,8 @@ export function userV3View(row: Row): Row {
 export async function createUsers(trx: Trx, actor: Actor, items: { model: Row; path: string }[]): Promise<Row[]> {
   const rows = items.map(({ model, path }) => {
     const values = columnValues(USER_MODEL, model, path);
+    // The platform's template sends "ExternalId": "": no external id (it is unique when set).
+    if (values.external_id === '') values.external_id = null;
     required(USER_MODEL, values, path);
     return { id: crypto.randomUUID(), ...values } as Row & { id: string };
   });
@@ -270,14 +273,15 @@ export const CLIENT_EXTRA: Field[] = [
 export const CLIENT_MAPPED = Object.keys(CLIENT_NAMES);
 const V3_NAME = Object.fromEntries(Object.entries(CLIENT_NAMES).map(([v3, name]) => [name, v3]));
 
-/** Create of one commercial client (ordering rule: its billing clients exist first, 409 otherwise). */
+/** Create of one commercial client: no billing client needed (that ordering rule is the Integration API's); ExternalId optional. */
 export async function createCommercialClient(trx: Trx, actor: Actor, model: Row, path: string): Promise<Row> {
   const body: Row = {};
-  for (const [v3, name] of Object.entries(CLIENT_NAMES)) if (model[v3] !== undefined) body[name] = model[v3];
+  // An empty ExternalId (the template sends "") is none: the client is new, not matched on "".
+  for (const [v3, name] of Object.entries(CLIENT_NAMES)) if (model[v3] !== undefined && !(v3 === 'ExternalId' && model[v3] === '')) body[name] = model[v3];
   const extra = columnValues(CLIENT_EXTRA, model, path);
   const { view, inserted } = await at(
     path,
-    () => upsertResource(trx, actor, commercialClients, body, { types: { ...columnTypes(commercialClients.fields), id: 'Guid' } }),
+    () => upsertResource(trx, actor, commercialClientsWithoutBilling, body, { types: { ...columnTypes(commercialClientsWithoutBilling.fields), id: 'Guid' } }),
     V3_NAME,
   );
   if (!inserted) {

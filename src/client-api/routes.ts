@@ -46,9 +46,32 @@ const DOCUMENTS: DocumentRoutes[] = [
   { def: project, v3: '/api/v3/projects', patch: '/api/projects/:id', plural: 'projects' },
   { def: job, v3: '/api/v3/jobs', patch: '/api/jobs/:id', plural: 'jobs' },
   { def: contract, v3: '/api/v3/contracts', patch: '/api/contracts/:id', plural: 'contracts' },
-  { def: requestDef, v3: '/api/v3/requests', plural: 'requests' },
+  { def: requestDef, v3: '/api/v3/requests', patch: '/api/requests/:id', plural: 'requests' },
   { def: estimate, v3: '/api/v3/estimates', patch: '/api/estimates/:id', plural: 'estimates', extra: EstimateExtraView },
 ];
+
+/** What a document's GET answers and its PATCH does not change, with the reason (X-Read-Only-Properties). */
+export const DOCUMENT_READ_ONLY: Readonly<Record<string, string>> = {
+  Id: 'the document’s identity',
+  WorkflowId: 'set when the document is created from its type',
+  StageId: 'moved by a transition: POST /api/posts with Actions.Transition',
+  Stage: 'moved by a transition: POST /api/posts with Actions.Transition',
+  StageTypeId: 'follows from the stage',
+  StageType: 'follows from the stage',
+  FileSystemRootId: 'made with the document; links go in with POST /api/v3/file-system/folders/{folderId}/links',
+  CreatedOnUtc: 'kept by the server',
+  CreatedById: 'kept by the server',
+  ModifiedOnUtc: 'kept by the server',
+  ModifiedById: 'kept by the server',
+};
+
+/** An estimate's answer also carries its items, totals and billing conditions, each written by its own route. */
+export const ESTIMATE_READ_ONLY: Readonly<Record<string, string>> = {
+  ...DOCUMENT_READ_ONLY,
+  Items: 'written by PUT /api/estimates/{id}/items',
+  Totals: 'follow from the items and quote lines',
+  BillingConditions: 'written by POST /api/billing-conditions',
+};
 
 /** Model -> the service input: the custom fields and brief ride inside the model. */
 export function documentInput(model: Row, path: string) {
@@ -126,7 +149,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
       app.patch(
         patch,
         {
-          config: { roles: [def.roles.write] },
+          config: { roles: [def.roles.write], readOnly: def === estimate ? ESTIMATE_READ_ONLY : DOCUMENT_READ_ONLY },
           schema: {
             tags,
             operationId: `${plural}_patch`,

@@ -415,7 +415,7 @@ export const ProjectTemplate = named(
       RequestedDate: N(Type.String({ format: 'date' })),
       BeginDateUtc: Type.String({ format: 'date', description: 'The contract’s start, else today' }),
       EndDateUtc: N(Type.String({ format: 'date' })),
-      Investment: Type.Boolean(),
+      Investment: Type.Number({ description: 'Money: the amount invested' }),
       IsDraft: Type.Boolean(),
       Plannable: Type.Boolean(),
       Priority: Type.Integer(),

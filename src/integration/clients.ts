@@ -1,6 +1,7 @@
 // Billing clients, commercial clients, their per-company association, and suppliers: the finance side
 // of the Integration API, in the spec's camelCase. A billing client and a supplier are keyed by
 // (externalId, companyCode); a commercial client by externalId, and only once its billing clients exist.
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Trx } from '../platform/db/database.ts';
@@ -183,6 +184,20 @@ export const commercialClients: ResourceDef = {
       }
     }
     w.view.billingClients = await billingClientsOf(trx, String(w.result.row.external_id));
+  },
+};
+
+/**
+ * The Client API's v3 create of commercial clients (client-api/people.ts): the ordering rule with billing
+ * clients is the Integration API's (spec, Errors 3), so this one takes a commercial client alone, and its
+ * ExternalId is optional (the platform's template requires only Name): without one the client is new.
+ */
+export const commercialClientsWithoutBilling: ResourceDef = {
+  ...commercialClients,
+  fields: commercialClients.fields.map((f) => (f.name === 'externalId' ? { ...f, required: false } : f)),
+  key: (w) => (typeof w.values.external_id === 'string' ? [['external_id', w.values.external_id]] : [['id', w.values.id]]),
+  prepare: async (_trx, _actor, w) => {
+    if (typeof w.values.id !== 'string') w.values.id = randomUUID();
   },
 };
 

@@ -1,6 +1,7 @@
 // Integration API routes ({integration_url} is Atrium's own base address). HTTP only: schemas and
 // thin handlers over the services. Every route authenticates with the app headers; every POST that
 // creates or updates honours Idempotency-Key; property names are matched case-insensitively.
+
 import { type TSchema, Type } from 'typebox';
 import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
@@ -10,6 +11,7 @@ import type { App } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { literalAddressErrors } from '../webhooks/outbound.ts';
+import { adBlockerRoutes } from './ad-blocker-routes.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
 import { nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
@@ -165,7 +167,19 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.patch(
     '/api/users/:id',
     {
-      config: { ...app_, roles: ['IntegrationWrite'] },
+      config: {
+        ...app_,
+        roles: ['IntegrationWrite'],
+        readOnly: {
+          Id: 'the user’s identity',
+          CompanyCode: 'the POST’s reference by code: PATCH CompanyId',
+          DepartmentExternalId: 'the POST’s reference by code: PATCH DepartmentId',
+          TypologyExternalId: 'the POST’s reference by code: PATCH TypologyId',
+          HasPassword: 'follows from Password',
+          CreatedOnUtc: 'kept by the server',
+          ModifiedOnUtc: 'kept by the server',
+        },
+      },
       schema: {
         tags,
         operationId: 'users_patch',
@@ -205,7 +219,7 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
   app.post(
     '/api/employees',
     {
-      config: { ...app_, roles: ['IntegrationWrite'] },
+      config: { ...app_, roles: ['IntegrationWrite'], readOnly: { Action: 'what the upsert did: Created or Updated' } },
       schema: {
         tags,
         operationId: 'employees_upsert',
@@ -231,10 +245,15 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
     const body = named(`${def.documentType}Body`, bodySchema(def));
     const saved = named(`${def.documentType}Saved`, viewSchema(def));
     const operationId = `${def.path.split('/').pop()}_upsert`;
+    // What the answer shows and the body does not take (the action, and views such as billingClients).
+    const readOnly: Record<string, string> = { action: 'what the upsert did: Created or Updated' };
+    for (const name of Object.keys(def.extraView ?? {})) readOnly[name] = 'derived: written by its own resource';
+    if (def.company === 'id') readOnly.companyCode = 'the company is sent as companyId';
+    if (!def.fields.some((f) => f.name === 'id')) readOnly.id = 'the record’s identity: matched by its key';
     app.post(
       def.path,
       {
-        config: { ...app_, roles: ['IntegrationWrite'] },
+        config: { ...app_, roles: ['IntegrationWrite'], readOnly },
         schema: {
           tags,
           operationId,
@@ -386,4 +405,6 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       return view;
     },
   );
+
+  await adBlockerRoutes(app, ctx);
 }

@@ -26,7 +26,7 @@ export const USER_FIELDS: UserField[] = [
   { name: 'ResponsibleId', column: 'responsible_id', kind: 'guid', post: true, patch: true },
   { name: 'UserTypeId', column: 'user_type_id', kind: 'guid', post: true, patch: true },
   { name: 'CityId', column: 'city_id', kind: 'guid', patch: true },
-  { name: 'Mail', column: 'email', kind: 'string', post: true },
+  { name: 'Mail', column: 'email', kind: 'string', post: true, patch: true },
   { name: 'IsActive', column: 'is_active', kind: 'bool', post: true, patch: true, notNull: true },
   { name: 'HireDate', column: 'hire_date', kind: 'date', post: true, patch: true },
   { name: 'StartDate', column: 'start_date', kind: 'date', post: true, patch: true },
@@ -49,6 +49,8 @@ export const USER_FIELDS: UserField[] = [
   { name: 'OffsetTotalMinutes', column: 'offset_total_minutes', kind: 'int', patch: true },
   { name: 'PaidUndertime', column: 'paid_undertime', kind: 'bool', patch: true, notNull: true },
   { name: 'PaidOvertime', column: 'paid_overtime', kind: 'bool', patch: true, notNull: true },
+  // The platform's User PATCH (its Client API collection) sends {"TimesheetRequired": {"value": true}}.
+  { name: 'TimesheetRequired', column: 'timesheet_required', kind: 'bool', post: true, patch: true },
 ];
 
 const REQUIRED_ON_POST = new Set(['UserName', 'ExternalId', 'IsActive']);

@@ -545,6 +545,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/blockedloginrequests/userstoblock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Users with an AD account whose access ended (inactive or expired) and whose account is not blocked yet
+         * @description Roles: AdBlockerAgent (or Administrator).
+         */
+        get: operations["adBlocker_usersToBlock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blockedloginrequests/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The agent blocked a user’s AD account
+         * @description Event: Updated on User (AdBlocked true). The user leaves DE-UsersToBlock; its ModifiedOn changes in DE-Users.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        post: operations["adBlocker_block"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blockedloginrequests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign-ins of AD-blocked users waiting for the agent’s verdict, each password answered once
+         * @description A request lives 15 minutes; its password is cleared as it is answered here.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        get: operations["adBlocker_blockedLoginRequests"];
+        /**
+         * The agent’s verdict on a blocked sign-in
+         * @description Event: LoginSucceeded or LoginFailed on User (LoginType ActiveDirectory). The request is deleted.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        put: operations["adBlocker_answerBlockedLogin"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/unblockuserrequests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests to unblock the AD accounts of users whose access is back
+         * @description Made for every AD-blocked user whose access is back and who has no open request; DE-UsersToUnblock lists them.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        get: operations["adBlocker_unblockUserRequests"];
+        /**
+         * The agent’s answer to an unblock request
+         * @description RequestResult true clears the user’s AD block (Updated on User, AdBlocked false); the request is closed either way.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        put: operations["adBlocker_answerUnblock"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blockedloginrequests/taskruntime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The agent’s last run (an empty body)
+         * @description Roles: AdBlockerAgent (or Administrator).
+         */
+        post: operations["adBlocker_taskRuntime"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/projects": {
         parameters: {
             query?: never;
@@ -763,6 +881,26 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some properties of a Request
+         * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role RequestWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         */
+        patch: operations["requests_patch"];
         trace?: never;
     };
     "/api/v3/estimates": {
@@ -1227,6 +1365,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/expenses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some properties of an expense sheet
+         * @description Each property is sent as {"value": …}; only those sent change. EmployeeId takes an employee’s id (or a user’s). Needs ExpenseWrite and, in a stage with write teams, membership of one. Event: Updated on Expense.
+         */
+        patch: operations["expenses_patch"];
+        trace?: never;
+    };
     "/api/v3/expenses/{id}": {
         parameters: {
             query?: never;
@@ -1280,7 +1438,7 @@ export interface paths {
         put?: never;
         /**
          * Add a version of a document’s brief
-         * @description Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. Needs the type’s Write role.
+         * @description Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. DocumentTypeName (any case; short, class or full name): a Client API document type (needs its Write role) or another spec type Atrium keeps (User, Bill, Brand, Client, CommercialClient, CommercialClientProduct, PurchaseOrder, Timesheet, FileSystemObject, JobType, Company, Supplier, Leave: needs Administrator).
          */
         post: operations["documentBriefs_create"];
         delete?: never;
@@ -2716,7 +2874,8 @@ export interface components {
             BeginDateUtc: string;
             /** Format: date */
             EndDateUtc: string | null;
-            Investment: boolean;
+            /** @description Money: the amount invested */
+            Investment: number;
             IsDraft: boolean;
             Plannable: boolean;
             Priority: number;
@@ -2968,7 +3127,7 @@ export interface components {
             SupplierId?: string | null;
             /**
              * Format: uuid
-             * @description The user whose expenses these are (default: the acting user)
+             * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
              */
             EmployeeId?: string | null;
             /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
@@ -3059,7 +3218,10 @@ export interface components {
             TimesheetRequired?: boolean | null;
             AdUserName?: string | null;
             TaxpayerNumber?: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Not stored: a division is its department’s (accepted, not checked)
+             */
             DivisionId?: string | null;
         };
         UserDuplicateModel: {
@@ -3372,6 +3534,37 @@ export interface components {
             }[];
             maxPageSize: number;
         };
+        AdUserToBlock: {
+            /** Format: uuid */
+            Oid: string;
+            UserName: string;
+            AdUserName: string;
+        };
+        AdBlockBody: {
+            /** Format: uuid */
+            Oid: string;
+            /** @description The AD account’s expiry before the agent blocked it (restored on unblock), or null */
+            AccountExpirationDate?: string | null;
+        };
+        AdBlockedLoginRequest: {
+            /** Format: uuid */
+            Id: string;
+            AdUserName: string;
+            /** @description The sign-in’s password, answered once: a later GET lists the request no more */
+            Password: string;
+        };
+        AdRequestAnswer: {
+            /** Format: uuid */
+            Id: string;
+            RequestResult: boolean;
+            RequestResultMessage?: string | null;
+        };
+        AdUnblockUserRequest: {
+            /** Format: uuid */
+            Id: string;
+            AdUserName: string;
+            AccountExpirationDate: string | null;
+        };
         UserType: {
             /** Format: uuid */
             id: string;
@@ -3408,6 +3601,7 @@ export interface components {
             LeaveDayHours?: number | null;
             WeeklyOvertimeThresholdHours?: number | null;
             Tolerance?: number | null;
+            TimesheetRequired?: boolean | null;
             CompanyCode: string;
             DepartmentExternalId: string;
             TypologyExternalId: string;
@@ -3459,6 +3653,7 @@ export interface components {
             OffsetTotalMinutes: number | null;
             PaidUndertime: boolean;
             PaidOvertime: boolean;
+            TimesheetRequired: boolean | null;
             CompanyCode: string | null;
             DepartmentExternalId: string | null;
             TypologyExternalId: string | null;
@@ -3516,6 +3711,7 @@ export interface components {
             OffsetTotalMinutes: number | null;
             PaidUndertime: boolean;
             PaidOvertime: boolean;
+            TimesheetRequired: boolean | null;
             CompanyCode: string | null;
             DepartmentExternalId: string | null;
             TypologyExternalId: string | null;
@@ -3583,6 +3779,10 @@ export interface components {
             /** @description The new value, as {"value": …} ("Value" accepted) */
             CityId?: {
                 /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Mail?: {
                 value: string | null;
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
@@ -3675,6 +3875,10 @@ export interface components {
             /** @description The new value, as {"value": …} ("Value" accepted) */
             PaidOvertime?: {
                 value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            TimesheetRequired?: {
+                value: boolean | null;
             };
         };
         EmployeeBody: {
@@ -3960,6 +4164,11 @@ export interface components {
             status: "Pending";
         };
         DocumentType: {
+            /**
+             * Format: uuid
+             * @description What GET /api/v3/document-types/{id}/workflows takes (a name is accepted in its place)
+             */
+            id: string;
             name: string;
             className: string;
             fullName: string;
@@ -4481,7 +4690,7 @@ export interface components {
             BeginDateUtc: string | null;
             /** Format: date */
             EndDateUtc: string | null;
-            Investment: boolean;
+            Investment: number;
             AllowsTimesheet: boolean;
             IsDeliverable: boolean;
             IsActivated: boolean;
@@ -4570,7 +4779,8 @@ export interface components {
             EndDateUtc?: string | null;
             /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
             EndDate?: string | null;
-            Investment?: boolean;
+            /** @description Money: the amount invested (0 when none) */
+            Investment?: number;
             AllowsTimesheet?: boolean;
             IsDeliverable?: boolean;
             IsActivated?: boolean;
@@ -4710,7 +4920,8 @@ export interface components {
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
             Investment?: {
-                value: boolean;
+                /** @description Money: the amount invested (0 when none) */
+                value: number;
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
             AllowsTimesheet?: {
@@ -5276,6 +5487,82 @@ export interface components {
             CreateModel?: components["schemas"]["RequestModel"] | null;
             CreateManyModel?: components["schemas"]["RequestModel"][] | null;
         };
+        RequestPatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Name?: {
+                /** @description Defaults to the Number */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Number?: {
+                /** @description Given from a sequence (REQ-000001) when not sent */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DepartmentId?: {
+                /**
+                 * Format: uuid
+                 * @description Defaults to the acting user’s department
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ClientId?: {
+                /**
+                 * Format: uuid
+                 * @description The commercial client
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BrandId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProductId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ContractId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            TypeId?: {
+                /**
+                 * Format: uuid
+                 * @description A type (job_types) of document type Request; its workflow is the request’s
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BeginDateUtc?: {
+                /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EndDateUtc?: {
+                /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            IsActivated?: {
+                value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Priority?: {
+                value: number;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentUserFieldValues?: {
+                /** @description Custom field values by ColumnName (null clears one) */
+                value: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         Estimate: {
             /** Format: uuid */
             Id: string;
@@ -5768,6 +6055,75 @@ export interface components {
                 value: boolean;
             };
         };
+        ExpensePatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CompanyId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DepartmentId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CurrencyId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            PaymentConditionId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            SupplierId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EmployeeId?: {
+                /**
+                 * Format: uuid
+                 * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Emission?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Due?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EntryDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Exchange?: {
+                value: number;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ExternalDocumentType?: {
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentNumber?: {
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentUserFieldValues?: {
+                /** @description Custom field values by ColumnName (null clears one) */
+                value: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         PostBody: {
             /** Format: uuid */
             DocumentId?: string | null;
@@ -5846,7 +6202,8 @@ export interface components {
                         EndDateUtc?: string | null;
                         /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
                         EndDate?: string | null;
-                        Investment?: boolean;
+                        /** @description Money: the amount invested (0 when none) */
+                        Investment?: number;
                         AllowsTimesheet?: boolean;
                         IsDeliverable?: boolean;
                         IsActivated?: boolean;
@@ -6189,7 +6546,7 @@ export interface components {
                         SupplierId?: string | null;
                         /**
                          * Format: uuid
-                         * @description The user whose expenses these are (default: the acting user)
+                         * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
                          */
                         EmployeeId?: string | null;
                         /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
@@ -7585,6 +7942,257 @@ export interface operations {
             504: components["responses"]["Problem"];
         };
     };
+    adBlocker_usersToBlock: {
+        parameters: {
+            query?: {
+                countryName?: string;
+                countryId?: string;
+                companyName?: string;
+                companyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdUserToBlock"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_block: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdBlockBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Oid: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_blockedLoginRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdBlockedLoginRequest"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_answerBlockedLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdRequestAnswer"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_unblockUserRequests: {
+        parameters: {
+            query?: {
+                countryName?: string;
+                countryId?: string;
+                companyName?: string;
+                companyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdUnblockUserRequest"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_answerUnblock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdRequestAnswer"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_taskRuntime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        LastRunOnUtc: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
     projects_create: {
         parameters: {
             query?: never;
@@ -7966,6 +8574,46 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Request"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    requests_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestPatchBody"];
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -8923,6 +9571,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExpenseItem"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    expenses_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpensePatchBody"];
+            };
+        };
+        responses: {
+            /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Expense"];
                 };
             };
             400: components["responses"]["Problem"];

@@ -93,7 +93,8 @@ export function addProjects(
       name: p.name,
       start_date: ds(start),
       end_date: ds(end),
-      investment: rDoc.chance(0.05),
+      // Money: one project in twenty is an agency investment of 5,000 to 50,000 (from its index, so no draw is added).
+      investment: rDoc.chance(0.05) ? 5000 * (1 + (i % 10)) : 0,
       ...audit(start - rDoc.int(5, 20), 600, p.managerId, Math.min(NOW - 1, end + rDoc.int(0, 10)), 660),
     });
   }
@@ -138,7 +139,7 @@ export function addProjects(
       name: p.name,
       start_date: ds(p.start),
       end_date: ds(p.end),
-      investment: false,
+      investment: 0,
       ...audit(mkDay(2024, 12, 15), 600, ceo.id),
     });
   }

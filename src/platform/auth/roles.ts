@@ -45,4 +45,6 @@ export const BUILT_IN_ROLES: { name: string; description: string }[] = [
   { name: 'ExpenseWrite', description: 'Create expense sheets and their items through the Client API' },
   // Every route has a role (issue 26, item 11; migration 0024 adds them to tenants created before).
   ...ROUTE_ROLES,
+  // The Active Directory blocker agent (migration 0026 adds it to tenants created before).
+  { name: 'AdBlockerAgent', description: 'The on-premises Active Directory blocker: users to block, blocked logins, unblock requests' },
 ];

@@ -35,7 +35,10 @@ export interface LoginBody {
   delegatedUserName?: string | null;
 }
 
-const USER_COLUMNS = ['id', 'user_name', 'name', 'is_active', 'password_hash'] as const;
+/** Sign-in attempts of one AD-blocked user that may wait for the AD agent at once. */
+const MAX_HELD_LOGINS = 5;
+
+const USER_COLUMNS = ['id', 'user_name', 'name', 'is_active', 'password_hash', 'ad_user_name', 'ad_blocked_on_utc'] as const;
 type UserRow = Pick<RowOf<'users'>, (typeof USER_COLUMNS)[number]>;
 
 class TtlCache<V> {
@@ -65,6 +68,8 @@ class TtlCache<V> {
 export class AuthService {
   readonly #db: DatabaseHandle;
   readonly #jwtKey: Uint8Array;
+  /** Seals the passwords of sign-ins that wait for the Active Directory agent. */
+  readonly #box: SecretBox;
   readonly #tokenLifetime: number;
   readonly #refreshLifetime: number;
   readonly #appCache = new TtlCache<{ appId: string; roles: string[] }>(APP_CACHE_TTL_MS);
@@ -80,6 +85,7 @@ export class AuthService {
   constructor(db: DatabaseHandle, box: SecretBox, opts: { tokenLifetimeSeconds: number; refreshTokenLifetimeSeconds: number }) {
     this.#db = db;
     this.#jwtKey = box.derive('jwt');
+    this.#box = box;
     this.#tokenLifetime = opts.tokenLifetimeSeconds;
     this.#refreshLifetime = opts.refreshTokenLifetimeSeconds;
   }
@@ -176,10 +182,16 @@ export class AuthService {
       const t = await trx.selectFrom('tenants').select('id').executeTakeFirst();
       if (!t) return false;
       const user = await findUserByName(trx, body.userName);
-      const passwordOk = await verifySecret(body.password, user?.password_hash ?? DUMMY_HASH);
       userId = user?.id ?? null;
-      if (!user || !passwordOk) failure = 'Invalid user name or password.';
-      else if (!user.is_active) failure = 'User is inactive.';
+      if (user?.ad_blocked_on_utc && user.ad_user_name) {
+        // Its AD account is blocked by the Active Directory agent: only the agent can check the password
+        // against AD (integration/ad-blocker.ts), so the attempt waits for its verdict, sealed.
+        await this.#holdForAdAgent(trx, tenantId, user.id, user.ad_user_name, body.password);
+        failure = 'The Active Directory account is blocked; the sign-in waits for the AD agent’s verdict.';
+      }
+      const passwordOk = await verifySecret(body.password, user?.password_hash ?? DUMMY_HASH);
+      if (!failure && (!user || !passwordOk)) failure = 'Invalid user name or password.';
+      else if (!failure && user && !user.is_active) failure = 'User is inactive.';
       let actAs: UserRow | undefined = user;
       if (!failure && user && body.loginAsDelegate) {
         const roles = await userRoles(trx, user.id);
@@ -205,6 +217,17 @@ export class AuthService {
     );
     if (failure || !result) throw unauthorized(failure ?? undefined);
     return result;
+  }
+
+  /** At most MAX_HELD_LOGINS attempts per user wait for the AD agent (a flood of guesses holds no more); each lives 15 minutes. */
+  async #holdForAdAgent(trx: Trx, tenantId: string, userId: string, adUserName: string, password: string): Promise<void> {
+    await sql`delete from ad_blocked_login_requests where created_on_utc < now() - interval '15 minutes'`.execute(trx);
+    const { rows } = await sql<{
+      n: number;
+    }>`select count(*)::int as n from ad_blocked_login_requests where user_id = ${userId} and answered_on_utc is null`.execute(trx);
+    if (rows[0].n >= MAX_HELD_LOGINS) return;
+    await sql`insert into ad_blocked_login_requests (tenant_id, user_id, ad_user_name, password_sealed)
+              values (${tenantId}, ${userId}, ${adUserName}, ${this.#box.encrypt(password)})`.execute(trx);
   }
 
   /** addressedTenantId: the tenant the request names (base path, host, X-AppTenant), if any; another tenant's token is refused. */

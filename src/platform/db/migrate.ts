@@ -24,6 +24,7 @@ import * as m0021 from './migrations/0021_client_api_estimates.ts';
 import * as m0022 from './migrations/0022_extraction_exports.ts';
 import * as m0024 from './migrations/0024_route_roles.ts';
 import * as m0025 from './migrations/0025_document_numbers.ts';
+import * as m0026 from './migrations/0026_platform_clients.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -49,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '0022_extraction_exports': m0022,
   '0024_route_roles': m0024,
   '0025_document_numbers': m0025,
+  '0026_platform_clients': m0026,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */

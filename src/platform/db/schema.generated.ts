@@ -27,6 +27,35 @@ export type Numeric = ColumnType<string, number | string, number | string>;
 
 export type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+export interface AdBlockedLoginRequests {
+  ad_user_name: string;
+  answered_on_utc: Timestamp | null;
+  created_on_utc: Generated<Timestamp>;
+  handed_on_utc: Timestamp | null;
+  id: Generated<string>;
+  password_sealed: string | null;
+  request_result: boolean | null;
+  request_result_message: string | null;
+  tenant_id: string;
+  user_id: string;
+}
+
+export interface AdBlockerRuns {
+  app_id: string | null;
+  last_run_on_utc: Timestamp;
+  tenant_id: string;
+}
+
+export interface AdUnblockRequests {
+  answered_on_utc: Timestamp | null;
+  created_on_utc: Generated<Timestamp>;
+  id: Generated<string>;
+  request_result: boolean | null;
+  request_result_message: string | null;
+  tenant_id: string;
+  user_id: string;
+}
+
 export interface AppRoles {
   app_id: string;
   role_id: string;
@@ -1077,7 +1106,7 @@ export interface Projects {
   currency_id: string | null;
   end_date: string | null;
   id: Generated<string>;
-  investment: Generated<boolean>;
+  investment: Generated<Numeric>;
   is_activated: Generated<boolean>;
   is_deliverable: Generated<boolean>;
   modified_by_id: string | null;
@@ -1512,6 +1541,8 @@ export interface UserRoles {
 }
 
 export interface Users {
+  ad_account_expiration_date: Timestamp | null;
+  ad_blocked_on_utc: Timestamp | null;
   ad_user_name: string | null;
   change_password_on_first_logon: Generated<boolean>;
   city_id: string | null;
@@ -1787,6 +1818,9 @@ export interface WorkTypes {
 }
 
 export interface DB {
+  ad_blocked_login_requests: AdBlockedLoginRequests;
+  ad_blocker_runs: AdBlockerRuns;
+  ad_unblock_requests: AdUnblockRequests;
   app_roles: AppRoles;
   approvals: Approvals;
   apps: Apps;

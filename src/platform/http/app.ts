@@ -18,6 +18,7 @@ import { registerHttpNiceties } from './niceties.ts';
 import { documentRoute, openApiComponents, referenceComponents, withDocumentedResponses } from './openapi.ts';
 import { proxyTrust } from './public-address.ts';
 import { RateLimiter } from './rate-limit.ts';
+import { takeReadOnly } from './read-only.ts';
 import { addressedTenant, basePathOf, hostSlugMatcher, namesOf, rewriteTenantPath } from './tenant-address.ts';
 import { checkRoles, registerTenantSeam, rolesOf } from './tenant-seam.ts';
 import { ignoredHeader, tolerateBody } from './tolerant-body.ts';
@@ -30,6 +31,12 @@ declare module 'fastify' {
     auth?: AuthMode;
     /** Advice appended to a 504, e.g. "narrow the query with filters and page it". */
     timeoutAdvice?: string;
+    /**
+     * Properties the resource's GET answers and this write does not take, each with the reason: sent back
+     * (a client round-tripping what it read), they are left out and listed, with the reason, in
+     * X-Read-Only-Properties rather than among the unknown ones (read-only.ts).
+     */
+    readOnly?: Readonly<Record<string, string>>;
   }
   interface FastifyInstance {
     routeList: RouteInfo[];
@@ -88,7 +95,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
     schemaController: { compilersFactory: { buildValidator: coercingOutsideBody } },
-    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
+    // Repeated slashes are one (the platform's Postman collection addresses `named-query//DE-Departments`).
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, caseSensitive: false },
     // `/t/{slug}/…` names the tenant and is then routed as `/…`, so every route answers under it.
     rewriteUrl: rewriteTenantPath,
     forceCloseConnections: 'idle',
@@ -173,6 +181,11 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   app.addHook('preValidation', async (request, reply) => {
     const schema = request.routeOptions.schema?.body;
     if (!schema || request.body === null || typeof request.body !== 'object' || request.routeOptions.url?.startsWith('/admin')) return;
+    const readOnly = request.routeOptions.config.readOnly;
+    if (readOnly) {
+      const listed = takeReadOnly(request.body, readOnly);
+      if (listed.length) reply.header('x-read-only-properties', ignoredHeader(listed));
+    }
     const { body, ignored } = tolerateBody(request.body, schema);
     request.body = body;
     if (ignored.length) reply.header('x-ignored-properties', ignoredHeader(ignored));

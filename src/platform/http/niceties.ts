@@ -10,7 +10,16 @@ import type { App } from './app.ts';
 const COMPRESSIBLE = /^(application\/(json|problem\+json|x-ndjson|ndjson|xml)|text\/(csv|plain|xml))\b/i;
 
 /** Headers a browser script may read: those the API answers with for it to act on. */
-export const CORS_EXPOSED_HEADERS = ['x-ignored-properties', 'x-continuation-token', 'link', 'location', 'x-request-id', 'etag', 'retry-after'];
+export const CORS_EXPOSED_HEADERS = [
+  'x-ignored-properties',
+  'x-read-only-properties',
+  'x-continuation-token',
+  'link',
+  'location',
+  'x-request-id',
+  'etag',
+  'retry-after',
+];
 
 /**
  * Registered before the app's own hooks, so a preflight is answered before authentication and a

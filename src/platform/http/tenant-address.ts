@@ -17,7 +17,7 @@ type AddressedMessage = IncomingMessage & { atriumBasePath?: string; atriumPathS
 
 /** Fastify's rewriteUrl: `/t/{slug}/rest` is routed as `/rest`; the prefix stays on the raw request. */
 export function rewriteTenantPath(req: IncomingMessage): string {
-  const url = req.url ?? '/';
+  const url = collapseSlashes(req.url ?? '/');
   const m = BASE_PATH_RE.exec(url);
   if (!m) return url;
   const raw = req as AddressedMessage;
@@ -25,6 +25,15 @@ export function rewriteTenantPath(req: IncomingMessage): string {
   raw.atriumPathSlug = m[1].toLowerCase();
   const rest = url.slice(m[0].length);
   return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
+/** Repeated slashes of the path (not of the query) as one, so `//t//acme//api` is `/t/acme/api` (the router's
+ * ignoreDuplicateSlashes does the same for the rest of the path; the base path is read before routing). */
+function collapseSlashes(url: string): string {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  if (!path.includes('//')) return url;
+  return path.replace(/\/{2,}/g, '/') + (q < 0 ? '' : url.slice(q));
 }
 
 /** `/t/{slug}` as the caller wrote it, or '' at the root: what relative links are written under. */

@@ -2,6 +2,10 @@
 // case, and properties the schema does not know are dropped before validation, their JSON paths reported in
 // X-Ignored-Properties so that a typo is still noticed. A known property of the wrong type is left for the
 // schema to refuse, naming it. Every route but the operator API (/admin, strict) gets this from app.ts.
+// And as the platform's JSON reader fills nullable fields: an optional reference sent as the zero GUID
+// (00000000-0000-0000-0000-000000000000, what its collections send for "none") is absent, and an empty
+// string in a Guid, number, boolean or date field is null (absent when the field takes no null). A
+// required one is left as sent, for the schema or the service to refuse naming it (docs/client-api.md).
 import { badRequest } from '../errors.ts';
 import { pointerToken } from './input-guard.ts';
 
@@ -16,7 +20,15 @@ interface Shape {
   /** Some alternative takes properties it does not name (additionalProperties, patternProperties): they are kept. */
   open: boolean;
   items?: Shape;
+  /** A scalar the platform's reader fills from "" (and, for guid, from the zero GUID). */
+  scalar?: 'guid' | 'number' | 'boolean' | 'date';
+  /** The schema admits null. */
+  nullable?: boolean;
+  /** Properties every object alternative requires. */
+  required?: Set<string>;
 }
+
+export const ZERO_GUID = '00000000-0000-0000-0000-000000000000';
 
 const ANY: Shape = { any: true, open: true };
 const shapes = new WeakMap<object, Shape>();
@@ -42,14 +54,19 @@ function ownShape(s: Record<string, unknown>): Shape | null {
   const types = Array.isArray(s.type) ? s.type : s.type === undefined ? [] : [s.type];
   const isObject = types.includes('object') || s.properties !== undefined || s.patternProperties !== undefined || s.additionalProperties !== undefined;
   const isArray = types.includes('array') || s.items !== undefined;
+  const nullable = types.includes('null') || s.const === null;
   if (!isObject && !isArray) {
-    if (types.length || s.const !== undefined || s.enum !== undefined || s.$ref !== undefined) return { any: false, open: false };
+    if (types.length || s.const !== undefined || s.enum !== undefined || s.$ref !== undefined) {
+      const scalar = scalarOf(s, types);
+      return { any: false, open: false, ...(scalar ? { scalar } : {}), ...(nullable ? { nullable } : {}) };
+    }
     return null;
   }
-  const shape: Shape = { any: false, open: false };
+  const shape: Shape = { any: false, open: false, ...(nullable ? { nullable } : {}) };
   if (isObject) {
     const props = (s.properties ?? {}) as Record<string, unknown>;
     shape.props = new Map(Object.entries(props).map(([name, sub]) => [name, shapeOf(sub)]));
+    shape.required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
     shape.open =
       s.additionalProperties === true || (typeof s.additionalProperties === 'object' && s.additionalProperties !== null) || s.patternProperties !== undefined;
   }
@@ -58,15 +75,29 @@ function ownShape(s: Record<string, unknown>): Shape | null {
   return withFolded(shape);
 }
 
+/** Dates are strings with format date / date-time or a pattern that starts with a year (fields.ts's ISO forms). */
+function scalarOf(s: Record<string, unknown>, types: unknown[]): Shape['scalar'] {
+  if (types.includes('number') || types.includes('integer')) return 'number';
+  if (types.includes('boolean')) return 'boolean';
+  if (!types.includes('string')) return undefined;
+  if (s.format === 'uuid') return 'guid';
+  if (s.format === 'date' || s.format === 'date-time' || (typeof s.pattern === 'string' && s.pattern.startsWith('^\\d{4}-'))) return 'date';
+  return undefined;
+}
+
 function merge(parts: Shape[]): Shape {
   if (parts.length === 1) return parts[0];
   if (parts.some((p) => p.any)) return ANY;
   const shape: Shape = { any: false, open: parts.some((p) => p.open) };
+  const scalar = parts.find((p) => p.scalar)?.scalar;
+  if (scalar) shape.scalar = scalar;
+  if (parts.some((p) => p.nullable)) shape.nullable = true;
   const objects = parts.filter((p) => p.props);
   if (objects.length) {
     const byName = new Map<string, Shape[]>();
     for (const p of objects) for (const [name, sub] of p.props ?? []) byName.set(name, [...(byName.get(name) ?? []), sub]);
     shape.props = new Map([...byName].map(([name, subs]) => [name, merge(subs)]));
+    shape.required = new Set([...byName.keys()].filter((name) => objects.every((p) => !p.props?.has(name) || p.required?.has(name))));
   }
   const items = parts.flatMap((p) => (p.items ? [p.items] : []));
   if (items.length) shape.items = merge(items);
@@ -84,7 +115,7 @@ function withFolded(shape: Shape): Shape {
   return shape;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => {
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const proto = Object.getPrototypeOf(v);
   return proto === Object.prototype || proto === null;
@@ -126,7 +157,14 @@ export function tolerateBody(body: unknown, schema: unknown): { body: unknown; i
           throw badRequest(`Property ${name} is sent twice.`, [{ path: pointer(segments), message: `duplicate of ${name}` }]);
         }
         seen.add(name);
-        const v = walk(value[key], shape.props.get(name) as Shape);
+        const sub = shape.props.get(name) as Shape;
+        const filled = platformReading(value[key], sub, !shape.required?.has(name));
+        if (filled === ABSENT) {
+          delete value[key];
+          segments.pop();
+          continue;
+        }
+        const v = walk(filled, sub);
         if (name !== key) delete value[key];
         value[name] = v;
       }
@@ -135,6 +173,20 @@ export function tolerateBody(body: unknown, schema: unknown): { body: unknown; i
     return value;
   };
   return { body: walk(body, shapeOf(schema)), ignored };
+}
+
+const ABSENT = Symbol('absent');
+
+/**
+ * The zero GUID in an optional Guid property is absent (in a required one that takes null, as the wrapped
+ * value of a PATCH, it is null); "" in an optional or nullable Guid, number, boolean or date is null when
+ * the schema takes null, else absent. Anything else is left to the schema.
+ */
+function platformReading(value: unknown, shape: Shape, optional: boolean): unknown {
+  if (typeof value !== 'string' || !shape.scalar) return value;
+  if (value === ZERO_GUID && shape.scalar === 'guid') return optional ? ABSENT : shape.nullable ? null : value;
+  if (value === '') return shape.nullable ? null : optional ? ABSENT : value;
+  return value;
 }
 
 /** `$.queryBuilder.fields1`, `$.Columns[0]['odd name']`: printable ASCII, no commas (the header lists them comma-separated). */

@@ -131,7 +131,15 @@ const HistoryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const DocumentType = named('DocumentType', Type.Object({ name: Type.String(), className: Type.String(), fullName: Type.String() }));
+const DocumentType = named(
+  'DocumentType',
+  Type.Object({
+    id: Type.String({ format: 'uuid', description: 'What GET /api/v3/document-types/{id}/workflows takes (a name is accepted in its place)' }),
+    name: Type.String(),
+    className: Type.String(),
+    fullName: Type.String(),
+  }),
+);
 
 const EventBody = named(
   'EventBody',

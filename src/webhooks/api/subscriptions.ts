@@ -51,6 +51,7 @@ export interface SubscriptionContext {
 }
 
 export interface DocumentTypeRow {
+  id: string;
   name: string;
   className: string;
   fullName: string;
@@ -58,8 +59,8 @@ export interface DocumentTypeRow {
 
 /** The tenant's document types, as `GET /api/v3/document-types/lookup` lists them. */
 export async function documentTypes(trx: Trx): Promise<DocumentTypeRow[]> {
-  const rows = await trx.selectFrom('document_types').select(['name', 'class_name', 'full_name']).orderBy('name').execute();
-  return rows.map((r) => ({ name: r.name, className: r.class_name, fullName: r.full_name }));
+  const rows = await trx.selectFrom('document_types').select(['id', 'name', 'class_name', 'full_name']).orderBy('name').execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, className: r.class_name, fullName: r.full_name }));
 }
 
 /** A full type name the tenant has (the class name is accepted too); 400 listing the valid ones otherwise. */
