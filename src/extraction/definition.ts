@@ -84,6 +84,12 @@ export interface NamedQueryDefinition {
   /** Count queries: the name of the query whose rows are counted (filters and parameters apply to it); no source. */
   countOf?: string;
   /**
+   * Count queries whose platform statement counts fewer rows than its list answers (DE-JobsCount and
+   * DE-ProjectsCount leave Draft out): rows whose output column `column` holds one of `values` are not
+   * counted (a null is counted).
+   */
+  countExcludes?: { column: string; values: string[] };
+  /**
    * The *AdditionalInformation queries: after the catalogue's fixed columns (all but the '*'
    * placeholder), one column per user-defined field of this document type, named after the field.
    * `source` then returns the fixed columns plus `"__fields"`: a jsonb object field name -> value;

@@ -119,6 +119,11 @@ export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions
   }
   if (errors.length) throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, errors);
   if (filter) where.push(filter);
+  if (q.countExcludes) {
+    const { column, values } = q.countExcludes;
+    where.push(sql<SqlBool>`coalesce(${sql.id('q', column)} not in (${sql.join(values)}), true)`);
+    reads.add(column);
+  }
   if (opts.visibleTo && q.visibility) {
     where.push(visibility(q, opts.visibleTo));
     reads.add(q.visibility.documentIdColumn);

@@ -42,6 +42,8 @@ export interface ResolvedQuery {
   visibility?: NamedQueryDefinition['visibility'];
   /** Count queries answer one row {"Count": n} over the rows of source. */
   isCount: boolean;
+  /** NamedQueryDefinition.countExcludes of a count query. */
+  countExcludes?: NamedQueryDefinition['countExcludes'];
 }
 
 const fold = (s: string) => s.toLowerCase();
@@ -103,6 +105,7 @@ export async function resolveQuery(trx: Trx, principal: Principal, name: string)
       allowedParameters: found.entry.parameters,
       parameterColumns: { ...counted.parameterColumns, ...found.def.parameters },
       isCount: true,
+      countExcludes: found.def.countExcludes,
     };
   }
   return expand(trx, ctx, found);

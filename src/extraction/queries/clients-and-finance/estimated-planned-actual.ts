@@ -8,7 +8,6 @@ export const estimatedPlannedActual: NamedQueryDefinition[] = [
   {
     name: 'EstimatedPlannedActualMonthly',
     key: ['ProjectId', 'Company', 'Division', 'Department', 'TypologyGroup', 'UserId', 'Month'],
-    visibility: { documentIdColumn: 'ProjectId' },
     source: (ctx) => sql`
       with
       -- Contracted: the monthly split of the quote lines of the project's estimates that count (not

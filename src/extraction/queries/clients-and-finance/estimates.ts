@@ -29,7 +29,6 @@ export const estimates: NamedQueryDefinition[] = [
     name: 'DE-Estimates',
     key: ['EstimateId'],
     parameters: { ModifiedFrom: 'ModifiedOn', EstimateId: 'EstimateId', EstimateNumber: 'EstimateNumber' },
-    visibility: { documentIdColumn: 'EstimateId', departmentIdColumn: 'DepartmentId' },
     source: (ctx) => sql`
       select
         e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
@@ -57,7 +56,6 @@ export const estimates: NamedQueryDefinition[] = [
     // Company and client are the estimate's (company of its department).
     name: 'DE-EstimatesBillingConditions',
     key: ['BillingConditionId'],
-    visibility: { documentIdColumn: 'EstimateId' },
     source: (ctx) => sql`
       select
         bcn.id as "BillingConditionId", e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
@@ -79,7 +77,6 @@ export const estimates: NamedQueryDefinition[] = [
     // One row per quote line (estimate item detail), with its item's totals repeated on each line.
     name: 'DE-EstimatesQuotes',
     key: ['EstimateItemDetailId'],
-    visibility: { documentIdColumn: 'EstimateId', departmentIdColumn: 'DepartmentId' },
     source: (ctx) => sql`
       select
         e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
@@ -123,7 +120,6 @@ export const estimates: NamedQueryDefinition[] = [
     // One row per quote line and month of its monthly split; cost, income and time are the month's share.
     name: 'DE-EstimatesQuotesMonth',
     key: ['EstimateItemDetailId', 'EstimateItemDetailMonth'],
-    visibility: { documentIdColumn: 'EstimateId', departmentIdColumn: 'DepartmentId' },
     source: (ctx) => sql`
       select
         e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",

@@ -7,7 +7,6 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
   {
     name: 'DE-Bills',
     key: ['BillId'],
-    visibility: { documentIdColumn: 'BillId' },
     source: (ctx) => sql`
       select
         b.id as "Oid", b.id as "DocumentOid", b.id as "BillId", b.name as "Bill", b.number as "BillNumber",
@@ -51,7 +50,6 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
   {
     name: 'DE-PurchaseOrders',
     key: ['Oid'],
-    visibility: { documentIdColumn: 'Oid' },
     source: (ctx) => sql`
       select
         po.id as "Oid", po.id as "DocumentOid", po.number as "Name", po.number as "Number",
@@ -99,7 +97,6 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
   {
     name: 'DE-ExpenseSheets',
     key: ['ExpenseSheetId'],
-    visibility: { documentIdColumn: 'ExpenseSheetId' },
     source: (ctx) => sql`
       select
         es.id as "ExpenseSheetId", es.number as "ExpenseSheet", es.number as "ExpenseSheetNumber",
@@ -135,7 +132,6 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
       'CreatedById',
       'ModifiedById',
     ],
-    visibility: { documentIdColumn: 'ExpenseId' },
     source: (ctx) => sql`
       select
         es.id as "ExpenseId", es.number as "ExpenseNumber", ei.billable as "Billable", ei.motive as "Motive",

@@ -8,7 +8,6 @@ export const requests: NamedQueryDefinition = {
   name: 'DE-Requests',
   key: ['RequestId'],
   parameters: {},
-  visibility: { documentIdColumn: 'RequestId', departmentIdColumn: 'DepartmentId' },
   source: (ctx) => sql`
     select
       r.id as "DocumentOid",
@@ -87,7 +86,6 @@ export const contracts: NamedQueryDefinition = {
   name: 'DE-Contracts',
   key: ['ContractId'],
   parameters: { ModifiedFrom: 'ModifiedOn', ContractNumber: 'ContractNumber', ContractId: 'ContractId' },
-  visibility: { documentIdColumn: 'ContractId' },
   source: (ctx) => sql`
     select
       cl.id as "ClientId",

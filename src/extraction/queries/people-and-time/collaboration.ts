@@ -7,7 +7,6 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-Assignments',
     key: ['DocumentId', 'TeamId', 'UserId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     // DocumentSubType: the business object type of the document's type (jobs, requests, estimates and
     // contracts have a job_types "type"; other documents have none).
     source: (ctx) => sql`
@@ -34,7 +33,6 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-Comments',
     key: ['CommentsId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     source: (ctx) => sql`
       select cm.id as "CommentsId", dt.class_name as "DocumentType", cm.document_id as "DocumentId",
              cm.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy", cb.image_file_id is not null as "CreatedByHasImage",
@@ -49,7 +47,6 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-CommentsReplies',
     key: ['ReplyId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     source: (ctx) => sql`
       select r.id as "ReplyId", cm.id as "CommentsId", cm.document_id as "DocumentId", dt.class_name as "DocumentType",
              r.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy", cb.image_file_id is not null as "CreatedByHasImage",
@@ -64,7 +61,6 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-Descriptions',
     key: ['DescriptionId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     // LatestVersion: the highest version of the same document (the unique (tenant, document, version) index answers it).
     source: (ctx) => sql`
       select ds.id as "DescriptionId", ds.plain_text as "Description", ds.text_html as "DescriptionHtml", ds.version as "Version",
@@ -82,7 +78,6 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-History',
     key: ['HistoryId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     // The history row's own columns, for keys and counts that read nothing else (index-only counts).
     narrow: [
       {

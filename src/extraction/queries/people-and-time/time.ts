@@ -52,7 +52,6 @@ export const time: NamedQueryDefinition[] = [
     key: ['TimesheetId'],
     parameters: { ModifiedFrom: 'ModifiedOn', ProjectNumber: 'ProjectNumber', ProjectId: 'ProjectId', From: 'Day', To: 'Day' },
     // The job's team decides who sees a timesheet, and the department of the person whose time it is.
-    visibility: { documentIdColumn: 'JobId', departmentIdColumn: 'UserDepartmentId' },
     // The timesheet's own columns, then with its job's name and number (the common filter): for keys and
     // counts that read nothing else.
     narrow: [
@@ -124,7 +123,6 @@ export const time: NamedQueryDefinition[] = [
     name: 'DE-Leaves',
     key: ['LeaveId'],
     parameters: { ModifiedFrom: 'ModifiedOn' },
-    visibility: { documentIdColumn: 'LeaveId' },
     // The leave's own columns, for keys and counts that read nothing else (the common orders and filters):
     // planned without the lookups and approver lists, which a 100-row page's key statement and count paid for.
     narrow: [
@@ -190,7 +188,6 @@ export const time: NamedQueryDefinition[] = [
   {
     name: 'DE-Workloads',
     key: ['WorkloadId'],
-    visibility: { documentIdColumn: 'JobId' },
     // The workload's own columns (on jobs only, as the source), for keys and counts that read nothing else.
     narrow: [
       {
