@@ -35,7 +35,8 @@ export const masterData: NamedQueryDefinition[] = [
       left join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
       left join users m on m.tenant_id = cc.tenant_id and m.id = cc.manager_id
       left join users o on o.tenant_id = cc.tenant_id and o.id = cc.owner_id
-      where cc.tenant_id = ${ctx.tenantId}`,
+      -- Draft clients are left out, as the platform's statement does.
+      where cc.tenant_id = ${ctx.tenantId} and wst.name is distinct from 'Draft'`,
   },
   {
     name: 'DE-ClientsCompanies',

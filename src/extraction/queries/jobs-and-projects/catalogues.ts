@@ -23,26 +23,30 @@ export const projectsClassifications: NamedQueryDefinition = {
     where pc.tenant_id = ${ctx.tenantId}`,
 };
 
+/**
+ * DE-ProjectsTypes reads project natures on the platform (its ProjectTypeId is DE-Projects' NatureId), so it
+ * reads `project_natures` here; a nature's document type is the Project document type.
+ */
 export const projectsTypes: NamedQueryDefinition = {
   name: 'DE-ProjectsTypes',
   key: ['ProjectTypeId'],
   source: (ctx) => sql`
     select
-      pt.id as "DocumentOid",
-      pt.id as "ProjectTypeId",
-      pt.name as "ProjectType",
+      pn.id as "DocumentOid",
+      pn.id as "ProjectTypeId",
+      pn.name as "ProjectType",
       co.name as "Company",
       co.id as "CompanyId",
       co.image_file_id is not null as "CompanyHasImage",
       dt.name as "DocumentType",
-      pt.template_file_name as "TemplateFileName",
-      pt.allows_timesheet as "AllowsTimesheet",
-      pt.is_deliverable as "IsDeliverable",
-      pt.is_active as "Active"
-    from project_types pt
-    join companies co on co.tenant_id = pt.tenant_id and co.id = pt.company_id
-    join document_types dt on dt.tenant_id = pt.tenant_id and dt.id = pt.document_type_id
-    where pt.tenant_id = ${ctx.tenantId}`,
+      pn.template_file_name as "TemplateFileName",
+      pn.allows_timesheet as "AllowsTimesheet",
+      pn.is_deliverable as "IsDeliverable",
+      pn.is_active as "Active"
+    from project_natures pn
+    join companies co on co.tenant_id = pn.tenant_id and co.id = pn.company_id
+    join document_types dt on dt.tenant_id = pn.tenant_id and dt.class_name = 'Project'
+    where pn.tenant_id = ${ctx.tenantId}`,
 };
 
 export const services: NamedQueryDefinition = {
