@@ -112,8 +112,9 @@ export const contracts: NamedQueryDefinition = {
       ${estimatedColumns('est')}
     from contracts c
     join commercial_clients cl on cl.tenant_id = c.tenant_id and cl.id = c.commercial_client_id
-    left join brands b on b.tenant_id = c.tenant_id and b.id = c.brand_id
     left join products pr on pr.tenant_id = c.tenant_id and pr.id = c.product_id
+    -- The brand is the product's, as the platform's statement reads it.
+    left join brands b on b.tenant_id = pr.tenant_id and b.id = pr.brand_id
     left join job_types jt on jt.tenant_id = c.tenant_id and jt.id = c.type_id
     left join workflow_stages s on s.tenant_id = c.tenant_id and s.id = c.stage_id
     left join workflow_stage_types st on st.tenant_id = s.tenant_id and st.id = s.stage_type_id

@@ -149,7 +149,7 @@ export const time: NamedQueryDefinition[] = [
              (select string_agg(${userName('au')}, ', ' order by ${userName('au')})
                 from approvals ap
                 join users au on au.tenant_id = ap.tenant_id and au.id = ap.approver_id
-               where ap.tenant_id = l.tenant_id and ap.document_id = l.id and ap.status = 'Approved') as "Approvers",
+               where ap.tenant_id = l.tenant_id and ap.document_id = l.id and ap.role = 'Approver' and ap.status = 'Approved') as "Approvers",
              null::text as "HRApprovers"
         from leaves l
         left join users u on u.tenant_id = l.tenant_id and u.id = l.user_id
