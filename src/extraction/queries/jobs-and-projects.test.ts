@@ -360,15 +360,14 @@ describe('values are computed from the data', () => {
     assert.ok(rows.some((r) => Object.keys(r.__fields as object).length === 3));
   });
 
-  test('DE-Transitions: lists flattened to text; types the transition is limited to', async () => {
+  test('DE-Transitions: lists flattened to text; the types whose workflow is the transition’s', async () => {
     const rows = await run(byName('DE-Transitions'), null, 0);
     const complete = rows.find((r) => r.Document === 'Deliverable (Job)' && r.Transition === 'Complete')!;
-    const limited = await query`
-      select jt.id, jt.name from workflow_transition_types tt join job_types jt on jt.id = tt.job_type_id
-      where tt.transition_id = ${complete.TransitionId} order by jt.name, jt.id`;
-    assert.ok(limited.length > 0);
-    assert.equal(complete.TypeIds, limited.map((t) => t.id).join(','));
-    assert.equal(complete.Types, limited.map((t) => t.name).join(', '));
+    const ofWorkflow = await query`
+      select jt.id, jt.name from job_types jt where jt.workflow_id = ${complete.WorkflowId} order by jt.name, jt.id`;
+    assert.ok(ofWorkflow.length > 1);
+    assert.equal(complete.TypeIds, ofWorkflow.map((t) => t.id).join(', '));
+    assert.equal(complete.Types, ofWorkflow.map((t) => t.name).join(', '));
     // The contract workflow is the demo generator's own, with motives, actions and roles.
     assert.equal(rows.find((r) => r.Document === 'Contract' && r.Transition === 'Complete')!.Actions, 'SendEmail');
     const cancel = rows.find((r) => r.Document === 'Contract' && r.Transition === 'Cancel')!;
@@ -378,11 +377,12 @@ describe('values are computed from the data', () => {
     assert.equal(cancel.Roles, 'Administrator, Producer');
   });
 
-  test('DE-RateCardsColumns: every column of a card × every row, with the rate of that cell', async () => {
+  test('DE-RateCardsColumns: one row per cell holding a rate, of a row with a typology group', async () => {
     const rows = await run(byName('DE-RateCardsColumns'), null, 0);
     const [{ n }] = await query`
-      select count(*)::int as n from rate_card_columns c join rate_card_items i on i.rate_card_id = c.rate_card_id`;
+      select count(*)::int as n from rate_card_item_values v join rate_card_items i on i.id = v.rate_card_item_id where i.typology_group_id is not null`;
     assert.equal(rows.length, n);
+    assert.ok((n as number) > 0);
     const values = await query`select id, rate_card_item_id, rate_card_column_id, value from rate_card_item_values`;
     for (const r of rows) {
       const v = values.find((x) => x.rate_card_item_id === r.RateCardItemId && x.rate_card_column_id === r.RateCardColumnId);

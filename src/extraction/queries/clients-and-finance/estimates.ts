@@ -64,13 +64,14 @@ export const estimates: NamedQueryDefinition[] = [
   },
   { name: 'DE-EstimatesCount', key: [], countOf: 'DE-Estimates' },
   {
-    // Company and client are the estimate's (company of its department).
+    // Company and client are the estimate's (the company of its department: estimates carry no company);
+    // BillingClient = name (external id), the platform's NameAndExternalId; the billing client is required.
     name: 'DE-EstimatesBillingConditions',
     key: ['BillingConditionId'],
     source: (ctx) => sql`
       select
         bcn.id as "BillingConditionId", e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
-        bc.id as "BillingClientId", bc.name as "BillingClient", bcn.condition_type as "Type", bcn.frequency as "Frequency",
+        bc.id as "BillingClientId", bc.name || coalesce(' (' || bc.external_id || ')', '') as "BillingClient", bcn.condition_type as "Type", bcn.frequency as "Frequency",
         pc.name as "PaymentCondition", pc.id as "PaymentConditionId", bcn.amount_type as "AmountType",
         bcn.percentage as "Percentage", bcn.value as "Value", bcn.your_reference as "YourReference", bcn.date as "Date",
         bcn.day_of_month as "DayOfMonth", bcn.day_of_week as "DayOfWeek",
@@ -80,7 +81,7 @@ export const estimates: NamedQueryDefinition[] = [
       join departments d on d.tenant_id = e.tenant_id and d.id = e.department_id
       join companies co on co.tenant_id = d.tenant_id and co.id = d.company_id
       join commercial_clients cc on cc.tenant_id = e.tenant_id and cc.id = e.commercial_client_id
-      left join billing_clients bc on bc.tenant_id = bcn.tenant_id and bc.id = bcn.billing_client_id
+      join billing_clients bc on bc.tenant_id = bcn.tenant_id and bc.id = bcn.billing_client_id
       left join payment_conditions pc on pc.tenant_id = bcn.tenant_id and pc.id = bcn.payment_condition_id
       where bcn.tenant_id = ${ctx.tenantId}`,
   },

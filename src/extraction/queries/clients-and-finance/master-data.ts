@@ -42,11 +42,12 @@ export const masterData: NamedQueryDefinition[] = [
     name: 'DE-ClientsCompanies',
     key: ['ClientId', 'CompanyId'],
     source: (ctx) => sql`
+      -- Every client, with each company that has access to it (a client without one: a row with nulls), as the platform.
       select cc.id as "ClientId", cc.name as "Client", co.id as "CompanyId", co.name as "Company"
-      from client_companies x
-      join commercial_clients cc on cc.tenant_id = x.tenant_id and cc.id = x.commercial_client_id
-      join companies co on co.tenant_id = x.tenant_id and co.id = x.company_id
-      where x.tenant_id = ${ctx.tenantId}`,
+      from commercial_clients cc
+      left join client_companies x on x.tenant_id = cc.tenant_id and x.commercial_client_id = cc.id
+      left join companies co on co.tenant_id = x.tenant_id and co.id = x.company_id
+      where cc.tenant_id = ${ctx.tenantId}`,
   },
   {
     name: 'DE-Products',

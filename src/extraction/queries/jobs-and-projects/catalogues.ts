@@ -94,7 +94,8 @@ export const servicesGroups: NamedQueryDefinition = {
 
 export const rateCardsColumns: NamedQueryDefinition = {
   name: 'DE-RateCardsColumns',
-  // Every column of a card crossed with every row of the same card; Cost is null where no rate is set.
+  // As the platform: one row per cell that holds a rate, of a row with a typology group (empty cells and
+  // rows without a group give none). Active/StartDate/EndDate are the column's: the model keeps validity there.
   key: ['RateCardColumnId', 'RateCardItemId'],
   source: (ctx) => sql`
     select
@@ -123,9 +124,9 @@ export const rateCardsColumns: NamedQueryDefinition = {
     join rate_card_items it on it.tenant_id = rc.tenant_id and it.rate_card_id = rc.id
     join companies co on co.tenant_id = rc.tenant_id and co.id = rc.company_id
     join currencies cur on cur.tenant_id = rc.tenant_id and cur.id = rc.currency_id
-    left join rate_card_item_values v on v.tenant_id = it.tenant_id and v.rate_card_item_id = it.id and v.rate_card_column_id = col.id
+    join rate_card_item_values v on v.tenant_id = it.tenant_id and v.rate_card_item_id = it.id and v.rate_card_column_id = col.id
     left join departments d on d.tenant_id = it.tenant_id and d.id = it.department_id
-    left join typology_groups tg on tg.tenant_id = it.tenant_id and tg.id = it.typology_group_id
+    join typology_groups tg on tg.tenant_id = it.tenant_id and tg.id = it.typology_group_id
     left join users u on u.tenant_id = it.tenant_id and u.id = it.user_id
     where col.tenant_id = ${ctx.tenantId}`,
 };

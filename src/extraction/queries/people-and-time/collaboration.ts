@@ -1,5 +1,6 @@
 // Named queries over collaboration on any document: teams (assignments), feed comments and replies,
-// description versions and document history. DocumentType is the short class name (e.g. Deliverable).
+// description versions and document history. DocumentType is the full type name the platform stores
+// (Skill.Module.BusinessObjects.Deliverable), except in DE-Assignments, whose statement shortens it (Deliverable).
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
 import { userName } from '../fragments.ts';
 
@@ -34,7 +35,7 @@ export const collaboration: NamedQueryDefinition[] = [
     name: 'DE-Comments',
     key: ['CommentsId'],
     source: (ctx) => sql`
-      select cm.id as "CommentsId", dt.class_name as "DocumentType", cm.document_id as "DocumentId",
+      select cm.id as "CommentsId", dt.full_name as "DocumentType", cm.document_id as "DocumentId",
              cm.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy", cb.image_file_id is not null as "CreatedByHasImage",
              cm.created_on_utc as "CreatedOnUtc", cm.modified_on_utc as "ModifiedOnUtc", cm.text as "Text",
              cm.is_visible_to_client as "IsVisibleToClient", cm.actions::text as "Actions", cm.reactions::text as "Reactions",
@@ -48,7 +49,7 @@ export const collaboration: NamedQueryDefinition[] = [
     name: 'DE-CommentsReplies',
     key: ['ReplyId'],
     source: (ctx) => sql`
-      select r.id as "ReplyId", cm.id as "CommentsId", cm.document_id as "DocumentId", dt.class_name as "DocumentType",
+      select r.id as "ReplyId", cm.id as "CommentsId", cm.document_id as "DocumentId", dt.full_name as "DocumentType",
              r.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy", cb.image_file_id is not null as "CreatedByHasImage",
              r.text as "Text", r.created_on_utc as "CreatedOnUtc", r.modified_on_utc as "ModifiedOnUtc",
              r.reactions::text as "Reactions", r.mentions::text as "Mentions"
@@ -65,7 +66,7 @@ export const collaboration: NamedQueryDefinition[] = [
     source: (ctx) => sql`
       select ds.id as "DescriptionId", ds.plain_text as "Description", ds.text_html as "DescriptionHtml", ds.version as "Version",
              lv.version as "LatestVersion", ds.version = lv.version as "IsLastVersion",
-             ds.document_id as "DocumentId", dt.name as "Document",
+             ds.document_id as "DocumentId", dt.full_name as "Document",
              ds.created_on_utc as "CreatedOn", ds.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy",
              ds.modified_on_utc as "ModifiedOn"
         from descriptions ds
@@ -90,7 +91,7 @@ export const collaboration: NamedQueryDefinition[] = [
       },
     ],
     source: (ctx) => sql`
-      select h.id as "HistoryId", dt.class_name as "DocumentType", h.document_id as "DocumentId", h.version as "Version",
+      select h.id as "HistoryId", dt.full_name as "DocumentType", h.document_id as "DocumentId", h.version as "Version",
              h.start_date as "StartDate", h.end_date as "EndDate", h.user_id as "UserId", ${userName('u')} as "User",
              u.image_file_id is not null as "UserHasImage", h.action as "Action",
              st.id as "StageId", st.name as "Stage", st.color as "StageColor",

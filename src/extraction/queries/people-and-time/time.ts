@@ -179,7 +179,7 @@ export const time: NamedQueryDefinition[] = [
     name: 'DE-Attendances',
     key: ['UserId', 'Day', 'Time', 'Type'],
     parameters: { From: 'Day', To: 'Day' },
-    // One row per clock event of a day (a day without events still gives one row, event columns null).
+    // One row per clock event of a day; a day without events gives none (the platform's inner join).
     source: (ctx) => sql`
       select at.day as "Day", at.user_id as "UserId", ${userName('u')} as "User",
              at.worked_minutes / 60 as "Hours", at.worked_minutes % 60 as "Minutes",
@@ -189,7 +189,7 @@ export const time: NamedQueryDefinition[] = [
              ad.is_offset as "Offset", ad.offset_minutes as "OffsetMinutes"
         from attendances at
         left join users u on u.tenant_id = at.tenant_id and u.id = at.user_id
-        left join attendance_details ad on ad.tenant_id = at.tenant_id and ad.attendance_id = at.id
+        join attendance_details ad on ad.tenant_id = at.tenant_id and ad.attendance_id = at.id
        where at.tenant_id = ${ctx.tenantId}`,
   },
   {
