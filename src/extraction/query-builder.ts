@@ -1,6 +1,6 @@
 // Validates a dynamic-execute body (queryBuilder and parameters) against a resolved query and turns
 // it into a plan: the fields to answer, the WHERE conditions, the order and the page.
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import { badRequest, type FieldError } from '../platform/errors.ts';
 import { type Bool, compileCondition, compileFilter, FieldSet } from './compile-filter.ts';
 import type { CatalogueColumn, ParameterName } from './definition.ts';
@@ -29,7 +29,7 @@ export interface Plan {
   skip: number;
   /** null: every row (exports without take). */
   take: number | null;
-  /** The columns `where` and `orderBy` read (filters, parameters, visibility, order). */
+  /** The columns `where` and `orderBy` read (filters, parameters, order). */
   reads: Set<string>;
 }
 
@@ -38,8 +38,6 @@ const PARAMETER_OPS: Partial<Record<ParameterName, string>> = { ModifiedFrom: '>
 export interface PlanOptions {
   /** JSON pages are capped at MAX_PAGE_SIZE; exports stream everything unless take is given. */
   paged: boolean;
-  /** The caller acts as this user and is not an Administrator: keep only documents the user may see. */
-  visibleTo?: { tenantId: string; userId: string } | null;
 }
 
 export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions): Plan {
@@ -124,19 +122,5 @@ export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions
     where.push(sql<SqlBool>`coalesce(${sql.id('q', column)} not in (${sql.join(values)}), true)`);
     reads.add(column);
   }
-  if (opts.visibleTo && q.visibility) {
-    where.push(visibility(q, opts.visibleTo));
-    reads.add(q.visibility.documentIdColumn);
-    if (q.visibility.departmentIdColumn) reads.add(q.visibility.departmentIdColumn);
-  }
   return { fields, where, orderBy, skip, take, reads };
-}
-
-/** On the document's team, or in its department. */
-function visibility(q: ResolvedQuery, user: { tenantId: string; userId: string }): RawBuilder<SqlBool> {
-  const v = q.visibility!;
-  const onTeam = sql<SqlBool>`exists (select 1 from assignments as va where va.tenant_id = ${user.tenantId} and va.document_id = ${sql.id('q', v.documentIdColumn)} and va.user_id = ${user.userId})`;
-  if (!v.departmentIdColumn) return onTeam;
-  const inDepartment = sql<SqlBool>`${sql.id('q', v.departmentIdColumn)} = (select vu.department_id from users as vu where vu.tenant_id = ${user.tenantId} and vu.id = ${user.userId})`;
-  return sql<SqlBool>`(${onTeam} or coalesce(${inDepartment}, false))`;
 }

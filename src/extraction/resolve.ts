@@ -39,7 +39,6 @@ export interface ResolvedQuery {
   /** Parameters the catalogue lets this query take, and the column each applies to. */
   allowedParameters: ParameterName[];
   parameterColumns: Partial<Record<ParameterName, string>>;
-  visibility?: NamedQueryDefinition['visibility'];
   /** Count queries answer one row {"Count": n} over the rows of source. */
   isCount: boolean;
   /** NamedQueryDefinition.countExcludes of a count query. */
@@ -149,7 +148,6 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
     hiddenColumns: hidden,
     allowedParameters: entry.parameters,
     parameterColumns: def.parameters ?? {},
-    visibility: def.visibility,
     isCount: false,
   };
 }

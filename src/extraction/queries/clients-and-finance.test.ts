@@ -111,10 +111,6 @@ describe('every definition returns the catalogue shape', () => {
         assert.ok(entry.parameters.includes(p as never), `${p} is a catalogue parameter of ${name}`);
         assert.ok(columnNames.includes(column), `${p} applies to output column ${column}`);
       }
-      if (d.visibility) {
-        assert.ok(columnNames.includes(d.visibility.documentIdColumn));
-        if (d.visibility.departmentIdColumn) assert.ok(columnNames.includes(d.visibility.departmentIdColumn));
-      }
       for (const userId of [tenant.userId, null]) {
         const { rows, columns } = await rowsOf(name, userId, 200);
         assert.deepEqual(columns, [...columnNames, ...hidden], 'columns in catalogue order, then the hidden ones');

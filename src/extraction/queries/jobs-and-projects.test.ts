@@ -137,10 +137,6 @@ describe('every definition of the area', () => {
       const outputs = new Set(expected);
       for (const p of catalogueOf(def.name).parameters) assert.ok(def.parameters?.[p], `${def.name} maps parameter ${p}`);
       for (const [p, column] of Object.entries(def.parameters ?? {})) assert.ok(outputs.has(column), `${p} -> ${column} is an output`);
-      if (def.visibility) {
-        assert.ok(outputs.has(def.visibility.documentIdColumn));
-        if (def.visibility.departmentIdColumn) assert.ok(outputs.has(def.visibility.departmentIdColumn));
-      }
     });
   }
 

@@ -123,7 +123,7 @@ describe('people-and-time definitions: shape', () => {
     }
   });
 
-  test('every catalogue parameter is mapped to an output column; keys and visibility name output columns', () => {
+  test('every catalogue parameter is mapped to an output column; keys name output columns', () => {
     for (const d of peopleAndTime.filter((q) => q.source)) {
       const cols = expectedColumns(d.name);
       for (const [p, col] of Object.entries(d.parameters ?? {})) {
@@ -134,10 +134,6 @@ describe('people-and-time definitions: shape', () => {
       assert.deepEqual(unmapped, [], `${d.name}: unmapped parameters`);
       assert.ok(d.key.length > 0, `${d.name} has a key`);
       for (const k of d.key) assert.ok(cols.includes(k), `${d.name}: key ${k}`);
-      if (d.visibility) {
-        assert.ok(cols.includes(d.visibility.documentIdColumn), d.name);
-        if (d.visibility.departmentIdColumn) assert.ok(cols.includes(d.visibility.departmentIdColumn), d.name);
-      }
     }
   });
 });
