@@ -232,6 +232,18 @@ async function buildFixture(): Promise<void> {
     booked_hourly_cost: 18,
   });
 
+  // A deleted entry: only in DE-TimeSheetsDeleted.
+  await insert('timesheets', {
+    ...booked,
+    id: newId('t4'),
+    date: '2025-02-04',
+    duration_minutes: 60,
+    booked_company_id: id.companyA,
+    booked_department_id: id.deptA,
+    booked_hourly_cost: 20,
+    deleted_on: '2025-02-05T10:00:00Z',
+  });
+
   // Leaves of Ana (8 h a leave day): a full day approved by Bruno, a half day, a day not yet requested, and
   // 90 minutes of an hour-based type that was canceled.
   await insert('leave_types', { id: newId('vacation'), company_id: id.companyA, name: 'Vacation' });
@@ -450,6 +462,17 @@ describe('a tenant with the cases the statements decide', () => {
         ['2025-02-03', 'Semantics Agency', 'General', 'Senior', 2, 18, 36],
       ],
     );
+  });
+
+  test('DE-TimeSheetsDeleted(Count): ModifiedFrom on the deletion time; From/To accepted and not applied, as the statement', async () => {
+    const all = await rows('DE-TimeSheetsDeleted', { parameters: { From: '2030-01-01', To: '2030-01-02' } });
+    assert.deepEqual(
+      all.data.map((r) => r.TimesheetId),
+      [id.t4],
+    );
+    assert.equal((await rows('DE-TimeSheetsDeleted', { parameters: { ModifiedFrom: '2025-02-06' } })).data.length, 0);
+    const counted = await rows('DE-TimeSheetsDeletedCount', { parameters: { From: '2030-01-01' } });
+    assert.equal(counted.data[0].Count, 1);
   });
 
   test('DE-Leaves / DE-LeavesCount: only leaves whose approval was requested; Hours by type; who approved', async () => {

@@ -74,6 +74,11 @@ export interface NamedQueryDefinition {
    * parameter column = value. The column is an output column or one of `hiddenColumns`.
    */
   parameters?: Partial<Record<ParameterName, string>>;
+  /**
+   * Parameters the catalogue lists for the query that its platform statement does not read (DE-TimeSheetsDeleted's
+   * From/To): accepted, applied to nothing, as on the platform.
+   */
+  ignoredParameters?: ParameterName[];
   /** Count queries: the name of the query whose rows are counted (filters and parameters apply to it); no source. */
   countOf?: string;
   /**

@@ -108,15 +108,17 @@ export const time: NamedQueryDefinition[] = [
   {
     name: 'DE-TimeSheetsDeleted',
     key: ['TimesheetId'],
-    // Only the id and the deletion time are output, so From/To apply to the deletion time too.
-    parameters: { ModifiedFrom: 'ModifiedOnUtc', From: 'ModifiedOnUtc', To: 'ModifiedOnUtc' },
+    // The platform's statement reads only ModifiedFrom (on the deletion time); From/To are accepted and ignored.
+    parameters: { ModifiedFrom: 'ModifiedOnUtc' },
+    ignoredParameters: ['From', 'To'],
     source: tombstones('timesheets', 'TimesheetId'),
   },
   {
     name: 'DE-TimeSheetsDeletedCount',
     key: [],
     countOf: 'DE-TimeSheetsDeleted',
-    parameters: { ModifiedFrom: 'ModifiedOnUtc', From: 'ModifiedOnUtc', To: 'ModifiedOnUtc' },
+    parameters: { ModifiedFrom: 'ModifiedOnUtc' },
+    ignoredParameters: ['From', 'To'],
   },
   {
     name: 'DE-Leaves',
