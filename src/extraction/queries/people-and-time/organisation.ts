@@ -79,9 +79,10 @@ export const organisation: NamedQueryDefinition[] = [
     source: (ctx) => sql`
       select c.id as "CompanyId", c.name as "Company", dv.id as "DivisionId", dv.name as "Division",
              d.id as "DepartmentId", d.name as "Department", d.modified_on_utc as "ModifiedOn"
+        -- As the platform: a department with its division and the division's company (departments without a division give none).
         from departments d
-        left join companies c on c.tenant_id = d.tenant_id and c.id = d.company_id
-        left join divisions dv on dv.tenant_id = d.tenant_id and dv.id = d.division_id
+        join divisions dv on dv.tenant_id = d.tenant_id and dv.id = d.division_id
+        join companies c on c.tenant_id = dv.tenant_id and c.id = dv.company_id
        where d.tenant_id = ${ctx.tenantId}`,
   },
   {
