@@ -60,16 +60,19 @@ test('timesheets: create, change, delete; TimeUpdated each time; DE-TimeSheets t
 });
 
 test('timesheets: a new entry keeps the booking snapshot (company, department, typology, cost); a cost changed later does not move it', async () => {
-  const [company] = await f.sql('select id, (select id from departments d where d.company_id = c.id limit 1) as department_id from companies c where tenant_id = $1', [
-    f.tenant.tenantId,
-  ]);
+  const [company] = await f.sql(
+    'select id, (select id from departments d where d.company_id = c.id limit 1) as department_id from companies c where tenant_id = $1',
+    [f.tenant.tenantId],
+  );
   const [typology] = await f.sql('select id from typologies where tenant_id = $1 limit 1', [f.tenant.tenantId]);
   const [currency] = await f.sql('select currency_id as id from companies where id = $1', [company.id]);
   await f.sql('update users set company_id = $2, department_id = $3, typology_id = $4 where id = $1', [userId, company.id, company.department_id, typology.id]);
-  await f.sql(
-    `insert into user_costs (tenant_id, user_id, company_id, currency_id, hourly_value, start_date) values ($1, $2, $3, $4, 30, '2026-01-01')`,
-    [f.tenant.tenantId, userId, company.id, currency.id],
-  );
+  await f.sql(`insert into user_costs (tenant_id, user_id, company_id, currency_id, hourly_value, start_date) values ($1, $2, $3, $4, 30, '2026-01-01')`, [
+    f.tenant.tenantId,
+    userId,
+    company.id,
+    currency.id,
+  ]);
   const entry = await f.send('POST', '/api/v3/timesheets', {
     OperationType: 0,
     CreateModel: { UserId: userId, JobId: jobId, Date: '2026-11-03', DurationMinutes: 60 },

@@ -65,7 +65,8 @@ export const estimates: NamedQueryDefinition[] = [
   { name: 'DE-EstimatesCount', key: [], countOf: 'DE-Estimates' },
   {
     // Company and client are the estimate's (the company of its department: estimates carry no company);
-    // BillingClient = name (external id), the platform's NameAndExternalId; the billing client is required.
+    // BillingClient = name (external id), the platform's NameAndExternalId. A condition without a billing client
+    // (the model allows one; the platform's inner join would drop it) is kept.
     name: 'DE-EstimatesBillingConditions',
     key: ['BillingConditionId'],
     source: (ctx) => sql`
@@ -81,7 +82,7 @@ export const estimates: NamedQueryDefinition[] = [
       join departments d on d.tenant_id = e.tenant_id and d.id = e.department_id
       join companies co on co.tenant_id = d.tenant_id and co.id = d.company_id
       join commercial_clients cc on cc.tenant_id = e.tenant_id and cc.id = e.commercial_client_id
-      join billing_clients bc on bc.tenant_id = bcn.tenant_id and bc.id = bcn.billing_client_id
+      left join billing_clients bc on bc.tenant_id = bcn.tenant_id and bc.id = bcn.billing_client_id
       left join payment_conditions pc on pc.tenant_id = bcn.tenant_id and pc.id = bcn.payment_condition_id
       where bcn.tenant_id = ${ctx.tenantId}`,
   },
