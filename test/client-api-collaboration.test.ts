@@ -79,7 +79,7 @@ test('a comment post with IsVisibleToClient and Notifications; GET /api/posts; D
   const [c] = await f.rowsOf('DE-Comments', ['CommentsId', '=', first.body.Id]);
   assert.equal(c.Text, body.Text);
   assert.equal(c.IsVisibleToClient, true);
-  assert.equal(c.DocumentType, 'Project');
+  assert.equal(c.DocumentType, 'Skill.Module.BusinessObjects.Project', 'the full type name, as the platform stores it');
   const unknownUser = await f.server.request('POST', '/api/posts', {
     headers: f.h,
     json: { ...body, Actions: { Notifications: [{ UserId: crypto.randomUUID() }] } },

@@ -155,7 +155,7 @@ test('jobs: v3 Create and CreateMany envelopes, PATCH with value-wrapped fields,
   const history = await f.rowsOf('DE-History', ['DocumentId', '=', one.Id]);
   assert.equal(history.length, 1);
   assert.equal(history[0].Action, 'Created');
-  assert.equal(history[0].DocumentType, 'Deliverable');
+  assert.equal(history[0].DocumentType, 'Skill.Module.BusinessObjects.Deliverable', 'the full type name, as the platform stores it');
 
   const read = await f.send('GET', `/api/v3/jobs/${one.Id}`);
   assert.deepEqual(read, patched);

@@ -59,6 +59,43 @@ test('timesheets: create, change, delete; TimeUpdated each time; DE-TimeSheets t
   assert.equal(got[1].payload.detail.PropertyTypes.DurationMinutes, 'Int32');
 });
 
+test('timesheets: a new entry keeps the booking snapshot (company, department, typology, cost); a cost changed later does not move it', async () => {
+  const [company] = await f.sql(
+    'select id, (select id from departments d where d.company_id = c.id limit 1) as department_id from companies c where tenant_id = $1',
+    [f.tenant.tenantId],
+  );
+  const [typology] = await f.sql('select id from typologies where tenant_id = $1 limit 1', [f.tenant.tenantId]);
+  const [currency] = await f.sql('select currency_id as id from companies where id = $1', [company.id]);
+  await f.sql('update users set company_id = $2, department_id = $3, typology_id = $4 where id = $1', [userId, company.id, company.department_id, typology.id]);
+  await f.sql(`insert into user_costs (tenant_id, user_id, company_id, currency_id, hourly_value, start_date) values ($1, $2, $3, $4, 30, '2026-01-01')`, [
+    f.tenant.tenantId,
+    userId,
+    company.id,
+    currency.id,
+  ]);
+  const entry = await f.send('POST', '/api/v3/timesheets', {
+    OperationType: 0,
+    CreateModel: { UserId: userId, JobId: jobId, Date: '2026-11-03', DurationMinutes: 60 },
+  });
+  assert.equal(entry.CompanyId, company.id);
+  assert.equal(entry.UserDepartmentId, company.department_id);
+  assert.equal(entry.TypologyId, typology.id);
+  assert.equal(Number(entry.HourlyUserCost), 30);
+  // The cost is raised for the whole year afterwards: the entry keeps what it was booked at.
+  await f.sql('update user_costs set hourly_value = 45 where user_id = $1', [userId]);
+  const [row] = await f.rowsOf('DE-TimeSheets', ['TimesheetId', '=', entry.Id]);
+  assert.equal(Number(row.HourlyUserCost), 30);
+  assert.equal(Number(row.TotalUserCost), 30);
+  assert.equal(row.CompanyId, company.id);
+  // Sent values win over the defaults.
+  const sent = await f.send('POST', '/api/v3/timesheets', {
+    OperationType: 0,
+    CreateModel: { UserId: userId, JobId: jobId, Date: '2026-11-04', DurationMinutes: 60, HourlyUserCost: 12.5 },
+  });
+  assert.equal(Number(sent.HourlyUserCost), 12.5);
+  await f.sql('delete from timesheets where id = any($1::uuid[])', [[entry.Id, sent.Id]]);
+});
+
 test('timesheets: CreateMany is all or nothing; another user’s time needs Administrator', async () => {
   const before = (await f.sql('select count(*)::int as n from timesheets'))[0].n;
   const res = await f.server.request('POST', '/api/v3/timesheets', {

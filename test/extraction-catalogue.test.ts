@@ -1,5 +1,6 @@
 // Every named query of the catalogue (and every alias) answers 200 on a demo tenant with exactly the
-// catalogue's keys in order; each Count query equals the totalCount of the query it counts.
+// catalogue's keys in order; each Count query equals the totalCount of the query it counts (less the rows its
+// platform statement leaves out: Draft jobs and projects).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { CATALOGUE } from '../src/extraction/definition.ts';
@@ -54,7 +55,14 @@ for (const def of NAMED_QUERIES.filter((d) => d.countOf)) {
       const rows = await run(def.countOf!, { queryBuilder: { ...queryBuilder, take: 0 } });
       assert.equal(counted.status, 200, counted.text);
       assert.equal(rows.status, 200, rows.text);
-      assert.deepEqual(counted.body.data, [{ Count: rows.body.totalCount }]);
+      let left = 0;
+      for (const value of def.countExcludes?.values ?? []) {
+        const condition = [def.countExcludes!.column, '=', value];
+        const excluded = await run(def.countOf!, { queryBuilder: { filters: 'filters' in queryBuilder ? [filters, 'and', condition] : [condition], take: 0 } });
+        assert.equal(excluded.status, 200, excluded.text);
+        left += excluded.body.totalCount;
+      }
+      assert.deepEqual(counted.body.data, [{ Count: rows.body.totalCount - left }]);
     }
   });
 }

@@ -1,7 +1,8 @@
 // One definition of an estimate's amounts, seen through the Data Extraction API on a demo tenant:
 // DE-Estimates is the sum of its quote lines (DE-EstimatesQuotes) to the cent; DE-Projects' and
-// DE-Contracts' Estimated* are their estimates' amounts times the exchange rate, rounded to cents once;
-// EstimatedPlannedActualMonthly's contracted figures of a project add up to the same totals.
+// DE-Contracts' Estimated* are their estimates' amounts as the platform sums them (each in its own currency,
+// no exchange); EstimatedPlannedActualMonthly's contracted figures of a project are the monthly split of its
+// live, non-Budget estimates' resource lines (DE-EstimatesQuotesMonth).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
@@ -70,13 +71,6 @@ function units(v: unknown): bigint {
   return m[1] === '-' ? -n : n;
 }
 const sum = (values: unknown[]): bigint => values.reduce<bigint>((a, v) => a + units(v), 0n);
-/** A product of two amounts in units (so in units², 10^-16) rounded half away from zero to cents, as PostgreSQL's round(x, 2). */
-function productInCents(product: bigint): bigint {
-  const cent = ONE / 100n;
-  const step = cent * ONE;
-  const sign = product < 0n ? -1n : 1n;
-  return sign * (((product * sign + step / 2n) / step) * cent);
-}
 const show = (u: bigint): string => `${u < 0n ? '-' : ''}${(u < 0n ? -u : u) / ONE}.${String((u < 0n ? -u : u) % ONE).padStart(SCALE, '0')}`;
 const inCents = (u: bigint): boolean => u % (ONE / 100n) === 0n;
 
@@ -113,30 +107,28 @@ test('DE-Estimates amounts are the sums of their DE-EstimatesQuotes lines, to th
     assert.equal(show(sum(items.map((i) => i.EstimateItemVatValueIncome))), show(units(e.TaxValueSell)), label('sell VAT'));
     assert.equal(show(sum(items.map((i) => i.EstimateItemValueWithVatIncome))), show(units(e.ValueWithTaxSell)), label('sell with VAT'));
     for (const q of lines) {
-      for (const c of ['ValueWithoutVatCost', 'VatValueCost', 'ValueWithoutVatIncome', 'EstimateItemDetailCost', 'EstimateItemDetailIncome']) {
+      for (const c of ['ValueWithoutVatCost', 'VatValueCost', 'ValueWithoutVatIncome']) {
         assert.ok(inCents(units(q[c])), `${label(c)} is in cents: ${q[c]}`);
       }
-      assert.equal(show(units(q.EstimateItemDetailCost)), show(units(q.ValueWithoutVatCost)));
-      assert.equal(show(units(q.EstimateItemDetailIncome)), show(units(q.ValueWithoutVatIncome)));
-      // The monthly split (the contracted figures' source) adds up to the line exactly.
-      const split = monthsOf.get(q.EstimateItemDetailId) ?? [];
-      assert.equal(show(sum(split.map((m) => m.EstimateItemDetailCost))), show(units(q.ValueWithoutVatCost)), label('monthly cost'));
-      assert.equal(show(sum(split.map((m) => m.EstimateItemDetailIncome))), show(units(q.ValueWithoutVatIncome)), label('monthly income'));
+      // The platform's line cost and income: unit price × hours (the sold quantity), without discount or commission.
+      assert.equal(show(units(q.EstimateItemDetailCost)), show((units(q.EstimateItemDetailUnitPriceCost) * units(q.QuantityIncome)) / ONE));
+      // Each month of the split: unit price × the month's hours.
+      for (const m of monthsOf.get(q.EstimateItemDetailId) ?? []) {
+        assert.equal(show(units(m.EstimateItemDetailCost)), show((units(q.EstimateItemDetailUnitPriceCost) * units(m.EstimateItemDetailTime)) / ONE));
+      }
     }
   }
 });
 
-/** Per owner (project or contract): the counted estimates' amounts × exchange, summed, rounded once. */
+/** Per owner (project or contract): the counted estimates' amounts, each in its own currency, summed (no exchange). */
 function expectedTotals(estimates: Row[], ownerColumn: 'ProjectId' | 'ContractId', ownerId: unknown): Record<string, bigint> {
   const mine = estimates.filter((e) => e[ownerColumn] === ownerId);
   const totals: Record<string, bigint> = {};
-  for (const [value, estimated] of AMOUNTS) {
-    totals[estimated] = productInCents(mine.reduce<bigint>((a, e) => a + units(e[value]) * units(e.Exchange), 0n));
-  }
+  for (const [value, estimated] of AMOUNTS) totals[estimated] = mine.reduce<bigint>((a, e) => a + units(e[value]), 0n);
   return totals;
 }
 
-test('DE-Projects and DE-Contracts Estimated* are their estimates’ DE-Estimates amounts × exchange, rounded to cents once', async () => {
+test('DE-Projects and DE-Contracts Estimated* are their estimates’ DE-Estimates amounts added without exchange, as the platform', async () => {
   const estimates = await rowsOf('DE-Estimates');
   assert.equal(converted.length, 4, 'the setup gave estimates rates to convert at');
   const subCent = (e: Row) => (units(e.ValueWithoutTaxSell) * units(e.Exchange)) % ((ONE * ONE) / 100n) !== 0n;
@@ -162,26 +154,30 @@ test('DE-Projects and DE-Contracts Estimated* are their estimates’ DE-Estimate
   assert.ok(nonZero > 0, 'some owners have estimated amounts');
 });
 
-test('EstimatedPlannedActualMonthly: a project’s contracted cost and income add up to its DE-Projects Estimated* (within a cent)', async () => {
-  const projects = await rowsOf('DE-Projects');
+test('EstimatedPlannedActualMonthly: a project’s contracted cost and income are the monthly split of its live, non-Budget estimates', async () => {
+  const estimates = await rowsOf('DE-Estimates');
+  const months = await rowsOf('DE-EstimatesQuotesMonth');
   const monthly = await rowsOf('EstimatedPlannedActualMonthly');
-  const cent = ONE / 100n;
+  const counted = new Map(estimates.filter((e) => e.Type !== 'Budget' && e.ProjectId !== null).map((e) => [e.EstimateId, e.ProjectId]));
+  assert.ok(
+    estimates.some((e) => e.Type === 'Budget'),
+    'the demo has Budget estimates that count elsewhere',
+  );
+  const expected = new Map<unknown, { cost: bigint; income: bigint }>();
+  for (const m of months) {
+    const project = counted.get(m.EstimateId);
+    if (project === undefined || m.EstimateItemDetailMonth === null) continue;
+    const t = expected.get(project) ?? { cost: 0n, income: 0n };
+    t.cost += units(m.EstimateItemDetailCost);
+    t.income += units(m.EstimateItemDetailIncome);
+    expected.set(project, t);
+  }
   let compared = 0;
-  const rowsOfProject = groupBy(monthly, 'ProjectId');
-  for (const p of projects) {
-    const rows = rowsOfProject.get(p.ProjectId) ?? [];
-    for (const [contracted, estimated] of [
-      ['CompanyContractedCost', 'EstimatedWithoutTaxCost'],
-      ['CompanyContractedIncome', 'EstimatedWithoutTaxSell'],
-    ] as const) {
-      // Rows keep 4 decimals so that they add up; the total is rounded to cents once.
-      const diff = sum(rows.map((m) => m[contracted])) - units(p[estimated]);
-      assert.ok(
-        diff < cent && -diff < cent,
-        `${String(p.ProjectNumber)} ${contracted} ${show(sum(rows.map((m) => m[contracted])))} vs ${estimated} ${show(units(p[estimated]))}`,
-      );
-    }
-    if (units(p.EstimatedWithoutTaxSell) !== 0n) compared++;
+  for (const [project, rows] of groupBy(monthly, 'ProjectId')) {
+    const e = expected.get(project) ?? { cost: 0n, income: 0n };
+    assert.equal(show(sum(rows.map((r) => r.ContractedCost))), show(e.cost), `${String(project)} ContractedCost`);
+    assert.equal(show(sum(rows.map((r) => r.ContractedIncome))), show(e.income), `${String(project)} ContractedIncome`);
+    if (e.income !== 0n) compared++;
   }
   assert.ok(compared > 0, 'some projects have contracted figures');
 });

@@ -44,6 +44,7 @@ const FROZEN: Record<string, string> = {
   '0024_route_roles.ts': '748e0578b4e6ff63',
   '0025_document_numbers.ts': '033defc5ecb4ecfa',
   '0026_platform_clients.ts': 'b010dc113156c673',
+  '0027_platform_semantics.ts': 'eb70e66cdeda95e9',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

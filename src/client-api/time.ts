@@ -37,6 +37,12 @@ export const timesheet: TimeDef = {
     { name: 'Description', column: 'description', kind: 'string' },
     { name: 'IsBillable', column: 'is_billable', kind: 'bool', notNull: true },
     { name: 'WorkTypeId', column: 'work_type_id', kind: 'guid' },
+    // What the platform stores when time is booked (DE-TimeSheets, EstimatedPlannedActualMonthly read them):
+    // sent, or taken from the user and the cost in force on the entry's day when the entry is created.
+    { name: 'CompanyId', column: 'booked_company_id', kind: 'guid', description: "The company the time is booked in. Default: the user's company" },
+    { name: 'UserDepartmentId', column: 'booked_department_id', kind: 'guid', description: "Default: the user's department when booked" },
+    { name: 'TypologyId', column: 'booked_typology_id', kind: 'guid', description: "Default: the user's typology on the entry's date" },
+    { name: 'HourlyUserCost', column: 'booked_hourly_cost', kind: 'double', description: "Default: the user's hourly cost in force on the entry's date" },
     ...common,
   ],
 };
@@ -54,6 +60,30 @@ export const leave: TimeDef = {
     ...common,
   ],
 };
+
+/**
+ * A new timesheet keeps what was true when it was booked (the platform's snapshot): the user's company,
+ * department and typology on the entry's date, and the hourly cost in force that day, unless sent.
+ */
+async function bookingSnapshot(trx: Trx, values: Row): Promise<void> {
+  const { rows } = await sql<{ company_id: string | null; department_id: string | null; typology_id: string | null; hourly_cost: string | null }>`
+    select u.company_id, u.department_id,
+           coalesce((select h.typology_id from user_typology_histories h
+                      where h.tenant_id = u.tenant_id and h.user_id = u.id and h.start_date <= ${values.date}::date
+                        and coalesce(h.end_date, 'infinity'::date) >= ${values.date}::date
+                      order by h.start_date desc, h.id desc limit 1), u.typology_id) as typology_id,
+           (select c.hourly_value from user_costs c
+             where c.tenant_id = u.tenant_id and c.user_id = u.id and c.start_date <= ${values.date}::date
+               and coalesce(c.end_date, 'infinity'::date) >= ${values.date}::date
+             order by c.start_date desc, c.id desc limit 1) as hourly_cost
+      from users u where u.id = ${values.user_id}`.execute(trx);
+  const user = rows[0];
+  if (!user) return; // the insert names the unknown user
+  values.booked_company_id ??= user.company_id;
+  values.booked_department_id ??= user.department_id;
+  values.booked_typology_id ??= user.typology_id;
+  values.booked_hourly_cost ??= user.hourly_cost;
+}
 
 function mayEnterFor(actor: Principal, userId: unknown): void {
   if (actor.userId && userId !== actor.userId && !isAdministrator(actor)) {
@@ -102,6 +132,7 @@ export async function createTime(trx: Trx, actor: Principal, def: TimeDef, model
     }
   }
   mayEnterFor(actor, values.user_id);
+  if (def.table === 'timesheets') await bookingSnapshot(trx, values);
   const columns = Object.keys(values);
   const row = await sql<{ row: Row }>`
     insert into ${sql.table(def.table)} (tenant_id, created_by_id, modified_by_id, ${sql.join(columns.map((c) => sql.id(c)))})

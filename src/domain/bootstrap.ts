@@ -203,6 +203,8 @@ export async function createTenantDefaults(trx: Trx, tenantId: string, tenantNam
           color: s.color,
           sort_order: i,
           is_initial: i === 0,
+          // The stage's own Delayed flag (DE-Jobs/DE-Projects IsDelayed): work in progress can be late.
+          delayed: s.name === 'In Progress',
         })),
       )
       .returning(['id', 'name'])

@@ -59,7 +59,7 @@ export interface NamedQueryDefinition {
   hiddenColumns?: CatalogueColumn[];
   /**
    * Narrower sources for the keys-first page's key phase and its count, tried in order: the first whose
-   * `columns` hold every column the filters, parameters, visibility and order read (and the key) is used.
+   * `columns` hold every column the filters, parameters and order read (and the key) is used.
    * Each is a SELECT with the source's WHERE whose output columns are exactly `columns`, computed as the
    * source computes them: the driving table alone, or with the one lookup a common filter needs.
    * PostgreSQL drops unused joins from the full source too, but keeps their columns of the driving table
@@ -75,14 +75,18 @@ export interface NamedQueryDefinition {
    */
   parameters?: Partial<Record<ParameterName, string>>;
   /**
-   * Document queries: with an X-AppUser the engine keeps only rows the user may see — the user is on
-   * the document's team (assignments), or in its department, or an Administrator. Name the output
-   * column holding the document id, the document type class as stored in assignments, and the
-   * output column holding the department id when the query has one.
+   * Parameters the catalogue lists for the query that its platform statement does not read (DE-TimeSheetsDeleted's
+   * From/To): accepted, applied to nothing, as on the platform.
    */
-  visibility?: { documentIdColumn: string; departmentIdColumn?: string };
+  ignoredParameters?: ParameterName[];
   /** Count queries: the name of the query whose rows are counted (filters and parameters apply to it); no source. */
   countOf?: string;
+  /**
+   * Count queries whose platform statement counts fewer rows than its list answers (DE-JobsCount and
+   * DE-ProjectsCount leave Draft out): rows whose output column `column` holds one of `values` are not
+   * counted (a null is counted).
+   */
+  countExcludes?: { column: string; values: string[] };
   /**
    * The *AdditionalInformation queries: after the catalogue's fixed columns (all but the '*'
    * placeholder), one column per user-defined field of this document type, named after the field.

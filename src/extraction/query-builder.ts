@@ -29,7 +29,7 @@ export interface Plan {
   skip: number;
   /** null: every row (exports without take). */
   take: number | null;
-  /** The columns `where` and `orderBy` read (filters, parameters, visibility, order). */
+  /** The columns `where` and `orderBy` read (filters, parameters, order). */
   reads: Set<string>;
 }
 
@@ -38,8 +38,6 @@ const PARAMETER_OPS: Partial<Record<ParameterName, string>> = { ModifiedFrom: '>
 export interface PlanOptions {
   /** JSON pages are capped at MAX_PAGE_SIZE; exports stream everything unless take is given. */
   paged: boolean;
-  /** The caller acts as this user and is not an Administrator: keep only documents the user may see. */
-  visibleTo?: { tenantId: string; userId: string } | null;
 }
 
 export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions): Plan {
@@ -120,19 +118,10 @@ export function planQuery(q: ResolvedQuery, body: ExecuteBody, opts: PlanOptions
   }
   if (errors.length) throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}${moreErrors(errors)}`, errors);
   if (filter) where.push(filter);
-  if (opts.visibleTo && q.visibility) {
-    where.push(visibility(q, opts.visibleTo));
-    reads.add(q.visibility.documentIdColumn);
-    if (q.visibility.departmentIdColumn) reads.add(q.visibility.departmentIdColumn);
+  if (q.countExcludes) {
+    const { column, values } = q.countExcludes;
+    where.push(sql<SqlBool>`coalesce(${sql.id('q', column)} not in (${sql.join(values)}), true)`);
+    reads.add(column);
   }
   return { fields, where, orderBy, skip, take, reads };
-}
-
-/** On the document's team, or in its department. */
-function visibility(q: ResolvedQuery, user: { tenantId: string; userId: string }): RawBuilder<SqlBool> {
-  const v = q.visibility!;
-  const onTeam = sql<SqlBool>`exists (select 1 from assignments as va where va.tenant_id = ${user.tenantId} and va.document_id = ${sql.id('q', v.documentIdColumn)} and va.user_id = ${user.userId})`;
-  if (!v.departmentIdColumn) return onTeam;
-  const inDepartment = sql<SqlBool>`${sql.id('q', v.departmentIdColumn)} = (select vu.department_id from users as vu where vu.tenant_id = ${user.tenantId} and vu.id = ${user.userId})`;
-  return sql<SqlBool>`(${onTeam} or coalesce(${inDepartment}, false))`;
 }

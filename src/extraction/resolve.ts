@@ -39,9 +39,10 @@ export interface ResolvedQuery {
   /** Parameters the catalogue lets this query take, and the column each applies to. */
   allowedParameters: ParameterName[];
   parameterColumns: Partial<Record<ParameterName, string>>;
-  visibility?: NamedQueryDefinition['visibility'];
   /** Count queries answer one row {"Count": n} over the rows of source. */
   isCount: boolean;
+  /** NamedQueryDefinition.countExcludes of a count query. */
+  countExcludes?: NamedQueryDefinition['countExcludes'];
 }
 
 const fold = (s: string) => s.toLowerCase();
@@ -103,6 +104,7 @@ export async function resolveQuery(trx: Trx, principal: Principal, name: string)
       allowedParameters: found.entry.parameters,
       parameterColumns: { ...counted.parameterColumns, ...found.def.parameters },
       isCount: true,
+      countExcludes: found.def.countExcludes,
     };
   }
   return expand(trx, ctx, found);
@@ -146,7 +148,6 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
     hiddenColumns: hidden,
     allowedParameters: entry.parameters,
     parameterColumns: def.parameters ?? {},
-    visibility: def.visibility,
     isCount: false,
   };
 }

@@ -3,7 +3,7 @@
 import type { Readable } from 'node:stream';
 import { listTables } from '../custom-tables/catalogue.ts';
 import { NAMED_QUERY_PREFIX } from '../custom-tables/extraction.ts';
-import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
+import type { Principal } from '../platform/auth/principal.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { OPERATIONS } from './compile-filter.ts';
 import type { CsvOptions } from './copy-csv.ts';
@@ -18,12 +18,9 @@ export { MAX_PAGE_SIZE };
 /** Appended to a 504 of this surface. */
 export const TIMEOUT_ADVICE = 'Narrow the query with filters (for example a date range) and page it with skip and take.';
 
-/** Document visibility applies when the call acts as a user who is not an Administrator. */
-const visibleTo = (p: Principal) => (p.userId && !isAdministrator(p) ? { tenantId: p.tenantId, userId: p.userId } : null);
-
 export async function plan(trx: Trx, principal: Principal, name: string, body: ExecuteBody, paged: boolean): Promise<{ query: ResolvedQuery; plan: Plan }> {
   const query = await resolveQuery(trx, principal, name);
-  return { query, plan: planQuery(query, body, { paged, visibleTo: visibleTo(principal) }) };
+  return { query, plan: planQuery(query, body, { paged }) };
 }
 
 /** A page as the JSON bytes of the answer ({"data": […], "totalCount": n}), UTF-8; given `db`, a paging client's next pages are read ahead (decision 0041). */

@@ -161,6 +161,8 @@ export function addCatalogues(
       ['Time & Materials', 'TM', null, 'Project Management', 'Billable Work', 'Estimate'],
       ['Retainer Contract', 'RET', null, 'Project Management', 'Billable Work', 'Contract'],
       ['Framework Agreement', 'FWA', null, 'Project Management', 'Billable Work', 'Contract'],
+      // Budget estimates are planning figures: the platform leaves them out of contracted amounts.
+      ['Budget', 'BUD', null, 'Project Management', 'Billable Work', 'Estimate'],
     ];
     for (const [name, code, kind, service, workType, cls] of jobTypeDefs) {
       const id = rCat.uuid();

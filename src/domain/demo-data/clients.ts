@@ -56,7 +56,9 @@ export function addClients(
     };
     const country = COUNTRIES.find((x) => x.iso === home.countryIso)!;
     const cityIdx = rCli.int(0, country.cities.length - 1);
-    const stageType: StageType = internal ? 'In Progress' : rCli.chance(0.85) ? 'In Progress' : rCli.chance(0.66) ? 'Draft' : 'Completed';
+    const drawn: StageType = internal ? 'In Progress' : rCli.chance(0.85) ? 'In Progress' : rCli.chance(0.66) ? 'Draft' : 'Completed';
+    // The last client is always a prospect still in Draft, which DE-Clients leaves out (at every scale).
+    const stageType: StageType = !internal && i === clientCount - 1 ? 'Draft' : drawn;
     const created = mkDay(2024, rCli.int(1, 12), rCli.int(1, 28));
     add('commercial_clients', {
       id: cl.id,

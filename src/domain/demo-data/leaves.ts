@@ -21,7 +21,8 @@ export function addLeaves(ctx: DemoContext, a: Pick<Agency, 'users'>): Pick<Agen
       if (taken.has(day) || day < u.firstDay || day > u.lastDay) return;
       const status =
         day >= mkDay(2025, 12, 1) ? (rLeave.chance(0.6) ? 'New' : 'Approved') : rLeave.chance(0.92) ? 'Approved' : rLeave.chance(0.6) ? 'Rejected' : 'Canceled';
-      const draft = status === 'New' && rLeave.chance(0.05);
+      // A quarter of the open requests are still drafts: leaves not yet requested, which DE-Leaves leaves out.
+      const draft = status === 'New' && rLeave.chance(0.25);
       const deleted = rLeave.chance(0.03);
       const created = day - rLeave.int(5, 40);
       const deletedOn = deleted ? ts(created + rLeave.int(1, 4), rLeave.int(540, 1080)) : null;

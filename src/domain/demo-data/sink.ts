@@ -173,4 +173,8 @@ export const TIMESHEET_COLS = [
   'created_by_id',
   'modified_on_utc',
   'modified_by_id',
+  'booked_company_id',
+  'booked_department_id',
+  'booked_typology_id',
+  'booked_hourly_cost',
 ] as const;

@@ -25,14 +25,28 @@ export function prepareTimesheets(ctx: DemoContext, a: Pick<Agency, 'users' | 'l
   const tenantPrefix = `${tenantId}\t`;
   let timesheetCount = 0;
   // Day-major order (as people enter time): the date and modified-date indexes then grow at their right edge.
-  const tsUsers = users.map((u) => ({ u, leaves: leaveMinutes.get(u.id)!, pool: u.pool.filter((j) => !j.internal), internal: u.company.internalJobs }));
+  // What is stored when time is booked: the user's department and typology, the cost in force that day
+  // and the company of the job the time is booked in (another company of the group for some jobs). One user
+  // in seven had their second-half cost raised retroactively after booking: their entries keep the cost
+  // they were booked at, 2.50 below what user_costs now says (a cost changed after booking). One user in nine
+  // books their time in the sister company (time booked in another company than their own).
+  const companyIds = [...new Set(users.map((u) => u.company.id))];
+  const tsUsers = users.map((u, i) => ({
+    u,
+    leaves: leaveMinutes.get(u.id)!,
+    pool: u.pool.filter((j) => !j.internal),
+    internal: u.company.internalJobs,
+    bookedH2: i % 7 === 3 ? Math.max(1, Math.round((u.hourly2025H2 - 2.5) * 100) / 100) : u.hourly2025H2,
+    bookedIn: i % 9 === 1 ? (companyIds.find((c) => c !== u.company.id) ?? null) : null,
+  }));
+  const H2 = mkDay(2025, 7, 1);
   let dayReached = YEAR_START;
   function* timesheetChunks(): Generator<string> {
     let buf = '';
     for (let d = YEAR_START; d <= YEAR_END; d++) {
       dayReached = d;
       if (isWeekend(d)) continue;
-      for (const { u, leaves, pool, internal } of tsUsers) {
+      for (const { u, leaves, pool, internal, bookedH2, bookedIn } of tsUsers) {
         if (d < u.firstDay || d > u.lastDay || u.company.holidays.has(d)) continue;
         const leave = leaves.get(d) ?? 0;
         if (leave >= u.requiredMinutes) continue;
@@ -73,7 +87,7 @@ export function prepareTimesheets(ctx: DemoContext, a: Pick<Agency, 'users' | 'l
             modified = deletedOn;
             modifiedBy = u.id;
           }
-          buf += `${tenantPrefix}${id}\t${u.id}\t${job.id}\t${job.workTypeId}\t${dayStr}\t${mins}\t${job.billable ? 't' : 'f'}\t${status}\t${status === 'Draft' ? 'f' : 't'}\t${deletedOn}\t${created}\t${u.id}\t${modified}\t${modifiedBy}\n`;
+          buf += `${tenantPrefix}${id}\t${u.id}\t${job.id}\t${job.workTypeId}\t${dayStr}\t${mins}\t${job.billable ? 't' : 'f'}\t${status}\t${status === 'Draft' ? 'f' : 't'}\t${deletedOn}\t${created}\t${u.id}\t${modified}\t${modifiedBy}\t${bookedIn ?? job.project.company.id}\t${u.dept.id}\t${u.typology.id}\t${d < H2 ? u.hourly2025H1 : bookedH2}\n`;
           timesheetCount++;
           if (!deleted && rTs.next() < 0.1) {
             add('workloads', {

@@ -46,6 +46,8 @@ export function addWorkflows(ctx: DemoContext): Pick<Agency, 'team' | 'workflows
           color: ['#9E9E9E', '#2196F3', '#4CAF50', '#F44336'][i],
           sort_order: i,
           is_initial: i === 0,
+          // The stage's own Delayed flag (DE-Jobs/DE-Projects IsDelayed): work in progress can be late, a draft cannot.
+          delayed: st === 'In Progress',
           external_id: `${cls.toUpperCase()}-${i + 1}`,
           ...audit(mkDay(2024, 1, 4), 611, null),
         });

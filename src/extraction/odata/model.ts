@@ -39,7 +39,9 @@ export function entityModel(q: ResolvedQuery): EntityModel {
     return { property, column: c.name, type: c.type };
   });
   const byColumn = new Map(properties.map((p) => [p.column, p.property]));
-  const key = q.isCount ? ['Count'] : q.key.map((k) => byColumn.get(k) ?? odataName(k));
+  // Hidden key columns (EstimatedPlannedActualMonthly's quote line, department and group ids) are not properties of
+  // the entity, so the OData key names the answered ones only.
+  const key = q.isCount ? ['Count'] : q.key.flatMap((k) => byColumn.get(k) ?? []);
   return { entitySet: odataName(q.name), query: q, properties, key };
 }
 

@@ -93,6 +93,7 @@ describe('every definition returns the catalogue shape', () => {
       const d = def(name);
       const entry = catalogueEntry(name);
       const columnNames = entry.columns.map((c) => c.name);
+      const hidden = (d.hiddenColumns ?? []).map((c) => c.name);
       if (d.countOf) {
         assert.equal(d.source, undefined, 'a count query has no source');
         assert.deepEqual(d.key, []);
@@ -103,23 +104,19 @@ describe('every definition returns the catalogue shape', () => {
         for (const p of entry.parameters) assert.ok(target.parameters?.[p], `${d.countOf} maps ${p} for ${name}`);
         return;
       }
-      for (const k of d.key) assert.ok(columnNames.includes(k), `key ${k} is an output column`);
+      for (const k of d.key) assert.ok(columnNames.includes(k) || hidden.includes(k), `key ${k} is an output or hidden column`);
       assert.ok(d.key.length > 0, 'a key');
       for (const p of entry.parameters) assert.ok(d.parameters?.[p], `catalogue parameter ${p} is mapped`);
       for (const [p, column] of Object.entries(d.parameters ?? {})) {
         assert.ok(entry.parameters.includes(p as never), `${p} is a catalogue parameter of ${name}`);
         assert.ok(columnNames.includes(column), `${p} applies to output column ${column}`);
       }
-      if (d.visibility) {
-        assert.ok(columnNames.includes(d.visibility.documentIdColumn));
-        if (d.visibility.departmentIdColumn) assert.ok(columnNames.includes(d.visibility.departmentIdColumn));
-      }
       for (const userId of [tenant.userId, null]) {
         const { rows, columns } = await rowsOf(name, userId, 200);
-        assert.deepEqual(columns, columnNames, 'columns in catalogue order');
+        assert.deepEqual(columns, [...columnNames, ...hidden], 'columns in catalogue order, then the hidden ones');
         assert.ok(rows.length > 0, `${name} has rows for the demo tenant`);
         for (const row of rows) {
-          assert.deepEqual(Object.keys(row), columnNames);
+          assert.deepEqual(Object.keys(row), [...columnNames, ...hidden]);
           for (const c of entry.columns) {
             const v = row[c.name];
             if (v !== null) assert.ok(fits[c.type](v), `${name}.${c.name} is ${c.type}: ${String(v)} (${typeof v})`);
@@ -161,39 +158,42 @@ describe('values are computed from the data', () => {
     assert.equal(asFan?.FavoriteId, fav.id);
   });
 
-  test('DE-PurchaseOrders: line totals, team, pending approvals and department of the calling user', async () => {
-    const { rows } = await rowsOf('DE-PurchaseOrders');
-    for (const r of rows) assert.equal(cents(num(r.ValueWithVat)), cents(num(r.ValueWithoutVat) + num(r.VatValue)));
-    const [approval] = await dbRows<{ approver_id: string; document_id: string; status: string }>(
-      sql`select a.approver_id, a.document_id, a.status from approvals a join purchase_orders po on po.id = a.document_id limit 1`,
+  test('DE-PurchaseOrders: line totals; client, department and in-department from the estimate; team flags always false', async () => {
+    const [approval] = await dbRows<{ approver_id: string }>(
+      sql`select a.approver_id from approvals a join purchase_orders po on po.id = a.document_id limit 1`,
     );
     assert.ok(approval);
-    const [member] = await dbRows<{ user_id: string; document_id: string }>(
-      sql`select a.user_id, a.document_id from assignments a join purchase_orders po on po.id = a.document_id limit 1`,
-    );
     const [approver] = await dbRows<{ department_id: string | null }>(sql`select department_id from users where id = ${approval.approver_id}`);
-    const asApprover = (await rowsOf('DE-PurchaseOrders', approval.approver_id)).rows;
-    const poDepartments = await dbRows<{ id: string; department_id: string | null }>(sql`select id, department_id from purchase_orders`);
-    for (const r of asApprover) {
-      if (r.Oid === approval.document_id) assert.equal(r.CurrentUserPending, approval.status === 'Pending');
-      const dept = poDepartments.find((p) => p.id === r.Oid)?.department_id ?? null;
-      assert.equal(r.CurrentUserInDepartment, dept !== null && dept === approver.department_id);
-      if (member && member.user_id === approval.approver_id && r.Oid === member.document_id) assert.equal(r.CurrentUserInTeam, true);
+    const pos = await dbRows<{ id: string; client: string | null; department_id: string | null }>(
+      sql`select po.id, cc.name as client, e.department_id from purchase_orders po
+            left join estimates e on e.id = po.estimate_id left join commercial_clients cc on cc.id = e.commercial_client_id`,
+    );
+    const rows = (await rowsOf('DE-PurchaseOrders', approval.approver_id)).rows;
+    assert.equal(rows.length, pos.length);
+    for (const r of rows) {
+      assert.equal(cents(num(r.ValueWithVat)), cents(num(r.ValueWithoutVat) + num(r.VatValue)));
+      const po = pos.find((p) => p.id === r.Oid);
+      assert.equal(r.Client, po?.client ?? null);
+      assert.equal(r.CurrentUserInDepartment, po?.department_id != null && po.department_id === approver.department_id);
+      assert.equal(r.CurrentUserInTeam, false, 'the platform never matches a purchase order team');
+      assert.equal(r.CurrentUserPending, false);
     }
   });
 
-  test('DE-ExpenseSheets totals are the sums of DE-Expenses of the sheet', async () => {
+  test('DE-ExpenseSheets totals are the sums of DE-Expenses of the sheet; an expense row is its item', async () => {
     const sheets = (await rowsOf('DE-ExpenseSheets')).rows;
     const items = (await rowsOf('DE-Expenses')).rows;
-    const [{ n }] = await dbRows<{ n: number }>(sql`select count(*)::int as n from expense_items`);
-    assert.equal(items.length, n, 'one row per expense item');
+    const links = await dbRows<{ id: string; number: string | null; expense_sheet_id: string }>(sql`select id, number, expense_sheet_id from expense_items`);
+    assert.equal(items.length, links.length, 'one row per expense item');
+    assert.equal(new Set(items.map((i) => i.ExpenseId)).size, items.length, 'ExpenseId is unique per row');
+    const sheetOf = new Map(links.map((l) => [l.id, l]));
+    for (const i of items) assert.equal(i.ExpenseNumber, sheetOf.get(String(i.ExpenseId))?.number ?? null);
     for (const s of sheets) {
-      const mine = items.filter((i) => i.ExpenseId === s.ExpenseSheetId);
+      const mine = items.filter((i) => sheetOf.get(String(i.ExpenseId))?.expense_sheet_id === s.ExpenseSheetId);
       assert.ok(mine.length > 0);
       assert.equal(cents(num(s.ValueWithVat)), cents(mine.reduce((a, i) => a + num(i.ValueWithVat), 0)));
       assert.equal(cents(num(s.VatValue)), cents(mine.reduce((a, i) => a + num(i.VatValue), 0)));
       assert.equal(cents(num(s.ValueWithVat)), cents(num(s.ValueWithoutVat) + num(s.VatValue)));
-      for (const i of mine) assert.equal(i.ExpenseNumber, s.ExpenseSheetNumber);
     }
   });
 
@@ -213,36 +213,61 @@ describe('values are computed from the data', () => {
       assert.equal(cents(num(e.ValueWithoutTaxCost)), cents(lines.reduce((a, q) => a + num(q.ValueWithoutVatCost), 0)));
       assert.equal(cents(num(e.ValueWithTaxSell)), cents(num(e.ValueWithoutTaxSell) + num(e.TaxValueSell)));
     }
+    const lines = await dbRows<{ id: string; unit_price_cost: string; unit_price_income: string }>(
+      sql`select id, unit_price_cost, unit_price_income from estimate_item_details`,
+    );
+    const lineOf = new Map(lines.map((l) => [l.id, l]));
+    const live = new Set(estimates.map((e) => e.EstimateId));
     for (const q of quotes) {
-      assert.equal(cents(num(q.Margin)), cents(num(q.EstimateItemDetailIncome) - num(q.EstimateItemDetailCost)));
-      // The monthly split adds up to the line (the generator gives the rounding rest to the last month).
+      assert.equal(cents(num(q.Margin)), cents(num(q.ValueWithoutVatIncome) - num(q.ValueWithoutVatCost)));
+      // The platform's line cost and income: unit price × the line's hours (its sold quantity).
+      const line = lineOf.get(String(q.EstimateItemDetailId));
+      assert.equal(tenThousandths(q.EstimateItemDetailIncome), tenThousandths(num(line?.unit_price_income) * num(q.QuantityIncome)));
+      assert.equal(tenThousandths(q.EstimateItemDetailCost), tenThousandths(num(line?.unit_price_cost) * num(q.QuantityIncome)));
+      assert.equal(q.EstimateItemDetailUnitPriceIncome, q.EstimateItemDetailIncome, 'kept as the platform computes it');
       const split = months.filter((m) => m.EstimateItemDetailId === q.EstimateItemDetailId);
-      assert.equal(cents(split.reduce((a, m) => a + num(m.EstimateItemDetailIncome), 0)), cents(num(q.EstimateItemDetailIncome)));
+      if (!live.has(q.EstimateId) || q.EstimateItemDetailTypologyGroupId === null) assert.equal(split.length, 0, 'QuotesMonth: live resource lines only');
+      else assert.ok(split.length > 0);
       const itemLines = quotes.filter((o) => o.EstimateItemId === q.EstimateItemId);
       assert.equal(cents(num(q.EstimateItemValueWithoutVatIncome)), cents(itemLines.reduce((a, o) => a + num(o.ValueWithoutVatIncome), 0)));
     }
+    for (const m of months) {
+      const l = lineOf.get(String(m.EstimateItemDetailId));
+      assert.equal(tenThousandths(m.EstimateItemDetailIncome), tenThousandths(num(l?.unit_price_income) * num(m.EstimateItemDetailTime)));
+      assert.equal(tenThousandths(m.EstimateItemDetailCost), tenThousandths(num(l?.unit_price_cost) * num(m.EstimateItemDetailTime)));
+    }
   });
 
-  test('EstimatedPlannedActualMonthly: actual and planned time add up to the timesheets and planned time; profit = income - cost', async () => {
+  test('EstimatedPlannedActualMonthly: times in days of the company RequiredHours; planned cost = income; actual income 0', async () => {
     const rows = (await rowsOf('EstimatedPlannedActualMonthly')).rows;
     const [t] = await dbRows<{ actual: string; planned: string }>(
-      sql`select (select sum(duration_minutes) / 60.0 from timesheets where deleted_on is null and status not in ('Rejected', 'Canceled')) as actual,
-                 (select sum(planned_hours) from project_planned_times) as planned`,
+      sql`select (select sum(t.duration_minutes / 60.0 / c.required_hours) from timesheets t
+                    join companies c on c.id = t.booked_company_id
+                    join typologies ty on ty.id = t.booked_typology_id
+                    join departments d on d.id = t.booked_department_id join divisions dv on dv.id = d.division_id
+                   where t.deleted_on is null and ty.typology_group_id is not null) as actual,
+                 (select sum(t.planned_hours / c.required_hours) from project_planned_times t
+                    join projects p on p.id = t.project_id
+                    join estimate_item_details dt on dt.id = t.estimate_item_detail_id
+                    join departments d on d.id = dt.department_id join divisions dv on dv.id = d.division_id
+                    join companies c on c.id = dv.company_id
+                   where t.user_id is not null and t.typology_group_id is not null
+                     and exists (select 1 from estimates e join workflow_stages s on s.id = e.stage_id join workflow_stage_types st on st.id = s.stage_type_id
+                                  where e.project_id = p.id and st.name not in ('Draft', 'Canceled'))) as planned`,
     );
     assert.equal(cents(rows.reduce((a, r) => a + num(r.ActualTime), 0)), cents(num(t.actual)));
     assert.equal(cents(rows.reduce((a, r) => a + num(r.PlannedTime), 0)), cents(num(t.planned)));
-    assert.ok(rows.some((r) => num(r.ContractedIncome) > 0 && num(r.ActualCost) > 0));
+    assert.ok(rows.some((r) => num(r.ContractedIncome) > 0) && rows.some((r) => num(r.ActualCost) > 0));
     const keys = new Set<string>();
+    const d = def('EstimatedPlannedActualMonthly');
     for (const r of rows) {
+      assert.equal(num(r.ActualIncome), 0);
+      assert.equal(tenThousandths(r.PlannedCost), tenThousandths(r.PlannedIncome));
       for (const kind of ['Contracted', 'Planned', 'Actual']) {
-        assert.equal(tenThousandths(r[`${kind}Profit`]), tenThousandths(r[`${kind}Income`]) - tenThousandths(r[`${kind}Cost`]));
-        const company = (m: string) => tenThousandths(r[`Company${kind}${m}`]);
-        assert.equal(company('Profit'), company('Income') - company('Cost'));
+        const profit = num(r[`${kind}Profit`]) - (num(r[`${kind}Income`]) - num(r[`${kind}Cost`]));
+        assert.ok(Math.abs(profit) < 1e-6, `${kind}Profit = income − cost`);
       }
-      assert.ok(num(r.PlannedContractedTime) <= num(r.PlannedTime));
-      const key = def('EstimatedPlannedActualMonthly')
-        .key.map((k) => String(r[k]))
-        .join('|');
+      const key = d.key.map((k) => String(r[k])).join('|');
       assert.ok(!keys.has(key), `key is unique: ${key}`);
       keys.add(key);
     }

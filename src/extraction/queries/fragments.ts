@@ -16,12 +16,12 @@ export const utcMidnight = (column: string): RawBuilder<Date> => sql<Date>`(${sq
 const TODAY = sql`(now() at time zone 'UTC')::date`;
 
 /**
- * True when a job (aliases: the job, and its stage type joined as `stageTypeAlias`) is past its agreed
- * date while its stage is still open (not Completed or Canceled). A job without an agreed date or
- * stage type is never delayed.
+ * True when a job is late as the platform decides it: its agreed date is before today and its current
+ * stage (joined as `stageAlias`) carries the stage's own Delayed flag (`workflow_stages.delayed`). A job
+ * without an agreed date or stage is never delayed.
  */
-export const jobIsDelayed = (jobAlias: string, stageTypeAlias: string): RawBuilder<boolean> =>
-  sql<boolean>`(${sql.ref(`${jobAlias}.end_date`)} < ${TODAY} and coalesce(${sql.ref(`${stageTypeAlias}.name`)}, '') not in ('Completed', 'Canceled'))`;
+export const jobIsDelayed = (jobAlias: string, stageAlias: string): RawBuilder<boolean> =>
+  sql<boolean>`(${sql.ref(`${jobAlias}.end_date`)} < ${TODAY} and coalesce(${sql.ref(`${stageAlias}.delayed`)}, false))`;
 
 /** Days overdue as the platform reports them: agreed date minus today, negative for a late job. */
 export const daysOverdue = (jobAlias: string): RawBuilder<number> => sql<number>`(${sql.ref(`${jobAlias}.end_date`)} - ${TODAY})`;
@@ -113,6 +113,14 @@ export function documentTotals(
 // amounts are the exact sums of their lines. In the company currency, amounts are the estimate's
 // amounts times its exchange rate, summed unrounded and rounded to cents once, on the figure shown.
 
+/**
+ * The platform's quote-line figures (DE-EstimatesQuotes, DE-EstimatesQuotesMonth): a line's hours are its
+ * sold quantity (`quantity_income`, hours for a resource line); its cost and income are unit price × hours,
+ * without discount or commission, unrounded.
+ */
+export const LINE_HOURS_COST: RawBuilder<string> = sql`(dt.unit_price_cost * dt.quantity_income)`;
+export const LINE_HOURS_INCOME: RawBuilder<string> = sql`(dt.unit_price_income * dt.quantity_income)`;
+
 /** Cost of the quote line `dt`: quantity × unit cost − cost discount, in cents. */
 export const LINE_COST: RawBuilder<string> = sql`round(dt.quantity_cost * dt.unit_price_cost - dt.discount_cost, 2)`;
 
@@ -154,17 +162,19 @@ export const estimateCounts = (stageTypeAlias: string): RawBuilder<boolean> =>
   sql<boolean>`coalesce(${sql.ref(`${stageTypeAlias}.name`)}, '') not in ('Draft', 'Canceled')`;
 
 /**
- * LEFT JOIN LATERAL `alias` with the estimated totals of a project or contract: the estimates whose
- * `estimateColumn` is `ownerIdColumn` and that count, their amounts in the company currency (each
- * estimate's amounts times its exchange rate), rounded to cents: cost, cost_tax, sell, sell_tax.
+ * LEFT JOIN LATERAL `alias` with the estimated totals of a project or contract as the platform sums them:
+ * the estimates whose `estimateColumn` is `ownerIdColumn` and that count, each estimate's totals (the sum
+ * of its lines) **in its own currency**, added without exchange (a project with estimates in two
+ * currencies adds the figures as they are: docs/named-queries.md, "Kept as the platform computes it"):
+ * cost, cost_tax, sell, sell_tax.
  */
 export function estimatedTotals(ctx: QueryContext, estimateColumn: 'project_id' | 'contract_id', ownerIdColumn: string, alias: string): RawBuilder<unknown> {
   return sql`left join lateral (
     select
-      round(coalesce(sum(a.cost * e.exchange), 0), 2) as cost,
-      round(coalesce(sum(a.cost_vat * e.exchange), 0), 2) as cost_tax,
-      round(coalesce(sum(a.sell * e.exchange), 0), 2) as sell,
-      round(coalesce(sum(a.sell_vat * e.exchange), 0), 2) as sell_tax
+      coalesce(sum(a.cost), 0) as cost,
+      coalesce(sum(a.cost_vat), 0) as cost_tax,
+      coalesce(sum(a.sell), 0) as sell,
+      coalesce(sum(a.sell_vat), 0) as sell_tax
     from estimates e
     left join workflow_stages es on es.tenant_id = e.tenant_id and es.id = e.stage_id
     left join workflow_stage_types est on est.tenant_id = es.tenant_id and est.id = es.stage_type_id

@@ -137,10 +137,6 @@ describe('every definition of the area', () => {
       const outputs = new Set(expected);
       for (const p of catalogueOf(def.name).parameters) assert.ok(def.parameters?.[p], `${def.name} maps parameter ${p}`);
       for (const [p, column] of Object.entries(def.parameters ?? {})) assert.ok(outputs.has(column), `${p} -> ${column} is an output`);
-      if (def.visibility) {
-        assert.ok(outputs.has(def.visibility.documentIdColumn));
-        if (def.visibility.departmentIdColumn) assert.ok(outputs.has(def.visibility.departmentIdColumn));
-      }
     });
   }
 
@@ -154,14 +150,14 @@ describe('every definition of the area', () => {
 });
 
 describe('values are computed from the data', () => {
-  test('DE-Jobs: IsDelayed and Delayed follow the agreed date and the stage type', async () => {
+  test('DE-Jobs: IsDelayed and Delayed follow the agreed date and the stage’s Delayed flag', async () => {
     const rows = await run(byName('DE-Jobs'), null, 0);
+    const flagged = new Set((await query`select id from workflow_stages where delayed`).map((r) => r.id));
     const today = dayNumber(todayUtc());
     let delayed = 0;
     for (const r of rows) {
       const end = r.EndDate instanceof Date ? r.EndDate.getTime() / 86_400_000 : null;
-      const open = r.StageType !== 'Completed' && r.StageType !== 'Canceled';
-      const late = end !== null && end < today && open;
+      const late = end !== null && end < today && flagged.has(r.StageId);
       assert.equal(r.IsDelayed, late, `${r.JobNumber} IsDelayed`);
       assert.equal(r.Delayed, late ? end! - today : null, `${r.JobNumber} Delayed`);
       if (late) {
@@ -211,7 +207,7 @@ describe('values are computed from the data', () => {
     assert.ok(anonymous.every((r) => r.AlreadyRead === false && r.CurrentUserInTeam === false && r.CurrentUserPending === false));
   });
 
-  test('DE-Requests: favourites and read marks of the calling user; IsDraft and Days', async () => {
+  test('DE-Requests: favourites and read marks of the calling user; IsDraft and Days from today to the end', async () => {
     const [fav] = await query`select f.user_id, f.document_id, f.id from favorites f join requests r on r.id = f.document_id limit 1`;
     assert.ok(fav, 'the demo data has a favourite request');
     const rows = await run(byName('DE-Requests'), fav.user_id as string, 0);
@@ -224,9 +220,7 @@ describe('values are computed from the data', () => {
       assert.equal(r.AlreadyRead, r.BaseObjectReadId !== null);
       assert.equal(r.IsFavorite, r.FavoriteId !== null);
       assert.equal(r.IsDraft, r.StageType === 'Draft');
-      const days = Math.round(
-        (Date.parse((r.EndDateUtc as Date).toISOString().slice(0, 10)) - Date.parse((r.BeginDateUtc as Date).toISOString().slice(0, 10))) / 86_400_000,
-      );
+      const days = Math.round((Date.parse((r.EndDateUtc as Date).toISOString().slice(0, 10)) - Date.parse(todayUtc())) / 86_400_000);
       assert.equal(r.Days, days);
     }
     const anonymous = await run(byName('DE-Requests'), null, 0);
@@ -234,8 +228,8 @@ describe('values are computed from the data', () => {
   });
 
   /**
-   * Estimated totals per owner (project or contract), computed in JS by the money rule: line amounts
-   * and line VAT in cents in the estimate's currency, times the estimate's exchange rate, summed.
+   * Estimated totals per owner (project or contract), computed in JS by the platform's rule: line amounts
+   * and line VAT in cents, each estimate in its own currency, summed without exchange.
    */
   async function estimatedByOwner(
     column: 'project_id' | 'contract_id',
@@ -256,7 +250,7 @@ describe('values are computed from the data', () => {
     for (const l of lines) {
       const owner = l[column] as string | null;
       if (!owner || l.stage_type === 'Draft' || l.stage_type === 'Canceled') continue;
-      const x = Number(l.exchange);
+      const x = 1;
       const cost = inCents(Number(l.quantity_cost) * Number(l.unit_price_cost) - Number(l.discount_cost));
       const sell = inCents(Number(l.quantity_income) * Number(l.unit_price_income) - Number(l.discount_income) + Number(l.agency_commission_value));
       const t = totals.get(owner) ?? { cost: 0, costTax: 0, sell: 0, sellTax: 0 };
@@ -290,7 +284,7 @@ describe('values are computed from the data', () => {
       assert.equal(r.ProjectType, r.ContractId === null ? 'Isolated' : 'Contract');
       const late = jobs.filter((j) => j.ProjectId === r.ProjectId && j.IsDelayed === true).map((j) => j.Delayed as number);
       assert.equal(r.IsDelayed, late.length > 0);
-      assert.equal(r.Delayed, late.length > 0 ? Math.min(...late) : null);
+      assert.equal(r.Delayed, late.length > 0 ? Math.max(...late) : null, 'the least late job, as the platform');
     }
     assert.ok(rows.some((r) => r.IsDelayed === true));
     const count = await query`select count(*)::int as n from projects`;
@@ -313,15 +307,31 @@ describe('values are computed from the data', () => {
     assert.ok(rows.some((r) => money(r.EstimatedWithoutTaxSell) > 0));
   });
 
-  test('DE-ProjectsPlannedTime: income = planned hours × actual rate; contracted time is the quote line’s month', async () => {
+  test('DE-ProjectsPlannedTime: days of the company RequiredHours; income = days × actual rate; live projects only', async () => {
     const rows = await run(byName('DE-ProjectsPlannedTime'), null, 0);
-    const months = await query`select estimate_item_detail_id, month, hours from estimate_item_detail_months`;
+    const entries = await query`
+      select t.project_id, t.estimate_item_detail_id, t.month, t.planned_hours, c.required_hours, m.hours as line_hours, st.name as stage_type
+        from project_planned_times t
+        join projects p on p.id = t.project_id
+        join workflow_stages s on s.id = p.stage_id join workflow_stage_types st on st.id = s.stage_type_id
+        join estimate_item_details dt on dt.id = t.estimate_item_detail_id
+        join departments d on d.id = dt.department_id join companies c on c.id = d.company_id
+        left join estimate_item_detail_months m on m.estimate_item_detail_id = dt.id and m.month = t.month
+       where t.user_id is not null and t.typology_group_id is not null`;
     let contracted = 0;
     for (const r of rows) {
+      assert.ok(r.StageType !== 'Draft');
       assert.ok(Math.abs(money(r.ProjectPlannedIncome) - money(r.ProjectPlannedTime) * money(r.ActualSellRate)) < 0.0001);
-      const m = months.find((x) => x.estimate_item_detail_id === r.EstimateItemDetailId && x.month === r.Month);
-      assert.equal(r.ProjectPlannedContractedTime, m ? m.hours : null);
-      if (m) contracted++;
+      const e = entries.find((x) => x.project_id === r.ProjectId && x.estimate_item_detail_id === r.EstimateItemDetailId && x.month === r.Month);
+      assert.ok(e, 'an entry with a user, a typology group and a quote line');
+      assert.notEqual(e.stage_type, 'Draft');
+      assert.notEqual(e.stage_type, 'Canceled');
+      assert.ok(Math.abs(money(r.ProjectPlannedTime) - money(e.planned_hours) / money(e.required_hours)) < 1e-9);
+      if (e.line_hours === null) assert.equal(r.ProjectPlannedContractedTime, null);
+      else {
+        assert.ok(Math.abs(money(r.ProjectPlannedContractedTime) - money(e.line_hours) / money(e.required_hours)) < 1e-9);
+        contracted++;
+      }
     }
     assert.ok(contracted > 0);
   });
@@ -346,15 +356,14 @@ describe('values are computed from the data', () => {
     assert.ok(rows.some((r) => Object.keys(r.__fields as object).length === 3));
   });
 
-  test('DE-Transitions: lists flattened to text; types the transition is limited to', async () => {
+  test('DE-Transitions: lists flattened to text; the types whose workflow is the transition’s', async () => {
     const rows = await run(byName('DE-Transitions'), null, 0);
     const complete = rows.find((r) => r.Document === 'Deliverable (Job)' && r.Transition === 'Complete')!;
-    const limited = await query`
-      select jt.id, jt.name from workflow_transition_types tt join job_types jt on jt.id = tt.job_type_id
-      where tt.transition_id = ${complete.TransitionId} order by jt.name, jt.id`;
-    assert.ok(limited.length > 0);
-    assert.equal(complete.TypeIds, limited.map((t) => t.id).join(','));
-    assert.equal(complete.Types, limited.map((t) => t.name).join(', '));
+    const ofWorkflow = await query`
+      select jt.id, jt.name from job_types jt where jt.workflow_id = ${complete.WorkflowId} order by jt.name, jt.id`;
+    assert.ok(ofWorkflow.length > 1);
+    assert.equal(complete.TypeIds, ofWorkflow.map((t) => t.id).join(', '));
+    assert.equal(complete.Types, ofWorkflow.map((t) => t.name).join(', '));
     // The contract workflow is the demo generator's own, with motives, actions and roles.
     assert.equal(rows.find((r) => r.Document === 'Contract' && r.Transition === 'Complete')!.Actions, 'SendEmail');
     const cancel = rows.find((r) => r.Document === 'Contract' && r.Transition === 'Cancel')!;
@@ -364,11 +373,12 @@ describe('values are computed from the data', () => {
     assert.equal(cancel.Roles, 'Administrator, Producer');
   });
 
-  test('DE-RateCardsColumns: every column of a card × every row, with the rate of that cell', async () => {
+  test('DE-RateCardsColumns: one row per cell holding a rate, of a row with a typology group', async () => {
     const rows = await run(byName('DE-RateCardsColumns'), null, 0);
     const [{ n }] = await query`
-      select count(*)::int as n from rate_card_columns c join rate_card_items i on i.rate_card_id = c.rate_card_id`;
+      select count(*)::int as n from rate_card_item_values v join rate_card_items i on i.id = v.rate_card_item_id where i.typology_group_id is not null`;
     assert.equal(rows.length, n);
+    assert.ok((n as number) > 0);
     const values = await query`select id, rate_card_item_id, rate_card_column_id, value from rate_card_item_values`;
     for (const r of rows) {
       const v = values.find((x) => x.rate_card_item_id === r.RateCardItemId && x.rate_card_column_id === r.RateCardColumnId);

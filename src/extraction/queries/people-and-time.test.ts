@@ -119,25 +119,24 @@ describe('people-and-time definitions: shape', () => {
       const counted = NAMED_QUERIES.find((q) => q.name === d.countOf);
       assert.ok(counted?.source, `${d.name} counts ${d.countOf}, which has a source`);
       const cols = expectedColumns(counted.name);
-      for (const p of entry(d.name).parameters) assert.ok(cols.includes(d.parameters?.[p] ?? '?'), `${d.name} ${p} -> ${d.parameters?.[p]}`);
+      for (const p of entry(d.name).parameters) {
+        if (d.ignoredParameters?.includes(p)) continue;
+        assert.ok(cols.includes(d.parameters?.[p] ?? '?'), `${d.name} ${p} -> ${d.parameters?.[p]}`);
+      }
     }
   });
 
-  test('every catalogue parameter is mapped to an output column; keys and visibility name output columns', () => {
+  test('every catalogue parameter is mapped to an output column; keys name output columns', () => {
     for (const d of peopleAndTime.filter((q) => q.source)) {
       const cols = expectedColumns(d.name);
       for (const [p, col] of Object.entries(d.parameters ?? {})) {
         assert.ok(entry(d.name).parameters.includes(p as never), `${d.name}: ${p} is a catalogue parameter`);
         assert.ok(cols.includes(col), `${d.name}: ${p} -> ${col} is an output column`);
       }
-      const unmapped = entry(d.name).parameters.filter((p) => !d.parameters?.[p]);
+      const unmapped = entry(d.name).parameters.filter((p) => !d.parameters?.[p] && !d.ignoredParameters?.includes(p));
       assert.deepEqual(unmapped, [], `${d.name}: unmapped parameters`);
       assert.ok(d.key.length > 0, `${d.name} has a key`);
       for (const k of d.key) assert.ok(cols.includes(k), `${d.name}: key ${k}`);
-      if (d.visibility) {
-        assert.ok(cols.includes(d.visibility.documentIdColumn), d.name);
-        if (d.visibility.departmentIdColumn) assert.ok(cols.includes(d.visibility.departmentIdColumn), d.name);
-      }
     }
   });
 });
@@ -189,10 +188,11 @@ describe('people-and-time definitions: rows from the demo tenant', () => {
     assert.deepEqual(new Set(all.map((r) => r.TimesheetId)).size, all.length);
   });
 
-  test('DE-TimeSheets: typology and cost are the ones in force on the day, the latest when cost periods overlap', async () => {
+  test('DE-TimeSheets: company, department and cost are the ones stored at booking; typology is the user’s current one', async () => {
     const [ts] = (
       await owner.query(
-        `select t.id, t.user_id, t.date::text as date, u.typology_id from timesheets t join users u on u.tenant_id = t.tenant_id and u.id = t.user_id
+        `select t.id, t.user_id, t.date::text as date, t.booked_hourly_cost, t.booked_department_id, t.booked_company_id, u.typology_id, u.department_id
+           from timesheets t join users u on u.tenant_id = t.tenant_id and u.id = t.user_id
           where t.tenant_id = $1 and t.deleted_on is null order by t.date limit 1`,
         [tenant.tenantId],
       )
@@ -204,37 +204,35 @@ describe('people-and-time definitions: rows from the demo tenant', () => {
         [tenant.tenantId, ts.user_id],
       )
     ).rows[0];
-    await owner.query(`insert into user_typology_histories (tenant_id, user_id, typology_id, start_date, end_date) values ($1, $2, $3, $4, $4)`, [
-      tenant.tenantId,
-      ts.user_id,
-      other.id,
-      ts.date,
-    ]);
+    // After booking: a retroactive cost for that day, a new typology and another department for the user.
     await owner.query(
       `insert into user_costs (tenant_id, user_id, company_id, currency_id, hourly_value, start_date, end_date) values ($1, $2, $3, $4, 123.45, $5, $5)`,
       [tenant.tenantId, ts.user_id, userCompany.company_id, userCompany.currency_id, ts.date],
     );
+    const otherDept = (await owner.query('select id from departments where tenant_id = $1 and id <> $2 limit 1', [tenant.tenantId, ts.booked_department_id]))
+      .rows[0];
+    await owner.query('update users set typology_id = $3, department_id = $4 where tenant_id = $1 and id = $2', [
+      tenant.tenantId,
+      ts.user_id,
+      other.id,
+      otherDept.id,
+    ]);
     try {
       const all = await rows('DE-TimeSheets', null, 1_000_000);
-      const live = await owner.query('select count(*)::int as n from timesheets where tenant_id = $1 and deleted_on is null', [tenant.tenantId]);
-      assert.equal(all.length, live.rows[0].n, 'an overlapping cost period does not duplicate rows');
       const row = all.find((r) => r.TimesheetId === ts.id)!;
-      assert.equal(row.TypologyId, other.id);
+      assert.equal(row.TypologyId, other.id, 'the current typology');
       assert.equal(row.Typology, other.name);
-      assert.equal(row.HourlyUserCost, '123.4500');
-      assert.equal(num(row.TotalUserCost), Math.round(num(row.Hours) * 123.45 * 10000) / 10000);
-      // Outside the one-day periods, the periods they sit in apply again (no gap after a nested period).
-      const sameUserOtherDays = all.filter((r) => r.UserId === ts.user_id && r.Day !== ts.date);
-      assert.ok(sameUserOtherDays.length > 0);
-      for (const r of sameUserOtherDays) {
-        assert.notEqual(r.TypologyId, other.id);
-        assert.ok(r.HourlyUserCost !== null && r.HourlyUserCost !== '123.4500', `${r.Day}: ${r.HourlyUserCost}`);
-      }
+      assert.equal(row.HourlyUserCost, ts.booked_hourly_cost, 'the cost stored at booking, not the retroactive one');
+      assert.notEqual(row.HourlyUserCost, '123.4500');
+      assert.equal(num(row.TotalUserCost), Math.round(num(row.Hours) * num(ts.booked_hourly_cost) * 10000) / 10000);
+      assert.equal(row.UserDepartmentId, ts.booked_department_id, 'the department at booking');
+      assert.equal(row.CompanyId, ts.booked_company_id, 'the company the time was booked in');
     } finally {
-      await owner.query('delete from user_typology_histories where tenant_id = $1 and typology_id = $2 and start_date = $3 and end_date = $3', [
+      await owner.query('update users set typology_id = $3, department_id = $4 where tenant_id = $1 and id = $2', [
         tenant.tenantId,
-        other.id,
-        ts.date,
+        ts.user_id,
+        ts.typology_id,
+        ts.department_id,
       ]);
       await owner.query('delete from user_costs where tenant_id = $1 and hourly_value = 123.45', [tenant.tenantId]);
     }
@@ -254,27 +252,33 @@ describe('people-and-time definitions: rows from the demo tenant', () => {
     assert.match(text, /\busers\b/);
   });
 
-  test('DE-Leaves: Hours from minutes, approvers by role from approvals; deleted days only in DE-LeavesDeleted', async () => {
+  test('DE-Leaves: requested leaves only; Hours by the leave type; approvers who approved; HRApprovers null as on the platform', async () => {
     const all = await rows('DE-Leaves', null, 100_000);
     const db = await owner.query(
-      `select l.id, l.total_minutes,
-              (select string_agg(coalesce(u.name, u.user_name), ', ' order by coalesce(u.name, u.user_name)) from approvals a join users u on u.tenant_id = a.tenant_id and u.id = a.approver_id
-                where a.tenant_id = l.tenant_id and a.document_id = l.id and a.role = 'HR') as hr
-         from leaves l where l.tenant_id = $1 and l.deleted_on is null`,
+      `select l.id, l.total_minutes, l.is_half_day, lt.is_hourly, u.leave_day_hours,
+              (select string_agg(coalesce(au.name, au.user_name), ', ' order by coalesce(au.name, au.user_name)) from approvals a
+                 join users au on au.tenant_id = a.tenant_id and au.id = a.approver_id
+                where a.tenant_id = l.tenant_id and a.document_id = l.id and a.role = 'Approver' and a.status = 'Approved') as approved
+         from leaves l join leave_types lt on lt.tenant_id = l.tenant_id and lt.id = l.leave_type_id
+         join users u on u.tenant_id = l.tenant_id and u.id = l.user_id
+        where l.tenant_id = $1 and l.deleted_on is null and l.requested_approval`,
       [tenant.tenantId],
     );
     assert.equal(all.length, db.rowCount);
+    const drafts = await owner.query('select count(*)::int as n from leaves where tenant_id = $1 and deleted_on is null and not requested_approval', [
+      tenant.tenantId,
+    ]);
+    assert.ok(drafts.rows[0].n > 0, 'the demo has leaves not yet requested, which are left out');
     const byId = new Map(db.rows.map((r) => [r.id, r]));
     for (const r of all) {
       const d = byId.get(r.LeaveId)!;
-      assert.equal(r.Hours, Math.round(d.total_minutes / 60));
-      assert.equal(r.HRApprovers, d.hr);
+      const hours = d.is_hourly ? d.total_minutes / 60 : d.leave_day_hours === null ? null : num(d.leave_day_hours) / (d.is_half_day ? 2 : 1);
+      assert.equal(r.Hours, hours === null ? null : Math.round(hours));
+      assert.equal(r.Approvers, d.approved);
+      assert.equal(r.HRApprovers, null);
+      assert.notEqual(r.Status, 'Canceled');
       assert.equal((r.Day as Date).getUTCHours(), 0);
     }
-    assert.ok(
-      all.some((r) => r.HRApprovers !== null),
-      'vacations have an HR approver',
-    );
     assert.ok(all.some((r) => r.Approvers !== null));
     const deleted = await rows('DE-LeavesDeleted', null, 100_000);
     assert.ok(deleted.every((r) => !byId.has(r.LeaveId)));

@@ -25,6 +25,7 @@ import * as m0022 from './migrations/0022_extraction_exports.ts';
 import * as m0024 from './migrations/0024_route_roles.ts';
 import * as m0025 from './migrations/0025_document_numbers.ts';
 import * as m0026 from './migrations/0026_platform_clients.ts';
+import * as m0027 from './migrations/0027_platform_semantics.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   '0024_route_roles': m0024,
   '0025_document_numbers': m0025,
   '0026_platform_clients': m0026,
+  '0027_platform_semantics': m0027,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */

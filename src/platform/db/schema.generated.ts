@@ -1060,15 +1060,18 @@ export interface ProjectClassifications {
 }
 
 export interface ProjectNatures {
+  allows_timesheet: Generated<boolean>;
   code: string | null;
   company_id: string;
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
   id: Generated<string>;
   is_active: Generated<boolean>;
+  is_deliverable: Generated<boolean>;
   modified_by_id: string | null;
   modified_on_utc: Generated<Timestamp>;
   name: string;
+  template_file_name: string | null;
   tenant_id: string;
 }
 
@@ -1387,6 +1390,10 @@ export interface Tenants {
 }
 
 export interface Timesheets {
+  booked_company_id: string | null;
+  booked_department_id: string | null;
+  booked_hourly_cost: Numeric | null;
+  booked_typology_id: string | null;
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
   date: string;
@@ -1726,6 +1733,7 @@ export interface WorkflowStages {
   color: string | null;
   created_by_id: string | null;
   created_on_utc: Generated<Timestamp>;
+  delayed: Generated<boolean>;
   external_id: string | null;
   id: Generated<string>;
   is_initial: Generated<boolean>;

@@ -1,7 +1,18 @@
 // Named queries over estimates: the estimates with their cost and sell totals, their billing
 // conditions, their quote lines and the monthly split of those lines, and the matching counts.
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { estimateAmounts, estimateCounts, LINE_COST, LINE_COST_VAT, LINE_INCOME, numberAndName, userName, utcMidnight } from '../fragments.ts';
+import {
+  estimateAmounts,
+  estimateCounts,
+  LINE_COST,
+  LINE_COST_VAT,
+  LINE_HOURS_COST,
+  LINE_HOURS_INCOME,
+  LINE_INCOME,
+  numberAndName,
+  userName,
+  utcMidnight,
+} from '../fragments.ts';
 
 /** Joins of the estimate `e` every estimate query shows: department, stage, client, contract, project, product, currency. */
 const ESTIMATE_JOINS = sql`
@@ -29,7 +40,6 @@ export const estimates: NamedQueryDefinition[] = [
     name: 'DE-Estimates',
     key: ['EstimateId'],
     parameters: { ModifiedFrom: 'ModifiedOn', EstimateId: 'EstimateId', EstimateNumber: 'EstimateNumber' },
-    visibility: { documentIdColumn: 'EstimateId', departmentIdColumn: 'DepartmentId' },
     source: (ctx) => sql`
       select
         e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
@@ -54,14 +64,15 @@ export const estimates: NamedQueryDefinition[] = [
   },
   { name: 'DE-EstimatesCount', key: [], countOf: 'DE-Estimates' },
   {
-    // Company and client are the estimate's (company of its department).
+    // Company and client are the estimate's (the company of its department: estimates carry no company);
+    // BillingClient = name (external id), the platform's NameAndExternalId. A condition without a billing client
+    // (the model allows one; the platform's inner join would drop it) is kept.
     name: 'DE-EstimatesBillingConditions',
     key: ['BillingConditionId'],
-    visibility: { documentIdColumn: 'EstimateId' },
     source: (ctx) => sql`
       select
         bcn.id as "BillingConditionId", e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
-        bc.id as "BillingClientId", bc.name as "BillingClient", bcn.condition_type as "Type", bcn.frequency as "Frequency",
+        bc.id as "BillingClientId", bc.name || coalesce(' (' || bc.external_id || ')', '') as "BillingClient", bcn.condition_type as "Type", bcn.frequency as "Frequency",
         pc.name as "PaymentCondition", pc.id as "PaymentConditionId", bcn.amount_type as "AmountType",
         bcn.percentage as "Percentage", bcn.value as "Value", bcn.your_reference as "YourReference", bcn.date as "Date",
         bcn.day_of_month as "DayOfMonth", bcn.day_of_week as "DayOfWeek",
@@ -79,12 +90,11 @@ export const estimates: NamedQueryDefinition[] = [
     // One row per quote line (estimate item detail), with its item's totals repeated on each line.
     name: 'DE-EstimatesQuotes',
     key: ['EstimateItemDetailId'],
-    visibility: { documentIdColumn: 'EstimateId', departmentIdColumn: 'DepartmentId' },
     source: (ctx) => sql`
       select
         e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
         d.id as "DepartmentId", d.name as "Department", e.modified_on_utc as "ModifiedOn", ws.id as "StageId", ws.name as "Stage",
-        cc.id as "ClientId", cc.name as "Client", ${numberAndName('ct')} as "Contract", ct.id as "ContractId",
+        cc.id as "ClientId", cc.name as "Client", ${numberAndName('qc')} as "Contract", qc.id as "ContractId",
         p.id as "ProjectId", ${numberAndName('p')} as "Project",
         i.id as "EstimateItemId", i.name as "EstimateItem", i.description as "EstimateItemDescription",
         dt.description as "EstimateItemDetailDescription", su.id as "SupplierId", su.name as "Supplier",
@@ -99,9 +109,9 @@ export const estimates: NamedQueryDefinition[] = [
         it.sell_vat as "EstimateItemVatValueIncome", it.sell + it.sell_vat as "EstimateItemValueWithVatIncome",
         i.client_direct_value as "EstimateItemClientDirectTotal",
         it.sell + it.sell_vat + i.client_direct_value as "EstimateItemValueWithVatIncomeWithClientDirect",
-        ${LINE_COST} as "EstimateItemDetailCost", ${LINE_INCOME} as "EstimateItemDetailIncome",
+        ${LINE_HOURS_COST} as "EstimateItemDetailCost", ${LINE_HOURS_INCOME} as "EstimateItemDetailIncome",
         dt.table_rate as "EstimateItemDetailTableRate", dt.unit_price_cost as "EstimateItemDetailUnitPriceCost",
-        dt.unit_price_income as "EstimateItemDetailUnitPriceIncome",
+        ${LINE_HOURS_INCOME} as "EstimateItemDetailUnitPriceIncome",
         dt.discount_cost as "DiscountCost", dt.quantity_cost as "QuantityCost", ${LINE_COST} as "ValueWithoutVatCost",
         ${LINE_COST_VAT} as "VatValueCost", ${LINE_COST} + ${LINE_COST_VAT} as "ValueWithVatCost",
         dt.discount_income as "DiscountIncome", dt.quantity_income as "QuantityIncome", dt.agency_commission_value as "AgencyCommissionValue",
@@ -111,7 +121,8 @@ export const estimates: NamedQueryDefinition[] = [
       join estimate_items i on i.tenant_id = dt.tenant_id and i.id = dt.estimate_item_id
       join estimates e on e.tenant_id = i.tenant_id and e.id = i.estimate_id
       ${ESTIMATE_JOINS}
-      left join brands br on br.tenant_id = e.tenant_id and br.id = coalesce(e.brand_id, pr.brand_id)
+      left join brands br on br.tenant_id = pr.tenant_id and br.id = pr.brand_id
+      left join contracts qc on qc.tenant_id = e.tenant_id and qc.id = coalesce(e.contract_id, p.contract_id)
       left join services isv on isv.tenant_id = i.tenant_id and isv.id = i.service_id
       left join vats cv on cv.tenant_id = dt.tenant_id and cv.id = dt.vat_id
       ${QUOTE_LINE_JOINS}
@@ -120,10 +131,11 @@ export const estimates: NamedQueryDefinition[] = [
   },
   { name: 'DE-EstimatesQuotesCount', key: [], countOf: 'DE-EstimatesQuotes' },
   {
-    // One row per quote line and month of its monthly split; cost, income and time are the month's share.
+    // As the platform's statement: the resource lines (with a typology group) of estimates that are neither
+    // Draft nor Canceled, one row per month of the line's split (a line without a split gives one row with a
+    // null month); Cost/Income = the line's unit price × the month's hours.
     name: 'DE-EstimatesQuotesMonth',
     key: ['EstimateItemDetailId', 'EstimateItemDetailMonth'],
-    visibility: { documentIdColumn: 'EstimateId', departmentIdColumn: 'DepartmentId' },
     source: (ctx) => sql`
       select
         e.id as "EstimateId", ${numberAndName('e')} as "Estimate", e.number as "EstimateNumber",
@@ -135,16 +147,19 @@ export const estimates: NamedQueryDefinition[] = [
         du.id as "EstimateItemDetailUserId", ${userName('du')} as "EstimateItemDetailUser",
         dt.description as "EstimateItemDetailDescription", pr.id as "ProductId", pr.name as "Product", dt.id as "EstimateItemDetailId",
         cur.id as "CurrencyId", cur.name as "Currency", e.exchange as "Exchange",
-        m.hours as "EstimateItemDetailTime", m.cost as "EstimateItemDetailCost", m.income as "EstimateItemDetailIncome",
+        m.hours as "EstimateItemDetailTime", dt.unit_price_cost * m.hours as "EstimateItemDetailCost",
+        dt.unit_price_income * m.hours as "EstimateItemDetailIncome",
         ${utcMidnight('m.month')} as "EstimateItemDetailMonth",
         dt.table_rate as "EstimateItemDetailTableRate", dt.unit_price_cost as "EstimateItemDetailUnitPriceCost"
-      from estimate_item_detail_months m
-      join estimate_item_details dt on dt.tenant_id = m.tenant_id and dt.id = m.estimate_item_detail_id
+      from estimate_item_details dt
       join estimate_items i on i.tenant_id = dt.tenant_id and i.id = dt.estimate_item_id
       join estimates e on e.tenant_id = i.tenant_id and e.id = i.estimate_id
       ${ESTIMATE_JOINS}
-      ${QUOTE_LINE_JOINS}
-      where m.tenant_id = ${ctx.tenantId}`,
+      left join estimate_item_detail_months m on m.tenant_id = dt.tenant_id and m.estimate_item_detail_id = dt.id
+      join typology_groups tg on tg.tenant_id = dt.tenant_id and tg.id = dt.typology_group_id
+      left join departments dd on dd.tenant_id = dt.tenant_id and dd.id = dt.department_id
+      left join users du on du.tenant_id = dt.tenant_id and du.id = dt.user_id
+      where dt.tenant_id = ${ctx.tenantId} and wst.name not in ('Draft', 'Canceled')`,
   },
   { name: 'DE-EstimatesQuotesMonthCount', key: [], countOf: 'DE-EstimatesQuotesMonth' },
 ];

@@ -35,17 +35,19 @@ export const masterData: NamedQueryDefinition[] = [
       left join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
       left join users m on m.tenant_id = cc.tenant_id and m.id = cc.manager_id
       left join users o on o.tenant_id = cc.tenant_id and o.id = cc.owner_id
-      where cc.tenant_id = ${ctx.tenantId}`,
+      -- Draft clients are left out, as the platform's statement does.
+      where cc.tenant_id = ${ctx.tenantId} and wst.name is distinct from 'Draft'`,
   },
   {
     name: 'DE-ClientsCompanies',
     key: ['ClientId', 'CompanyId'],
     source: (ctx) => sql`
+      -- Every client, with each company that has access to it (a client without one: a row with nulls), as the platform.
       select cc.id as "ClientId", cc.name as "Client", co.id as "CompanyId", co.name as "Company"
-      from client_companies x
-      join commercial_clients cc on cc.tenant_id = x.tenant_id and cc.id = x.commercial_client_id
-      join companies co on co.tenant_id = x.tenant_id and co.id = x.company_id
-      where x.tenant_id = ${ctx.tenantId}`,
+      from commercial_clients cc
+      left join client_companies x on x.tenant_id = cc.tenant_id and x.commercial_client_id = cc.id
+      left join companies co on co.tenant_id = x.tenant_id and co.id = x.company_id
+      where cc.tenant_id = ${ctx.tenantId}`,
   },
   {
     name: 'DE-Products',

@@ -7,7 +7,6 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
   {
     name: 'DE-Bills',
     key: ['BillId'],
-    visibility: { documentIdColumn: 'BillId' },
     source: (ctx) => sql`
       select
         b.id as "Oid", b.id as "DocumentOid", b.id as "BillId", b.name as "Bill", b.number as "BillNumber",
@@ -40,7 +39,8 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
       left join projects p on p.tenant_id = b.tenant_id and p.id = b.project_id
       left join contracts ct on ct.tenant_id = b.tenant_id and ct.id = b.contract_id
       left join estimates e on e.tenant_id = b.tenant_id and e.id = b.estimate_id
-      left join departments d on d.tenant_id = b.tenant_id and d.id = b.department_id
+      -- The platform shows the estimate's department (none without an estimate).
+      left join departments d on d.tenant_id = e.tenant_id and d.id = e.department_id
       join currencies cur on cur.tenant_id = b.tenant_id and cur.id = b.currency_id
       left join payment_conditions pc on pc.tenant_id = b.tenant_id and pc.id = b.payment_condition_id
       left join workflow_stages ws on ws.tenant_id = b.tenant_id and ws.id = b.stage_id
@@ -51,7 +51,6 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
   {
     name: 'DE-PurchaseOrders',
     key: ['Oid'],
-    visibility: { documentIdColumn: 'Oid' },
     source: (ctx) => sql`
       select
         po.id as "Oid", po.id as "DocumentOid", po.number as "Name", po.number as "Number",
@@ -61,33 +60,34 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
         po.modified_on_utc as "ModifiedOnUtc", po.modified_by_id as "ModifiedById", ${userName('mb')} as "ModifiedBy",
         mb.image_file_id is not null as "ModifiedByHasImage",
         po.date as "StartDate", po.delivery_date as "DeliveryDate",
-        cc.name as "Client", cc.id as "ClientId", coalesce(cc.image_file_id is not null, false) as "ClientHasImage", d.name as "Department",
-        ct.id as "ContractId", ${numberAndName('ct')} as "Contract", ${numberAndName('p')} as "Project", p.id as "ProjectId",
-        ${numberAndName('e')} as "Estimate", e.id as "EstimateId",
+        cc.name as "Client", cc.id as "ClientId", cc.image_file_id is not null as "ClientHasImage", d.name as "Department",
+        ct.id as "ContractId", ct.name as "Contract", ${numberAndName('p')} as "Project", p.id as "ProjectId",
+        e.name as "Estimate", e.id as "EstimateId",
         co.name as "Company", co.id as "CompanyId", co.image_file_id is not null as "CompanyHasImage",
         s.name || coalesce(' (' || s.external_id || ')', '') as "Supplier",
         coalesce(t.net, 0) as "ValueWithoutVat", coalesce(t.net + t.vat, 0) as "ValueWithVat", coalesce(t.vat, 0) as "VatValue",
         po.invoiced as "Invoiced", po.invoiced_value as "InvoicedValue", po.controlled_value as "ControlledValue",
         po.external_id is not null as "External", po.external_id as "ExternalId", po.external_error as "ExternalError",
-        wst.name as "StageType", ws.name as "Stage", ws.color as "Color",
-        ${forCurrentUser(ctx, 'document_reads', 'po.id')} as "AlreadyRead", ${forCurrentUser(ctx, 'assignments', 'po.id')} as "CurrentUserInTeam",
-        ${forCurrentUser(ctx, 'approvals', 'po.id')} as "CurrentUserPending", ${inCurrentUserDepartment(ctx, 'po.department_id')} as "CurrentUserInDepartment",
+        wst.name as "StageType", ws.name as "Stage", coalesce(ws.color, wst.color) as "Color",
+        ${forCurrentUser(ctx, 'document_reads', 'po.id')} as "AlreadyRead",
+        -- The platform's team lookup for purchase orders joins jobs, so it never matches: always false.
+        false as "CurrentUserInTeam", false as "CurrentUserPending",
+        ${inCurrentUserDepartment(ctx, 'e.department_id')} as "CurrentUserInDepartment",
         cur.iso_code as "CurrencyIsoCode", cur.name as "Currency",
-        -- The articles (services) bought, each once, in the order of their first line.
-        (select string_agg(a.name, ', ' order by a.first_line)
-           from (select sv.name, min(i.sort_order) as first_line
-                   from purchase_order_items i
-                   join services sv on sv.tenant_id = i.tenant_id and sv.id = i.service_id
-                  where i.tenant_id = po.tenant_id and i.purchase_order_id = po.id
-                  group by sv.name) a) as "Articles"
+        -- The articles (services) of every line, repeats kept, in line order.
+        (select string_agg(sv.name, ', ' order by i.sort_order, i.id)
+           from purchase_order_items i
+           join services sv on sv.tenant_id = i.tenant_id and sv.id = i.service_id
+          where i.tenant_id = po.tenant_id and i.purchase_order_id = po.id) as "Articles"
       from purchase_orders po
       join companies co on co.tenant_id = po.tenant_id and co.id = po.company_id
       join suppliers s on s.tenant_id = po.tenant_id and s.id = po.supplier_id
-      left join commercial_clients cc on cc.tenant_id = po.tenant_id and cc.id = po.commercial_client_id
-      left join departments d on d.tenant_id = po.tenant_id and d.id = po.department_id
-      left join contracts ct on ct.tenant_id = po.tenant_id and ct.id = po.contract_id
+      -- As the platform: client and department are the estimate's, the contract is the project's.
       left join projects p on p.tenant_id = po.tenant_id and p.id = po.project_id
       left join estimates e on e.tenant_id = po.tenant_id and e.id = po.estimate_id
+      left join commercial_clients cc on cc.tenant_id = e.tenant_id and cc.id = e.commercial_client_id
+      left join departments d on d.tenant_id = e.tenant_id and d.id = e.department_id
+      left join contracts ct on ct.tenant_id = p.tenant_id and ct.id = p.contract_id
       join currencies cur on cur.tenant_id = po.tenant_id and cur.id = po.currency_id
       left join users cb on cb.tenant_id = po.tenant_id and cb.id = po.created_by_id
       left join users mb on mb.tenant_id = po.tenant_id and mb.id = po.modified_by_id
@@ -99,7 +99,6 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
   {
     name: 'DE-ExpenseSheets',
     key: ['ExpenseSheetId'],
-    visibility: { documentIdColumn: 'ExpenseSheetId' },
     source: (ctx) => sql`
       select
         es.id as "ExpenseSheetId", es.number as "ExpenseSheet", es.number as "ExpenseSheetNumber",
@@ -118,27 +117,13 @@ export const purchasesAndBilling: NamedQueryDefinition[] = [
       where es.tenant_id = ${ctx.tenantId}`,
   },
   {
-    // A row is one expense item; ExpenseId/ExpenseNumber are its expense sheet (the platform's Expense
-    // document), which joins it to DE-ExpenseSheets. The catalogue has no item id, so the key is every
-    // column that varies between items (the others follow from these ids).
+    // A row is one expense item; ExpenseId/ExpenseNumber are the item's own id and number, as the platform's
+    // statement answers them (the sheet is DE-ExpenseSheets). Company is the sheet's: items carry none.
     name: 'DE-Expenses',
-    key: [
-      'ExpenseId',
-      'CreatedOnUtc',
-      'ExpenseTypeId',
-      'VatId',
-      'Motive',
-      'Billable',
-      'ValueWithVat',
-      'VatValue',
-      'ModifiedOnUtc',
-      'CreatedById',
-      'ModifiedById',
-    ],
-    visibility: { documentIdColumn: 'ExpenseId' },
+    key: ['ExpenseId'],
     source: (ctx) => sql`
       select
-        es.id as "ExpenseId", es.number as "ExpenseNumber", ei.billable as "Billable", ei.motive as "Motive",
+        ei.id as "ExpenseId", ei.number as "ExpenseNumber", ei.billable as "Billable", ei.motive as "Motive",
         et.id as "ExpenseTypeId", et.name as "ExpenseType", co.name as "Company", co.id as "CompanyId",
         v.id as "VatId", v.name as "Vat", v.percentage as "VatPercentage",
         ei.value_without_vat + ${lineVat(sql`ei.value_without_vat`, sql`v.percentage`)} as "ValueWithVat",

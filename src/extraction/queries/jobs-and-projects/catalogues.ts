@@ -23,26 +23,30 @@ export const projectsClassifications: NamedQueryDefinition = {
     where pc.tenant_id = ${ctx.tenantId}`,
 };
 
+/**
+ * DE-ProjectsTypes reads project natures on the platform (its ProjectTypeId is DE-Projects' NatureId), so it
+ * reads `project_natures` here; a nature's document type is the Project document type.
+ */
 export const projectsTypes: NamedQueryDefinition = {
   name: 'DE-ProjectsTypes',
   key: ['ProjectTypeId'],
   source: (ctx) => sql`
     select
-      pt.id as "DocumentOid",
-      pt.id as "ProjectTypeId",
-      pt.name as "ProjectType",
+      pn.id as "DocumentOid",
+      pn.id as "ProjectTypeId",
+      pn.name as "ProjectType",
       co.name as "Company",
       co.id as "CompanyId",
       co.image_file_id is not null as "CompanyHasImage",
       dt.name as "DocumentType",
-      pt.template_file_name as "TemplateFileName",
-      pt.allows_timesheet as "AllowsTimesheet",
-      pt.is_deliverable as "IsDeliverable",
-      pt.is_active as "Active"
-    from project_types pt
-    join companies co on co.tenant_id = pt.tenant_id and co.id = pt.company_id
-    join document_types dt on dt.tenant_id = pt.tenant_id and dt.id = pt.document_type_id
-    where pt.tenant_id = ${ctx.tenantId}`,
+      pn.template_file_name as "TemplateFileName",
+      pn.allows_timesheet as "AllowsTimesheet",
+      pn.is_deliverable as "IsDeliverable",
+      pn.is_active as "Active"
+    from project_natures pn
+    join companies co on co.tenant_id = pn.tenant_id and co.id = pn.company_id
+    join document_types dt on dt.tenant_id = pn.tenant_id and dt.class_name = 'Project'
+    where pn.tenant_id = ${ctx.tenantId}`,
 };
 
 export const services: NamedQueryDefinition = {
@@ -90,7 +94,8 @@ export const servicesGroups: NamedQueryDefinition = {
 
 export const rateCardsColumns: NamedQueryDefinition = {
   name: 'DE-RateCardsColumns',
-  // Every column of a card crossed with every row of the same card; Cost is null where no rate is set.
+  // As the platform: one row per cell that holds a rate, of a row with a typology group (empty cells and
+  // rows without a group give none). Active/StartDate/EndDate are the column's: the model keeps validity there.
   key: ['RateCardColumnId', 'RateCardItemId'],
   source: (ctx) => sql`
     select
@@ -119,9 +124,9 @@ export const rateCardsColumns: NamedQueryDefinition = {
     join rate_card_items it on it.tenant_id = rc.tenant_id and it.rate_card_id = rc.id
     join companies co on co.tenant_id = rc.tenant_id and co.id = rc.company_id
     join currencies cur on cur.tenant_id = rc.tenant_id and cur.id = rc.currency_id
-    left join rate_card_item_values v on v.tenant_id = it.tenant_id and v.rate_card_item_id = it.id and v.rate_card_column_id = col.id
+    join rate_card_item_values v on v.tenant_id = it.tenant_id and v.rate_card_item_id = it.id and v.rate_card_column_id = col.id
     left join departments d on d.tenant_id = it.tenant_id and d.id = it.department_id
-    left join typology_groups tg on tg.tenant_id = it.tenant_id and tg.id = it.typology_group_id
+    join typology_groups tg on tg.tenant_id = it.tenant_id and tg.id = it.typology_group_id
     left join users u on u.tenant_id = it.tenant_id and u.id = it.user_id
     where col.tenant_id = ${ctx.tenantId}`,
 };

@@ -8,7 +8,6 @@ export const jobs: NamedQueryDefinition = {
   name: 'DE-Jobs',
   key: ['JobId'],
   parameters: { ModifiedFrom: 'ModifiedOn', JobId: 'JobId', JobNumber: 'JobNumber' },
-  visibility: { documentIdColumn: 'JobId', departmentIdColumn: 'DepartmentId' },
   source: (ctx) => sql`
     select
       j.id as "DocumentOid",
@@ -51,8 +50,8 @@ export const jobs: NamedQueryDefinition = {
       ${forCurrentUser(ctx, 'document_reads', 'j.id')} as "AlreadyRead",
       ${forCurrentUser(ctx, 'assignments', 'j.id')} as "CurrentUserInTeam",
       ${forCurrentUser(ctx, 'approvals', 'j.id')} as "CurrentUserPending",
-      ${jobIsDelayed('j', 'st')} as "IsDelayed",
-      case when ${jobIsDelayed('j', 'st')} then ${daysOverdue('j')} end as "Delayed",
+      ${jobIsDelayed('j', 's')} as "IsDelayed",
+      case when ${jobIsDelayed('j', 's')} then ${daysOverdue('j')} end as "Delayed",
       j.version as "Version",
       j.motive as "Motive"
     from jobs j
@@ -70,9 +69,11 @@ export const jobs: NamedQueryDefinition = {
     where j.tenant_id = ${ctx.tenantId}`,
 };
 
+/** The platform's count leaves Draft jobs out (its list keeps them). */
 export const jobsCount: NamedQueryDefinition = {
   name: 'DE-JobsCount',
   key: [],
   countOf: 'DE-Jobs',
+  countExcludes: { column: 'StageType', values: ['Draft'] },
   parameters: jobs.parameters,
 };

@@ -2,13 +2,12 @@
 // (and count): one row per project, per project with its user-field values, per planned-time entry.
 import type { NamedQueryDefinition } from '../../definition.ts';
 import { sql } from '../../definition.ts';
-import { daysOverdue, estimatedColumns, estimatedTotals, forCurrentUser, jobIsDelayed, userName } from '../fragments.ts';
+import { daysOverdue, estimatedColumns, estimatedTotals, forCurrentUser, jobIsDelayed, numberAndName, userName } from '../fragments.ts';
 
 export const projects: NamedQueryDefinition = {
   name: 'DE-Projects',
   key: ['ProjectId'],
   parameters: { ModifiedFrom: 'ModifiedOn', ProjectNumber: 'ProjectNumber', ProjectId: 'ProjectId' },
-  visibility: { documentIdColumn: 'ProjectId' },
   source: (ctx) => sql`
     select
       p.id as "DocumentOid",
@@ -75,21 +74,23 @@ export const projects: NamedQueryDefinition = {
     left join users cu on cu.tenant_id = p.tenant_id and cu.id = p.created_by_id
     left join users mu on mu.tenant_id = p.tenant_id and mu.id = p.modified_by_id
     ${estimatedTotals(ctx, 'project_id', 'p.id', 'est')}
-    -- The project is as late as its latest open job (most negative days overdue).
+    -- As the platform: the largest days overdue of its delayed jobs, i.e. the least late one (kept as the
+    -- platform computes it, docs/named-queries.md).
     left join lateral (
-      select min(${daysOverdue('j')}) as delayed
+      select max(${daysOverdue('j')}) as delayed
       from jobs j
-      left join workflow_stages js on js.tenant_id = j.tenant_id and js.id = j.stage_id
-      left join workflow_stage_types jst on jst.tenant_id = js.tenant_id and jst.id = js.stage_type_id
-      where j.tenant_id = ${ctx.tenantId} and j.project_id = p.id and ${jobIsDelayed('j', 'jst')}
+      join workflow_stages js on js.tenant_id = j.tenant_id and js.id = j.stage_id
+      where j.tenant_id = ${ctx.tenantId} and j.project_id = p.id and ${jobIsDelayed('j', 'js')}
     ) late on true
     where p.tenant_id = ${ctx.tenantId}`,
 };
 
+/** The platform's count leaves Draft projects out (its list keeps them). */
 export const projectsCount: NamedQueryDefinition = {
   name: 'DE-ProjectsCount',
   key: [],
   countOf: 'DE-Projects',
+  countExcludes: { column: 'StageType', values: ['Draft'] },
   parameters: { ModifiedFrom: 'ModifiedOn' },
 };
 
@@ -100,7 +101,6 @@ export const projectsAdditionalInformation: NamedQueryDefinition = {
   name: 'DE-ProjectsAdditionalInformation',
   key: ['ProjectId'],
   parameters: { ProjectId: 'ProjectId', ProjectNumber: 'ProjectNumber' },
-  visibility: { documentIdColumn: 'ProjectId' },
   source: (ctx) => sql`
     select
       p.id as "ProjectId",
@@ -132,13 +132,16 @@ export const projectsPlannedTime: NamedQueryDefinition = {
   // The catalogue gives this query no parameters but its count takes ProjectId/ProjectNumber; the
   // engine resolves a count's parameters through the counted query, so they are mapped here.
   parameters: { ProjectId: 'ProjectId', ProjectNumber: 'ProjectNumber' },
-  visibility: { documentIdColumn: 'ProjectId' },
+  // As the platform's statement: entries with a typology group, a user and a quote line (whose department,
+  // division and company must exist), of projects that are neither Draft nor Canceled and have at least one
+  // estimate that is neither. Times are in days: hours / the quote-line company's daily RequiredHours;
+  // income is those days × the entry's actual sell rate (an hourly rate: kept as the platform computes it).
   source: (ctx) => sql`
     select
       cl.id as "ClientId",
       cl.name as "Client",
       p.id as "ProjectId",
-      p.name as "Project",
+      ${numberAndName('p')} as "Project",
       p.number as "ProjectNumber",
       pr.id as "ProductId",
       pr.name as "Product",
@@ -152,29 +155,38 @@ export const projectsPlannedTime: NamedQueryDefinition = {
       tg.name as "ProjectPlannedUserTypologyGroup",
       u.id as "ProjectPlannedUserId",
       ${userName('u')} as "ProjectPlannedUser",
-      t.estimate_item_detail_id as "EstimateItemDetailId",
-      m.hours as "ProjectPlannedContractedTime",
-      t.planned_hours as "ProjectPlannedTime",
-      round(t.planned_hours * t.actual_sell_rate, 4) as "ProjectPlannedIncome",
+      dt.id as "EstimateItemDetailId",
+      m.hours / co.required_hours as "ProjectPlannedContractedTime",
+      t.planned_hours / co.required_hours as "ProjectPlannedTime",
+      t.planned_hours / co.required_hours * t.actual_sell_rate as "ProjectPlannedIncome",
       t.month as "Month",
       t.actual_sell_rate as "ActualSellRate",
       t.contracted_sell_rate as "ContractedSellRate",
-      t.rate_card_sell_rate as "RateCardSellRate",
+      dt.table_rate as "RateCardSellRate",
       t.comments as "Comments",
       t.description as "Description"
     from project_planned_times t
     join projects p on p.tenant_id = t.tenant_id and p.id = t.project_id
+    join workflow_stages s on s.tenant_id = p.tenant_id and s.id = p.stage_id
+    join workflow_stage_types st on st.tenant_id = s.tenant_id and st.id = s.stage_type_id
     join commercial_clients cl on cl.tenant_id = p.tenant_id and cl.id = p.commercial_client_id
     left join products pr on pr.tenant_id = p.tenant_id and pr.id = p.product_id
-    left join project_classifications pc on pc.tenant_id = p.tenant_id and pc.id = p.classification_id
-    left join project_natures pn on pn.tenant_id = p.tenant_id and pn.id = p.nature_id
-    left join departments d on d.tenant_id = t.tenant_id and d.id = t.department_id
-    left join typology_groups tg on tg.tenant_id = t.tenant_id and tg.id = t.typology_group_id
-    left join users u on u.tenant_id = t.tenant_id and u.id = t.user_id
-    -- Contracted time: the linked quote line's hours in the same month.
+    join project_classifications pc on pc.tenant_id = p.tenant_id and pc.id = p.classification_id
+    join project_natures pn on pn.tenant_id = p.tenant_id and pn.id = p.nature_id
+    join typology_groups tg on tg.tenant_id = t.tenant_id and tg.id = t.typology_group_id
+    join users u on u.tenant_id = t.tenant_id and u.id = t.user_id
+    join estimate_item_details dt on dt.tenant_id = t.tenant_id and dt.id = t.estimate_item_detail_id
+    join departments d on d.tenant_id = dt.tenant_id and d.id = dt.department_id
+    join divisions dv on dv.tenant_id = d.tenant_id and dv.id = d.division_id
+    join companies co on co.tenant_id = d.tenant_id and co.id = d.company_id
+    -- Contracted time: the quote line's hours in the entry's month.
     left join estimate_item_detail_months m
       on m.tenant_id = t.tenant_id and m.estimate_item_detail_id = t.estimate_item_detail_id and m.month = t.month
-    where t.tenant_id = ${ctx.tenantId}`,
+    where t.tenant_id = ${ctx.tenantId} and st.name not in ('Draft', 'Canceled')
+      and exists (select 1 from estimates e
+                    join workflow_stages es on es.tenant_id = e.tenant_id and es.id = e.stage_id
+                    join workflow_stage_types est on est.tenant_id = es.tenant_id and est.id = es.stage_type_id
+                   where e.tenant_id = p.tenant_id and e.project_id = p.id and est.name not in ('Draft', 'Canceled'))`,
 };
 
 export const projectsPlannedTimeCount: NamedQueryDefinition = {

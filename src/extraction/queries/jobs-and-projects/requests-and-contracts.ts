@@ -8,7 +8,6 @@ export const requests: NamedQueryDefinition = {
   name: 'DE-Requests',
   key: ['RequestId'],
   parameters: {},
-  visibility: { documentIdColumn: 'RequestId', departmentIdColumn: 'DepartmentId' },
   source: (ctx) => sql`
     select
       r.id as "DocumentOid",
@@ -20,7 +19,8 @@ export const requests: NamedQueryDefinition = {
       r.created_on_utc as "CreatedOnUtc",
       r.modified_on_utc as "ModifiedOnUtc",
       -- Calendar days from begin to end (UTC), as DATEDIFF(day, begin, end) counts them.
-      (r.end_date_utc at time zone 'UTC')::date - (r.begin_date_utc at time zone 'UTC')::date as "Days",
+      -- As the platform: calendar days from today (UTC) to the end date, negative once it has passed.
+      (r.end_date_utc at time zone 'UTC')::date - (now() at time zone 'UTC')::date as "Days",
       r.tags::text as "TagsJson",
       r.is_activated as "IsActivated",
       ${userName('cu')} as "CreatedBy",
@@ -42,7 +42,7 @@ export const requests: NamedQueryDefinition = {
       ct.name as "Contract",
       ct.id as "ContractId",
       s.name as "Stage",
-      s.color as "StageColor",
+      coalesce(s.color, st.color) as "StageColor",
       ${userName('mu')} as "ModifiedBy",
       r.modified_by_id as "ModifiedById",
       mu.image_file_id is not null as "ModifiedByHasImage",
@@ -64,12 +64,14 @@ export const requests: NamedQueryDefinition = {
       dv.name as "Division",
       dv.id as "DivisionId"
     from requests r
-    join departments d on d.tenant_id = r.tenant_id and d.id = r.department_id
-    join companies co on co.tenant_id = d.tenant_id and co.id = d.company_id
-    left join divisions dv on dv.tenant_id = d.tenant_id and dv.id = d.division_id
+    -- The request's company is its own department's; Department and Division are its type's (as the platform).
+    join departments rd on rd.tenant_id = r.tenant_id and rd.id = r.department_id
+    join companies co on co.tenant_id = rd.tenant_id and co.id = rd.company_id
     left join commercial_clients cl on cl.tenant_id = r.tenant_id and cl.id = r.commercial_client_id
     left join client_groups cg on cg.tenant_id = cl.tenant_id and cg.id = cl.client_group_id
     left join job_types jt on jt.tenant_id = r.tenant_id and jt.id = r.type_id
+    left join departments d on d.tenant_id = jt.tenant_id and d.id = jt.department_id
+    left join divisions dv on dv.tenant_id = d.tenant_id and dv.id = d.division_id
     left join products pr on pr.tenant_id = r.tenant_id and pr.id = r.product_id
     left join brands b on b.tenant_id = r.tenant_id and b.id = r.brand_id
     left join contracts ct on ct.tenant_id = r.tenant_id and ct.id = r.contract_id
@@ -87,7 +89,6 @@ export const contracts: NamedQueryDefinition = {
   name: 'DE-Contracts',
   key: ['ContractId'],
   parameters: { ModifiedFrom: 'ModifiedOn', ContractNumber: 'ContractNumber', ContractId: 'ContractId' },
-  visibility: { documentIdColumn: 'ContractId' },
   source: (ctx) => sql`
     select
       cl.id as "ClientId",
@@ -111,8 +112,9 @@ export const contracts: NamedQueryDefinition = {
       ${estimatedColumns('est')}
     from contracts c
     join commercial_clients cl on cl.tenant_id = c.tenant_id and cl.id = c.commercial_client_id
-    left join brands b on b.tenant_id = c.tenant_id and b.id = c.brand_id
     left join products pr on pr.tenant_id = c.tenant_id and pr.id = c.product_id
+    -- The brand is the product's, as the platform's statement reads it.
+    left join brands b on b.tenant_id = pr.tenant_id and b.id = pr.brand_id
     left join job_types jt on jt.tenant_id = c.tenant_id and jt.id = c.type_id
     left join workflow_stages s on s.tenant_id = c.tenant_id and s.id = c.stage_id
     left join workflow_stage_types st on st.tenant_id = s.tenant_id and st.id = s.stage_type_id

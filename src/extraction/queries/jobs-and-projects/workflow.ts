@@ -69,12 +69,11 @@ export const transitions: NamedQueryDefinition = {
     join document_types dt on dt.tenant_id = w.tenant_id and dt.id = w.document_type_id
     join workflow_stages fs on fs.tenant_id = t.tenant_id and fs.id = t.from_stage_id
     join workflow_stages ts on ts.tenant_id = t.tenant_id and ts.id = t.to_stage_id
-    -- Types the transition is limited to (none: every type), ids and names in the same order.
+    -- As the platform: every type whose workflow is the transition's, ids and names ", "-joined in the same (name) order.
     left join lateral (
-      select string_agg(jt.id::text, ',' order by jt.name, jt.id) as ids, string_agg(jt.name, ', ' order by jt.name, jt.id) as names
-      from workflow_transition_types tt
-      join job_types jt on jt.tenant_id = tt.tenant_id and jt.id = tt.job_type_id
-      where tt.tenant_id = t.tenant_id and tt.transition_id = t.id
+      select string_agg(jt.id::text, ', ' order by jt.name, jt.id) as ids, string_agg(jt.name, ', ' order by jt.name, jt.id) as names
+      from job_types jt
+      where jt.tenant_id = t.tenant_id and jt.workflow_id = t.workflow_id
     ) types on true
     where t.tenant_id = ${ctx.tenantId}`,
 };

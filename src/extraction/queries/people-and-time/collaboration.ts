@@ -1,5 +1,6 @@
 // Named queries over collaboration on any document: teams (assignments), feed comments and replies,
-// description versions and document history. DocumentType is the short class name (e.g. Deliverable).
+// description versions and document history. DocumentType is the full type name the platform stores
+// (Skill.Module.BusinessObjects.Deliverable), except in DE-Assignments, whose statement shortens it (Deliverable).
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
 import { userName } from '../fragments.ts';
 
@@ -7,7 +8,6 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-Assignments',
     key: ['DocumentId', 'TeamId', 'UserId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     // DocumentSubType: the business object type of the document's type (jobs, requests, estimates and
     // contracts have a job_types "type"; other documents have none).
     source: (ctx) => sql`
@@ -34,9 +34,8 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-Comments',
     key: ['CommentsId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     source: (ctx) => sql`
-      select cm.id as "CommentsId", dt.class_name as "DocumentType", cm.document_id as "DocumentId",
+      select cm.id as "CommentsId", dt.full_name as "DocumentType", cm.document_id as "DocumentId",
              cm.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy", cb.image_file_id is not null as "CreatedByHasImage",
              cm.created_on_utc as "CreatedOnUtc", cm.modified_on_utc as "ModifiedOnUtc", cm.text as "Text",
              cm.is_visible_to_client as "IsVisibleToClient", cm.actions::text as "Actions", cm.reactions::text as "Reactions",
@@ -49,9 +48,8 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-CommentsReplies',
     key: ['ReplyId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     source: (ctx) => sql`
-      select r.id as "ReplyId", cm.id as "CommentsId", cm.document_id as "DocumentId", dt.class_name as "DocumentType",
+      select r.id as "ReplyId", cm.id as "CommentsId", cm.document_id as "DocumentId", dt.full_name as "DocumentType",
              r.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy", cb.image_file_id is not null as "CreatedByHasImage",
              r.text as "Text", r.created_on_utc as "CreatedOnUtc", r.modified_on_utc as "ModifiedOnUtc",
              r.reactions::text as "Reactions", r.mentions::text as "Mentions"
@@ -64,12 +62,11 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-Descriptions',
     key: ['DescriptionId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     // LatestVersion: the highest version of the same document (the unique (tenant, document, version) index answers it).
     source: (ctx) => sql`
       select ds.id as "DescriptionId", ds.plain_text as "Description", ds.text_html as "DescriptionHtml", ds.version as "Version",
              lv.version as "LatestVersion", ds.version = lv.version as "IsLastVersion",
-             ds.document_id as "DocumentId", dt.name as "Document",
+             ds.document_id as "DocumentId", dt.full_name as "Document",
              ds.created_on_utc as "CreatedOn", ds.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy",
              ds.modified_on_utc as "ModifiedOn"
         from descriptions ds
@@ -82,7 +79,6 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-History',
     key: ['HistoryId'],
-    visibility: { documentIdColumn: 'DocumentId' },
     // The history row's own columns, for keys and counts that read nothing else (index-only counts).
     narrow: [
       {
@@ -95,7 +91,7 @@ export const collaboration: NamedQueryDefinition[] = [
       },
     ],
     source: (ctx) => sql`
-      select h.id as "HistoryId", dt.class_name as "DocumentType", h.document_id as "DocumentId", h.version as "Version",
+      select h.id as "HistoryId", dt.full_name as "DocumentType", h.document_id as "DocumentId", h.version as "Version",
              h.start_date as "StartDate", h.end_date as "EndDate", h.user_id as "UserId", ${userName('u')} as "User",
              u.image_file_id is not null as "UserHasImage", h.action as "Action",
              st.id as "StageId", st.name as "Stage", st.color as "StageColor",

@@ -39,14 +39,15 @@ export const organisation: NamedQueryDefinition[] = [
              cu.name as "Currency", c.currency_id as "CurrencyId", c.timesheet_start as "TimesheetStart",
              c.resource_type as "ResourceType", c.project_article_id as "ProjectArticle", c.hours_type as "HoursType",
              c.required_hours as "RequiredHours", c.margin_type as "MarginType",
-             art.name as "Article", c.article_id as "ArticleId",
+             art.name as "Article", art.id as "ArticleId",
              c.created_on_utc as "CreatedOnUtc", c.created_by_id as "CreatedById", ${userName('cb')} as "CreatedBy",
              cb.image_file_id is not null as "CreatedByHasImage",
              c.modified_on_utc as "ModifiedOnUtc", c.modified_on_utc as "ModifiedOn", c.modified_by_id as "ModifiedById",
              ${userName('mb')} as "ModifiedBy", mb.image_file_id is not null as "ModifiedByHasImage"
         from companies c
         left join currencies cu on cu.tenant_id = c.tenant_id and cu.id = c.currency_id
-        left join services art on art.tenant_id = c.tenant_id and art.id = c.article_id
+        -- Article/ArticleId: the project article, as the platform's statement joins it.
+        left join services art on art.tenant_id = c.tenant_id and art.id = c.project_article_id
         left join users cb on cb.tenant_id = c.tenant_id and cb.id = c.created_by_id
         left join users mb on mb.tenant_id = c.tenant_id and mb.id = c.modified_by_id
        where c.tenant_id = ${ctx.tenantId}`,
@@ -79,9 +80,10 @@ export const organisation: NamedQueryDefinition[] = [
     source: (ctx) => sql`
       select c.id as "CompanyId", c.name as "Company", dv.id as "DivisionId", dv.name as "Division",
              d.id as "DepartmentId", d.name as "Department", d.modified_on_utc as "ModifiedOn"
+        -- As the platform: a department with its division and the division's company (departments without a division give none).
         from departments d
-        left join companies c on c.tenant_id = d.tenant_id and c.id = d.company_id
-        left join divisions dv on dv.tenant_id = d.tenant_id and dv.id = d.division_id
+        join divisions dv on dv.tenant_id = d.tenant_id and dv.id = d.division_id
+        join companies c on c.tenant_id = dv.tenant_id and c.id = dv.company_id
        where d.tenant_id = ${ctx.tenantId}`,
   },
   {

@@ -90,10 +90,11 @@ export const people: NamedQueryDefinition[] = [
       select u.id as "UserId", ${userName('u')} as "User", uc.monthly_value as "MonthlyValue", uc.hourly_value as "HourlyValue",
              uc.start_date as "StartDate", uc.end_date as "EndDate", c.id as "CompanyId", c.name as "Company",
              cu.id as "CurrencyId", cu.name as "Currency", uc.created_on_utc as "CreatedOn", uc.modified_on_utc as "ModifiedOn"
+        -- As the platform: the company is the user's, the currency that company's (users without them drop out).
         from user_costs uc
-        left join users u on u.tenant_id = uc.tenant_id and u.id = uc.user_id
-        left join companies c on c.tenant_id = uc.tenant_id and c.id = uc.company_id
-        left join currencies cu on cu.tenant_id = uc.tenant_id and cu.id = uc.currency_id
+        join users u on u.tenant_id = uc.tenant_id and u.id = uc.user_id
+        join companies c on c.tenant_id = u.tenant_id and c.id = u.company_id
+        join currencies cu on cu.tenant_id = c.tenant_id and cu.id = c.currency_id
        where uc.tenant_id = ${ctx.tenantId}`,
   },
   {
@@ -118,8 +119,9 @@ export const people: NamedQueryDefinition[] = [
     key: ['TypologyGroupId'],
     source: (ctx) => sql`
       select tg.id as "TypologyGroupId", tg.name as "TypologyGroup", c.id as "CompanyId", c.name as "Company"
+        -- Groups without a company drop out (the platform's inner join).
         from typology_groups tg
-        left join companies c on c.tenant_id = tg.tenant_id and c.id = tg.company_id
+        join companies c on c.tenant_id = tg.tenant_id and c.id = tg.company_id
        where tg.tenant_id = ${ctx.tenantId}`,
   },
   {

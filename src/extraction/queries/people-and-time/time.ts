@@ -2,14 +2,13 @@
 // tombstones (deleted rows). DE-TimeSheets runs on a million rows: see the note on its source.
 import type { RawBuilder } from 'kysely';
 import { type NamedQueryDefinition, type QueryContext, sql } from '../../definition.ts';
-import { numberAndName, periodInForce, userName, utcMidnight } from '../fragments.ts';
+import { userName, utcMidnight } from '../fragments.ts';
 
-// Names of the approvers of a leave in one role, comma-joined.
-const leaveApprovers = (role: 'Approver' | 'HR') => sql`
-  (select string_agg(${userName('au')}, ', ' order by ${userName('au')})
-     from approvals ap
-     join users au on au.tenant_id = ap.tenant_id and au.id = ap.approver_id
-    where ap.tenant_id = l.tenant_id and ap.document_id = l.id and ap.role = ${role})`;
+/**
+ * A leave's Status as the platform derives it: New, Approved or Rejected (a requested leave is never a
+ * draft here); the platform has no Canceled status, so a canceled leave's Status is null.
+ */
+const LEAVE_STATUS = sql`(case l.status when 'Draft' then 'New' when 'Canceled' then null else l.status end)`;
 
 /** A *Deleted query: the id and deletion time of each tombstoned row of `table`. */
 const tombstones =
@@ -37,22 +36,20 @@ const jobApprovers = (ctx: QueryContext): RawBuilder<unknown> => {
                     group by a.document_id) ap on ap.document_id = t.job_id`;
 };
 
-/** DE-TimeSheets' columns that are the timesheet's own, as its source computes them. */
-const OWN_COLUMNS = ['TimesheetId', 'UserId', 'Day', 'Hours', 'JobId', 'IsBillable', 'Status', 'ModifiedOn', 'RequestedApproval'];
-const ownColumns = sql`t.id as "TimesheetId", t.user_id as "UserId", t.date as "Day", round(t.duration_minutes / 60.0, 4) as "Hours",
-  t.job_id as "JobId", t.is_billable as "IsBillable", t.status as "Status", t.modified_on_utc as "ModifiedOn",
-  t.requested_approval as "RequestedApproval"`;
+/** A timesheet's hours as the platform gives them: minutes / 60, to 6 decimals (T-SQL's precision). */
+const HOURS = sql`round(t.duration_minutes / 60.0, 6)`;
 
-/** Where DE-TimeSheets looks up the periods in force: the timesheet's user on its day. */
-const period = { tenant: 't.tenant_id', user: 't.user_id', day: 't.date' };
+/** DE-TimeSheets' columns that are the timesheet's own, as its source computes them. */
+const OWN_COLUMNS = ['TimesheetId', 'UserId', 'Day', 'Hours', 'JobId', 'Status', 'ModifiedOn', 'RequestedApproval'];
+const ownColumns = sql`t.id as "TimesheetId", t.user_id as "UserId", t.date as "Day", ${HOURS} as "Hours",
+  t.job_id as "JobId", t.status as "Status", t.modified_on_utc as "ModifiedOn",
+  t.requested_approval as "RequestedApproval"`;
 
 export const time: NamedQueryDefinition[] = [
   {
     name: 'DE-TimeSheets',
     key: ['TimesheetId'],
     parameters: { ModifiedFrom: 'ModifiedOn', ProjectNumber: 'ProjectNumber', ProjectId: 'ProjectId', From: 'Day', To: 'Day' },
-    // The job's team decides who sees a timesheet, and the department of the person whose time it is.
-    visibility: { documentIdColumn: 'JobId', departmentIdColumn: 'UserDepartmentId' },
     // The timesheet's own columns, then with its job's name and number (the common filter): for keys and
     // counts that read nothing else.
     narrow: [
@@ -66,39 +63,40 @@ export const time: NamedQueryDefinition[] = [
            where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null`,
       },
     ],
+    // As the platform's statement: Company, UserDepartment and HourlyUserCost are what was stored when the
+    // time was booked (the booked_* snapshot); Typology is the user's current one; Brand is the product's;
+    // IsBillable is false without a client; Hours are unrounded (6 decimals, as T-SQL's minutes / 60.0).
     source: (ctx) => sql`
       select t.id as "TimesheetId", t.user_id as "UserId", ${userName('u')} as "User",
              uc.id as "UserCompanyId", uc.name as "UserCompany", ud.id as "UserDepartmentId", ud.name as "UserDepartment",
              u.email as "UserEmail",
              ty.id as "TypologyId", ty.name as "Typology",
-             t.date as "Day", round(t.duration_minutes / 60.0, 4) as "Hours",
+             t.date as "Day", ${HOURS} as "Hours",
              cl.id as "ClientId", cl.name as "Client", p.id as "ProjectId", p.name as "Project", p.number as "ProjectNumber",
-             t.job_id as "JobId", j.name as "Job", j.number as "JobNumber", jt.name as "JobType", t.is_billable as "IsBillable",
-             jc.id as "CompanyId", jc.name as "Company",
+             t.job_id as "JobId", j.name as "Job", j.number as "JobNumber", jt.name as "JobType",
+             t.is_billable and cl.id is not null as "IsBillable",
+             bc.id as "CompanyId", bc.name as "Company",
              pr.id as "ProductId", pr.name as "Product", pr.code as "ProductCode", pr.external_id as "ProductExternalId",
              b.id as "BrandId", b.name as "Brand", wt.id as "WorkTypeId", wt.name as "WorkType",
              t.status as "Status",
              coalesce(ap.names, ${userName('r')}) as "Approvers",
              t.modified_on_utc as "ModifiedOn", t.requested_approval as "RequestedApproval",
-             uc_at.value as "HourlyUserCost", round(t.duration_minutes * uc_at.value / 60, 4) as "TotalUserCost"
+             t.booked_hourly_cost as "HourlyUserCost", round(t.duration_minutes * t.booked_hourly_cost / 60, 4) as "TotalUserCost"
         from timesheets t
         left join users u on u.tenant_id = t.tenant_id and u.id = t.user_id
         left join companies uc on uc.tenant_id = u.tenant_id and uc.id = u.company_id
-        left join departments ud on ud.tenant_id = u.tenant_id and ud.id = u.department_id
+        left join departments ud on ud.tenant_id = t.tenant_id and ud.id = t.booked_department_id
+        left join companies bc on bc.tenant_id = t.tenant_id and bc.id = t.booked_company_id
         left join jobs j on j.tenant_id = t.tenant_id and j.id = t.job_id
         left join job_types jt on jt.tenant_id = j.tenant_id and jt.id = j.job_type_id
-        left join departments jd on jd.tenant_id = j.tenant_id and jd.id = j.department_id
-        left join companies jc on jc.tenant_id = jd.tenant_id and jc.id = jd.company_id
         left join projects p on p.tenant_id = j.tenant_id and p.id = j.project_id
         left join commercial_clients cl on cl.tenant_id = p.tenant_id and cl.id = p.commercial_client_id
         left join products pr on pr.tenant_id = p.tenant_id and pr.id = p.product_id
-        left join brands b on b.tenant_id = t.tenant_id and b.id = coalesce(p.brand_id, pr.brand_id)
+        left join brands b on b.tenant_id = pr.tenant_id and b.id = pr.brand_id
         left join work_types wt on wt.tenant_id = t.tenant_id and wt.id = t.work_type_id
         left join users r on r.tenant_id = u.tenant_id and r.id = u.responsible_id
+        left join typologies ty on ty.tenant_id = u.tenant_id and ty.id = u.typology_id
         ${jobApprovers(ctx)}
-        ${periodInForce(ctx, 'user_typology_histories', 'typology_id', period, 'th')}
-        left join typologies ty on ty.tenant_id = t.tenant_id and ty.id = coalesce(th.value, u.typology_id)
-        ${periodInForce(ctx, 'user_costs', 'hourly_value', period, 'uc_at')}
        where t.tenant_id = ${ctx.tenantId} and t.deleted_on is null`,
   },
   {
@@ -110,47 +108,56 @@ export const time: NamedQueryDefinition[] = [
   {
     name: 'DE-TimeSheetsDeleted',
     key: ['TimesheetId'],
-    // Only the id and the deletion time are output, so From/To apply to the deletion time too.
-    parameters: { ModifiedFrom: 'ModifiedOnUtc', From: 'ModifiedOnUtc', To: 'ModifiedOnUtc' },
+    // The platform's statement reads only ModifiedFrom (on the deletion time); From/To are accepted and ignored.
+    parameters: { ModifiedFrom: 'ModifiedOnUtc' },
+    ignoredParameters: ['From', 'To'],
     source: tombstones('timesheets', 'TimesheetId'),
   },
   {
     name: 'DE-TimeSheetsDeletedCount',
     key: [],
     countOf: 'DE-TimeSheetsDeleted',
-    parameters: { ModifiedFrom: 'ModifiedOnUtc', From: 'ModifiedOnUtc', To: 'ModifiedOnUtc' },
+    parameters: { ModifiedFrom: 'ModifiedOnUtc' },
+    ignoredParameters: ['From', 'To'],
   },
   {
     name: 'DE-Leaves',
     key: ['LeaveId'],
     parameters: { ModifiedFrom: 'ModifiedOn' },
-    visibility: { documentIdColumn: 'LeaveId' },
     // The leave's own columns, for keys and counts that read nothing else (the common orders and filters):
     // planned without the lookups and approver lists, which a 100-row page's key statement and count paid for.
     narrow: [
       {
-        columns: ['LeaveId', 'UserId', 'Day', 'IsHalfDay', 'Hours', 'ModifiedOn', 'RequestedApproval', 'Status'],
+        columns: ['LeaveId', 'UserId', 'Day', 'IsHalfDay', 'ModifiedOn', 'RequestedApproval', 'Status'],
         source: (ctx) => sql`
           select l.id as "LeaveId", l.user_id as "UserId", ${utcMidnight('l.day')} as "Day", l.is_half_day as "IsHalfDay",
-                 round(l.total_minutes / 60.0)::int as "Hours", l.modified_on_utc as "ModifiedOn",
-                 l.requested_approval as "RequestedApproval", l.status as "Status"
+                 l.modified_on_utc as "ModifiedOn", l.requested_approval as "RequestedApproval", ${LEAVE_STATUS} as "Status"
             from leaves l
-           where l.tenant_id = ${ctx.tenantId} and l.deleted_on is null`,
+           where l.tenant_id = ${ctx.tenantId} and l.deleted_on is null and l.requested_approval`,
       },
     ],
-    // One row per live leave day. Hours is an integer in the catalogue: total minutes / 60, rounded.
+    // As the platform's statement: only leaves whose approval was requested; Hours = the leave's minutes / 60
+    // for an hour-based type, else the user's LeaveDayHours (half of it for a half day), as the whole number
+    // the catalogue types; Approvers = who approved it; HRApprovers is always null on the platform (its join
+    // tests the wrong alias) and so here: docs/named-queries.md, "Kept as the platform computes it".
     source: (ctx) => sql`
       select c.id as "CompanyId", c.name as "Company", l.id as "LeaveId", lt.id as "LeaveTypeId", lt.name as "LeaveType",
              l.user_id as "UserId", ${userName('u')} as "User", ${utcMidnight('l.day')} as "Day", l.is_half_day as "IsHalfDay",
-             round(l.total_minutes / 60.0)::int as "Hours", lt.year as "LeaveTypeYear",
+             round(case when lt.is_hourly then l.total_minutes / 60.0
+                        when l.is_half_day then u.leave_day_hours / 2 else u.leave_day_hours end)::int as "Hours",
+             lt.year as "LeaveTypeYear",
              ${utcMidnight('lt.expires_on')} as "LeaveTypeExpiresOn", l.modified_on_utc as "ModifiedOn",
-             l.requested_approval as "RequestedApproval", l.status as "Status",
-             ${leaveApprovers('Approver')} as "Approvers", ${leaveApprovers('HR')} as "HRApprovers"
+             l.requested_approval as "RequestedApproval", ${LEAVE_STATUS} as "Status",
+             (select string_agg(${userName('au')}, ', ' order by ${userName('au')})
+                from approvals ap
+                join users au on au.tenant_id = ap.tenant_id and au.id = ap.approver_id
+               where ap.tenant_id = l.tenant_id and ap.document_id = l.id and ap.role = 'Approver' and ap.status = 'Approved') as "Approvers",
+             null::text as "HRApprovers"
         from leaves l
         left join users u on u.tenant_id = l.tenant_id and u.id = l.user_id
         left join leave_types lt on lt.tenant_id = l.tenant_id and lt.id = l.leave_type_id
-        left join companies c on c.tenant_id = l.tenant_id and c.id = coalesce(u.company_id, lt.company_id)
-       where l.tenant_id = ${ctx.tenantId} and l.deleted_on is null`,
+        left join companies c on c.tenant_id = u.tenant_id and c.id = u.company_id
+       where l.tenant_id = ${ctx.tenantId} and l.deleted_on is null and l.requested_approval`,
   },
   {
     name: 'DE-LeavesCount',
@@ -174,7 +181,7 @@ export const time: NamedQueryDefinition[] = [
     name: 'DE-Attendances',
     key: ['UserId', 'Day', 'Time', 'Type'],
     parameters: { From: 'Day', To: 'Day' },
-    // One row per clock event of a day (a day without events still gives one row, event columns null).
+    // One row per clock event of a day; a day without events gives none (the platform's inner join).
     source: (ctx) => sql`
       select at.day as "Day", at.user_id as "UserId", ${userName('u')} as "User",
              at.worked_minutes / 60 as "Hours", at.worked_minutes % 60 as "Minutes",
@@ -184,13 +191,12 @@ export const time: NamedQueryDefinition[] = [
              ad.is_offset as "Offset", ad.offset_minutes as "OffsetMinutes"
         from attendances at
         left join users u on u.tenant_id = at.tenant_id and u.id = at.user_id
-        left join attendance_details ad on ad.tenant_id = at.tenant_id and ad.attendance_id = at.id
+        join attendance_details ad on ad.tenant_id = at.tenant_id and ad.attendance_id = at.id
        where at.tenant_id = ${ctx.tenantId}`,
   },
   {
     name: 'DE-Workloads',
     key: ['WorkloadId'],
-    visibility: { documentIdColumn: 'JobId' },
     // The workload's own columns (on jobs only, as the source), for keys and counts that read nothing else.
     narrow: [
       {
@@ -203,11 +209,12 @@ export const time: NamedQueryDefinition[] = [
            where w.tenant_id = ${ctx.tenantId}`,
       },
     ],
-    // Workloads planned on jobs only (the inner join); Workload in decimal hours; Project is "number - name".
+    // Workloads planned on jobs only (the inner join); Workload in decimal hours; Project is "number - number"
+    // as the platform's statement writes it (kept as the platform computes it).
     source: (ctx) => sql`
       select w.id as "WorkloadId", ${utcMidnight('w.day')} as "DayUtc", round(w.workload_minutes / 60.0, 4) as "Workload",
              j.id as "JobId", w.timesheet_id as "TimesheetId", w.user_id as "UserIs", ${userName('u')} as "User",
-             cl.id as "ClientId", cl.name as "Client", p.id as "ProjectId", ${numberAndName('p')} as "Project",
+             cl.id as "ClientId", cl.name as "Client", p.id as "ProjectId", p.number || ' - ' || p.number as "Project",
              j.name as "Job"
         from workloads w
         join jobs j on j.tenant_id = w.tenant_id and j.id = w.document_id
