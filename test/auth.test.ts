@@ -68,7 +68,10 @@ describe('app headers', () => {
 
   test('a revoked app is refused and a rotated secret replaces the old one', async () => {
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    const created = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, { headers: admin, json: { name: 'ETL', roles: ['IntegrationRead'] } });
+    const created = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, {
+      headers: admin,
+      json: { name: 'ETL', roles: ['IntegrationRead'] },
+    });
     assert.equal(created.status, 201);
     const creds = { tenantId: tenant.tenantId, appId: created.body.appId, appSecret: created.body.appSecret };
     assert.equal((await server.request('GET', lookup, { headers: appHeaders(creds) })).status, 200);

@@ -402,7 +402,10 @@ describe('configuration keys', () => {
     const app3 = await server.request('POST', `/admin/tenants/${tenant.tenantId}/apps`, { headers: admin, json: { name: 'Nobody', roles: [] } });
     const h3 = appHeaders({ tenantId: tenant.tenantId, appId: app3.body.appId, appSecret: app3.body.appSecret });
     assert.equal((await server.request('GET', '/api/configuration-keys/SFTP-HRFEED', { headers: h3 })).status, 403);
-    const repoint = await server.request('PUT', '/api/configuration-keys/SFTP-HRFEED', { headers: h3, json: { ...value, ftpHostIp: 'elsewhere.invalid', ftpPassword: '********' } });
+    const repoint = await server.request('PUT', '/api/configuration-keys/SFTP-HRFEED', {
+      headers: h3,
+      json: { ...value, ftpHostIp: 'elsewhere.invalid', ftpPassword: '********' },
+    });
     assert.equal(repoint.status, 403, repoint.text);
     assert.equal(repoint.body.requiredRole, 'ConfigurationKeyWrite');
     // Feed settings naming an address the outbound guard refuses are refused at save, naming the field.
@@ -412,7 +415,8 @@ describe('configuration keys', () => {
       assert.equal(refused.body.errors[0].path, '/body/ftpHostIp', host);
     }
     assert.equal(
-      (await server.request('PUT', '/api/configuration-keys/OTHER', { headers: h, json: { nested: { url: 'http://169.254.169.254/latest' } } })).body.errors[0].path,
+      (await server.request('PUT', '/api/configuration-keys/OTHER', { headers: h, json: { nested: { url: 'http://169.254.169.254/latest' } } })).body.errors[0]
+        .path,
       '/body/nested/url',
     );
     const masked = await server.request('GET', '/api/configuration-keys/SFTP-HRFEED', { headers: h2 });

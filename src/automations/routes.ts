@@ -40,11 +40,12 @@ function refuseLiteralAddresses(body: unknown, allowPrivate: boolean): void {
   const errors = new FieldErrorList();
   const actionsOf = (owner: unknown, at: string) => {
     const actions = (owner as { actions?: unknown } | null)?.actions;
-    if (Array.isArray(actions)) actions.forEach((action, i) => errors.push(...literalAddressErrors(action, `${at}/actions/${i}`, allowPrivate, { depth: 1 })));
+    if (!Array.isArray(actions)) return;
+    for (let i = 0; i < actions.length; i++) errors.push(...literalAddressErrors(actions[i], `${at}/actions/${i}`, allowPrivate, { depth: 1 }));
   };
   actionsOf(body, '/body');
   const subs = (body as { subWorkflows?: unknown } | null)?.subWorkflows;
-  if (Array.isArray(subs)) subs.forEach((sub, i) => actionsOf(sub, `/body/subWorkflows/${i}`));
+  if (Array.isArray(subs)) for (let i = 0; i < subs.length; i++) actionsOf(subs[i], `/body/subWorkflows/${i}`);
   if (errors.length) throw badRequest(`The automation names an address it may not reach: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
 }
 

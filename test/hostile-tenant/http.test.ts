@@ -433,7 +433,9 @@ describe('item 13: the outbound guard', () => {
 
 describe('afterwards', () => {
   test('no answer and no log line holds a secret; the process is alive', async (t) => {
-    t.diagnostic(`peak RSS of the server: ${peakRssMb.toFixed(0)} MB (bound ${RSS_BOUND_MB} MB); ${answers.length} hostile answers, ${logLines.length} log lines checked`);
+    t.diagnostic(
+      `peak RSS of the server: ${peakRssMb.toFixed(0)} MB (bound ${RSS_BOUND_MB} MB); ${answers.length} hostile answers, ${logLines.length} log lines checked`,
+    );
     assert.ok(secrets.length >= 8);
     for (const [i, a] of answers.entries()) assertNoSecret(a, `answer ${i}`);
     assert.ok(logLines.length > 10, 'the server logged its requests');
