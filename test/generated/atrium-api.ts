@@ -29,7 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness, as /health/live */
-        get: operations["health"];
+        get: operations["health_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6342,7 +6342,7 @@ export interface operations {
             504: components["responses"]["Problem"];
         };
     };
-    health: {
+    health_get: {
         parameters: {
             query?: never;
             header?: never;
