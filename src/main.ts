@@ -164,7 +164,8 @@ async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
   const say = startupLog(config);
   const runtime = await startServer(config, say);
   say(runtime.address ? `Atrium listening on ${runtime.address} (role ${config.role})` : `Atrium worker running (role ${config.role})`);
-  if (runtime.address && config.role !== 'worker') await recordServedAddress(config, runtime.address).catch(() => {});
+  // Not awaited: the signal handlers below must be in place as soon as the banner is out.
+  if (runtime.address && config.role !== 'worker') recordServedAddress(config, runtime.address).catch(() => {});
   return new Promise((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {

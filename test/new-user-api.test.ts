@@ -156,3 +156,37 @@ test('point 9: validation names the real cause; 1e15 × 1e15 on estimate items i
   assert.equal(unknown.status, 422, unknown.text);
   assert.equal(unknown.body.errors[0].path, '/body/0/EstimateId');
 });
+
+test('point 11: the demo Mileage type is mileage (kilometres × its rate); an Estimate without project, contract or company takes its department’s company’s currency', async () => {
+  const [mileage] = (
+    await db.query(`select t.id, t.value, t.company_id from expense_types t where t.tenant_id = $1 and t.name = 'Mileage' and t.company_id = $2`, [
+      demo.tenantId,
+      demo.companyId,
+    ])
+  ).rows;
+  assert.ok(mileage, 'the demo company has a Mileage type');
+  const project = (await db.query('select id from projects where tenant_id = $1 and company_id = $2 limit 1', [demo.tenantId, demo.companyId])).rows[0].id;
+  const employee = (await db.query('select id from users where tenant_id = $1 and company_id = $2 limit 1', [demo.tenantId, demo.companyId])).rows[0].id;
+  const sheet = await server.request('POST', '/api/expenses', {
+    headers: h,
+    json: { CompanyId: demo.companyId, DepartmentId: demo.departmentId, EmployeeId: employee, Emission: '2026-11-01', Due: '2026-11-30' },
+  });
+  assert.equal(sheet.status, 201, sheet.text);
+  const item = await server.request('POST', `/api/expenses/${sheet.body.Id}/items`, {
+    headers: h,
+    json: { ExpenseItemTypeId: mileage.id, ExpenseItemGroup: 'Refund', Kilometers: 120, ProjectId: project, Origin: 'Lisboa', Destination: 'Porto' },
+  });
+  assert.equal(item.status, 201, item.text);
+  const stored = (await db.query('select value_without_vat, kilometers_value from expense_items where id = $1', [item.body.Id])).rows[0];
+  assert.equal(Number(stored.value_without_vat), Math.round(120 * Number(mileage.value) * 100) / 100);
+
+  const client = (await db.query('select commercial_client_id as id from projects where tenant_id = $1 limit 1', [demo.tenantId])).rows[0].id;
+  const estimate = await server.request('POST', '/api/v3/estimates', {
+    headers: h,
+    json: { OperationType: 0, CreateModel: { Name: 'Quote without company', ClientId: client, DepartmentId: demo.departmentId } },
+  });
+  assert.equal(estimate.status, 201, estimate.text);
+  const currency = (await db.query('select c.currency_id from departments d join companies c on c.id = d.company_id where d.id = $1', [demo.departmentId]))
+    .rows[0].currency_id;
+  assert.equal(estimate.body.CurrencyId, currency);
+});

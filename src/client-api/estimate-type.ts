@@ -1,6 +1,6 @@
 // The Estimate document type of the Client API: the older published model names mapped onto the data
 // model's columns, its defaults (department from the acting user; client and currency from the project or
-// contract, else the company's currency) and a copy from EstimateCopyId (items, quote lines, billing
+// contract, else the company's currency, else the department's company's) and a copy from EstimateCopyId (items, quote lines, billing
 // conditions). Registered like the first half's types, so v3 creates, posts and custom fields find it.
 import { sql } from 'kysely';
 import { HttpProblem } from '../platform/errors.ts';
@@ -48,6 +48,16 @@ async function estimateDefaults(a: WriteHookArgs): Promise<void> {
     const co = await a.trx.selectFrom('companies').select('currency_id').where('id', '=', companyId.toLowerCase()).executeTakeFirst();
     if (!co) throw noRecord(a.path, 'CompanyId', companyId);
     v.currency_id = co.currency_id;
+  }
+  // Neither project, contract nor company given (the Estimate post of the docs): the department's company's.
+  if (v.currency_id === undefined && typeof v.department_id === 'string') {
+    const dep = await a.trx
+      .selectFrom('departments as d')
+      .innerJoin('companies as c', 'c.id', 'd.company_id')
+      .select('c.currency_id')
+      .where('d.id', '=', v.department_id)
+      .executeTakeFirst();
+    if (dep) v.currency_id = dep.currency_id;
   }
 }
 
@@ -105,7 +115,7 @@ export const estimate: DocumentDef = registerDocument({
     guidField('JobTypeId', 'type_id', 'A type (job_types) of document type Estimate; its workflow is the estimate’s'),
     guidField('BrandId', 'brand_id'),
     guidField('ProductId', 'product_id'),
-    { ...guidField('CurrencyId', 'currency_id', 'Default: the project’s or contract’s, else the company’s'), required: true },
+    { ...guidField('CurrencyId', 'currency_id', 'Default: the project’s or contract’s, else the company’s, else the department’s company’s'), required: true },
     { name: 'Exchange', column: 'exchange', kind: 'double', notNull: true, description: 'Rate from the estimate’s currency to the company’s (default 1)' },
     guidField('RateCardId', 'rate_card_id', 'The rate card of resource details'),
     guidField('RateCardColumnId', 'rate_card_column_id'),

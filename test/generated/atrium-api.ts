@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness, as /health/live */
+        get: operations["health_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/ready": {
         parameters: {
             query?: never;
@@ -5662,7 +5679,7 @@ export interface components {
             ProductId?: string | null;
             /**
              * Format: uuid
-             * @description Default: the project’s or contract’s, else the company’s
+             * @description Default: the project’s or contract’s, else the company’s, else the department’s company’s
              */
             CurrencyId?: string | null;
             /** @description Rate from the estimate’s currency to the company’s (default 1) */
@@ -5776,7 +5793,7 @@ export interface components {
             CurrencyId?: {
                 /**
                  * Format: uuid
-                 * @description Default: the project’s or contract’s, else the company’s
+                 * @description Default: the project’s or contract’s, else the company’s, else the department’s company’s
                  */
                 value: string | null;
             };
@@ -6488,7 +6505,7 @@ export interface components {
                         ProductId?: string | null;
                         /**
                          * Format: uuid
-                         * @description Default: the project’s or contract’s, else the company’s
+                         * @description Default: the project’s or contract’s, else the company’s, else the department’s company’s
                          */
                         CurrencyId?: string | null;
                         /** @description Rate from the estimate’s currency to the company’s (default 1) */
@@ -6640,6 +6657,49 @@ export interface components {
 export type $defs = Record<string, never>;
 export interface operations {
     health_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                        /** @description Each component: ok, off (not run by this process), or what is wrong */
+                        checks?: {
+                            [key: string]: string;
+                        };
+                        backlog?: {
+                            [key: string]: {
+                                count: number;
+                                oldestAgeSeconds: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    health_get: {
         parameters: {
             query?: never;
             header?: never;

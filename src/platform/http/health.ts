@@ -27,7 +27,7 @@ export async function healthRoutes(app: App, ctx: AppContext): Promise<void> {
   // The name people try first answers as liveness does.
   app.get(
     '/health',
-    { config: { auth: 'none' }, schema: { tags: ['Health'], operationId: 'health', summary: 'Liveness, as /health/live', response: { 200: Health } } },
+    { config: { auth: 'none' }, schema: { tags: ['Health'], operationId: 'health_get', summary: 'Liveness, as /health/live', response: { 200: Health } } },
     async () => ({ status: 'ok' }),
   );
 
