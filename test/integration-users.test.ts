@@ -311,9 +311,10 @@ describe('PATCH /api/users/{id}', () => {
     assert.equal(res.status, 400);
     res = await patch(id, { RequiredHours: 8 });
     assert.equal(res.status, 400, 'a bare value is not {"value": …}');
-    res = await patch(id, { Mail: { value: 'x@example.com' } });
-    assert.equal(res.status, 200, 'Mail is not in the PATCH table: ignored');
-    assert.equal(res.headers.get('x-ignored-properties'), '$.Mail');
+    res = await patch(id, { Shoe: { value: 'x@example.com' }, HasPassword: { value: true } });
+    assert.equal(res.status, 200, 'an unknown property is ignored; a read-only one is answered why');
+    assert.equal(res.headers.get('x-ignored-properties'), '$.Shoe');
+    assert.equal(res.headers.get('x-read-only-properties'), '$.HasPassword (follows from Password)');
     const after = await server.request('GET', `/api/users/${id}`, { headers: h });
     assert.deepEqual(after.body, before.body);
   });

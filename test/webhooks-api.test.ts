@@ -211,7 +211,8 @@ describe('document types and custom events', () => {
     const res = await server.request('GET', '/api/v3/document-types/lookup', { headers: h });
     assert.equal(res.status, 200);
     const user = res.body.find((d: { className: string }) => d.className === 'User');
-    assert.deepEqual(user, { name: 'User', className: 'User', fullName: USER_TYPE });
+    assert.deepEqual(user, { id: user.id, name: 'User', className: 'User', fullName: USER_TYPE });
+    assert.match(user.id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     assert.ok(res.body.some((d: { fullName: string }) => d.fullName === 'Skill.Module.BusinessObjects.CRM.Lead'));
     assert.ok(res.body.length >= 31);
   });
