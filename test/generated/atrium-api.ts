@@ -99,7 +99,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a user type up by its name */
+        /**
+         * Look a user type up by its name
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["userTypes_getByName"];
         put?: never;
         post?: never;
@@ -121,6 +124,8 @@ export interface paths {
         /**
          * Create or update a user
          * @description Matched by Id when sent, else by ExternalId. CompanyCode, DepartmentExternalId (a department of that company) and TypologyExternalId must resolve (422 naming the field otherwise). Fields not sent are left unchanged on update; null clears. 201 when created, 200 when updated.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["users_upsert"];
         delete?: never;
@@ -136,7 +141,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a user by id */
+        /**
+         * Get a user by id
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["users_get"];
         put?: never;
         post?: never;
@@ -146,6 +154,8 @@ export interface paths {
         /**
          * Change some fields of a user
          * @description Each field is sent as {"value": …}; only the fields sent change. Password sets the login password (stored hashed).
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         patch: operations["users_patch"];
         trace?: never;
@@ -157,7 +167,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a user up by external id */
+        /**
+         * Look a user up by external id
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["users_getByExternalId"];
         put?: never;
         post?: never;
@@ -179,6 +192,8 @@ export interface paths {
         /**
          * Create or update an employee
          * @description Matched by Id when sent, else by ExternalId. Events: Created/Updated on document type Person.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["employees_upsert"];
         delete?: never;
@@ -199,6 +214,8 @@ export interface paths {
         /**
          * Create or update a billing client (upsert by externalId plus companyCode)
          * @description The pair externalId plus companyCode is the key; an existing billing client with that key is updated. Events: Created/Updated on document type Client.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["billingclients_upsert"];
         delete?: never;
@@ -219,6 +236,8 @@ export interface paths {
         /**
          * Create or update a commercial client (upsert by externalId)
          * @description Matched by externalId (or by id alone with insertUpdateCheckOnlyId). Ordering rule: accepted only when a billing client with the same externalId exists (for companyId, when sent); otherwise 409 listing the missing billing clients in missingBillingClients. Events: Created/Updated on CommercialClient.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["commercialclients_upsert"];
         delete?: never;
@@ -239,6 +258,8 @@ export interface paths {
         /**
          * Create or update a supplier (upsert by externalId plus companyCode)
          * @description The pair externalId plus companyCode is the key; an existing supplier with that key is updated. Events: Created/Updated on document type Supplier.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["suppliers_upsert"];
         delete?: never;
@@ -259,6 +280,8 @@ export interface paths {
         /**
          * Create or update a company (keyed by code)
          * @description Matched by code. Currency and country by id or external id.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["companies_upsert"];
         delete?: never;
@@ -279,6 +302,8 @@ export interface paths {
         /**
          * Create or update a division (keyed by externalId within its company)
          * @description The company is given by companyId or companyCode.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["divisions_upsert"];
         delete?: never;
@@ -299,6 +324,8 @@ export interface paths {
         /**
          * Create or update a department (keyed by externalId within its company)
          * @description The company is given by companyId or companyCode; the division (optional) by id or by external id within the company.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["departments_upsert"];
         delete?: never;
@@ -319,6 +346,8 @@ export interface paths {
         /**
          * Create or update a country (keyed by externalId)
          * @description Matched by externalId.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["countries_upsert"];
         delete?: never;
@@ -339,6 +368,8 @@ export interface paths {
         /**
          * Create or update a city (keyed by externalId)
          * @description Matched by externalId; the country (required) by id or external id.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["cities_upsert"];
         delete?: never;
@@ -359,6 +390,8 @@ export interface paths {
         /**
          * Create or update a currency (keyed by externalId)
          * @description Matched by externalId; isoCode is unique too (another currency with the same isoCode is a 409).
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["currencies_upsert"];
         delete?: never;
@@ -379,6 +412,8 @@ export interface paths {
         /**
          * Create or update a VAT rate (keyed by externalId within its company)
          * @description The company is given by companyId or companyCode. isDefault marks the rate applyDefaultVat picks.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["vats_upsert"];
         delete?: never;
@@ -399,6 +434,8 @@ export interface paths {
         /**
          * Create or update a payment condition (keyed by externalId within its company)
          * @description The company is given by companyId or companyCode. isDefault marks the condition applyDefaultPaymentCondition picks.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["paymentconditions_upsert"];
         delete?: never;
@@ -419,6 +456,8 @@ export interface paths {
         /**
          * Create or update a client group (keyed by externalId)
          * @description Matched by externalId.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["clientgroups_upsert"];
         delete?: never;
@@ -439,6 +478,8 @@ export interface paths {
         /**
          * Create or update a user typology group (keyed by externalId, else by name)
          * @description Matched by externalId when given, else by name (case-insensitive), so the user feed can create a missing group from its description alone. An optional company (companyId or companyCode) owns the group and is linked to it.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["usertypologygroups_upsert"];
         delete?: never;
@@ -459,6 +500,8 @@ export interface paths {
         /**
          * Create or update a user typology (keyed by externalId within its department)
          * @description A typology belongs to a department (departmentId, or departmentExternalId with companyId or companyCode) and to a typology group (typologyGroupId or typologyGroupExternalId); the group is linked to the department.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["usertypologies_upsert"];
         delete?: never;
@@ -479,6 +522,8 @@ export interface paths {
         /**
          * Associate a commercial client with its billing client for one company
          * @description One billing client per commercial client and company: a second association for the same pair is a 409. The billing client must belong to companyId, and vatExternalId (when sent) must be a VAT rate of that company (422 otherwise).
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["commercialClientCompanies_associate"];
         delete?: never;
@@ -494,7 +539,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a department of a company up by external id */
+        /**
+         * Look a department of a company up by external id
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["departments_getByExternalId"];
         put?: never;
         post?: never;
@@ -511,7 +559,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a user typology of a department up by external id */
+        /**
+         * Look a user typology of a department up by external id
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["userTypologies_getByExternalId"];
         put?: never;
         post?: never;
@@ -531,11 +582,15 @@ export interface paths {
         /**
          * Read a configuration key
          * @description Properties named like password, secret or token are answered in clear only to the Administrator role; others see "********".
+         *
+         *     Roles: ConfigurationKeyRead or ConfigurationKeyWrite (or Administrator).
          */
         get: operations["configurationKeys_get"];
         /**
          * Create or replace a configuration key
          * @description The body is the JSON object to store. Properties named like password, secret or token are stored encrypted; sending "********" for one keeps the stored value. 201 when created, 200 when replaced.
+         *
+         *     Roles: ConfigurationKeyWrite (or Administrator).
          */
         put: operations["configurationKeys_put"];
         post?: never;
@@ -557,6 +612,8 @@ export interface paths {
         /**
          * Create projects (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Project; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Project starts in its workflow's initial stage; events: Created on Project. Needs the role ProjectWrite.
+         *
+         *     Roles: ProjectWrite (or Administrator).
          */
         post: operations["projects_create"];
         delete?: never;
@@ -575,6 +632,8 @@ export interface paths {
         /**
          * Read a Project
          * @description Needs the role ProjectRead or ProjectWrite.
+         *
+         *     Roles: ProjectRead or ProjectWrite (or Administrator).
          */
         get: operations["projects_get"];
         put?: never;
@@ -601,6 +660,8 @@ export interface paths {
         /**
          * Change some properties of a Project
          * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role ProjectWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         *
+         *     Roles: ProjectWrite (or Administrator).
          */
         patch: operations["projects_patch"];
         trace?: never;
@@ -617,6 +678,8 @@ export interface paths {
         /**
          * Create jobs (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Job; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Job starts in its workflow's initial stage; events: Created on Deliverable. Needs the role JobWrite.
+         *
+         *     Roles: JobWrite (or Administrator).
          */
         post: operations["jobs_create"];
         delete?: never;
@@ -635,6 +698,8 @@ export interface paths {
         /**
          * Read a Job
          * @description Needs the role JobRead or JobWrite.
+         *
+         *     Roles: JobRead or JobWrite (or Administrator).
          */
         get: operations["jobs_get"];
         put?: never;
@@ -661,6 +726,8 @@ export interface paths {
         /**
          * Change some properties of a Job
          * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role JobWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         *
+         *     Roles: JobWrite (or Administrator).
          */
         patch: operations["jobs_patch"];
         trace?: never;
@@ -677,6 +744,8 @@ export interface paths {
         /**
          * Create contracts (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Contract; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Contract starts in its workflow's initial stage; events: Created on Contract. Needs the role ContractWrite.
+         *
+         *     Roles: ContractWrite (or Administrator).
          */
         post: operations["contracts_create"];
         delete?: never;
@@ -695,6 +764,8 @@ export interface paths {
         /**
          * Read a Contract
          * @description Needs the role ContractRead or ContractWrite.
+         *
+         *     Roles: ContractRead or ContractWrite (or Administrator).
          */
         get: operations["contracts_get"];
         put?: never;
@@ -721,6 +792,8 @@ export interface paths {
         /**
          * Change some properties of a Contract
          * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role ContractWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         *
+         *     Roles: ContractWrite (or Administrator).
          */
         patch: operations["contracts_patch"];
         trace?: never;
@@ -737,6 +810,8 @@ export interface paths {
         /**
          * Create requests (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Request; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Request starts in its workflow's initial stage; events: Created on Request. Needs the role RequestWrite.
+         *
+         *     Roles: RequestWrite (or Administrator).
          */
         post: operations["requests_create"];
         delete?: never;
@@ -755,6 +830,8 @@ export interface paths {
         /**
          * Read a Request
          * @description Needs the role RequestRead or RequestWrite.
+         *
+         *     Roles: RequestRead or RequestWrite (or Administrator).
          */
         get: operations["requests_get"];
         put?: never;
@@ -777,6 +854,8 @@ export interface paths {
         /**
          * Create estimates (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Estimate; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Estimate starts in its workflow's initial stage; events: Created on Estimate. Needs the role EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["estimates_create"];
         delete?: never;
@@ -795,6 +874,8 @@ export interface paths {
         /**
          * Read a Estimate
          * @description Needs the role EstimateRead or EstimateWrite.
+         *
+         *     Roles: EstimateRead or EstimateWrite (or Administrator).
          */
         get: operations["estimates_get"];
         put?: never;
@@ -821,6 +902,8 @@ export interface paths {
         /**
          * Change some properties of a Estimate
          * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role EstimateWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         patch: operations["estimates_patch"];
         trace?: never;
@@ -835,6 +918,8 @@ export interface paths {
         /**
          * A new-project template filled from a contract
          * @description Nothing is written: the answer is a project model to send (changed as needed) in POST /api/v3/projects or a post’s Actions.Document. Needs ContractRead or ContractWrite.
+         *
+         *     Roles: ContractRead or ContractWrite (or Administrator).
          */
         get: operations["contracts_newProject"];
         put?: never;
@@ -855,6 +940,8 @@ export interface paths {
         /**
          * The workflows of a document type, with stages and (when asked) transitions
          * @description {id} is the document type’s id (GET /api/v3/document-types/lookup) or a name (Deliverable, Project…).
+         *
+         *     Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         get: operations["documentTypes_workflows"];
         put?: never;
@@ -875,6 +962,8 @@ export interface paths {
         /**
          * The transitions the acting user may run from a document’s current stage
          * @description Left out: transitions limited to other types or to roles the user lacks, and all of them when the user may not write in the stage.
+         *
+         *     Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         get: operations["workflowStateTransitions_list"];
         put?: never;
@@ -896,6 +985,8 @@ export interface paths {
         /**
          * Replace the items of an estimate
          * @description The items sent become the estimate’s, in order: one with Id (an item of this estimate) is changed and keeps its details, one without is added, the others are removed. Each item’s quantities and unit prices are its own quote line. Answers the items’ ids in the order sent and the estimate’s new totals (GET /api/v3/estimates/{id} has each item’s details and amounts). Needs EstimateWrite. Event: Updated on Estimate (Items).
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         put: operations["estimates_putItems"];
         post?: never;
@@ -917,6 +1008,8 @@ export interface paths {
         /**
          * Add a resource quote line to an estimate item
          * @description A user, typology, typology group or department with Hours; without UnitPriceIncome the rate is the estimate rate card column’s (user, else typology group, else department). Needs EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["estimates_addresources"];
         delete?: never;
@@ -937,6 +1030,8 @@ export interface paths {
         /**
          * Add a third-party quote line to an estimate item
          * @description Quantities and unit prices on the income and cost sides. Needs EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["estimates_addthirdparty"];
         delete?: never;
@@ -957,6 +1052,8 @@ export interface paths {
         /**
          * Add a expense quote line to an estimate item
          * @description Quantities and unit prices on the income and cost sides. Needs EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["estimates_addexpenses"];
         delete?: never;
@@ -977,6 +1074,8 @@ export interface paths {
         /**
          * Set the billing conditions of an estimate
          * @description One condition or a list, all of one estimate; they replace its conditions and must add up to its income without VAT, to the cent (AmountType 0: Percentage of it, 1: Value): 422 with expected and reached otherwise. Needs EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["billingConditions_put"];
         delete?: never;
@@ -1111,6 +1210,8 @@ export interface paths {
         /**
          * Create timesheets (Create or CreateMany envelope)
          * @description Another user’s time needs Administrator. CreateMany: all or none, the failing item named by its path. Events: Created / Updated / Deleted and TimeUpdated on Timesheet, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         post: operations["timesheets_create"];
         delete?: never;
@@ -1132,6 +1233,8 @@ export interface paths {
         /**
          * Delete a timesheet
          * @description It then shows in DE-TimeSheetsDeleted. Events: Created / Updated / Deleted and TimeUpdated on Timesheet, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         delete: operations["timesheets_delete"];
         options?: never;
@@ -1139,6 +1242,8 @@ export interface paths {
         /**
          * Change a timesheet
          * @description Value-wrapped properties; only those sent change. Events: Created / Updated / Deleted and TimeUpdated on Timesheet, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         patch: operations["timesheets_patch"];
         trace?: never;
@@ -1155,6 +1260,8 @@ export interface paths {
         /**
          * Create leaves (Create or CreateMany envelope)
          * @description Another user’s time needs Administrator. CreateMany: all or none, the failing item named by its path. Events: Created / Updated / Deleted and TimeUpdated on Leave, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         post: operations["leaves_create"];
         delete?: never;
@@ -1176,6 +1283,8 @@ export interface paths {
         /**
          * Delete a leave
          * @description It then shows in DE-LeavesDeleted. Events: Created / Updated / Deleted and TimeUpdated on Leave, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         delete: operations["leaves_delete"];
         options?: never;
@@ -1183,6 +1292,8 @@ export interface paths {
         /**
          * Change a leave
          * @description Value-wrapped properties; only those sent change. Events: Created / Updated / Deleted and TimeUpdated on Leave, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         patch: operations["leaves_patch"];
         trace?: never;
@@ -1199,6 +1310,8 @@ export interface paths {
         /**
          * Create an expense sheet
          * @description Its department’s expense workflow (else the default Expense workflow) is its workflow; it starts in the initial stage. Needs ExpenseWrite. Event: Created on Expense.
+         *
+         *     Roles: ExpenseWrite (or Administrator).
          */
         post: operations["expenses_create"];
         delete?: never;
@@ -1219,6 +1332,8 @@ export interface paths {
         /**
          * Add an item to an expense sheet
          * @description The item type’s level makes ClientId, ProjectId, DeliverableId, EstimateId or ProductId required (400 naming it); a mileage type values the item at Kilometers × KilometersValue (default the type’s rate). Needs ExpenseWrite. Event: Created on ExpenseItem.
+         *
+         *     Roles: ExpenseWrite (or Administrator).
          */
         post: operations["expenses_addItem"];
         delete?: never;
@@ -1237,6 +1352,8 @@ export interface paths {
         /**
          * Read an expense sheet with its items and totals
          * @description Needs ExpenseRead or ExpenseWrite.
+         *
+         *     Roles: ExpenseRead or ExpenseWrite (or Administrator).
          */
         get: operations["expenses_get"];
         put?: never;
@@ -1254,12 +1371,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A document’s posts, newest first */
+        /**
+         * A document’s posts, newest first
+         * @description Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
+         */
         get: operations["posts_list"];
         put?: never;
         /**
          * Post on a document: a comment, and actions on the document (create/update, files, stage change)
          * @description All in one transaction. Actions.Document with DocumentActionType Post creates a document (the post’s DocumentId is then the new one; send the empty GUID), Put updates it. Actions.Files links files (Link: a new link in the document’s root folder; Id: an existing file). Actions.Transition moves the document: only from the transition’s from-stage and for users who may write in that stage (409 naming the current stage); a transition requiring a comment needs Text (422). A comment alone needs the type’s Read role, actions its Write role.
+         *
+         *     Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         post: operations["posts_create"];
         delete?: never;
@@ -1275,12 +1397,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The versions of a document’s brief, newest first */
+        /**
+         * The versions of a document’s brief, newest first
+         * @description Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
+         */
         get: operations["documentBriefs_list"];
         put?: never;
         /**
          * Add a version of a document’s brief
          * @description Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. Needs the type’s Write role.
+         *
+         *     Roles: ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         post: operations["documentBriefs_create"];
         delete?: never;
@@ -1301,6 +1428,8 @@ export interface paths {
         /**
          * Add and remove members of document teams, in one transaction
          * @description AssignmentPostModels add a user to a document’s team by team name (already a member: no change, no error); AssignmentDeleteModels remove one by team id. Events: TeamAdded / TeamRemoved on the document’s type. Needs the type’s Write role and, in a stage with write teams, membership of one.
+         *
+         *     Roles: ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         post: operations["assignments_batch"];
         delete?: never;
@@ -1316,11 +1445,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The custom-field values of a document */
+        /**
+         * The custom-field values of a document
+         * @description Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
+         */
         get: operations["documentUserFieldValues_get"];
         /**
          * Set custom-field values of a document
          * @description Each Value is checked against its field’s type (Boolean 0, Date 1, Float 2, Integer 3, Money 4, Varchar50 5, Varchar100 6, VarcharMax 7, Text 8, UniqueIdentifier 9); null clears it. Fields not sent keep their values. Event: UserFieldValueUpdated (ColumnName, Value) per changed field. Answers every field of the type.
+         *
+         *     Roles: ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         put: operations["documentUserFieldValues_put"];
         post?: never;
@@ -1342,6 +1476,8 @@ export interface paths {
         /**
          * Add a link to an external URL in a folder
          * @description The folder is one of a document’s folder tree (a document’s root folder is its FileSystemRootId). Event: Created on FileSystemObject. Needs the document type’s Write role and, in a stage with write teams, membership of one.
+         *
+         *     Roles: ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         post: operations["folders_addLink"];
         delete?: never;
@@ -1357,7 +1493,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the custom tables the caller may read */
+        /**
+         * List the custom tables the caller may read
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_list"];
         put?: never;
         post?: never;
@@ -1374,12 +1513,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Table schema and columns, with the row count */
+        /**
+         * Table schema and columns, with the row count
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_describe"];
         put?: never;
-        /** Create the table; if it exists, add the new columns */
+        /**
+         * Create the table; if it exists, add the new columns
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         post: operations["customTables_create"];
-        /** Drop the entire table */
+        /**
+         * Drop the entire table
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         delete: operations["customTables_drop"];
         options?: never;
         head?: never;
@@ -1393,7 +1541,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All rows with column values, ordered by key */
+        /**
+         * All rows with column values, ordered by key
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_listRows"];
         put?: never;
         post?: never;
@@ -1410,7 +1561,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A single row by key */
+        /**
+         * A single row by key
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_getRow"];
         put?: never;
         post?: never;
@@ -1427,7 +1581,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One column value of a row */
+        /**
+         * One column value of a row
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_getColumnValue"];
         put?: never;
         post?: never;
@@ -1445,10 +1602,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2) */
+        /**
+         * Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2)
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         put: operations["customTables_writeRows"];
         post?: never;
-        /** Delete rows: Delete (0), DeleteAll (1), DeleteMany (2) */
+        /**
+         * Delete rows: Delete (0), DeleteAll (1), DeleteMany (2)
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         delete: operations["customTables_deleteRows"];
         options?: never;
         head?: never;
@@ -1482,7 +1645,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Export the table (schema and every row) as a JSON file */
+        /**
+         * Export the table (schema and every row) as a JSON file
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_export"];
         put?: never;
         post?: never;
@@ -1500,7 +1666,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Import a table from an export file: create it if needed and upsert every row, atomically */
+        /**
+         * Import a table from an export file: create it if needed and upsert every row, atomically
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         put: operations["customTables_import"];
         post?: never;
         delete?: never;
@@ -1632,7 +1801,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The document types of the tenant, with the full names DocumentType takes */
+        /**
+         * The document types of the tenant, with the full names DocumentType takes
+         * @description Roles: DataExtractionRead or WebhookSubscriptionGet or WebhookSubscriptionCreate or WebhookSubscriptionWrite or WebhookSubscriptionNavigate (or Administrator).
+         */
         get: operations["documentTypes_lookup"];
         put?: never;
         post?: never;
@@ -1654,6 +1826,8 @@ export interface paths {
         /**
          * Raise a custom event on a document
          * @description Appends the event to the outbox; subscriptions whose ActionType is this (custom) value fire for it. documentType is a full type name of the tenant.
+         *
+         *     Roles: EventRaise (or Administrator).
          */
         post: operations["events_raise"];
         delete?: never;
@@ -1671,7 +1845,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run a named query with a query builder (Accept: text/csv, application/x-ndjson or the xlsx media type to stream every row) */
+        /**
+         * Run a named query with a query builder (Accept: text/csv, application/x-ndjson or the xlsx media type to stream every row)
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         post: operations["namedQueries_dynamicExecute"];
         delete?: never;
         options?: never;
@@ -1686,7 +1863,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName} */
+        /**
+         * The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName}
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["namedQueries_list"];
         put?: never;
         post?: never;
@@ -1703,7 +1883,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fields of a named query with their data types and filter operations, its key and parameters */
+        /**
+         * Fields of a named query with their data types and filter operations, its key and parameters
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["namedQueries_metadata"];
         put?: never;
         post?: never;
@@ -1720,7 +1903,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OData service document */
+        /**
+         * OData service document
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["odata_serviceDocument"];
         put?: never;
         post?: never;
@@ -1737,7 +1923,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OData CSDL of every entity set */
+        /**
+         * OData CSDL of every entity set
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["odata_metadata"];
         put?: never;
         post?: never;
@@ -1754,7 +1943,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rows of a named query ($filter, $select, $orderby, $top, $skip, $count; @odata.nextLink pages) */
+        /**
+         * Rows of a named query ($filter, $select, $orderby, $top, $skip, $count; @odata.nextLink pages)
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["odata_readEntitySet"];
         put?: never;
         post?: never;
@@ -1771,7 +1963,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Number of rows matching $filter */
+        /**
+         * Number of rows matching $filter
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["odata_countEntitySet"];
         put?: never;
         post?: never;
@@ -1788,12 +1983,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the schedules of the tenant */
+        /**
+         * List the schedules of the tenant
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_list"];
         put?: never;
         /**
          * Create a schedule
          * @description Query, queryBuilder and parameters are validated exactly as a dynamic-execute body is; the schedule runs as the calling app (and X-AppUser). The answer shows the next five fire times and the expression in words.
+         *
+         *     Roles: ScheduleWrite (or Administrator).
          */
         post: operations["schedules_create"];
         delete?: never;
@@ -1809,7 +2009,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The next five fire times (UTC) and the words of a cron expression, without saving anything */
+        /**
+         * The next five fire times (UTC) and the words of a cron expression, without saving anything
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_previewCron"];
         put?: never;
         post?: never;
@@ -1826,12 +2029,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one schedule */
+        /**
+         * Get one schedule
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_get"];
-        /** Replace a schedule */
+        /**
+         * Replace a schedule
+         * @description Roles: ScheduleWrite (or Administrator).
+         */
         put: operations["schedules_replace"];
         post?: never;
-        /** Delete a schedule, its runs and its files */
+        /**
+         * Delete a schedule, its runs and its files
+         * @description Roles: ScheduleWrite (or Administrator).
+         */
         delete: operations["schedules_delete"];
         options?: never;
         head?: never;
@@ -1850,6 +2062,8 @@ export interface paths {
         /**
          * Run the schedule now
          * @description Queues a run and waits up to `wait` seconds (default 10) for it: 200 with the finished run, or 202 with the run still Running (follow it at the Location). Runs are executed by worker processes.
+         *
+         *     Roles: ScheduleWrite (or Administrator).
          */
         post: operations["schedules_runNow"];
         delete?: never;
@@ -1865,7 +2079,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs of the schedule, newest first */
+        /**
+         * Runs of the schedule, newest first
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_listRuns"];
         put?: never;
         post?: never;
@@ -1882,7 +2099,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One run of the schedule */
+        /**
+         * One run of the schedule
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_getRun"];
         put?: never;
         post?: never;
@@ -1902,6 +2122,8 @@ export interface paths {
         /**
          * Download a run's file
          * @description Content-Disposition names it {Query}_{yyyyMMddHHmmss}.{ext} (the run start, UTC). 409 while the run is Running or when it failed; 410 once retention deleted it.
+         *
+         *     Roles: ScheduleRead or ScheduleWrite (or Administrator).
          */
         get: operations["schedules_downloadRunFile"];
         put?: never;
