@@ -21,23 +21,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/health": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Liveness, as /health/live */
-        get: operations["health_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/health/ready": {
         parameters: {
             query?: never;
@@ -116,7 +99,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a user type up by its name */
+        /**
+         * Look a user type up by its name
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["userTypes_getByName"];
         put?: never;
         post?: never;
@@ -138,6 +124,8 @@ export interface paths {
         /**
          * Create or update a user
          * @description Matched by Id when sent, else by ExternalId. CompanyCode, DepartmentExternalId (a department of that company) and TypologyExternalId must resolve (422 naming the field otherwise). Fields not sent are left unchanged on update; null clears. 201 when created, 200 when updated.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["users_upsert"];
         delete?: never;
@@ -153,7 +141,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a user by id */
+        /**
+         * Get a user by id
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["users_get"];
         put?: never;
         post?: never;
@@ -163,6 +154,8 @@ export interface paths {
         /**
          * Change some fields of a user
          * @description Each field is sent as {"value": …}; only the fields sent change. Password sets the login password (stored hashed).
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         patch: operations["users_patch"];
         trace?: never;
@@ -174,7 +167,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a user up by external id */
+        /**
+         * Look a user up by external id
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["users_getByExternalId"];
         put?: never;
         post?: never;
@@ -196,6 +192,8 @@ export interface paths {
         /**
          * Create or update an employee
          * @description Matched by Id when sent, else by ExternalId. Events: Created/Updated on document type Person.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["employees_upsert"];
         delete?: never;
@@ -216,6 +214,8 @@ export interface paths {
         /**
          * Create or update a billing client (upsert by externalId plus companyCode)
          * @description The pair externalId plus companyCode is the key; an existing billing client with that key is updated. Events: Created/Updated on document type Client.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["billingclients_upsert"];
         delete?: never;
@@ -236,6 +236,8 @@ export interface paths {
         /**
          * Create or update a commercial client (upsert by externalId)
          * @description Matched by externalId (or by id alone with insertUpdateCheckOnlyId). Ordering rule: accepted only when a billing client with the same externalId exists (for companyId, when sent); otherwise 409 listing the missing billing clients in missingBillingClients. Events: Created/Updated on CommercialClient.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["commercialclients_upsert"];
         delete?: never;
@@ -256,6 +258,8 @@ export interface paths {
         /**
          * Create or update a supplier (upsert by externalId plus companyCode)
          * @description The pair externalId plus companyCode is the key; an existing supplier with that key is updated. Events: Created/Updated on document type Supplier.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["suppliers_upsert"];
         delete?: never;
@@ -276,6 +280,8 @@ export interface paths {
         /**
          * Create or update a company (keyed by code)
          * @description Matched by code. Currency and country by id or external id.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["companies_upsert"];
         delete?: never;
@@ -296,6 +302,8 @@ export interface paths {
         /**
          * Create or update a division (keyed by externalId within its company)
          * @description The company is given by companyId or companyCode.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["divisions_upsert"];
         delete?: never;
@@ -316,6 +324,8 @@ export interface paths {
         /**
          * Create or update a department (keyed by externalId within its company)
          * @description The company is given by companyId or companyCode; the division (optional) by id or by external id within the company.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["departments_upsert"];
         delete?: never;
@@ -336,6 +346,8 @@ export interface paths {
         /**
          * Create or update a country (keyed by externalId)
          * @description Matched by externalId.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["countries_upsert"];
         delete?: never;
@@ -356,6 +368,8 @@ export interface paths {
         /**
          * Create or update a city (keyed by externalId)
          * @description Matched by externalId; the country (required) by id or external id.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["cities_upsert"];
         delete?: never;
@@ -376,6 +390,8 @@ export interface paths {
         /**
          * Create or update a currency (keyed by externalId)
          * @description Matched by externalId; isoCode is unique too (another currency with the same isoCode is a 409).
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["currencies_upsert"];
         delete?: never;
@@ -396,6 +412,8 @@ export interface paths {
         /**
          * Create or update a VAT rate (keyed by externalId within its company)
          * @description The company is given by companyId or companyCode. isDefault marks the rate applyDefaultVat picks.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["vats_upsert"];
         delete?: never;
@@ -416,6 +434,8 @@ export interface paths {
         /**
          * Create or update a payment condition (keyed by externalId within its company)
          * @description The company is given by companyId or companyCode. isDefault marks the condition applyDefaultPaymentCondition picks.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["paymentconditions_upsert"];
         delete?: never;
@@ -436,6 +456,8 @@ export interface paths {
         /**
          * Create or update a client group (keyed by externalId)
          * @description Matched by externalId.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["clientgroups_upsert"];
         delete?: never;
@@ -456,6 +478,8 @@ export interface paths {
         /**
          * Create or update a user typology group (keyed by externalId, else by name)
          * @description Matched by externalId when given, else by name (case-insensitive), so the user feed can create a missing group from its description alone. An optional company (companyId or companyCode) owns the group and is linked to it.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["usertypologygroups_upsert"];
         delete?: never;
@@ -476,6 +500,8 @@ export interface paths {
         /**
          * Create or update a user typology (keyed by externalId within its department)
          * @description A typology belongs to a department (departmentId, or departmentExternalId with companyId or companyCode) and to a typology group (typologyGroupId or typologyGroupExternalId); the group is linked to the department.
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["usertypologies_upsert"];
         delete?: never;
@@ -496,6 +522,8 @@ export interface paths {
         /**
          * Associate a commercial client with its billing client for one company
          * @description One billing client per commercial client and company: a second association for the same pair is a 409. The billing client must belong to companyId, and vatExternalId (when sent) must be a VAT rate of that company (422 otherwise).
+         *
+         *     Roles: IntegrationWrite (or Administrator).
          */
         post: operations["commercialClientCompanies_associate"];
         delete?: never;
@@ -511,7 +539,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a department of a company up by external id */
+        /**
+         * Look a department of a company up by external id
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["departments_getByExternalId"];
         put?: never;
         post?: never;
@@ -528,7 +559,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a user typology of a department up by external id */
+        /**
+         * Look a user typology of a department up by external id
+         * @description Roles: IntegrationRead or IntegrationWrite (or Administrator).
+         */
         get: operations["userTypologies_getByExternalId"];
         put?: never;
         post?: never;
@@ -548,132 +582,18 @@ export interface paths {
         /**
          * Read a configuration key
          * @description Properties named like password, secret or token are answered in clear only to the Administrator role; others see "********".
+         *
+         *     Roles: ConfigurationKeyRead or ConfigurationKeyWrite (or Administrator).
          */
         get: operations["configurationKeys_get"];
         /**
          * Create or replace a configuration key
          * @description The body is the JSON object to store. Properties named like password, secret or token are stored encrypted; sending "********" for one keeps the stored value. 201 when created, 200 when replaced.
+         *
+         *     Roles: ConfigurationKeyWrite (or Administrator).
          */
         put: operations["configurationKeys_put"];
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/blockedloginrequests/userstoblock": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Users with an AD account whose access ended (inactive or expired) and whose account is not blocked yet
-         * @description Roles: AdBlockerAgent (or Administrator).
-         */
-        get: operations["adBlocker_usersToBlock"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/blockedloginrequests/block": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The agent blocked a user’s AD account
-         * @description Event: Updated on User (AdBlocked true). The user leaves DE-UsersToBlock; its ModifiedOn changes in DE-Users.
-         *
-         *     Roles: AdBlockerAgent (or Administrator).
-         */
-        post: operations["adBlocker_block"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/blockedloginrequests": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Sign-ins of AD-blocked users waiting for the agent’s verdict, each password answered once
-         * @description A request lives 15 minutes; its password is cleared as it is answered here.
-         *
-         *     Roles: AdBlockerAgent (or Administrator).
-         */
-        get: operations["adBlocker_blockedLoginRequests"];
-        /**
-         * The agent’s verdict on a blocked sign-in
-         * @description Event: LoginSucceeded or LoginFailed on User (LoginType ActiveDirectory). The request is deleted.
-         *
-         *     Roles: AdBlockerAgent (or Administrator).
-         */
-        put: operations["adBlocker_answerBlockedLogin"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/unblockuserrequests": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Requests to unblock the AD accounts of users whose access is back
-         * @description Made for every AD-blocked user whose access is back and who has no open request; DE-UsersToUnblock lists them.
-         *
-         *     Roles: AdBlockerAgent (or Administrator).
-         */
-        get: operations["adBlocker_unblockUserRequests"];
-        /**
-         * The agent’s answer to an unblock request
-         * @description RequestResult true clears the user’s AD block (Updated on User, AdBlocked false); the request is closed either way.
-         *
-         *     Roles: AdBlockerAgent (or Administrator).
-         */
-        put: operations["adBlocker_answerUnblock"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/blockedloginrequests/taskruntime": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The agent’s last run (an empty body)
-         * @description Roles: AdBlockerAgent (or Administrator).
-         */
-        post: operations["adBlocker_taskRuntime"];
         delete?: never;
         options?: never;
         head?: never;
@@ -692,6 +612,8 @@ export interface paths {
         /**
          * Create projects (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Project; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Project starts in its workflow's initial stage; events: Created on Project. Needs the role ProjectWrite.
+         *
+         *     Roles: ProjectWrite (or Administrator).
          */
         post: operations["projects_create"];
         delete?: never;
@@ -710,6 +632,8 @@ export interface paths {
         /**
          * Read a Project
          * @description Needs the role ProjectRead or ProjectWrite.
+         *
+         *     Roles: ProjectRead or ProjectWrite (or Administrator).
          */
         get: operations["projects_get"];
         put?: never;
@@ -736,6 +660,8 @@ export interface paths {
         /**
          * Change some properties of a Project
          * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role ProjectWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         *
+         *     Roles: ProjectWrite (or Administrator).
          */
         patch: operations["projects_patch"];
         trace?: never;
@@ -752,6 +678,8 @@ export interface paths {
         /**
          * Create jobs (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Job; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Job starts in its workflow's initial stage; events: Created on Deliverable. Needs the role JobWrite.
+         *
+         *     Roles: JobWrite (or Administrator).
          */
         post: operations["jobs_create"];
         delete?: never;
@@ -770,6 +698,8 @@ export interface paths {
         /**
          * Read a Job
          * @description Needs the role JobRead or JobWrite.
+         *
+         *     Roles: JobRead or JobWrite (or Administrator).
          */
         get: operations["jobs_get"];
         put?: never;
@@ -796,6 +726,8 @@ export interface paths {
         /**
          * Change some properties of a Job
          * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role JobWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         *
+         *     Roles: JobWrite (or Administrator).
          */
         patch: operations["jobs_patch"];
         trace?: never;
@@ -812,6 +744,8 @@ export interface paths {
         /**
          * Create contracts (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Contract; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Contract starts in its workflow's initial stage; events: Created on Contract. Needs the role ContractWrite.
+         *
+         *     Roles: ContractWrite (or Administrator).
          */
         post: operations["contracts_create"];
         delete?: never;
@@ -830,6 +764,8 @@ export interface paths {
         /**
          * Read a Contract
          * @description Needs the role ContractRead or ContractWrite.
+         *
+         *     Roles: ContractRead or ContractWrite (or Administrator).
          */
         get: operations["contracts_get"];
         put?: never;
@@ -856,6 +792,8 @@ export interface paths {
         /**
          * Change some properties of a Contract
          * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role ContractWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         *
+         *     Roles: ContractWrite (or Administrator).
          */
         patch: operations["contracts_patch"];
         trace?: never;
@@ -872,6 +810,8 @@ export interface paths {
         /**
          * Create requests (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Request; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Request starts in its workflow's initial stage; events: Created on Request. Needs the role RequestWrite.
+         *
+         *     Roles: RequestWrite (or Administrator).
          */
         post: operations["requests_create"];
         delete?: never;
@@ -890,6 +830,8 @@ export interface paths {
         /**
          * Read a Request
          * @description Needs the role RequestRead or RequestWrite.
+         *
+         *     Roles: RequestRead or RequestWrite (or Administrator).
          */
         get: operations["requests_get"];
         put?: never;
@@ -898,26 +840,6 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/requests/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Change some properties of a Request
-         * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role RequestWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
-         */
-        patch: operations["requests_patch"];
         trace?: never;
     };
     "/api/v3/estimates": {
@@ -932,6 +854,8 @@ export interface paths {
         /**
          * Create estimates (Create or CreateMany envelope)
          * @description {"OperationType": 0 | "Create", "CreateModel": {…}} answers the new Estimate; {"Type": 2 | "CreateMany", "CreateManyModel": [...]} answers them in order, all created or none (the failing item is named by its path). The Estimate starts in its workflow's initial stage; events: Created on Estimate. Needs the role EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["estimates_create"];
         delete?: never;
@@ -950,6 +874,8 @@ export interface paths {
         /**
          * Read a Estimate
          * @description Needs the role EstimateRead or EstimateWrite.
+         *
+         *     Roles: EstimateRead or EstimateWrite (or Administrator).
          */
         get: operations["estimates_get"];
         put?: never;
@@ -976,6 +902,8 @@ export interface paths {
         /**
          * Change some properties of a Estimate
          * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role EstimateWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         patch: operations["estimates_patch"];
         trace?: never;
@@ -990,6 +918,8 @@ export interface paths {
         /**
          * A new-project template filled from a contract
          * @description Nothing is written: the answer is a project model to send (changed as needed) in POST /api/v3/projects or a post’s Actions.Document. Needs ContractRead or ContractWrite.
+         *
+         *     Roles: ContractRead or ContractWrite (or Administrator).
          */
         get: operations["contracts_newProject"];
         put?: never;
@@ -1010,6 +940,8 @@ export interface paths {
         /**
          * The workflows of a document type, with stages and (when asked) transitions
          * @description {id} is the document type’s id (GET /api/v3/document-types/lookup) or a name (Deliverable, Project…).
+         *
+         *     Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         get: operations["documentTypes_workflows"];
         put?: never;
@@ -1030,6 +962,8 @@ export interface paths {
         /**
          * The transitions the acting user may run from a document’s current stage
          * @description Left out: transitions limited to other types or to roles the user lacks, and all of them when the user may not write in the stage.
+         *
+         *     Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         get: operations["workflowStateTransitions_list"];
         put?: never;
@@ -1051,6 +985,8 @@ export interface paths {
         /**
          * Replace the items of an estimate
          * @description The items sent become the estimate’s, in order: one with Id (an item of this estimate) is changed and keeps its details, one without is added, the others are removed. Each item’s quantities and unit prices are its own quote line. Answers the items’ ids in the order sent and the estimate’s new totals (GET /api/v3/estimates/{id} has each item’s details and amounts). Needs EstimateWrite. Event: Updated on Estimate (Items).
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         put: operations["estimates_putItems"];
         post?: never;
@@ -1072,6 +1008,8 @@ export interface paths {
         /**
          * Add a resource quote line to an estimate item
          * @description A user, typology, typology group or department with Hours; without UnitPriceIncome the rate is the estimate rate card column’s (user, else typology group, else department). Needs EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["estimates_addresources"];
         delete?: never;
@@ -1092,6 +1030,8 @@ export interface paths {
         /**
          * Add a third-party quote line to an estimate item
          * @description Quantities and unit prices on the income and cost sides. Needs EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["estimates_addthirdparty"];
         delete?: never;
@@ -1112,6 +1052,8 @@ export interface paths {
         /**
          * Add a expense quote line to an estimate item
          * @description Quantities and unit prices on the income and cost sides. Needs EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["estimates_addexpenses"];
         delete?: never;
@@ -1132,6 +1074,8 @@ export interface paths {
         /**
          * Set the billing conditions of an estimate
          * @description One condition or a list, all of one estimate; they replace its conditions and must add up to its income without VAT, to the cent (AmountType 0: Percentage of it, 1: Value): 422 with expected and reached otherwise. Needs EstimateWrite.
+         *
+         *     Roles: EstimateWrite (or Administrator).
          */
         post: operations["billingConditions_put"];
         delete?: never;
@@ -1266,6 +1210,8 @@ export interface paths {
         /**
          * Create timesheets (Create or CreateMany envelope)
          * @description Another user’s time needs Administrator. CreateMany: all or none, the failing item named by its path. Events: Created / Updated / Deleted and TimeUpdated on Timesheet, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         post: operations["timesheets_create"];
         delete?: never;
@@ -1287,6 +1233,8 @@ export interface paths {
         /**
          * Delete a timesheet
          * @description It then shows in DE-TimeSheetsDeleted. Events: Created / Updated / Deleted and TimeUpdated on Timesheet, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         delete: operations["timesheets_delete"];
         options?: never;
@@ -1294,6 +1242,8 @@ export interface paths {
         /**
          * Change a timesheet
          * @description Value-wrapped properties; only those sent change. Events: Created / Updated / Deleted and TimeUpdated on Timesheet, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         patch: operations["timesheets_patch"];
         trace?: never;
@@ -1310,6 +1260,8 @@ export interface paths {
         /**
          * Create leaves (Create or CreateMany envelope)
          * @description Another user’s time needs Administrator. CreateMany: all or none, the failing item named by its path. Events: Created / Updated / Deleted and TimeUpdated on Leave, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         post: operations["leaves_create"];
         delete?: never;
@@ -1331,6 +1283,8 @@ export interface paths {
         /**
          * Delete a leave
          * @description It then shows in DE-LeavesDeleted. Events: Created / Updated / Deleted and TimeUpdated on Leave, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         delete: operations["leaves_delete"];
         options?: never;
@@ -1338,6 +1292,8 @@ export interface paths {
         /**
          * Change a leave
          * @description Value-wrapped properties; only those sent change. Events: Created / Updated / Deleted and TimeUpdated on Leave, with the changed properties and PropertyTypes.
+         *
+         *     Roles: TimeWrite (or Administrator).
          */
         patch: operations["leaves_patch"];
         trace?: never;
@@ -1354,6 +1310,8 @@ export interface paths {
         /**
          * Create an expense sheet
          * @description Its department’s expense workflow (else the default Expense workflow) is its workflow; it starts in the initial stage. Needs ExpenseWrite. Event: Created on Expense.
+         *
+         *     Roles: ExpenseWrite (or Administrator).
          */
         post: operations["expenses_create"];
         delete?: never;
@@ -1374,32 +1332,14 @@ export interface paths {
         /**
          * Add an item to an expense sheet
          * @description The item type’s level makes ClientId, ProjectId, DeliverableId, EstimateId or ProductId required (400 naming it); a mileage type values the item at Kilometers × KilometersValue (default the type’s rate). Needs ExpenseWrite. Event: Created on ExpenseItem.
+         *
+         *     Roles: ExpenseWrite (or Administrator).
          */
         post: operations["expenses_addItem"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
-        trace?: never;
-    };
-    "/api/expenses/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Change some properties of an expense sheet
-         * @description Each property is sent as {"value": …}; only those sent change. EmployeeId takes an employee’s id (or a user’s). Needs ExpenseWrite and, in a stage with write teams, membership of one. Event: Updated on Expense.
-         */
-        patch: operations["expenses_patch"];
         trace?: never;
     };
     "/api/v3/expenses/{id}": {
@@ -1412,6 +1352,8 @@ export interface paths {
         /**
          * Read an expense sheet with its items and totals
          * @description Needs ExpenseRead or ExpenseWrite.
+         *
+         *     Roles: ExpenseRead or ExpenseWrite (or Administrator).
          */
         get: operations["expenses_get"];
         put?: never;
@@ -1429,12 +1371,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A document’s posts, newest first */
+        /**
+         * A document’s posts, newest first
+         * @description Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
+         */
         get: operations["posts_list"];
         put?: never;
         /**
          * Post on a document: a comment, and actions on the document (create/update, files, stage change)
          * @description All in one transaction. Actions.Document with DocumentActionType Post creates a document (the post’s DocumentId is then the new one; send the empty GUID), Put updates it. Actions.Files links files (Link: a new link in the document’s root folder; Id: an existing file). Actions.Transition moves the document: only from the transition’s from-stage and for users who may write in that stage (409 naming the current stage); a transition requiring a comment needs Text (422). A comment alone needs the type’s Read role, actions its Write role.
+         *
+         *     Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         post: operations["posts_create"];
         delete?: never;
@@ -1450,12 +1397,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The versions of a document’s brief, newest first */
+        /**
+         * The versions of a document’s brief, newest first
+         * @description Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
+         */
         get: operations["documentBriefs_list"];
         put?: never;
         /**
          * Add a version of a document’s brief
-         * @description Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. DocumentTypeName (any case; short, class or full name): a Client API document type (needs its Write role) or another spec type Atrium keeps (User, Bill, Brand, Client, CommercialClient, CommercialClientProduct, PurchaseOrder, Timesheet, FileSystemObject, JobType, Company, Supplier, Leave: needs Administrator).
+         * @description Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. Needs the type’s Write role.
+         *
+         *     Roles: ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         post: operations["documentBriefs_create"];
         delete?: never;
@@ -1476,6 +1428,8 @@ export interface paths {
         /**
          * Add and remove members of document teams, in one transaction
          * @description AssignmentPostModels add a user to a document’s team by team name (already a member: no change, no error); AssignmentDeleteModels remove one by team id. Events: TeamAdded / TeamRemoved on the document’s type. Needs the type’s Write role and, in a stage with write teams, membership of one.
+         *
+         *     Roles: ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         post: operations["assignments_batch"];
         delete?: never;
@@ -1491,11 +1445,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The custom-field values of a document */
+        /**
+         * The custom-field values of a document
+         * @description Roles: ProjectRead or JobRead or ContractRead or RequestRead or EstimateRead or ExpenseRead or ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
+         */
         get: operations["documentUserFieldValues_get"];
         /**
          * Set custom-field values of a document
          * @description Each Value is checked against its field’s type (Boolean 0, Date 1, Float 2, Integer 3, Money 4, Varchar50 5, Varchar100 6, VarcharMax 7, Text 8, UniqueIdentifier 9); null clears it. Fields not sent keep their values. Event: UserFieldValueUpdated (ColumnName, Value) per changed field. Answers every field of the type.
+         *
+         *     Roles: ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         put: operations["documentUserFieldValues_put"];
         post?: never;
@@ -1517,6 +1476,8 @@ export interface paths {
         /**
          * Add a link to an external URL in a folder
          * @description The folder is one of a document’s folder tree (a document’s root folder is its FileSystemRootId). Event: Created on FileSystemObject. Needs the document type’s Write role and, in a stage with write teams, membership of one.
+         *
+         *     Roles: ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
         post: operations["folders_addLink"];
         delete?: never;
@@ -1532,7 +1493,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the custom tables the caller may read */
+        /**
+         * List the custom tables the caller may read
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_list"];
         put?: never;
         post?: never;
@@ -1549,12 +1513,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Table schema and columns, with the row count */
+        /**
+         * Table schema and columns, with the row count
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_describe"];
         put?: never;
-        /** Create the table; if it exists, add the new columns */
+        /**
+         * Create the table; if it exists, add the new columns
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         post: operations["customTables_create"];
-        /** Drop the entire table */
+        /**
+         * Drop the entire table
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         delete: operations["customTables_drop"];
         options?: never;
         head?: never;
@@ -1568,7 +1541,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All rows with column values, ordered by key */
+        /**
+         * All rows with column values, ordered by key
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_listRows"];
         put?: never;
         post?: never;
@@ -1585,7 +1561,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A single row by key */
+        /**
+         * A single row by key
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_getRow"];
         put?: never;
         post?: never;
@@ -1602,7 +1581,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One column value of a row */
+        /**
+         * One column value of a row
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_getColumnValue"];
         put?: never;
         post?: never;
@@ -1620,10 +1602,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2) */
+        /**
+         * Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2)
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         put: operations["customTables_writeRows"];
         post?: never;
-        /** Delete rows: Delete (0), DeleteAll (1), DeleteMany (2) */
+        /**
+         * Delete rows: Delete (0), DeleteAll (1), DeleteMany (2)
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         delete: operations["customTables_deleteRows"];
         options?: never;
         head?: never;
@@ -1657,7 +1645,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Export the table (schema and every row) as a JSON file */
+        /**
+         * Export the table (schema and every row) as a JSON file
+         * @description Roles: CustomTablesRead (or Administrator).
+         */
         get: operations["customTables_export"];
         put?: never;
         post?: never;
@@ -1675,7 +1666,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Import a table from an export file: create it if needed and upsert every row, atomically */
+        /**
+         * Import a table from an export file: create it if needed and upsert every row, atomically
+         * @description Roles: CustomTablesSave (or Administrator).
+         */
         put: operations["customTables_import"];
         post?: never;
         delete?: never;
@@ -1807,7 +1801,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The document types of the tenant, with the full names DocumentType takes */
+        /**
+         * The document types of the tenant, with the full names DocumentType takes
+         * @description Roles: DataExtractionRead or WebhookSubscriptionGet or WebhookSubscriptionCreate or WebhookSubscriptionWrite or WebhookSubscriptionNavigate (or Administrator).
+         */
         get: operations["documentTypes_lookup"];
         put?: never;
         post?: never;
@@ -1829,6 +1826,8 @@ export interface paths {
         /**
          * Raise a custom event on a document
          * @description Appends the event to the outbox; subscriptions whose ActionType is this (custom) value fire for it. documentType is a full type name of the tenant.
+         *
+         *     Roles: EventRaise (or Administrator).
          */
         post: operations["events_raise"];
         delete?: never;
@@ -1846,7 +1845,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run a named query with a query builder (Accept: text/csv, application/x-ndjson or the xlsx media type to stream every row) */
+        /**
+         * Run a named query with a query builder (Accept: text/csv, application/x-ndjson or the xlsx media type to stream every row)
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         post: operations["namedQueries_dynamicExecute"];
         delete?: never;
         options?: never;
@@ -1861,7 +1863,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName} */
+        /**
+         * The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName}
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["namedQueries_list"];
         put?: never;
         post?: never;
@@ -1878,7 +1883,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fields of a named query with their data types and filter operations, its key and parameters */
+        /**
+         * Fields of a named query with their data types and filter operations, its key and parameters
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["namedQueries_metadata"];
         put?: never;
         post?: never;
@@ -1895,7 +1903,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OData service document */
+        /**
+         * OData service document
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["odata_serviceDocument"];
         put?: never;
         post?: never;
@@ -1912,7 +1923,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OData CSDL of every entity set */
+        /**
+         * OData CSDL of every entity set
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["odata_metadata"];
         put?: never;
         post?: never;
@@ -1929,7 +1943,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rows of a named query ($filter, $select, $orderby, $top, $skip, $count; @odata.nextLink pages) */
+        /**
+         * Rows of a named query ($filter, $select, $orderby, $top, $skip, $count; @odata.nextLink pages)
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["odata_readEntitySet"];
         put?: never;
         post?: never;
@@ -1946,7 +1963,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Number of rows matching $filter */
+        /**
+         * Number of rows matching $filter
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
         get: operations["odata_countEntitySet"];
         put?: never;
         post?: never;
@@ -1963,12 +1983,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the schedules of the tenant */
+        /**
+         * List the schedules of the tenant
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_list"];
         put?: never;
         /**
          * Create a schedule
          * @description Query, queryBuilder and parameters are validated exactly as a dynamic-execute body is; the schedule runs as the calling app (and X-AppUser). The answer shows the next five fire times and the expression in words.
+         *
+         *     Roles: ScheduleWrite (or Administrator).
          */
         post: operations["schedules_create"];
         delete?: never;
@@ -1984,7 +2009,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The next five fire times (UTC) and the words of a cron expression, without saving anything */
+        /**
+         * The next five fire times (UTC) and the words of a cron expression, without saving anything
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_previewCron"];
         put?: never;
         post?: never;
@@ -2001,12 +2029,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one schedule */
+        /**
+         * Get one schedule
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_get"];
-        /** Replace a schedule */
+        /**
+         * Replace a schedule
+         * @description Roles: ScheduleWrite (or Administrator).
+         */
         put: operations["schedules_replace"];
         post?: never;
-        /** Delete a schedule, its runs and its files */
+        /**
+         * Delete a schedule, its runs and its files
+         * @description Roles: ScheduleWrite (or Administrator).
+         */
         delete: operations["schedules_delete"];
         options?: never;
         head?: never;
@@ -2025,6 +2062,8 @@ export interface paths {
         /**
          * Run the schedule now
          * @description Queues a run and waits up to `wait` seconds (default 10) for it: 200 with the finished run, or 202 with the run still Running (follow it at the Location). Runs are executed by worker processes.
+         *
+         *     Roles: ScheduleWrite (or Administrator).
          */
         post: operations["schedules_runNow"];
         delete?: never;
@@ -2040,7 +2079,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs of the schedule, newest first */
+        /**
+         * Runs of the schedule, newest first
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_listRuns"];
         put?: never;
         post?: never;
@@ -2057,7 +2099,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One run of the schedule */
+        /**
+         * One run of the schedule
+         * @description Roles: ScheduleRead or ScheduleWrite (or Administrator).
+         */
         get: operations["schedules_getRun"];
         put?: never;
         post?: never;
@@ -2077,6 +2122,8 @@ export interface paths {
         /**
          * Download a run's file
          * @description Content-Disposition names it {Query}_{yyyyMMddHHmmss}.{ext} (the run start, UTC). 409 while the run is Running or when it failed; 410 once retention deleted it.
+         *
+         *     Roles: ScheduleRead or ScheduleWrite (or Administrator).
          */
         get: operations["schedules_downloadRunFile"];
         put?: never;
@@ -2891,8 +2938,7 @@ export interface components {
             BeginDateUtc: string;
             /** Format: date */
             EndDateUtc: string | null;
-            /** @description Money: the amount invested */
-            Investment: number;
+            Investment: boolean;
             IsDraft: boolean;
             Plannable: boolean;
             Priority: number;
@@ -3144,7 +3190,7 @@ export interface components {
             SupplierId?: string | null;
             /**
              * Format: uuid
-             * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
+             * @description The user whose expenses these are (default: the acting user)
              */
             EmployeeId?: string | null;
             /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
@@ -3235,10 +3281,7 @@ export interface components {
             TimesheetRequired?: boolean | null;
             AdUserName?: string | null;
             TaxpayerNumber?: string | null;
-            /**
-             * Format: uuid
-             * @description Not stored: a division is its department’s (accepted, not checked)
-             */
+            /** Format: uuid */
             DivisionId?: string | null;
         };
         UserDuplicateModel: {
@@ -3551,37 +3594,6 @@ export interface components {
             }[];
             maxPageSize: number;
         };
-        AdUserToBlock: {
-            /** Format: uuid */
-            Oid: string;
-            UserName: string;
-            AdUserName: string;
-        };
-        AdBlockBody: {
-            /** Format: uuid */
-            Oid: string;
-            /** @description The AD account’s expiry before the agent blocked it (restored on unblock), or null */
-            AccountExpirationDate?: string | null;
-        };
-        AdBlockedLoginRequest: {
-            /** Format: uuid */
-            Id: string;
-            AdUserName: string;
-            /** @description The sign-in’s password, answered once: a later GET lists the request no more */
-            Password: string;
-        };
-        AdRequestAnswer: {
-            /** Format: uuid */
-            Id: string;
-            RequestResult: boolean;
-            RequestResultMessage?: string | null;
-        };
-        AdUnblockUserRequest: {
-            /** Format: uuid */
-            Id: string;
-            AdUserName: string;
-            AccountExpirationDate: string | null;
-        };
         UserType: {
             /** Format: uuid */
             id: string;
@@ -3618,7 +3630,6 @@ export interface components {
             LeaveDayHours?: number | null;
             WeeklyOvertimeThresholdHours?: number | null;
             Tolerance?: number | null;
-            TimesheetRequired?: boolean | null;
             CompanyCode: string;
             DepartmentExternalId: string;
             TypologyExternalId: string;
@@ -3670,7 +3681,6 @@ export interface components {
             OffsetTotalMinutes: number | null;
             PaidUndertime: boolean;
             PaidOvertime: boolean;
-            TimesheetRequired: boolean | null;
             CompanyCode: string | null;
             DepartmentExternalId: string | null;
             TypologyExternalId: string | null;
@@ -3728,7 +3738,6 @@ export interface components {
             OffsetTotalMinutes: number | null;
             PaidUndertime: boolean;
             PaidOvertime: boolean;
-            TimesheetRequired: boolean | null;
             CompanyCode: string | null;
             DepartmentExternalId: string | null;
             TypologyExternalId: string | null;
@@ -3796,10 +3805,6 @@ export interface components {
             /** @description The new value, as {"value": …} ("Value" accepted) */
             CityId?: {
                 /** Format: uuid */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            Mail?: {
                 value: string | null;
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
@@ -3892,10 +3897,6 @@ export interface components {
             /** @description The new value, as {"value": …} ("Value" accepted) */
             PaidOvertime?: {
                 value: boolean;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            TimesheetRequired?: {
-                value: boolean | null;
             };
         };
         EmployeeBody: {
@@ -4181,11 +4182,6 @@ export interface components {
             status: "Pending";
         };
         DocumentType: {
-            /**
-             * Format: uuid
-             * @description What GET /api/v3/document-types/{id}/workflows takes (a name is accepted in its place)
-             */
-            id: string;
             name: string;
             className: string;
             fullName: string;
@@ -4707,7 +4703,7 @@ export interface components {
             BeginDateUtc: string | null;
             /** Format: date */
             EndDateUtc: string | null;
-            Investment: number;
+            Investment: boolean;
             AllowsTimesheet: boolean;
             IsDeliverable: boolean;
             IsActivated: boolean;
@@ -4796,8 +4792,7 @@ export interface components {
             EndDateUtc?: string | null;
             /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
             EndDate?: string | null;
-            /** @description Money: the amount invested (0 when none) */
-            Investment?: number;
+            Investment?: boolean;
             AllowsTimesheet?: boolean;
             IsDeliverable?: boolean;
             IsActivated?: boolean;
@@ -4937,8 +4932,7 @@ export interface components {
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
             Investment?: {
-                /** @description Money: the amount invested (0 when none) */
-                value: number;
+                value: boolean;
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
             AllowsTimesheet?: {
@@ -5504,82 +5498,6 @@ export interface components {
             CreateModel?: components["schemas"]["RequestModel"] | null;
             CreateManyModel?: components["schemas"]["RequestModel"][] | null;
         };
-        RequestPatchBody: {
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            Name?: {
-                /** @description Defaults to the Number */
-                value: string;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            Number?: {
-                /** @description Given from a sequence (REQ-000001) when not sent */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            DepartmentId?: {
-                /**
-                 * Format: uuid
-                 * @description Defaults to the acting user’s department
-                 */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            ClientId?: {
-                /**
-                 * Format: uuid
-                 * @description The commercial client
-                 */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            BrandId?: {
-                /** Format: uuid */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            ProductId?: {
-                /** Format: uuid */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            ContractId?: {
-                /** Format: uuid */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            TypeId?: {
-                /**
-                 * Format: uuid
-                 * @description A type (job_types) of document type Request; its workflow is the request’s
-                 */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            BeginDateUtc?: {
-                /** @description ISO 8601 date-time (a date alone is midnight UTC) */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            EndDateUtc?: {
-                /** @description ISO 8601 date-time (a date alone is midnight UTC) */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            IsActivated?: {
-                value: boolean;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            Priority?: {
-                value: number;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            DocumentUserFieldValues?: {
-                /** @description Custom field values by ColumnName (null clears one) */
-                value: {
-                    [key: string]: unknown;
-                };
-            };
-        };
         Estimate: {
             /** Format: uuid */
             Id: string;
@@ -5679,7 +5597,7 @@ export interface components {
             ProductId?: string | null;
             /**
              * Format: uuid
-             * @description Default: the project’s or contract’s, else the company’s, else the department’s company’s
+             * @description Default: the project’s or contract’s, else the company’s
              */
             CurrencyId?: string | null;
             /** @description Rate from the estimate’s currency to the company’s (default 1) */
@@ -5793,7 +5711,7 @@ export interface components {
             CurrencyId?: {
                 /**
                  * Format: uuid
-                 * @description Default: the project’s or contract’s, else the company’s, else the department’s company’s
+                 * @description Default: the project’s or contract’s, else the company’s
                  */
                 value: string | null;
             };
@@ -6072,75 +5990,6 @@ export interface components {
                 value: boolean;
             };
         };
-        ExpensePatchBody: {
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            CompanyId?: {
-                /** Format: uuid */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            DepartmentId?: {
-                /** Format: uuid */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            CurrencyId?: {
-                /** Format: uuid */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            PaymentConditionId?: {
-                /** Format: uuid */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            SupplierId?: {
-                /** Format: uuid */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            EmployeeId?: {
-                /**
-                 * Format: uuid
-                 * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
-                 */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            Emission?: {
-                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            Due?: {
-                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            EntryDate?: {
-                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            Exchange?: {
-                value: number;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            ExternalDocumentType?: {
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            DocumentNumber?: {
-                value: string | null;
-            };
-            /** @description The new value, as {"value": …} ("Value" accepted) */
-            DocumentUserFieldValues?: {
-                /** @description Custom field values by ColumnName (null clears one) */
-                value: {
-                    [key: string]: unknown;
-                };
-            };
-        };
         PostBody: {
             /** Format: uuid */
             DocumentId?: string | null;
@@ -6219,8 +6068,7 @@ export interface components {
                         EndDateUtc?: string | null;
                         /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
                         EndDate?: string | null;
-                        /** @description Money: the amount invested (0 when none) */
-                        Investment?: number;
+                        Investment?: boolean;
                         AllowsTimesheet?: boolean;
                         IsDeliverable?: boolean;
                         IsActivated?: boolean;
@@ -6505,7 +6353,7 @@ export interface components {
                         ProductId?: string | null;
                         /**
                          * Format: uuid
-                         * @description Default: the project’s or contract’s, else the company’s, else the department’s company’s
+                         * @description Default: the project’s or contract’s, else the company’s
                          */
                         CurrencyId?: string | null;
                         /** @description Rate from the estimate’s currency to the company’s (default 1) */
@@ -6563,7 +6411,7 @@ export interface components {
                         SupplierId?: string | null;
                         /**
                          * Format: uuid
-                         * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
+                         * @description The user whose expenses these are (default: the acting user)
                          */
                         EmployeeId?: string | null;
                         /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
@@ -6657,49 +6505,6 @@ export interface components {
 export type $defs = Record<string, never>;
 export interface operations {
     health_live: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        status: string;
-                        /** @description Each component: ok, off (not run by this process), or what is wrong */
-                        checks?: {
-                            [key: string]: string;
-                        };
-                        backlog?: {
-                            [key: string]: {
-                                count: number;
-                                oldestAgeSeconds: number;
-                            };
-                        };
-                    };
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    health_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -8002,257 +7807,6 @@ export interface operations {
             504: components["responses"]["Problem"];
         };
     };
-    adBlocker_usersToBlock: {
-        parameters: {
-            query?: {
-                countryName?: string;
-                countryId?: string;
-                companyName?: string;
-                companyId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdUserToBlock"][];
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    adBlocker_block: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AdBlockBody"];
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        Oid: string;
-                    };
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    adBlocker_blockedLoginRequests: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdBlockedLoginRequest"][];
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    adBlocker_answerBlockedLogin: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AdRequestAnswer"];
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        Id: string;
-                    };
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    adBlocker_unblockUserRequests: {
-        parameters: {
-            query?: {
-                countryName?: string;
-                countryId?: string;
-                companyName?: string;
-                companyId?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdUnblockUserRequest"][];
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    adBlocker_answerUnblock: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AdRequestAnswer"];
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        Id: string;
-                    };
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    adBlocker_taskRuntime: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: date-time */
-                        LastRunOnUtc: string;
-                    };
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
     projects_create: {
         parameters: {
             query?: never;
@@ -8634,46 +8188,6 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Request"];
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    requests_patch: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
-                "idempotency-key"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RequestPatchBody"];
-            };
-        };
         responses: {
             /** @description Default Response */
             200: {
@@ -9631,46 +9145,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExpenseItem"];
-                };
-            };
-            400: components["responses"]["Problem"];
-            401: components["responses"]["Problem"];
-            403: components["responses"]["Problem"];
-            404: components["responses"]["Problem"];
-            409: components["responses"]["Problem"];
-            413: components["responses"]["Problem"];
-            415: components["responses"]["Problem"];
-            422: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
-            500: components["responses"]["Problem"];
-            504: components["responses"]["Problem"];
-        };
-    };
-    expenses_patch: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
-                "idempotency-key"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ExpensePatchBody"];
-            };
-        };
-        responses: {
-            /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Expense"];
                 };
             };
             400: components["responses"]["Problem"];
