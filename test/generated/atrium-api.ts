@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness, as /health/live */
+        get: operations["health_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/ready": {
         parameters: {
             query?: never;
@@ -600,6 +617,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/blockedloginrequests/userstoblock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Users with an AD account whose access ended (inactive or expired) and whose account is not blocked yet
+         * @description Roles: AdBlockerAgent (or Administrator).
+         */
+        get: operations["adBlocker_usersToBlock"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blockedloginrequests/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The agent blocked a user’s AD account
+         * @description Event: Updated on User (AdBlocked true). The user leaves DE-UsersToBlock; its ModifiedOn changes in DE-Users.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        post: operations["adBlocker_block"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blockedloginrequests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign-ins of AD-blocked users waiting for the agent’s verdict, each password answered once
+         * @description A request lives 15 minutes; its password is cleared as it is answered here.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        get: operations["adBlocker_blockedLoginRequests"];
+        /**
+         * The agent’s verdict on a blocked sign-in
+         * @description Event: LoginSucceeded or LoginFailed on User (LoginType ActiveDirectory). The request is deleted.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        put: operations["adBlocker_answerBlockedLogin"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/unblockuserrequests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Requests to unblock the AD accounts of users whose access is back
+         * @description Made for every AD-blocked user whose access is back and who has no open request; DE-UsersToUnblock lists them.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        get: operations["adBlocker_unblockUserRequests"];
+        /**
+         * The agent’s answer to an unblock request
+         * @description RequestResult true clears the user’s AD block (Updated on User, AdBlocked false); the request is closed either way.
+         *
+         *     Roles: AdBlockerAgent (or Administrator).
+         */
+        put: operations["adBlocker_answerUnblock"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/blockedloginrequests/taskruntime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The agent’s last run (an empty body)
+         * @description Roles: AdBlockerAgent (or Administrator).
+         */
+        post: operations["adBlocker_taskRuntime"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/projects": {
         parameters: {
             query?: never;
@@ -840,6 +975,28 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some properties of a Request
+         * @description Each property is sent as {"value": …}; only those sent change. Custom fields: {"DocumentUserFieldValues": {"value": {"Column": value}}}. Needs the role RequestWrite and, in a stage with write teams, membership of one. Events: Updated with the changed properties and their types, UserFieldValueUpdated per custom field.
+         *
+         *     Roles: RequestWrite (or Administrator).
+         */
+        patch: operations["requests_patch"];
         trace?: never;
     };
     "/api/v3/estimates": {
@@ -1342,6 +1499,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/expenses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change some properties of an expense sheet
+         * @description Each property is sent as {"value": …}; only those sent change. EmployeeId takes an employee’s id (or a user’s). Needs ExpenseWrite and, in a stage with write teams, membership of one. Event: Updated on Expense.
+         */
+        patch: operations["expenses_patch"];
+        trace?: never;
+    };
     "/api/v3/expenses/{id}": {
         parameters: {
             query?: never;
@@ -1405,7 +1582,7 @@ export interface paths {
         put?: never;
         /**
          * Add a version of a document’s brief
-         * @description Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. Needs the type’s Write role.
+         * @description Each post is a new version (1, 2, …). PlainText is derived from the HTML when not sent. Event: Created on DocumentBrief. DocumentTypeName (any case; short, class or full name): a Client API document type (needs its Write role) or another spec type Atrium keeps (User, Bill, Brand, Client, CommercialClient, CommercialClientProduct, PurchaseOrder, Timesheet, FileSystemObject, JobType, Company, Supplier, Leave: needs Administrator).
          *
          *     Roles: ProjectWrite or JobWrite or ContractWrite or RequestWrite or EstimateWrite or ExpenseWrite (or Administrator).
          */
@@ -2938,7 +3115,8 @@ export interface components {
             BeginDateUtc: string;
             /** Format: date */
             EndDateUtc: string | null;
-            Investment: boolean;
+            /** @description Money: the amount invested */
+            Investment: number;
             IsDraft: boolean;
             Plannable: boolean;
             Priority: number;
@@ -3190,7 +3368,7 @@ export interface components {
             SupplierId?: string | null;
             /**
              * Format: uuid
-             * @description The user whose expenses these are (default: the acting user)
+             * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
              */
             EmployeeId?: string | null;
             /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
@@ -3281,7 +3459,10 @@ export interface components {
             TimesheetRequired?: boolean | null;
             AdUserName?: string | null;
             TaxpayerNumber?: string | null;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Not stored: a division is its department’s (accepted, not checked)
+             */
             DivisionId?: string | null;
         };
         UserDuplicateModel: {
@@ -3594,6 +3775,37 @@ export interface components {
             }[];
             maxPageSize: number;
         };
+        AdUserToBlock: {
+            /** Format: uuid */
+            Oid: string;
+            UserName: string;
+            AdUserName: string;
+        };
+        AdBlockBody: {
+            /** Format: uuid */
+            Oid: string;
+            /** @description The AD account’s expiry before the agent blocked it (restored on unblock), or null */
+            AccountExpirationDate?: string | null;
+        };
+        AdBlockedLoginRequest: {
+            /** Format: uuid */
+            Id: string;
+            AdUserName: string;
+            /** @description The sign-in’s password, answered once: a later GET lists the request no more */
+            Password: string;
+        };
+        AdRequestAnswer: {
+            /** Format: uuid */
+            Id: string;
+            RequestResult: boolean;
+            RequestResultMessage?: string | null;
+        };
+        AdUnblockUserRequest: {
+            /** Format: uuid */
+            Id: string;
+            AdUserName: string;
+            AccountExpirationDate: string | null;
+        };
         UserType: {
             /** Format: uuid */
             id: string;
@@ -3630,6 +3842,7 @@ export interface components {
             LeaveDayHours?: number | null;
             WeeklyOvertimeThresholdHours?: number | null;
             Tolerance?: number | null;
+            TimesheetRequired?: boolean | null;
             CompanyCode: string;
             DepartmentExternalId: string;
             TypologyExternalId: string;
@@ -3681,6 +3894,7 @@ export interface components {
             OffsetTotalMinutes: number | null;
             PaidUndertime: boolean;
             PaidOvertime: boolean;
+            TimesheetRequired: boolean | null;
             CompanyCode: string | null;
             DepartmentExternalId: string | null;
             TypologyExternalId: string | null;
@@ -3738,6 +3952,7 @@ export interface components {
             OffsetTotalMinutes: number | null;
             PaidUndertime: boolean;
             PaidOvertime: boolean;
+            TimesheetRequired: boolean | null;
             CompanyCode: string | null;
             DepartmentExternalId: string | null;
             TypologyExternalId: string | null;
@@ -3805,6 +4020,10 @@ export interface components {
             /** @description The new value, as {"value": …} ("Value" accepted) */
             CityId?: {
                 /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Mail?: {
                 value: string | null;
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
@@ -3897,6 +4116,10 @@ export interface components {
             /** @description The new value, as {"value": …} ("Value" accepted) */
             PaidOvertime?: {
                 value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            TimesheetRequired?: {
+                value: boolean | null;
             };
         };
         EmployeeBody: {
@@ -4182,6 +4405,11 @@ export interface components {
             status: "Pending";
         };
         DocumentType: {
+            /**
+             * Format: uuid
+             * @description What GET /api/v3/document-types/{id}/workflows takes (a name is accepted in its place)
+             */
+            id: string;
             name: string;
             className: string;
             fullName: string;
@@ -4703,7 +4931,7 @@ export interface components {
             BeginDateUtc: string | null;
             /** Format: date */
             EndDateUtc: string | null;
-            Investment: boolean;
+            Investment: number;
             AllowsTimesheet: boolean;
             IsDeliverable: boolean;
             IsActivated: boolean;
@@ -4792,7 +5020,8 @@ export interface components {
             EndDateUtc?: string | null;
             /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
             EndDate?: string | null;
-            Investment?: boolean;
+            /** @description Money: the amount invested (0 when none) */
+            Investment?: number;
             AllowsTimesheet?: boolean;
             IsDeliverable?: boolean;
             IsActivated?: boolean;
@@ -4932,7 +5161,8 @@ export interface components {
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
             Investment?: {
-                value: boolean;
+                /** @description Money: the amount invested (0 when none) */
+                value: number;
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
             AllowsTimesheet?: {
@@ -5498,6 +5728,82 @@ export interface components {
             CreateModel?: components["schemas"]["RequestModel"] | null;
             CreateManyModel?: components["schemas"]["RequestModel"][] | null;
         };
+        RequestPatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Name?: {
+                /** @description Defaults to the Number */
+                value: string;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Number?: {
+                /** @description Given from a sequence (REQ-000001) when not sent */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DepartmentId?: {
+                /**
+                 * Format: uuid
+                 * @description Defaults to the acting user’s department
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ClientId?: {
+                /**
+                 * Format: uuid
+                 * @description The commercial client
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BrandId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ProductId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ContractId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            TypeId?: {
+                /**
+                 * Format: uuid
+                 * @description A type (job_types) of document type Request; its workflow is the request’s
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            BeginDateUtc?: {
+                /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EndDateUtc?: {
+                /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            IsActivated?: {
+                value: boolean;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Priority?: {
+                value: number;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentUserFieldValues?: {
+                /** @description Custom field values by ColumnName (null clears one) */
+                value: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         Estimate: {
             /** Format: uuid */
             Id: string;
@@ -5597,7 +5903,7 @@ export interface components {
             ProductId?: string | null;
             /**
              * Format: uuid
-             * @description Default: the project’s or contract’s, else the company’s
+             * @description Default: the project’s or contract’s, else the company’s, else the department’s company’s
              */
             CurrencyId?: string | null;
             /** @description Rate from the estimate’s currency to the company’s (default 1) */
@@ -5711,7 +6017,7 @@ export interface components {
             CurrencyId?: {
                 /**
                  * Format: uuid
-                 * @description Default: the project’s or contract’s, else the company’s
+                 * @description Default: the project’s or contract’s, else the company’s, else the department’s company’s
                  */
                 value: string | null;
             };
@@ -5828,6 +6134,13 @@ export interface components {
             /** Format: uuid */
             WorkTypeId: string | null;
             /** Format: uuid */
+            CompanyId: string | null;
+            /** Format: uuid */
+            UserDepartmentId: string | null;
+            /** Format: uuid */
+            TypologyId: string | null;
+            HourlyUserCost: number | null;
+            /** Format: uuid */
             UserId: string;
             Status: string;
             RequestedApproval: boolean;
@@ -5844,6 +6157,23 @@ export interface components {
             IsBillable?: boolean;
             /** Format: uuid */
             WorkTypeId?: string | null;
+            /**
+             * Format: uuid
+             * @description The company the time is booked in. Default: the user's company
+             */
+            CompanyId?: string | null;
+            /**
+             * Format: uuid
+             * @description Default: the user's department when booked
+             */
+            UserDepartmentId?: string | null;
+            /**
+             * Format: uuid
+             * @description Default: the user's typology on the entry's date
+             */
+            TypologyId?: string | null;
+            /** @description Default: the user's hourly cost in force on the entry's date */
+            HourlyUserCost?: number | null;
             /**
              * Format: uuid
              * @description Default: the acting user
@@ -5888,6 +6218,35 @@ export interface components {
             WorkTypeId?: {
                 /** Format: uuid */
                 value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CompanyId?: {
+                /**
+                 * Format: uuid
+                 * @description The company the time is booked in. Default: the user's company
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            UserDepartmentId?: {
+                /**
+                 * Format: uuid
+                 * @description Default: the user's department when booked
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            TypologyId?: {
+                /**
+                 * Format: uuid
+                 * @description Default: the user's typology on the entry's date
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            HourlyUserCost?: {
+                /** @description Default: the user's hourly cost in force on the entry's date */
+                value: number | null;
             };
             /** @description The new value, as {"value": …} ("Value" accepted) */
             UserId?: {
@@ -5990,6 +6349,75 @@ export interface components {
                 value: boolean;
             };
         };
+        ExpensePatchBody: {
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CompanyId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DepartmentId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            CurrencyId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            PaymentConditionId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            SupplierId?: {
+                /** Format: uuid */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EmployeeId?: {
+                /**
+                 * Format: uuid
+                 * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
+                 */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Emission?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Due?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            EntryDate?: {
+                /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            Exchange?: {
+                value: number;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            ExternalDocumentType?: {
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentNumber?: {
+                value: string | null;
+            };
+            /** @description The new value, as {"value": …} ("Value" accepted) */
+            DocumentUserFieldValues?: {
+                /** @description Custom field values by ColumnName (null clears one) */
+                value: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         PostBody: {
             /** Format: uuid */
             DocumentId?: string | null;
@@ -6068,7 +6496,8 @@ export interface components {
                         EndDateUtc?: string | null;
                         /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
                         EndDate?: string | null;
-                        Investment?: boolean;
+                        /** @description Money: the amount invested (0 when none) */
+                        Investment?: number;
                         AllowsTimesheet?: boolean;
                         IsDeliverable?: boolean;
                         IsActivated?: boolean;
@@ -6353,7 +6782,7 @@ export interface components {
                         ProductId?: string | null;
                         /**
                          * Format: uuid
-                         * @description Default: the project’s or contract’s, else the company’s
+                         * @description Default: the project’s or contract’s, else the company’s, else the department’s company’s
                          */
                         CurrencyId?: string | null;
                         /** @description Rate from the estimate’s currency to the company’s (default 1) */
@@ -6411,7 +6840,7 @@ export interface components {
                         SupplierId?: string | null;
                         /**
                          * Format: uuid
-                         * @description The user whose expenses these are (default: the acting user)
+                         * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
                          */
                         EmployeeId?: string | null;
                         /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
@@ -6505,6 +6934,49 @@ export interface components {
 export type $defs = Record<string, never>;
 export interface operations {
     health_live: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                        /** @description Each component: ok, off (not run by this process), or what is wrong */
+                        checks?: {
+                            [key: string]: string;
+                        };
+                        backlog?: {
+                            [key: string]: {
+                                count: number;
+                                oldestAgeSeconds: number;
+                            };
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    health_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -7807,6 +8279,257 @@ export interface operations {
             504: components["responses"]["Problem"];
         };
     };
+    adBlocker_usersToBlock: {
+        parameters: {
+            query?: {
+                countryName?: string;
+                countryId?: string;
+                companyName?: string;
+                companyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdUserToBlock"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_block: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdBlockBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Oid: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_blockedLoginRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdBlockedLoginRequest"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_answerBlockedLogin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdRequestAnswer"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_unblockUserRequests: {
+        parameters: {
+            query?: {
+                countryName?: string;
+                countryId?: string;
+                companyName?: string;
+                companyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdUnblockUserRequest"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_answerUnblock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdRequestAnswer"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        Id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    adBlocker_taskRuntime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        LastRunOnUtc: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
     projects_create: {
         parameters: {
             query?: never;
@@ -8188,6 +8911,46 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Request"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    requests_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestPatchBody"];
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -9145,6 +9908,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExpenseItem"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    expenses_patch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the POST safe to retry: a repeat within 24 hours with the same key and body returns the first response without redoing the work. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExpensePatchBody"];
+            };
+        };
+        responses: {
+            /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Expense"];
                 };
             };
             400: components["responses"]["Problem"];
