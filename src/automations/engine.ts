@@ -4,6 +4,7 @@
 // reason, which no nextOnError can catch.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseDuration } from '../config.ts';
+import { withSpan } from '../platform/tracing.ts';
 import { type Action, type Definition, field, type Json, type Workflow } from './definition.ts';
 import { ExpressionError, evaluateValue, type Scope } from './expressions.ts';
 import { HANDLERS } from './handlers.ts';
@@ -223,7 +224,9 @@ export class WorkflowRunner {
       let result: HandlerResult;
       let error: string | null = null;
       try {
-        result = first ? { output: input } : await HANDLERS[type](call);
+        result = first
+          ? { output: input }
+          : await withSpan(`automation action ${type}`, { attributes: { 'atrium.automation.action': String(action.name) } }, () => HANDLERS[type](call));
       } catch (err) {
         if (err instanceof RunFailure) {
           this.#record(call, type, started, undefined, err.message, null);

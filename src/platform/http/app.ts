@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, unauthorized } from '../errors.ts';
+import { traceLogMixin } from '../tracing.ts';
 import { sendProblem, toProblem } from './errors.ts';
 import { sendJsonWithEtag } from './etag.ts';
 import { clientErrorHandler, depthLimitedJsonParser, frameworkErrors, rejectUnsafeText } from './input-guard.ts';
@@ -19,6 +20,7 @@ import { RateLimiter } from './rate-limit.ts';
 import { addressedTenant, basePathOf, hostSlugMatcher, namesOf, rewriteTenantPath } from './tenant-address.ts';
 import { registerTenantSeam, rolesOf } from './tenant-seam.ts';
 import { ignoredHeader, tolerateBody } from './tolerant-body.ts';
+import { annotateRoute, annotateTenant, requestTraceIds, tracedServerFactory } from './tracing.ts';
 
 /** How a route authenticates. `appOrToken` is the default for every /api route. */
 export type AuthMode = 'none' | 'app' | 'token' | 'appOrToken' | 'admin';
@@ -65,7 +67,11 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     logger: {
       level: config.logLevel,
       redact: { paths: ['req.headers["x-appsecret"]', 'req.headers.authorization', 'req.headers["x-accesstoken"]'], censor: '[redacted]' },
+      ...(config.tracing ? { mixin: traceLogMixin } : {}),
+      ...(ctx.logDestination ? { stream: ctx.logDestination } : {}),
     },
+    // Traced: each request runs inside its SERVER span (http/tracing.ts); untraced, Fastify makes its own server.
+    ...(config.tracing ? { serverFactory: tracedServerFactory } : {}),
     // One line per request, written by our onResponse hook (with tenant and duration).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
@@ -137,6 +143,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   app.addHook('onRequest', async (request, reply) => {
     request.deadline = Date.now() + config.requestTimeoutMs;
     reply.header('x-request-id', request.id);
+    if (config.tracing) annotateRoute(request, request.routeOptions.url ?? 'unmatched');
     const auth = request.routeOptions.config.auth ?? 'none';
     if (auth !== 'admin') request.addressedTenantId = await addressedTenant(namesOf(request, hostSlug), (slug) => ctx.auth.tenantIdForSlug(slug));
     if (auth === 'none') return;
@@ -148,6 +155,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       return;
     }
     request.principal = await authenticate(ctx, request, auth);
+    if (config.tracing) annotateTenant(request, request.principal.tenantId);
     const retryAfter = await limiter.take(`${request.principal.tenantId}:${request.principal.appId ?? request.principal.userId}`);
     if (retryAfter > 0) {
       throw new HttpProblem(429, `Too many requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
@@ -188,6 +196,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
         statusCode: reply.statusCode,
         tenantId: request.principal?.tenantId,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        // onResponse runs when the socket is done, outside the request's context: its span is named here.
+        ...(config.tracing ? requestTraceIds(request) : {}),
       },
       'request',
     );

@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type FieldError, HttpProblem } from '../errors.ts';
 import { titleFor, typeFor } from './problem.ts';
+import { traceIdFor } from './tracing.ts';
 
 interface PgError extends Error {
   code?: string;
@@ -57,7 +58,7 @@ export function problemBody(problem: HttpProblem, request: FastifyRequest): Reco
     status: problem.status,
     detail: problem.message,
     instance: request.originalUrl.split('?')[0],
-    traceId: String(request.id),
+    traceId: traceIdFor(request),
     ...(problem.errors ? { errors: problem.errors } : {}),
     ...problem.extra,
   };
