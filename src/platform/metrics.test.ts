@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { observeUserFeedRun, userFeedRows, userFeedRuns } from './metrics.ts';
 
 const value = async (counter: typeof userFeedRows, labels: Record<string, string>) =>
-  (await counter.get()).values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+  (await counter.get()).values.find((v) => Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l))?.value ?? 0;
 
 test('observeUserFeedRun counts runs and rows by outcome, not rows of files processed before', async () => {
   const file = { alreadyProcessed: false, created: 2, updated: 1, deactivated: 0, unchanged: 3, skipped: 0, failed: 1 };
