@@ -41,7 +41,7 @@ const FROZEN: Record<string, string> = {
   '0019_user_feed.ts': '93877c420ec355bb',
   '0021_client_api_estimates.ts': '1978c31a9e2ca636',
   '0022_extraction_exports.ts': '941484383e2048ec',
-  '0029_trace_context.ts': '48521f51630f2632',
+  '0029_trace_context_and_tenant_keys.ts': '8f6df67e315c253c',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

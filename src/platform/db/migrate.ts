@@ -22,7 +22,7 @@ import * as m0018 from './migrations/0018_scale_out.ts';
 import * as m0019 from './migrations/0019_user_feed.ts';
 import * as m0021 from './migrations/0021_client_api_estimates.ts';
 import * as m0022 from './migrations/0022_extraction_exports.ts';
-import * as m0029 from './migrations/0029_trace_context.ts';
+import * as m0029 from './migrations/0029_trace_context_and_tenant_keys.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -46,7 +46,7 @@ export const migrations: Record<string, Migration> = {
   '0019_user_feed': m0019,
   '0021_client_api_estimates': m0021,
   '0022_extraction_exports': m0022,
-  '0029_trace_context': m0029,
+  '0029_trace_context_and_tenant_keys': m0029,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */
