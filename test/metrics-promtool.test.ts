@@ -3,6 +3,8 @@
 // name. promtool comes from Debian's `prometheus` package (.ci/run installs it); without it the test skips.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 
@@ -40,6 +42,16 @@ test('GET /metrics is clean for promtool check metrics, with bounded labels', { 
   assert.doesNotMatch(res.text, /^atrium_nodejs_active_\w+_total/m);
   assert.match(res.text, /^# TYPE atrium_user_feed_runs_total counter$/m);
   assert.match(res.text, /^# TYPE atrium_user_feed_rows_total counter$/m);
+
+  // docs/operations.md lists every metric the scrape has.
+  const doc = readFileSync(path.join(import.meta.dirname, '..', 'docs', 'operations.md'), 'utf8');
+  const names = [...res.text.matchAll(/^# TYPE (\S+) \w+$/gm)].map((m) => m[1]);
+  assert.ok(names.length >= 40);
+  assert.deepEqual(
+    names.filter((n) => !doc.includes(`\`${n}\``)),
+    [],
+    'metrics missing from docs/operations.md',
+  );
 
   // Routes are templates: no id, no unknown path becomes a label value.
   const routes = new Set([...res.text.matchAll(/route="([^"]*)"/g)].map((m) => m[1]));
