@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /**
+         * Liveness: the process answers
+         * @description Liveness: the process answers. No authentication. Errors are problem+json (RFC 9457).
+         */
         get: operations["health_live"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database reachable and migrated and, in a process that works jobs, its worker side (each component in checks) */
+        /**
+         * Readiness: the database reachable and migrated and, in a process that works jobs, its worker side (each component in checks)
+         * @description Readiness: the database reachable and migrated and, in a process that works jobs, its worker side (each component in checks). No authentication. Errors are problem+json (RFC 9457).
+         */
         get: operations["health_ready"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who the credentials act as, with their roles */
+        /**
+         * Who the credentials act as, with their roles
+         * @description Who the credentials act as, with their roles. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["auth_whoAmI"];
         put?: never;
         post?: never;
@@ -84,7 +93,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a refresh token for new tokens (single use) */
+        /**
+         * Exchange a refresh token for new tokens (single use)
+         * @description Exchange a refresh token for new tokens (single use). No authentication. Errors are problem+json (RFC 9457).
+         */
         post: operations["auth_refreshToken"];
         delete?: never;
         options?: never;
@@ -99,7 +111,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a user type up by its name */
+        /**
+         * Look a user type up by its name
+         * @description Look a user type up by its name. Authenticated by the app headers (X-AppTenant, X-AppId, X-AppSecret). Errors are problem+json (RFC 9457).
+         */
         get: operations["userTypes_getByName"];
         put?: never;
         post?: never;
@@ -136,7 +151,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a user by id */
+        /**
+         * Get a user by id
+         * @description Get a user by id. Authenticated by the app headers (X-AppTenant, X-AppId, X-AppSecret). Errors are problem+json (RFC 9457).
+         */
         get: operations["users_get"];
         put?: never;
         post?: never;
@@ -157,7 +175,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a user up by external id */
+        /**
+         * Look a user up by external id
+         * @description Look a user up by external id. Authenticated by the app headers (X-AppTenant, X-AppId, X-AppSecret). Errors are problem+json (RFC 9457).
+         */
         get: operations["users_getByExternalId"];
         put?: never;
         post?: never;
@@ -494,7 +515,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a department of a company up by external id */
+        /**
+         * Look a department of a company up by external id
+         * @description Look a department of a company up by external id. Authenticated by the app headers (X-AppTenant, X-AppId, X-AppSecret). Errors are problem+json (RFC 9457).
+         */
         get: operations["departments_getByExternalId"];
         put?: never;
         post?: never;
@@ -511,7 +535,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Look a user typology of a department up by external id */
+        /**
+         * Look a user typology of a department up by external id
+         * @description Look a user typology of a department up by external id. Authenticated by the app headers (X-AppTenant, X-AppId, X-AppSecret). Errors are problem+json (RFC 9457).
+         */
         get: operations["userTypologies_getByExternalId"];
         put?: never;
         post?: never;
@@ -1254,7 +1281,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A document’s posts, newest first */
+        /**
+         * A document’s posts, newest first
+         * @description A document’s posts, newest first. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["posts_list"];
         put?: never;
         /**
@@ -1275,7 +1305,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The versions of a document’s brief, newest first */
+        /**
+         * The versions of a document’s brief, newest first
+         * @description The versions of a document’s brief, newest first. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["documentBriefs_list"];
         put?: never;
         /**
@@ -1316,7 +1349,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The custom-field values of a document */
+        /**
+         * The custom-field values of a document
+         * @description The custom-field values of a document. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["documentUserFieldValues_get"];
         /**
          * Set custom-field values of a document
@@ -1357,7 +1393,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the custom tables the caller may read */
+        /**
+         * List the custom tables the caller may read
+         * @description List the custom tables the caller may read. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         get: operations["customTables_list"];
         put?: never;
         post?: never;
@@ -1374,12 +1413,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Table schema and columns, with the row count */
+        /**
+         * Table schema and columns, with the row count
+         * @description Table schema and columns, with the row count. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         get: operations["customTables_describe"];
         put?: never;
-        /** Create the table; if it exists, add the new columns */
+        /**
+         * Create the table; if it exists, add the new columns
+         * @description Create the table; if it exists, add the new columns. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         post: operations["customTables_create"];
-        /** Drop the entire table */
+        /**
+         * Drop the entire table
+         * @description Drop the entire table. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         delete: operations["customTables_drop"];
         options?: never;
         head?: never;
@@ -1393,7 +1441,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All rows with column values, ordered by key */
+        /**
+         * All rows with column values, ordered by key
+         * @description All rows with column values, ordered by key. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         get: operations["customTables_listRows"];
         put?: never;
         post?: never;
@@ -1410,7 +1461,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A single row by key */
+        /**
+         * A single row by key
+         * @description A single row by key. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         get: operations["customTables_getRow"];
         put?: never;
         post?: never;
@@ -1427,7 +1481,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One column value of a row */
+        /**
+         * One column value of a row
+         * @description One column value of a row. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         get: operations["customTables_getColumnValue"];
         put?: never;
         post?: never;
@@ -1445,10 +1502,16 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2) */
+        /**
+         * Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2)
+         * @description Insert or update rows: Update (0), UpdateMany (1), UpsertMany (2). Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         put: operations["customTables_writeRows"];
         post?: never;
-        /** Delete rows: Delete (0), DeleteAll (1), DeleteMany (2) */
+        /**
+         * Delete rows: Delete (0), DeleteAll (1), DeleteMany (2)
+         * @description Delete rows: Delete (0), DeleteAll (1), DeleteMany (2). Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         delete: operations["customTables_deleteRows"];
         options?: never;
         head?: never;
@@ -1482,7 +1545,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Export the table (schema and every row) as a JSON file */
+        /**
+         * Export the table (schema and every row) as a JSON file
+         * @description Export the table (schema and every row) as a JSON file. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         get: operations["customTables_export"];
         put?: never;
         post?: never;
@@ -1500,7 +1566,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Import a table from an export file: create it if needed and upsert every row, atomically */
+        /**
+         * Import a table from an export file: create it if needed and upsert every row, atomically
+         * @description Import a table from an export file: create it if needed and upsert every row, atomically. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
         put: operations["customTables_import"];
         post?: never;
         delete?: never;
@@ -1632,7 +1701,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The document types of the tenant, with the full names DocumentType takes */
+        /**
+         * The document types of the tenant, with the full names DocumentType takes
+         * @description The document types of the tenant, with the full names DocumentType takes. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["documentTypes_lookup"];
         put?: never;
         post?: never;
@@ -1671,7 +1743,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run a named query with a query builder (Accept: text/csv, application/x-ndjson or the xlsx media type to stream every row) */
+        /**
+         * Run a named query with a query builder (Accept: text/csv, application/x-ndjson or the xlsx media type to stream every row)
+         * @description Run a named query with a query builder (Accept: text/csv, application/x-ndjson or the xlsx media type to stream every row). Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         post: operations["namedQueries_dynamicExecute"];
         delete?: never;
         options?: never;
@@ -1686,7 +1761,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName} */
+        /**
+         * The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName}
+         * @description The named queries: name, aliases, purpose, field count, parameters; then the readable custom tables as CT-{tableName}. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["namedQueries_list"];
         put?: never;
         post?: never;
@@ -1703,7 +1781,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fields of a named query with their data types and filter operations, its key and parameters */
+        /**
+         * Fields of a named query with their data types and filter operations, its key and parameters
+         * @description Fields of a named query with their data types and filter operations, its key and parameters. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["namedQueries_metadata"];
         put?: never;
         post?: never;
@@ -1720,7 +1801,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OData service document */
+        /**
+         * OData service document
+         * @description OData service document. No authentication. Errors are problem+json (RFC 9457).
+         */
         get: operations["odata_serviceDocument"];
         put?: never;
         post?: never;
@@ -1737,7 +1821,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OData CSDL of every entity set */
+        /**
+         * OData CSDL of every entity set
+         * @description OData CSDL of every entity set. No authentication. Errors are problem+json (RFC 9457).
+         */
         get: operations["odata_metadata"];
         put?: never;
         post?: never;
@@ -1754,7 +1841,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Rows of a named query ($filter, $select, $orderby, $top, $skip, $count; @odata.nextLink pages) */
+        /**
+         * Rows of a named query ($filter, $select, $orderby, $top, $skip, $count; @odata.nextLink pages)
+         * @description Rows of a named query ($filter, $select, $orderby, $top, $skip, $count; @odata.nextLink pages). No authentication. Errors are problem+json (RFC 9457).
+         */
         get: operations["odata_readEntitySet"];
         put?: never;
         post?: never;
@@ -1771,7 +1861,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Number of rows matching $filter */
+        /**
+         * Number of rows matching $filter
+         * @description Number of rows matching $filter. No authentication. Errors are problem+json (RFC 9457).
+         */
         get: operations["odata_countEntitySet"];
         put?: never;
         post?: never;
@@ -1788,7 +1881,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the schedules of the tenant */
+        /**
+         * List the schedules of the tenant
+         * @description List the schedules of the tenant. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["schedules_list"];
         put?: never;
         /**
@@ -1809,7 +1905,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The next five fire times (UTC) and the words of a cron expression, without saving anything */
+        /**
+         * The next five fire times (UTC) and the words of a cron expression, without saving anything
+         * @description The next five fire times (UTC) and the words of a cron expression, without saving anything. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["schedules_previewCron"];
         put?: never;
         post?: never;
@@ -1826,12 +1925,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one schedule */
+        /**
+         * Get one schedule
+         * @description Get one schedule. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["schedules_get"];
-        /** Replace a schedule */
+        /**
+         * Replace a schedule
+         * @description Replace a schedule. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         put: operations["schedules_replace"];
         post?: never;
-        /** Delete a schedule, its runs and its files */
+        /**
+         * Delete a schedule, its runs and its files
+         * @description Delete a schedule, its runs and its files. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         delete: operations["schedules_delete"];
         options?: never;
         head?: never;
@@ -1865,7 +1973,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs of the schedule, newest first */
+        /**
+         * Runs of the schedule, newest first
+         * @description Runs of the schedule, newest first. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["schedules_listRuns"];
         put?: never;
         post?: never;
@@ -1882,7 +1993,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One run of the schedule */
+        /**
+         * One run of the schedule
+         * @description One run of the schedule. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["schedules_getRun"];
         put?: never;
         post?: never;
@@ -2257,10 +2371,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tenants with their slugs and base URLs */
+        /**
+         * List the tenants with their slugs and base URLs
+         * @description List the tenants with their slugs and base URLs. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         get: operations["operator_listTenants"];
         put?: never;
-        /** Create a tenant with its first company, roles, Administrator user and app */
+        /**
+         * Create a tenant with its first company, roles, Administrator user and app
+         * @description Create a tenant with its first company, roles, Administrator user and app. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         post: operations["operator_createTenant"];
         delete?: never;
         options?: never;
@@ -2277,7 +2397,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an API app; its secret is shown once */
+        /**
+         * Create an API app; its secret is shown once
+         * @description Create an API app; its secret is shown once. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         post: operations["operator_createApp"];
         delete?: never;
         options?: never;
@@ -2294,7 +2417,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the secret of an app */
+        /**
+         * Replace the secret of an app
+         * @description Replace the secret of an app. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         post: operations["operator_rotateApp"];
         delete?: never;
         options?: never;
@@ -2312,7 +2438,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an app */
+        /**
+         * Revoke an app
+         * @description Revoke an app. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         delete: operations["operator_revokeApp"];
         options?: never;
         head?: never;
@@ -2328,7 +2457,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a user who can log in with a password */
+        /**
+         * Create a user who can log in with a password
+         * @description Create a user who can log in with a password. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         post: operations["operator_createUser"];
         delete?: never;
         options?: never;
@@ -6297,6 +6429,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "example",
+                     *       "checks": {},
+                     *       "backlog": {}
+                     *     }
+                     */
                     "application/json": {
                         status: string;
                         /** @description Each component: ok, off (not run by this process), or what is wrong */
@@ -6340,6 +6479,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "example",
+                     *       "checks": {},
+                     *       "backlog": {}
+                     *     }
+                     */
                     "application/json": {
                         status: string;
                         /** @description Each component: ok, off (not run by this process), or what is wrong */
@@ -6404,6 +6550,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "userId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "userName": "Spring campaign",
+                     *       "roles": [
+                     *         "example"
+                     *       ],
+                     *       "via": "example"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -6438,6 +6596,15 @@ export interface operations {
         /** @description Property names are matched case-insensitively. Omit the body to use the app headers (client credentials). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "UserName": "Spring campaign",
+                 *       "Password": "example",
+                 *       "Persistent": true,
+                 *       "LoginAsDelegate": true,
+                 *       "DelegatedUserName": "Spring campaign"
+                 *     }
+                 */
                 "application/json": {
                     UserName?: string;
                     Password?: string;
@@ -6454,6 +6621,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshToken": "example",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "User": {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "UserName": "Spring campaign",
+                     *         "Name": "Spring campaign"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
@@ -6479,6 +6660,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "example"
+                 *     }
+                 */
                 "application/json": {
                     refreshToken: string;
                 };
@@ -6491,6 +6677,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshToken": "example",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "User": {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "UserName": "Spring campaign",
+                     *         "Name": "Spring campaign"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
@@ -6524,6 +6724,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserType"];
                 };
             };
@@ -6552,6 +6758,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserName": "Spring campaign",
+                 *       "Name": "Spring campaign",
+                 *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Mail": "jane.doe@example.com",
+                 *       "IsActive": true,
+                 *       "HireDate": "2026-03-02",
+                 *       "StartDate": "2026-03-02",
+                 *       "ExpirationDate": "2026-03-02",
+                 *       "SsoUserName": "Spring campaign",
+                 *       "SsoOnly": true,
+                 *       "AdUserName": "Spring campaign",
+                 *       "Phone": "example",
+                 *       "TaxPayerNumber": "example",
+                 *       "ChangePasswordOnFirstLogon": true,
+                 *       "RequiredWeeklyHours": 10,
+                 *       "RequiredHours": 10,
+                 *       "LeaveDayHours": 10,
+                 *       "WeeklyOvertimeThresholdHours": 10,
+                 *       "Tolerance": 1,
+                 *       "CompanyCode": "ACME",
+                 *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserBody"];
             };
         };
@@ -6562,6 +6798,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "Action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserSaved"];
                 };
             };
@@ -6571,6 +6853,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "Action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserSaved"];
                 };
             };
@@ -6604,6 +6932,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -6631,6 +7004,112 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Password": {
+                 *         "value": "example"
+                 *       },
+                 *       "UserName": {
+                 *         "value": "example"
+                 *       },
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "ExternalId": {
+                 *         "value": "example"
+                 *       },
+                 *       "ExternalNumber": {
+                 *         "value": "example"
+                 *       },
+                 *       "EmployeeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypologyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ResponsibleId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "UserTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CityId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "IsActive": {
+                 *         "value": true
+                 *       },
+                 *       "HireDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "StartDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "ExpirationDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "SsoUserName": {
+                 *         "value": "example"
+                 *       },
+                 *       "SsoOnly": {
+                 *         "value": true
+                 *       },
+                 *       "AdUserName": {
+                 *         "value": "example"
+                 *       },
+                 *       "Phone": {
+                 *         "value": "example"
+                 *       },
+                 *       "TaxPayerNumber": {
+                 *         "value": "example"
+                 *       },
+                 *       "ChangePasswordOnFirstLogon": {
+                 *         "value": true
+                 *       },
+                 *       "RequiredWeeklyHours": {
+                 *         "value": 125
+                 *       },
+                 *       "RequiredHours": {
+                 *         "value": 125
+                 *       },
+                 *       "LeaveDayHours": {
+                 *         "value": 125
+                 *       },
+                 *       "WeeklyOvertimeThresholdHours": {
+                 *         "value": 125
+                 *       },
+                 *       "Tolerance": {
+                 *         "value": 125
+                 *       },
+                 *       "EntryTimeTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "ExitTimeTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "EntryTimeToleranceTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "ExitTimeToleranceTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "OffsetTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "PaidUndertime": {
+                 *         "value": true
+                 *       },
+                 *       "PaidOvertime": {
+                 *         "value": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserPatchBody"];
             };
         };
@@ -6641,6 +7120,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -6674,6 +7198,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -6702,6 +7271,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Name": "Spring campaign",
+                 *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "IsActive": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["EmployeeBody"];
             };
         };
@@ -6712,6 +7290,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "IsActive": true,
+                     *       "Action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmployeeSaved"];
                 };
             };
@@ -6721,6 +7309,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "IsActive": true,
+                     *       "Action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmployeeSaved"];
                 };
             };
@@ -6749,6 +7347,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyCode": "ACME",
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "code": "ACME",
+                 *       "number": "example",
+                 *       "street": "example",
+                 *       "street2": "example",
+                 *       "zipPostal": "example",
+                 *       "stateProvince": "example",
+                 *       "city": "example",
+                 *       "taxpayerNumber": "example",
+                 *       "country": "example",
+                 *       "active": true,
+                 *       "otherDebtor": true,
+                 *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "paymentConditionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "setFirstPaymentConditionIfExternalIdIsNull": true,
+                 *       "applyDefaultPaymentCondition": true,
+                 *       "applyDefaultCurrency": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["ClientBody"];
             };
         };
@@ -6759,6 +7385,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "code": "ACME",
+                     *       "number": "example",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "country": "example",
+                     *       "active": true,
+                     *       "otherDebtor": true,
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClientSaved"];
                 };
             };
@@ -6768,6 +7419,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "code": "ACME",
+                     *       "number": "example",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "country": "example",
+                     *       "active": true,
+                     *       "otherDebtor": true,
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClientSaved"];
                 };
             };
@@ -6796,6 +7472,41 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "code": "ACME",
+                 *       "number": "example",
+                 *       "street": "example",
+                 *       "street2": "example",
+                 *       "zipPostal": "example",
+                 *       "stateProvince": "example",
+                 *       "city": "example",
+                 *       "taxpayerNumber": "example",
+                 *       "country": "example",
+                 *       "blocked": true,
+                 *       "timesheetLevelId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "commercialPaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "commercialPaymentConditionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "clientGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "clientGroupExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "projectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "projectOwnerExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "setFirstPaymentConditionIfExternalIdIsNull": true,
+                 *       "applyDefaultPaymentCondition": true,
+                 *       "insertUpdateCheckOnlyId": true,
+                 *       "nameAndExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "_options": {
+                 *         "ignoreCode": true,
+                 *         "linkDefaultCompany": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommercialClientBody"];
             };
         };
@@ -6806,6 +7517,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "code": "ACME",
+                     *       "number": "example",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "country": "example",
+                     *       "blocked": true,
+                     *       "timesheetLevelId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "commercialPaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "clientGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "projectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "billingClients": [
+                     *         {
+                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "companyCode": "ACME"
+                     *         }
+                     *       ],
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommercialClientSaved"];
                 };
             };
@@ -6815,6 +7559,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "code": "ACME",
+                     *       "number": "example",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "country": "example",
+                     *       "blocked": true,
+                     *       "timesheetLevelId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "commercialPaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "clientGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "projectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "billingClients": [
+                     *         {
+                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "companyCode": "ACME"
+                     *         }
+                     *       ],
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommercialClientSaved"];
                 };
             };
@@ -6843,6 +7620,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyCode": "ACME",
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "street": "example",
+                 *       "street2": "example",
+                 *       "zipPostal": "example",
+                 *       "stateProvince": "example",
+                 *       "city": "example",
+                 *       "taxpayerNumber": "example",
+                 *       "active": true,
+                 *       "otherCreditor": true,
+                 *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "paymentConditionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "vatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "vatExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "applyDefaultPaymentCondition": true,
+                 *       "applyDefaultCurrency": true,
+                 *       "applyDefaultVat": true,
+                 *       "_options": {
+                 *         "disableVatUpdate": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SupplierBody"];
             };
         };
@@ -6853,6 +7660,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "active": true,
+                     *       "otherCreditor": true,
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "vatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupplierSaved"];
                 };
             };
@@ -6862,6 +7692,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "active": true,
+                     *       "otherCreditor": true,
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "vatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupplierSaved"];
                 };
             };
@@ -6890,6 +7743,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "ACME",
+                 *       "name": "Spring campaign",
+                 *       "requiredHours": 10,
+                 *       "timesheetStart": "2026-03-02",
+                 *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CompanyBody"];
             };
         };
@@ -6900,6 +7765,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "code": "ACME",
+                     *       "name": "Spring campaign",
+                     *       "requiredHours": 10,
+                     *       "timesheetStart": "2026-03-02",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanySaved"];
                 };
             };
@@ -6909,6 +7786,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "code": "ACME",
+                     *       "name": "Spring campaign",
+                     *       "requiredHours": 10,
+                     *       "timesheetStart": "2026-03-02",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanySaved"];
                 };
             };
@@ -6937,6 +7826,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DivisionBody"];
             };
         };
@@ -6947,6 +7844,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DivisionSaved"];
                 };
             };
@@ -6956,6 +7863,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DivisionSaved"];
                 };
             };
@@ -6984,6 +7901,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "divisionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DepartmentBody"];
             };
         };
@@ -6994,6 +7921,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepartmentSaved"];
                 };
             };
@@ -7003,6 +7941,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepartmentSaved"];
                 };
             };
@@ -7031,6 +7980,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "isoCode": "ACME"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CountryBody"];
             };
         };
@@ -7041,6 +7997,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "isoCode": "ACME",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CountrySaved"];
                 };
             };
@@ -7050,6 +8015,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "isoCode": "ACME",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CountrySaved"];
                 };
             };
@@ -7078,6 +8052,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CityBody"];
             };
         };
@@ -7088,6 +8070,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CitySaved"];
                 };
             };
@@ -7097,6 +8088,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CitySaved"];
                 };
             };
@@ -7125,6 +8125,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "isoCode": "ACME",
+                 *       "symbol": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CurrencyBody"];
             };
         };
@@ -7135,6 +8143,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "isoCode": "ACME",
+                     *       "symbol": "example",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CurrencySaved"];
                 };
             };
@@ -7144,6 +8162,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "isoCode": "ACME",
+                     *       "symbol": "example",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CurrencySaved"];
                 };
             };
@@ -7172,6 +8200,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "percentage": 1,
+                 *       "isActive": true,
+                 *       "isDefault": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["VatBody"];
             };
         };
@@ -7182,6 +8221,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "percentage": 1,
+                     *       "isActive": true,
+                     *       "isDefault": true,
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VatSaved"];
                 };
             };
@@ -7191,6 +8243,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "percentage": 1,
+                     *       "isActive": true,
+                     *       "isDefault": true,
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VatSaved"];
                 };
             };
@@ -7219,6 +8284,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "days": 1,
+                 *       "isDefault": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["PaymentConditionBody"];
             };
         };
@@ -7229,6 +8304,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "days": 1,
+                     *       "isDefault": true,
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PaymentConditionSaved"];
                 };
             };
@@ -7238,6 +8325,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "days": 1,
+                     *       "isDefault": true,
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PaymentConditionSaved"];
                 };
             };
@@ -7266,6 +8365,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ClientGroupBody"];
             };
         };
@@ -7276,6 +8381,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClientGroupSaved"];
                 };
             };
@@ -7285,6 +8398,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClientGroupSaved"];
                 };
             };
@@ -7313,6 +8434,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTypologyGroupBody"];
             };
         };
@@ -7323,6 +8452,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologyGroupSaved"];
                 };
             };
@@ -7332,6 +8471,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologyGroupSaved"];
                 };
             };
@@ -7360,6 +8509,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "plannable": true,
+                 *       "isActive": true,
+                 *       "hourlyValue": 125,
+                 *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "typologyGroupExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTypologyBody"];
             };
         };
@@ -7370,6 +8534,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "plannable": true,
+                     *       "isActive": true,
+                     *       "hourlyValue": 125,
+                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologySaved"];
                 };
             };
@@ -7379,6 +8558,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "plannable": true,
+                     *       "isActive": true,
+                     *       "hourlyValue": 125,
+                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologySaved"];
                 };
             };
@@ -7407,6 +8601,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "commercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "billingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "vatExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommercialClientCompanyBody"];
             };
         };
@@ -7417,6 +8620,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "commercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "billingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "vatExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommercialClientCompany"];
                 };
             };
@@ -7452,6 +8665,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Department"];
                 };
             };
@@ -7487,6 +8710,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "plannable": true,
+                     *       "isActive": true,
+                     *       "hourlyValue": 125,
+                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypology"];
                 };
             };
@@ -7520,6 +8757,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "example",
+                     *       "value": {},
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfigurationKey"];
                 };
             };
@@ -7548,6 +8792,7 @@ export interface operations {
         /** @description A JSON object */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     [key: string]: unknown;
                 };
@@ -7560,6 +8805,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "example",
+                     *       "value": {},
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfigurationKey"];
                 };
             };
@@ -7569,6 +8821,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "example",
+                     *       "value": {},
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfigurationKey"];
                 };
             };
@@ -7597,6 +8856,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProjectCreateBody"];
             };
         };
@@ -7607,6 +8876,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectNatureId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "Investment": true,
+                     *       "AllowsTimesheet": true,
+                     *       "IsDeliverable": true,
+                     *       "IsActivated": true,
+                     *       "ProjectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectManagerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectType": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"] | components["schemas"]["Project"][];
                 };
             };
@@ -7640,6 +8948,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectNatureId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "Investment": true,
+                     *       "AllowsTimesheet": true,
+                     *       "IsDeliverable": true,
+                     *       "IsActivated": true,
+                     *       "ProjectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectManagerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectType": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"];
                 };
             };
@@ -7670,6 +9017,91 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "Number": {
+                 *         "value": "example"
+                 *       },
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ClientId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ContractId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BrandId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProductId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ClassificationId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectNatureId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CurrencyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "RateCardId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "RateCardColumnId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BusinessObjectTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BeginDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "BeginDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "Investment": {
+                 *         "value": true
+                 *       },
+                 *       "AllowsTimesheet": {
+                 *         "value": true
+                 *       },
+                 *       "IsDeliverable": {
+                 *         "value": true
+                 *       },
+                 *       "IsActivated": {
+                 *         "value": true
+                 *       },
+                 *       "ProjectOwnerId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectManagerId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectType": {
+                 *         "value": 125
+                 *       },
+                 *       "IsDraft": {
+                 *         "value": true
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProjectPatchBody"];
             };
         };
@@ -7680,6 +9112,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectNatureId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "Investment": true,
+                     *       "AllowsTimesheet": true,
+                     *       "IsDeliverable": true,
+                     *       "IsActivated": true,
+                     *       "ProjectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectManagerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectType": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"];
                 };
             };
@@ -7708,6 +9179,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["JobCreateBody"];
             };
         };
@@ -7718,6 +9199,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ParentJobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Priority": 1,
+                     *       "BusinessValue": 125,
+                     *       "EntryDateUtc": "2026-03-02",
+                     *       "AgreedDateUtc": "2026-03-02",
+                     *       "RequestedDateUtc": "2026-03-02",
+                     *       "Subject": "example",
+                     *       "ToIntegrate": true,
+                     *       "Motive": "example",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"] | components["schemas"]["Job"][];
                 };
             };
@@ -7751,6 +9263,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ParentJobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Priority": 1,
+                     *       "BusinessValue": 125,
+                     *       "EntryDateUtc": "2026-03-02",
+                     *       "AgreedDateUtc": "2026-03-02",
+                     *       "RequestedDateUtc": "2026-03-02",
+                     *       "Subject": "example",
+                     *       "ToIntegrate": true,
+                     *       "Motive": "example",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"];
                 };
             };
@@ -7781,6 +9324,67 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "Number": {
+                 *         "value": "example"
+                 *       },
+                 *       "ProjectId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "JobTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ParentJobId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "JobClassificationId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Priority": {
+                 *         "value": 125
+                 *       },
+                 *       "BusinessValue": {
+                 *         "value": 125
+                 *       },
+                 *       "EntryDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EntryDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "AgreedDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "AgreedDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "RequestedDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "RequestedDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "Subject": {
+                 *         "value": "example"
+                 *       },
+                 *       "ToIntegrate": {
+                 *         "value": true
+                 *       },
+                 *       "Motive": {
+                 *         "value": "example"
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["JobPatchBody"];
             };
         };
@@ -7791,6 +9395,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ParentJobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Priority": 1,
+                     *       "BusinessValue": 125,
+                     *       "EntryDateUtc": "2026-03-02",
+                     *       "AgreedDateUtc": "2026-03-02",
+                     *       "RequestedDateUtc": "2026-03-02",
+                     *       "Subject": "example",
+                     *       "ToIntegrate": true,
+                     *       "Motive": "example",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"];
                 };
             };
@@ -7819,6 +9454,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContractCreateBody"];
             };
         };
@@ -7829,6 +9474,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contract"] | components["schemas"]["Contract"][];
                 };
             };
@@ -7862,6 +9533,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contract"];
                 };
             };
@@ -7892,6 +9589,52 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "Number": {
+                 *         "value": "example"
+                 *       },
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ClientId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BrandId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProductId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CurrencyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BeginDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "BeginDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "StartDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContractPatchBody"];
             };
         };
@@ -7902,6 +9645,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contract"];
                 };
             };
@@ -7930,6 +9699,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RequestCreateBody"];
             };
         };
@@ -7940,6 +9719,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "EndDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "IsActivated": true,
+                     *       "Priority": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Request"] | components["schemas"]["Request"][];
                 };
             };
@@ -7973,6 +9780,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "EndDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "IsActivated": true,
+                     *       "Priority": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Request"];
                 };
             };
@@ -8001,6 +9836,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimateCreateBody"];
             };
         };
@@ -8011,6 +9856,124 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Exchange": 1,
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "Expiration": "2026-03-02",
+                     *       "Items": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Order": 1,
+                     *           "Name": "Spring campaign",
+                     *           "Description": "example",
+                     *           "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Retainer": true,
+                     *           "Approved": true,
+                     *           "Billed": true,
+                     *           "AgencyCommissionPercentage": 1,
+                     *           "ClientDirectValue": 125,
+                     *           "QuantityIncome": 10,
+                     *           "UnitPriceIncome": 125,
+                     *           "QuantityCost": 125,
+                     *           "UnitPriceCost": 125,
+                     *           "AgencyCommissionValue": 125,
+                     *           "Details": [
+                     *             {
+                     *               "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DetailType": 1,
+                     *               "DetailTypeName": "Spring campaign",
+                     *               "Description": "example",
+                     *               "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "QuantityIncome": 10,
+                     *               "UnitPriceIncome": 125,
+                     *               "DiscountIncome": 10,
+                     *               "QuantityCost": 125,
+                     *               "UnitPriceCost": 125,
+                     *               "DiscountCost": 125,
+                     *               "AgencyCommissionValue": 125,
+                     *               "TableRate": 125
+                     *             }
+                     *           ],
+                     *           "ValueWithoutVatIncome": 125,
+                     *           "VatValueIncome": 125,
+                     *           "ValueWithVatIncome": 125,
+                     *           "ValueWithoutVatCost": 125,
+                     *           "VatValueCost": 125,
+                     *           "ValueWithVatCost": 125,
+                     *           "CompanyValueWithoutVatIncome": 125,
+                     *           "CompanyVatValueIncome": 125,
+                     *           "CompanyValueWithVatIncome": 125,
+                     *           "CompanyValueWithoutVatCost": 125,
+                     *           "CompanyVatValueCost": 125,
+                     *           "CompanyValueWithVatCost": 125
+                     *         }
+                     *       ],
+                     *       "Totals": {
+                     *         "ValueWithoutVatIncome": 125,
+                     *         "VatValueIncome": 125,
+                     *         "ValueWithVatIncome": 125,
+                     *         "ValueWithoutVatCost": 125,
+                     *         "VatValueCost": 125,
+                     *         "ValueWithVatCost": 125,
+                     *         "CompanyValueWithoutVatIncome": 125,
+                     *         "CompanyVatValueIncome": 125,
+                     *         "CompanyValueWithVatIncome": 125,
+                     *         "CompanyValueWithoutVatCost": 125,
+                     *         "CompanyVatValueCost": 125,
+                     *         "CompanyValueWithVatCost": 125,
+                     *         "Exchange": 1
+                     *       },
+                     *       "BillingConditions": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Type": 1,
+                     *           "Frequency": 1,
+                     *           "AmountType": 125,
+                     *           "Percentage": 1,
+                     *           "Value": 125,
+                     *           "YourReference": "example",
+                     *           "Date": "2026-03-02",
+                     *           "DayOfMonth": 1,
+                     *           "DayOfWeek": 1
+                     *         }
+                     *       ],
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Estimate"] | components["schemas"]["Estimate"][];
                 };
             };
@@ -8044,6 +10007,124 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Exchange": 1,
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "Expiration": "2026-03-02",
+                     *       "Items": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Order": 1,
+                     *           "Name": "Spring campaign",
+                     *           "Description": "example",
+                     *           "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Retainer": true,
+                     *           "Approved": true,
+                     *           "Billed": true,
+                     *           "AgencyCommissionPercentage": 1,
+                     *           "ClientDirectValue": 125,
+                     *           "QuantityIncome": 10,
+                     *           "UnitPriceIncome": 125,
+                     *           "QuantityCost": 125,
+                     *           "UnitPriceCost": 125,
+                     *           "AgencyCommissionValue": 125,
+                     *           "Details": [
+                     *             {
+                     *               "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DetailType": 1,
+                     *               "DetailTypeName": "Spring campaign",
+                     *               "Description": "example",
+                     *               "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "QuantityIncome": 10,
+                     *               "UnitPriceIncome": 125,
+                     *               "DiscountIncome": 10,
+                     *               "QuantityCost": 125,
+                     *               "UnitPriceCost": 125,
+                     *               "DiscountCost": 125,
+                     *               "AgencyCommissionValue": 125,
+                     *               "TableRate": 125
+                     *             }
+                     *           ],
+                     *           "ValueWithoutVatIncome": 125,
+                     *           "VatValueIncome": 125,
+                     *           "ValueWithVatIncome": 125,
+                     *           "ValueWithoutVatCost": 125,
+                     *           "VatValueCost": 125,
+                     *           "ValueWithVatCost": 125,
+                     *           "CompanyValueWithoutVatIncome": 125,
+                     *           "CompanyVatValueIncome": 125,
+                     *           "CompanyValueWithVatIncome": 125,
+                     *           "CompanyValueWithoutVatCost": 125,
+                     *           "CompanyVatValueCost": 125,
+                     *           "CompanyValueWithVatCost": 125
+                     *         }
+                     *       ],
+                     *       "Totals": {
+                     *         "ValueWithoutVatIncome": 125,
+                     *         "VatValueIncome": 125,
+                     *         "ValueWithVatIncome": 125,
+                     *         "ValueWithoutVatCost": 125,
+                     *         "VatValueCost": 125,
+                     *         "ValueWithVatCost": 125,
+                     *         "CompanyValueWithoutVatIncome": 125,
+                     *         "CompanyVatValueIncome": 125,
+                     *         "CompanyValueWithVatIncome": 125,
+                     *         "CompanyValueWithoutVatCost": 125,
+                     *         "CompanyVatValueCost": 125,
+                     *         "CompanyValueWithVatCost": 125,
+                     *         "Exchange": 1
+                     *       },
+                     *       "BillingConditions": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Type": 1,
+                     *           "Frequency": 1,
+                     *           "AmountType": 125,
+                     *           "Percentage": 1,
+                     *           "Value": 125,
+                     *           "YourReference": "example",
+                     *           "Date": "2026-03-02",
+                     *           "DayOfMonth": 1,
+                     *           "DayOfWeek": 1
+                     *         }
+                     *       ],
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Estimate"];
                 };
             };
@@ -8074,6 +10155,73 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "Number": {
+                 *         "value": "example"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ClientId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ContractId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "JobTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BrandId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProductId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CurrencyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Exchange": {
+                 *         "value": 125
+                 *       },
+                 *       "RateCardId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "RateCardColumnId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Date": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "StartDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "Expiration": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "EstimateCopyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "IsDraft": {
+                 *         "value": true
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimatePatchBody"];
             };
         };
@@ -8084,6 +10232,124 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Exchange": 1,
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "Expiration": "2026-03-02",
+                     *       "Items": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Order": 1,
+                     *           "Name": "Spring campaign",
+                     *           "Description": "example",
+                     *           "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Retainer": true,
+                     *           "Approved": true,
+                     *           "Billed": true,
+                     *           "AgencyCommissionPercentage": 1,
+                     *           "ClientDirectValue": 125,
+                     *           "QuantityIncome": 10,
+                     *           "UnitPriceIncome": 125,
+                     *           "QuantityCost": 125,
+                     *           "UnitPriceCost": 125,
+                     *           "AgencyCommissionValue": 125,
+                     *           "Details": [
+                     *             {
+                     *               "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DetailType": 1,
+                     *               "DetailTypeName": "Spring campaign",
+                     *               "Description": "example",
+                     *               "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "QuantityIncome": 10,
+                     *               "UnitPriceIncome": 125,
+                     *               "DiscountIncome": 10,
+                     *               "QuantityCost": 125,
+                     *               "UnitPriceCost": 125,
+                     *               "DiscountCost": 125,
+                     *               "AgencyCommissionValue": 125,
+                     *               "TableRate": 125
+                     *             }
+                     *           ],
+                     *           "ValueWithoutVatIncome": 125,
+                     *           "VatValueIncome": 125,
+                     *           "ValueWithVatIncome": 125,
+                     *           "ValueWithoutVatCost": 125,
+                     *           "VatValueCost": 125,
+                     *           "ValueWithVatCost": 125,
+                     *           "CompanyValueWithoutVatIncome": 125,
+                     *           "CompanyVatValueIncome": 125,
+                     *           "CompanyValueWithVatIncome": 125,
+                     *           "CompanyValueWithoutVatCost": 125,
+                     *           "CompanyVatValueCost": 125,
+                     *           "CompanyValueWithVatCost": 125
+                     *         }
+                     *       ],
+                     *       "Totals": {
+                     *         "ValueWithoutVatIncome": 125,
+                     *         "VatValueIncome": 125,
+                     *         "ValueWithVatIncome": 125,
+                     *         "ValueWithoutVatCost": 125,
+                     *         "VatValueCost": 125,
+                     *         "ValueWithVatCost": 125,
+                     *         "CompanyValueWithoutVatIncome": 125,
+                     *         "CompanyVatValueIncome": 125,
+                     *         "CompanyValueWithVatIncome": 125,
+                     *         "CompanyValueWithoutVatCost": 125,
+                     *         "CompanyVatValueCost": 125,
+                     *         "CompanyValueWithVatCost": 125,
+                     *         "Exchange": 1
+                     *       },
+                     *       "BillingConditions": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Type": 1,
+                     *           "Frequency": 1,
+                     *           "AmountType": 125,
+                     *           "Percentage": 1,
+                     *           "Value": 125,
+                     *           "YourReference": "example",
+                     *           "Date": "2026-03-02",
+                     *           "DayOfMonth": 1,
+                     *           "DayOfWeek": 1
+                     *         }
+                     *       ],
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Estimate"];
                 };
             };
@@ -8117,6 +10383,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Name": "Spring campaign",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "EntryDate": "2026-03-02",
+                     *       "AgreedDate": "2026-03-02",
+                     *       "RequestedDate": "2026-03-02",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "Investment": true,
+                     *       "IsDraft": true,
+                     *       "Plannable": true,
+                     *       "Priority": 1,
+                     *       "Effort": 1,
+                     *       "BusinessValue": 125,
+                     *       "AllowsTimesheet": true,
+                     *       "IsDeliverable": true,
+                     *       "IsActivated": true,
+                     *       "MarketId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectType": 1,
+                     *       "DocumentUserFieldValues": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProjectTemplate"];
                 };
             };
@@ -8153,6 +10451,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "Name": "Spring campaign",
+                     *         "IsDefault": true,
+                     *         "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "DocumentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "DocumentTypeName": "Spring campaign",
+                     *         "Stages": [
+                     *           {
+                     *             "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "Name": "Spring campaign",
+                     *             "LocalizedName": "Spring campaign",
+                     *             "Color": "example",
+                     *             "Order": 1,
+                     *             "IsInitial": true,
+                     *             "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "StageType": "example",
+                     *             "StageTypeColor": "example",
+                     *             "AllowWriteTeams": [
+                     *               {
+                     *                 "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *                 "Name": "Spring campaign"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "Transitions": [
+                     *           {
+                     *             "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "Name": "Spring campaign",
+                     *             "LocalizedName": "Spring campaign",
+                     *             "FromStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "FromStage": "example",
+                     *             "ToStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "ToStage": "example",
+                     *             "Order": 1,
+                     *             "RequestConfirmation": true,
+                     *             "MustSendNotification": true,
+                     *             "CommentRequired": true,
+                     *             "HoursRequired": true,
+                     *             "FileUploadRequired": true,
+                     *             "FileUploadFolder": "example",
+                     *             "Motives": [
+                     *               {}
+                     *             ],
+                     *             "Roles": [
+                     *               {}
+                     *             ],
+                     *             "TypeIds": [
+                     *               "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Workflow"][];
                 };
             };
@@ -8187,6 +10545,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "Name": "Spring campaign",
+                     *         "LocalizedName": "Spring campaign",
+                     *         "FromStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "FromStage": "example",
+                     *         "ToStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "ToStage": "example",
+                     *         "Order": 1,
+                     *         "RequestConfirmation": true,
+                     *         "MustSendNotification": true,
+                     *         "CommentRequired": true,
+                     *         "HoursRequired": true,
+                     *         "FileUploadRequired": true,
+                     *         "FileUploadFolder": "example",
+                     *         "Motives": [
+                     *           {}
+                     *         ],
+                     *         "Roles": [
+                     *           {}
+                     *         ],
+                     *         "TypeIds": [
+                     *           "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["WorkflowTransition"][];
                 };
             };
@@ -8217,6 +10605,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {}
+                 *     ]
+                 */
                 "application/json": components["schemas"]["EstimateItemsBody"];
             };
         };
@@ -8227,6 +10620,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Items": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Order": 1,
+                     *           "Name": "Spring campaign"
+                     *         }
+                     *       ],
+                     *       "Totals": {
+                     *         "ValueWithoutVatIncome": 125,
+                     *         "VatValueIncome": 125,
+                     *         "ValueWithVatIncome": 125,
+                     *         "ValueWithoutVatCost": 125,
+                     *         "VatValueCost": 125,
+                     *         "ValueWithVatCost": 125,
+                     *         "CompanyValueWithoutVatIncome": 125,
+                     *         "CompanyVatValueIncome": 125,
+                     *         "CompanyValueWithVatIncome": 125,
+                     *         "CompanyValueWithoutVatCost": 125,
+                     *         "CompanyVatValueCost": 125,
+                     *         "CompanyValueWithVatCost": 125,
+                     *         "Exchange": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EstimateItemsAnswer"];
                 };
             };
@@ -8255,6 +10675,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Description": "example",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Hours": 10,
+                 *       "QuantityIncome": 10,
+                 *       "UnitPriceIncome": 125,
+                 *       "DiscountIncome": 10,
+                 *       "QuantityCost": 125,
+                 *       "UnitPriceCost": 125,
+                 *       "DiscountCost": 125
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimateDetailBody"];
             };
         };
@@ -8265,6 +10705,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableRate": 125
+                     *     }
+                     */
                     "application/json": components["schemas"]["EstimateDetailCreated"];
                 };
             };
@@ -8293,6 +10740,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Description": "example",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Hours": 10,
+                 *       "QuantityIncome": 10,
+                 *       "UnitPriceIncome": 125,
+                 *       "DiscountIncome": 10,
+                 *       "QuantityCost": 125,
+                 *       "UnitPriceCost": 125,
+                 *       "DiscountCost": 125
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimateDetailBody"];
             };
         };
@@ -8303,6 +10770,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableRate": 125
+                     *     }
+                     */
                     "application/json": components["schemas"]["EstimateDetailCreated"];
                 };
             };
@@ -8331,6 +10805,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Description": "example",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Hours": 10,
+                 *       "QuantityIncome": 10,
+                 *       "UnitPriceIncome": 125,
+                 *       "DiscountIncome": 10,
+                 *       "QuantityCost": 125,
+                 *       "UnitPriceCost": 125,
+                 *       "DiscountCost": 125
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimateDetailBody"];
             };
         };
@@ -8341,6 +10835,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableRate": 125
+                     *     }
+                     */
                     "application/json": components["schemas"]["EstimateDetailCreated"];
                 };
             };
@@ -8369,6 +10870,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingConditionsBody"];
             };
         };
@@ -8379,6 +10885,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "Type": 1,
+                     *         "Frequency": 1,
+                     *         "AmountType": 125,
+                     *         "Percentage": 1,
+                     *         "Value": 125,
+                     *         "YourReference": "example",
+                     *         "Date": "2026-03-02",
+                     *         "DayOfMonth": 1,
+                     *         "DayOfWeek": 1
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["BillingCondition"][];
                 };
             };
@@ -8410,6 +10935,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "users": [
+                     *         {
+                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "userName": "Spring campaign",
+                     *           "name": "Spring campaign",
+                     *           "email": "jane.doe@example.com",
+                     *           "isActive": true,
+                     *           "roles": [
+                     *             "example"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "roles": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "description": "example"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         users: {
                             /** Format: uuid */
@@ -8452,6 +10999,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ],
+                 *       "DuplicateModel": {
+                 *         "UserToDuplicateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *         "Name": "Spring campaign",
+                 *         "UserName": "Spring campaign"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserCreateBody"];
             };
         };
@@ -8462,6 +11024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": {
                         [key: string]: unknown;
                     } | {
@@ -8494,6 +11057,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {
+                 *         "CommercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *         "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CreateManyModel": [
+                 *         {
+                 *           "CommercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommercialClientUserCreateBody"];
             };
         };
@@ -8504,6 +11083,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CommercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Active": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommercialClientUser"] | components["schemas"]["CommercialClientUser"][];
                 };
             };
@@ -8532,6 +11119,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {
+                 *         "Name": "Spring campaign"
+                 *       },
+                 *       "CreateManyModel": [
+                 *         {
+                 *           "Name": "Spring campaign"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommercialClientCreateBody"];
             };
         };
@@ -8542,6 +11143,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": {
                         [key: string]: unknown;
                     } | {
@@ -8574,6 +11176,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTypologyHistoryCreateBody"];
             };
         };
@@ -8584,6 +11196,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StartDate": "2026-03-02",
+                     *       "EndDate": "2026-03-02"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologyHistory"] | components["schemas"]["UserTypologyHistory"][];
                 };
             };
@@ -8614,6 +11235,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "UserId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypologyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "StartDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypologyGroupId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "UserTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTypologyHistoryPatchBody"];
             };
         };
@@ -8624,6 +11270,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StartDate": "2026-03-02",
+                     *       "EndDate": "2026-03-02"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologyHistory"];
                 };
             };
@@ -8652,6 +11307,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["TimesheetCreateBody"];
             };
         };
@@ -8662,6 +11327,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "DurationMinutes": 1,
+                     *       "Description": "example",
+                     *       "IsBillable": true,
+                     *       "WorkTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Status": "example",
+                     *       "RequestedApproval": true,
+                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Timesheet"] | components["schemas"]["Timesheet"][];
                 };
             };
@@ -8723,6 +11403,37 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "JobId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Date": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "DurationMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "Description": {
+                 *         "value": "example"
+                 *       },
+                 *       "IsBillable": {
+                 *         "value": true
+                 *       },
+                 *       "WorkTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "UserId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Status": {
+                 *         "value": "example"
+                 *       },
+                 *       "RequestedApproval": {
+                 *         "value": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["TimesheetPatchBody"];
             };
         };
@@ -8733,6 +11444,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "DurationMinutes": 1,
+                     *       "Description": "example",
+                     *       "IsBillable": true,
+                     *       "WorkTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Status": "example",
+                     *       "RequestedApproval": true,
+                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Timesheet"];
                 };
             };
@@ -8761,6 +11487,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["LeaveCreateBody"];
             };
         };
@@ -8771,6 +11507,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "LeaveTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Day": "2026-03-02",
+                     *       "TotalMinutes": 1,
+                     *       "IsHalfDay": true,
+                     *       "Remarks": "example",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Status": "example",
+                     *       "RequestedApproval": true,
+                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Leave"] | components["schemas"]["Leave"][];
                 };
             };
@@ -8832,6 +11582,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "LeaveTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Day": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "TotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "IsHalfDay": {
+                 *         "value": true
+                 *       },
+                 *       "Remarks": {
+                 *         "value": "example"
+                 *       },
+                 *       "UserId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Status": {
+                 *         "value": "example"
+                 *       },
+                 *       "RequestedApproval": {
+                 *         "value": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["LeavePatchBody"];
             };
         };
@@ -8842,6 +11620,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "LeaveTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Day": "2026-03-02",
+                     *       "TotalMinutes": 1,
+                     *       "IsHalfDay": true,
+                     *       "Remarks": "example",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Status": "example",
+                     *       "RequestedApproval": true,
+                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Leave"];
                 };
             };
@@ -8871,6 +11663,22 @@ export interface operations {
         /** @description Required: CompanyId, Emission, Due. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Emission": "2026-03-02",
+                 *       "Due": "2026-03-02",
+                 *       "EntryDate": "2026-03-02",
+                 *       "Exchange": 1,
+                 *       "ExternalDocumentType": "example",
+                 *       "DocumentNumber": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExpenseModel"];
             };
         };
@@ -8881,6 +11689,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": components["schemas"]["Expense"];
                 };
             };
@@ -8912,6 +11721,40 @@ export interface operations {
         /** @description EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ExpenseItemTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ValueWithoutVat": 125,
+                 *       "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Number": "example",
+                 *       "Status": 1,
+                 *       "Paid": true,
+                 *       "KilometersValue": 125,
+                 *       "Kilometers": 1,
+                 *       "Destination": "example",
+                 *       "Origin": "example",
+                 *       "Participants": "example",
+                 *       "Vehicle": "example",
+                 *       "StartOn": "2026-03-02",
+                 *       "EndOn": "2026-03-02",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Motive": "example",
+                 *       "Date": "2026-03-02",
+                 *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DeliverableId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ExpenseItemGroup": 1,
+                 *       "ExpenseSheetId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ValueWithVat": 125,
+                 *       "CountryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Correction": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExpenseItemModel"];
             };
         };
@@ -8922,6 +11765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": components["schemas"]["ExpenseItem"];
                 };
             };
@@ -8955,6 +11799,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": components["schemas"]["Expense"];
                 };
             };
@@ -8990,6 +11835,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "CreatedByName": "Spring campaign",
+                     *         "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "Text": "example",
+                     *         "IsVisibleToClient": true,
+                     *         "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "DocumentTypeName": "Spring campaign",
+                     *         "Actions": {}
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Post"][];
                 };
             };
@@ -9018,6 +11879,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DocumentTypeName": "Spring campaign",
+                 *       "Text": "example",
+                 *       "IsVisibleToClient": true,
+                 *       "Actions": {
+                 *         "Transition": {},
+                 *         "Document": {},
+                 *         "Files": [
+                 *           {}
+                 *         ],
+                 *         "Motive": {},
+                 *         "Notifications": [
+                 *           {
+                 *             "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PostBody"];
             };
         };
@@ -9028,6 +11910,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CreatedByName": "Spring campaign",
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "Text": "example",
+                     *       "IsVisibleToClient": true,
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentTypeName": "Spring campaign",
+                     *       "Actions": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["Post"];
                 };
             };
@@ -9061,6 +11957,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "CreatedByName": "Spring campaign",
+                     *         "EditedOn": "2026-03-02T09:30:00.000Z",
+                     *         "Text": "example",
+                     *         "PlainText": "example",
+                     *         "Version": 1,
+                     *         "Actions": {}
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["DocumentBrief"][];
                 };
             };
@@ -9089,6 +12000,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DocumentTypeName": "Spring campaign",
+                 *       "Text": "example",
+                 *       "PlainText": "example",
+                 *       "Actions": {
+                 *         "Files": [
+                 *           {}
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DocumentBriefBody"];
             };
         };
@@ -9099,6 +12023,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CreatedByName": "Spring campaign",
+                     *       "EditedOn": "2026-03-02T09:30:00.000Z",
+                     *       "Text": "example",
+                     *       "PlainText": "example",
+                     *       "Version": 1,
+                     *       "Actions": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["DocumentBrief"];
                 };
             };
@@ -9127,6 +12064,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "AssignmentPostModels": [
+                 *         {
+                 *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "DocumentType": "example",
+                 *           "DocumentOid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "AssignmentType": "example"
+                 *         }
+                 *       ],
+                 *       "AssignmentDeleteModels": [
+                 *         {
+                 *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "AssignmentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["AssignmentBatchBody"];
             };
         };
@@ -9137,6 +12093,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "AssignmentPostModels": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "DocumentType": "example",
+                     *           "DocumentOid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "AssignmentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "AssignmentType": "example",
+                     *           "Added": true
+                     *         }
+                     *       ],
+                     *       "AssignmentDeleteModels": [
+                     *         {
+                     *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "AssignmentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Removed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AssignmentBatch"];
                 };
             };
@@ -9171,6 +12150,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "DocumentTypeName": "Spring campaign",
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "Value": {},
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DocumentUserFieldValues"];
                 };
             };
@@ -9199,6 +12191,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "DocumentTypeName": "Spring campaign",
+                 *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DocumentUserFieldValues": [
+                 *         {
+                 *           "ColumnName": "Spring campaign"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["DocumentUserFieldValuesBody"];
             };
         };
@@ -9209,6 +12212,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "DocumentTypeName": "Spring campaign",
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "Value": {},
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DocumentUserFieldValues"];
                 };
             };
@@ -9239,6 +12255,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "FolderId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Name": "Spring campaign",
+                 *       "SourceUri": "https://example.com/hooks/atrium",
+                 *       "IsFlagged": true,
+                 *       "IsProtected": true,
+                 *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Description": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileLinkBody"];
             };
         };
@@ -9249,6 +12276,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "FolderId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "SourceUri": "https://example.com/hooks/atrium",
+                     *       "IsFlagged": true,
+                     *       "IsProtected": true,
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Description": "example",
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentTypeName": "Spring campaign",
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileLink"];
                 };
             };
@@ -9280,6 +12323,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "TableName": "Spring campaign",
+                     *         "KeyColumnName": "Spring campaign",
+                     *         "KeyDataTypeId": 1,
+                     *         "KeyLength": 1,
+                     *         "Columns": [
+                     *           {
+                     *             "ColumnName": "Spring campaign",
+                     *             "ColumnDataTypeId": 1
+                     *           }
+                     *         ],
+                     *         "ReadRoles": [
+                     *           "example"
+                     *         ],
+                     *         "SaveRoles": [
+                     *           "example"
+                     *         ],
+                     *         "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *         "ModifiedOn": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["CustomTableSummary"][];
                 };
             };
@@ -9314,6 +12382,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableName": "Spring campaign",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "KeyLength": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ],
+                     *       "ReadRoles": [
+                     *         "example"
+                     *       ],
+                     *       "SaveRoles": [
+                     *         "example"
+                     *       ],
+                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z",
+                     *       "RowCount": 10
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTable"];
                 };
             };
@@ -9342,6 +12434,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "KeyColumnName": "Spring campaign",
+                 *       "KeyDataTypeId": 1,
+                 *       "KeyLength": 1,
+                 *       "Columns": [
+                 *         {
+                 *           "ColumnName": "Spring campaign",
+                 *           "ColumnDataTypeId": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomTableCreateBody"];
             };
         };
@@ -9352,6 +12457,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableName": "Spring campaign",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "KeyLength": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ],
+                     *       "ReadRoles": [
+                     *         "example"
+                     *       ],
+                     *       "SaveRoles": [
+                     *         "example"
+                     *       ],
+                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z",
+                     *       "Created": true,
+                     *       "AddedColumns": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTableCreated"];
                 };
             };
@@ -9361,6 +12493,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableName": "Spring campaign",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "KeyLength": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ],
+                     *       "ReadRoles": [
+                     *         "example"
+                     *       ],
+                     *       "SaveRoles": [
+                     *         "example"
+                     *       ],
+                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z",
+                     *       "Created": true,
+                     *       "AddedColumns": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTableCreated"];
                 };
             };
@@ -9395,6 +12554,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Dropped": true
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         Id: string;
@@ -9436,6 +12602,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "TableName": "Spring campaign",
+                     *         "KeyValue": "example",
+                     *         "KeyColumnName": "Spring campaign",
+                     *         "KeyDataTypeId": 1,
+                     *         "Columns": [
+                     *           {
+                     *             "ColumnName": "Spring campaign",
+                     *             "ColumnDataTypeId": 1,
+                     *             "Value": {}
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["CustomTableRow"][];
                 };
             };
@@ -9472,6 +12655,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "KeyValue": "example",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1,
+                     *           "Value": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTableRow"];
                 };
             };
@@ -9509,6 +12707,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "KeyValue": "example",
+                     *       "ColumnName": "Spring campaign",
+                     *       "ColumnDataTypeId": 1,
+                     *       "Value": {}
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         KeyValue: string;
@@ -9543,6 +12750,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "UpdateModel": {
+                 *         "KeyValue": "example"
+                 *       },
+                 *       "UpdateManyModel": [
+                 *         {
+                 *           "KeyValue": "example"
+                 *         }
+                 *       ],
+                 *       "UpsertManyModel": [
+                 *         {
+                 *           "KeyValue": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomTableWriteBody"];
             };
         };
@@ -9553,6 +12778,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "OperationType": "example",
+                     *       "RowCount": 10,
+                     *       "Inserted": 1,
+                     *       "Updated": 1
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         OperationType: string;
@@ -9587,6 +12821,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "DeleteModel": {
+                 *         "KeyColumnName": "Spring campaign",
+                 *         "KeyValue": "example"
+                 *       },
+                 *       "DeleteManyModel": {
+                 *         "KeyColumnName": "Spring campaign",
+                 *         "KeyValues": [
+                 *           "example"
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomTableDeleteBody"];
             };
         };
@@ -9597,6 +12846,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "OperationType": "example",
+                     *       "Deleted": 1
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         OperationType: string;
@@ -9628,6 +12884,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ReadRoles": [
+                 *         "example"
+                 *       ],
+                 *       "SaveRoles": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     ReadRoles?: string[];
                     SaveRoles?: string[];
@@ -9641,6 +12907,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableName": "Spring campaign",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "KeyLength": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ],
+                     *       "ReadRoles": [
+                     *         "example"
+                     *       ],
+                     *       "SaveRoles": [
+                     *         "example"
+                     *       ],
+                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTableSummary"];
                 };
             };
@@ -9675,6 +12964,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": {
                         [key: string]: unknown;
                     };
@@ -9711,6 +13001,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "Created": true,
+                     *       "AddedColumns": [
+                     *         "example"
+                     *       ],
+                     *       "RowCount": 10,
+                     *       "Inserted": 1,
+                     *       "Updated": 1
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         Created: boolean;
@@ -9749,6 +13051,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "description": "example",
+                     *         "url": "https://example.com/hooks/atrium",
+                     *         "secret": "example",
+                     *         "actionType": "example",
+                     *         "documentType": "example",
+                     *         "active": true,
+                     *         "isAutomation": true,
+                     *         "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "businessObjectTypeName": "Spring campaign",
+                     *         "detailFilters": [
+                     *           {
+                     *             "groupCondition": "And",
+                     *             "jsonPathExpression": "example",
+                     *             "condition": "Equal",
+                     *             "value": "example"
+                     *           }
+                     *         ],
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"][];
                 };
             };
@@ -9775,6 +13107,28 @@ export interface operations {
         /** @description Property names are matched case-insensitively */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Spring campaign",
+                 *       "Description": "example",
+                 *       "ActionType": "example",
+                 *       "DocumentType": "example",
+                 *       "Url": "https://example.com/hooks/atrium",
+                 *       "Secret": "example",
+                 *       "Active": false,
+                 *       "IsAutomation": false,
+                 *       "AutomationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "BusinessObjectTypeName": "Spring campaign",
+                 *       "DetailFilters": [
+                 *         {
+                 *           "groupCondition": "And",
+                 *           "jsonPathExpression": "example",
+                 *           "condition": "Equal",
+                 *           "value": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookSubscriptionBody"];
             };
         };
@@ -9785,6 +13139,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "description": "example",
+                     *       "url": "https://example.com/hooks/atrium",
+                     *       "secret": "example",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "active": true,
+                     *       "isAutomation": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "detailFilters": [
+                     *         {
+                     *           "groupCondition": "And",
+                     *           "jsonPathExpression": "example",
+                     *           "condition": "Equal",
+                     *           "value": "example"
+                     *         }
+                     *       ],
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -9818,6 +13200,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "description": "example",
+                     *       "url": "https://example.com/hooks/atrium",
+                     *       "secret": "example",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "active": true,
+                     *       "isAutomation": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "detailFilters": [
+                     *         {
+                     *           "groupCondition": "And",
+                     *           "jsonPathExpression": "example",
+                     *           "condition": "Equal",
+                     *           "value": "example"
+                     *         }
+                     *       ],
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -9846,6 +13256,28 @@ export interface operations {
         /** @description Property names are matched case-insensitively */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Spring campaign",
+                 *       "Description": "example",
+                 *       "ActionType": "example",
+                 *       "DocumentType": "example",
+                 *       "Url": "https://example.com/hooks/atrium",
+                 *       "Secret": "example",
+                 *       "Active": false,
+                 *       "IsAutomation": false,
+                 *       "AutomationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "BusinessObjectTypeName": "Spring campaign",
+                 *       "DetailFilters": [
+                 *         {
+                 *           "groupCondition": "And",
+                 *           "jsonPathExpression": "example",
+                 *           "condition": "Equal",
+                 *           "value": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookSubscriptionBody"];
             };
         };
@@ -9856,6 +13288,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "description": "example",
+                     *       "url": "https://example.com/hooks/atrium",
+                     *       "secret": "example",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "active": true,
+                     *       "isAutomation": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "detailFilters": [
+                     *         {
+                     *           "groupCondition": "And",
+                     *           "jsonPathExpression": "example",
+                     *           "condition": "Equal",
+                     *           "value": "example"
+                     *         }
+                     *       ],
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -9889,6 +13349,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "description": "example",
+                     *       "url": "https://example.com/hooks/atrium",
+                     *       "secret": "example",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "active": true,
+                     *       "isAutomation": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "detailFilters": [
+                     *         {
+                     *           "groupCondition": "And",
+                     *           "jsonPathExpression": "example",
+                     *           "condition": "Equal",
+                     *           "value": "example"
+                     *         }
+                     *       ],
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -9928,6 +13416,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "kind": "event",
+                     *         "actionType": "example",
+                     *         "documentType": "example",
+                     *         "documentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "status": "Pending",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *             "durationMs": 1,
+                     *             "statusCode": 1,
+                     *             "responseBody": "example",
+                     *             "error": "example"
+                     *           }
+                     *         ],
+                     *         "nextAttemptOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["WebhookInvocation"][];
                 };
             };
@@ -9961,6 +13475,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "status": "Pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookQueued"];
                 };
             };
@@ -9995,6 +13516,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "status": "Pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookQueued"];
                 };
             };
@@ -10026,6 +13554,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Spring campaign",
+                     *         "className": "Spring campaign",
+                     *         "fullName": "Spring campaign"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["DocumentType"][];
                 };
             };
@@ -10051,6 +13588,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "actionType": "example",
+                 *       "documentType": "example",
+                 *       "documentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "businessObjectTypeName": "Spring campaign",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventBody"];
             };
         };
@@ -10061,6 +13607,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "documentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RaisedEvent"];
                 };
             };
@@ -10093,6 +13647,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "queryBuilder": {},
+                 *       "parameters": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["DynamicExecuteBody"] | null;
             };
         };
@@ -10103,6 +13663,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {}
+                     *       ],
+                     *       "totalCount": 10
+                     *     }
+                     */
                     "application/json": components["schemas"]["DynamicExecutePage"];
                     "text/csv": string;
                     "application/x-ndjson": string;
@@ -10137,6 +13705,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Spring campaign",
+                     *         "aliases": [
+                     *           "example"
+                     *         ],
+                     *         "purpose": "example",
+                     *         "fieldCount": 10,
+                     *         "parameters": [
+                     *           "example"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["NamedQuerySummary"][];
                 };
             };
@@ -10170,6 +13753,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Spring campaign",
+                     *       "aliases": [
+                     *         "example"
+                     *       ],
+                     *       "purpose": "example",
+                     *       "key": [
+                     *         "example"
+                     *       ],
+                     *       "parameters": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "appliesTo": "example"
+                     *         }
+                     *       ],
+                     *       "fields": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "dataType": "example",
+                     *           "operations": [
+                     *             "example"
+                     *           ],
+                     *           "defaultOperation": "example"
+                     *         }
+                     *       ],
+                     *       "filterFields": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "dataType": "example",
+                     *           "operations": [
+                     *             "example"
+                     *           ],
+                     *           "defaultOperation": "example"
+                     *         }
+                     *       ],
+                     *       "maxPageSize": 10
+                     *     }
+                     */
                     "application/json": components["schemas"]["NamedQueryMetadata"];
                 };
             };
@@ -10201,6 +13823,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "@odata.context": "example",
+                     *       "value": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "kind": "example",
+                     *           "url": "https://example.com/hooks/atrium"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json; odata.metadata=minimal": {
                         "@odata.context": string;
                         value: {
@@ -10280,6 +13914,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "@odata.context": "example",
+                     *       "@odata.count": 10,
+                     *       "value": [
+                     *         {}
+                     *       ],
+                     *       "@odata.nextLink": "example"
+                     *     }
+                     */
                     "application/json; odata.metadata=minimal": {
                         "@odata.context": string;
                         "@odata.count"?: number;
@@ -10359,6 +14003,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "query": "example",
+                     *         "format": "example",
+                     *         "cronExpression": "example",
+                     *         "active": true,
+                     *         "bom": true,
+                     *         "excelSafe": true,
+                     *         "queryBuilder": {},
+                     *         "parameters": {},
+                     *         "nextRunsUtc": [
+                     *           "2026-03-02T09:30:00.000Z"
+                     *         ],
+                     *         "cronDescription": "example",
+                     *         "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Schedule"][];
                 };
             };
@@ -10384,6 +14055,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Spring campaign",
+                 *       "Query": "example",
+                 *       "Format": "example",
+                 *       "CronExpression": "example",
+                 *       "Active": true,
+                 *       "Bom": true,
+                 *       "ExcelSafe": true,
+                 *       "queryBuilder": {},
+                 *       "parameters": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleBody"];
             };
         };
@@ -10394,6 +14078,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "format": "example",
+                     *       "cronExpression": "example",
+                     *       "active": true,
+                     *       "bom": true,
+                     *       "excelSafe": true,
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example",
+                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -10427,6 +14136,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cronExpression": "example",
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example"
+                     *     }
+                     */
                     "application/json": {
                         cronExpression: string;
                         nextRunsUtc: string[];
@@ -10464,6 +14182,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "format": "example",
+                     *       "cronExpression": "example",
+                     *       "active": true,
+                     *       "bom": true,
+                     *       "excelSafe": true,
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example",
+                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -10491,6 +14234,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Spring campaign",
+                 *       "Query": "example",
+                 *       "Format": "example",
+                 *       "CronExpression": "example",
+                 *       "Active": true,
+                 *       "Bom": true,
+                 *       "ExcelSafe": true,
+                 *       "queryBuilder": {},
+                 *       "parameters": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleBody"];
             };
         };
@@ -10501,6 +14257,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "format": "example",
+                     *       "cronExpression": "example",
+                     *       "active": true,
+                     *       "bom": true,
+                     *       "excelSafe": true,
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example",
+                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -10534,6 +14315,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "format": "example",
+                     *       "cronExpression": "example",
+                     *       "active": true,
+                     *       "bom": true,
+                     *       "excelSafe": true,
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example",
+                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -10570,6 +14376,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "schedule",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "status": "Running",
+                     *       "rows": 1,
+                     *       "bytes": 1,
+                     *       "error": "example",
+                     *       "fileName": "Spring campaign",
+                     *       "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleRun"];
                 };
             };
@@ -10579,6 +14401,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "schedule",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "status": "Running",
+                     *       "rows": 1,
+                     *       "bytes": 1,
+                     *       "error": "example",
+                     *       "fileName": "Spring campaign",
+                     *       "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleRun"];
                 };
             };
@@ -10617,6 +14455,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "trigger": "schedule",
+                     *         "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *         "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "status": "Running",
+                     *         "rows": 1,
+                     *         "bytes": 1,
+                     *         "error": "example",
+                     *         "fileName": "Spring campaign",
+                     *         "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ScheduleRun"][];
                 };
             };
@@ -10651,6 +14507,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "schedule",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "status": "Running",
+                     *       "rows": 1,
+                     *       "bytes": 1,
+                     *       "error": "example",
+                     *       "fileName": "Spring campaign",
+                     *       "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleRun"];
                 };
             };
@@ -10686,6 +14558,7 @@ export interface operations {
                 };
                 content: {
                     "text/csv; charset=utf-8": string;
+                    /** @example example */
                     "application/json; charset=utf-8": string;
                     "application/x-ndjson; charset=utf-8": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
@@ -10719,6 +14592,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "roles": [
+                     *           "example"
+                     *         ],
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "rotatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "revokedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["TenantApp"][];
                 };
             };
@@ -10744,6 +14631,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "roles": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     roles?: string[];
@@ -10757,6 +14652,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TenantAppCredentials"];
                 };
             };
@@ -10790,6 +14694,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TenantAppCredentials"];
                 };
             };
@@ -10823,6 +14736,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "revoked": true
+                     *     }
+                     */
                     "application/json": {
                         appId: string;
                         revoked: boolean;
@@ -10857,6 +14776,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "active": true,
+                     *         "version": 1,
+                     *         "logLevelType": "example",
+                     *         "requiresAuthentication": true,
+                     *         "actions": [
+                     *           {}
+                     *         ],
+                     *         "subWorkflows": [
+                     *           {}
+                     *         ],
+                     *         "scheduler": {},
+                     *         "nextRunUtc": "2026-03-02T09:30:00.000Z",
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Automation"][];
                 };
             };
@@ -10883,6 +14827,22 @@ export interface operations {
         /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "active": true,
+                 *       "version": {},
+                 *       "logLevelType": "example",
+                 *       "requiresAuthentication": true,
+                 *       "actions": [
+                 *         {}
+                 *       ],
+                 *       "subWorkflows": [
+                 *         {}
+                 *       ],
+                 *       "scheduler": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["AutomationDefinition"];
             };
         };
@@ -10893,6 +14853,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "active": true,
+                     *       "version": 1,
+                     *       "logLevelType": "example",
+                     *       "requiresAuthentication": true,
+                     *       "actions": [
+                     *         {}
+                     *       ],
+                     *       "subWorkflows": [
+                     *         {}
+                     *       ],
+                     *       "scheduler": {},
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Automation"];
                 };
             };
@@ -10926,6 +14909,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "active": true,
+                     *       "version": 1,
+                     *       "logLevelType": "example",
+                     *       "requiresAuthentication": true,
+                     *       "actions": [
+                     *         {}
+                     *       ],
+                     *       "subWorkflows": [
+                     *         {}
+                     *       ],
+                     *       "scheduler": {},
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Automation"];
                 };
             };
@@ -10954,6 +14960,22 @@ export interface operations {
         /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "active": true,
+                 *       "version": {},
+                 *       "logLevelType": "example",
+                 *       "requiresAuthentication": true,
+                 *       "actions": [
+                 *         {}
+                 *       ],
+                 *       "subWorkflows": [
+                 *         {}
+                 *       ],
+                 *       "scheduler": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["AutomationDefinition"];
             };
         };
@@ -10964,6 +14986,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "active": true,
+                     *       "version": 1,
+                     *       "logLevelType": "example",
+                     *       "requiresAuthentication": true,
+                     *       "actions": [
+                     *         {}
+                     *       ],
+                     *       "subWorkflows": [
+                     *         {}
+                     *       ],
+                     *       "scheduler": {},
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Automation"];
                 };
             };
@@ -11022,6 +15067,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "input": {}
+                 *     }
+                 */
                 "application/json": {
                     /** @description The run's ['#HttpRequest']$.Body. */
                     input?: unknown;
@@ -11035,6 +15085,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "version": 1,
+                     *       "trigger": "webhook",
+                     *       "status": "Running",
+                     *       "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "result": {},
+                     *       "actions": [
+                     *         {}
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AutomationRun"];
                 };
             };
@@ -11073,6 +15142,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "version": 1,
+                     *         "trigger": "webhook",
+                     *         "status": "Running",
+                     *         "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *         "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "error": "example",
+                     *         "result": {}
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["AutomationRunSummary"][];
                 };
             };
@@ -11107,6 +15194,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "version": 1,
+                     *       "trigger": "webhook",
+                     *       "status": "Running",
+                     *       "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "result": {},
+                     *       "actions": [
+                     *         {}
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AutomationRun"];
                 };
             };
@@ -11140,6 +15246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -11182,6 +15289,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -11225,6 +15333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -11268,6 +15377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -11308,6 +15418,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "schedule": "example",
+                     *       "dryRun": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeed"];
                 };
             };
@@ -11333,6 +15452,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "schedule": "example",
+                 *       "dryRun": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserFeedChange"];
             };
         };
@@ -11343,6 +15469,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "schedule": "example",
+                     *       "dryRun": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeed"];
                 };
             };
@@ -11377,6 +15512,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "example",
+                     *       "dryRun": true,
+                     *       "status": "example",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "files": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "status": "example",
+                     *           "message": "example",
+                     *           "alreadyProcessed": true,
+                     *           "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "rows": 1,
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "deactivated": 1,
+                     *           "unchanged": 1,
+                     *           "skipped": 10,
+                     *           "failed": 1,
+                     *           "movedTo": "example",
+                     *           "resultFile": "example",
+                     *           "notified": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeedRun"];
                 };
             };
@@ -11386,6 +15553,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "example",
+                     *       "dryRun": true,
+                     *       "status": "example",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "files": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "status": "example",
+                     *           "message": "example",
+                     *           "alreadyProcessed": true,
+                     *           "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "rows": 1,
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "deactivated": 1,
+                     *           "unchanged": 1,
+                     *           "skipped": 10,
+                     *           "failed": 1,
+                     *           "movedTo": "example",
+                     *           "resultFile": "example",
+                     *           "notified": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeedRun"];
                 };
             };
@@ -11422,6 +15621,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "trigger": "example",
+                     *         "dryRun": true,
+                     *         "status": "example",
+                     *         "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "error": "example",
+                     *         "files": [
+                     *           {
+                     *             "name": "Spring campaign",
+                     *             "status": "example",
+                     *             "message": "example",
+                     *             "alreadyProcessed": true,
+                     *             "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "rows": 1,
+                     *             "created": 1,
+                     *             "updated": 1,
+                     *             "deactivated": 1,
+                     *             "unchanged": 1,
+                     *             "skipped": 10,
+                     *             "failed": 1,
+                     *             "movedTo": "example",
+                     *             "resultFile": "example",
+                     *             "notified": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["UserFeedRun"][];
                 };
             };
@@ -11455,6 +15688,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "example",
+                     *       "dryRun": true,
+                     *       "status": "example",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "files": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "status": "example",
+                     *           "message": "example",
+                     *           "alreadyProcessed": true,
+                     *           "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "rows": 1,
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "deactivated": 1,
+                     *           "unchanged": 1,
+                     *           "skipped": 10,
+                     *           "failed": 1,
+                     *           "movedTo": "example",
+                     *           "resultFile": "example",
+                     *           "notified": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeedRun"];
                 };
             };
@@ -11489,6 +15754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -11520,6 +15786,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "slug": "example",
+                     *         "baseUrl": "https://example.com/hooks/atrium",
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -11554,6 +15831,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "slug": "example",
+                 *       "demoData": false,
+                 *       "scale": 1
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description Default: derived from the name, made unique */
@@ -11572,6 +15857,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "slug": "example",
+                     *       "baseUrl": "https://example.com/hooks/atrium",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "userId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "username": "Spring campaign",
+                     *       "password": "example",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -11625,6 +15930,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "roles": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     roles?: string[];
@@ -11638,6 +15951,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -11678,6 +16001,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -11718,6 +16051,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "revoked": true
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -11750,6 +16090,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "userName": "Spring campaign",
+                 *       "password": "examplex",
+                 *       "name": "Spring campaign",
+                 *       "email": "jane.doe@example.com",
+                 *       "roles": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     userName: string;
                     password?: string;
@@ -11766,6 +16117,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "userId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "username": "Spring campaign",
+                     *       "password": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;

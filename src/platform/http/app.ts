@@ -114,6 +114,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
         title: 'Atrium',
         version: '0.1.0',
         description: 'Data Extraction, Integration, Custom Tables and Webhook APIs of an agency workflow platform. Errors are RFC 9457 problem+json.',
+        // The API of a private deployment: its terms are the operator's.
+        license: { name: 'Proprietary: the terms of the deployment operator', url: 'https://example.com/atrium/terms' },
       },
       components: openApiComponents as never,
     },
@@ -124,7 +126,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     routePrefix: '/docs',
     uiConfig: { deepLinking: true },
     transformSpecificationClone: false,
-    transformSpecification: withServer,
+    transformSpecification: (document: Record<string, unknown>, request: FastifyRequest) =>
+      withServer(document, request, config.publicUrlExplicit ? config.publicUrl : null),
   });
   await registerHttpNiceties(app, config);
 
@@ -213,17 +216,21 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     return metrics.render();
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async (request, reply) =>
-    sendJsonWithEtag(request, reply, withServer(app.swagger(), request)),
+    sendJsonWithEtag(request, reply, withServer(app.swagger(), request, config.publicUrlExplicit ? config.publicUrl : null)),
   );
 
   await registerSurfaces(app);
   return app;
 }
 
-/** Under a base path the reference's "try it out" calls stay under it: the document names it as its server. */
-function withServer<T extends object>(document: T, request: FastifyRequest): T {
-  const base = basePathOf(request);
-  return base ? { ...document, servers: [{ url: base }] } : document;
+/**
+ * The document's server: ATRIUM_PUBLIC_URL when set (the address clients use), else "/" (the address the
+ * document was fetched from); under a tenant base path the reference's "try it out" calls stay under it.
+ */
+function withServer<T extends object>(document: T, request: FastifyRequest, publicUrl: string | null): T {
+  const base = basePathOf(request) ?? '';
+  const url = `${publicUrl ?? ''}${base}` || '/';
+  return { ...document, servers: [{ url, description: publicUrl ? 'This deployment (ATRIUM_PUBLIC_URL)' : 'This deployment' }] };
 }
 
 function timeoutDetail(request: FastifyRequest, limitMs: number): string {
