@@ -1,6 +1,7 @@
 // Environment -> one typed, validated configuration object. Every variable is listed in the README.
 import path from 'node:path';
 import { type TrustProxy, trustEntryProblem } from './platform/http/public-address.ts';
+import { type TracingConfig, tracingConfigFrom } from './platform/tracing.ts';
 
 export type AtriumRole = 'api' | 'worker' | 'all';
 
@@ -61,6 +62,8 @@ export interface Config {
   readyMaxBacklogAgeMs: number;
   /** text: the startup banner and lifecycle messages go to stderr as text; json: they are JSON log lines on stdout. */
   logFormat: LogFormat;
+  /** OpenTelemetry tracing from the standard OTEL_* variables; null: off (decision 0048). */
+  tracing: TracingConfig | null;
   /** An automation run's own time limit (ATRIUM_AUTOMATION_RUN_TIMEOUT); a run past it ends Failed. */
   automationRunTimeoutMs: number;
   /** Actions one automation run may execute, sub-workflows and loop bodies included. */
@@ -227,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     automationCpuStallMs: durationVar(env, 'ATRIUM_AUTOMATION_CPU_STALL', 10_000, 100, 3_600_000, problems),
     automationTemplateTimeoutMs: durationVar(env, 'ATRIUM_AUTOMATION_TEMPLATE_TIMEOUT', 1000, 10, 60_000, problems),
     logFormat,
+    tracing: tracingConfigFrom(env, problems),
     metricsPort:
       env.ATRIUM_METRICS_PORT === undefined || env.ATRIUM_METRICS_PORT === '' ? undefined : intVar(env, 'ATRIUM_METRICS_PORT', 0, 0, 65535, problems),
   };

@@ -1,5 +1,8 @@
 // The `atrium` CLI: serve, migrate, tenants, apps, users, clusters. Mistakes on the command line are one
-// line and the usage (exit 2); refusals (unknown tenant, taken slug) one line (exit 1); Ctrl-C 130.
+// line and the usage (exit 2); refusals (unknown tenant, taken slug) one line (exit 1); Ctrl-C 130. With
+// --json, results are JSON on stdout and an error is one JSON object on stderr, with the same exit codes.
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
 import { type Command, parseCommandLine, USAGE, UsageError, type Values } from './cli/args.ts';
 import { progressReporter } from './cli/progress.ts';
 import { recordServedAddress, withServedAddress } from './cli/served-address.ts';
@@ -12,9 +15,28 @@ import { HttpProblem } from './platform/errors.ts';
 import { SLUG_RE } from './platform/http/tenant-address.ts';
 import { startupLog } from './platform/log.ts';
 import { createContext, loadSecretKey, openDatabase, startServer } from './server.ts';
-import { createApp, createTenant, createUser, listTenants, revokeApp, rotateApp, TenantCreationAborted } from './tenancy/service.ts';
+import { deleteTenant } from './tenancy/delete-tenant.ts';
+import {
+  createApp,
+  createTenant,
+  createUser,
+  listApps,
+  listTenants,
+  listUsersWithRoles,
+  revokeApp,
+  rotateApp,
+  TenantCreationAborted,
+} from './tenancy/service.ts';
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
+
+/** --json anywhere on the line: errors too are JSON (decided before parsing, so a usage error is JSON as well). */
+const jsonErrors = process.argv.slice(2).includes('--json');
+
+/** A refusal the user chose (a deletion not confirmed): one line, exit 1. */
+class NotConfirmed extends Error {}
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 /** Ctrl-C while a command runs: aborts it (rolled back) rather than killing the process mid-transaction. */
 const interrupt = new AbortController();
@@ -23,6 +45,10 @@ async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.help) {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (parsed.version) {
+    process.stdout.write(`atrium ${VERSION}\n`);
     return 0;
   }
   const { command, values } = parsed;
@@ -66,6 +92,37 @@ async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'cluster
       print(tenants, tenants.map((t) => `${t.id}  ${t.slug}  ${t.name}`).join('\n'));
       return 0;
     }
+    case 'tenants delete': {
+      const id = await tenant();
+      if (!values.yes) await confirmDeletion(ctx, id);
+      const deleted = await deleteTenant(ctx, id);
+      const total = Object.values(deleted.rows).reduce((a, b) => a + b, 0);
+      print(
+        deleted,
+        `Deleted tenant ${deleted.slug} (${deleted.tenantId}): ${total} rows in ${Object.keys(deleted.rows).length} tables, ${deleted.customTables.length} custom tables, ${deleted.jobs} queued jobs.`,
+      );
+      return 0;
+    }
+    case 'apps list': {
+      const apps = await ctx.db.withTenant(await tenant(), (trx) => listApps(trx));
+      print(
+        apps,
+        apps.length
+          ? apps.map((a) => `${a.appId}  ${a.name}  ${a.revokedOnUtc ? 'revoked' : 'active'}  ${a.roles.join(',')}`.trimEnd()).join('\n')
+          : 'No apps.',
+      );
+      return 0;
+    }
+    case 'users list': {
+      const { users } = await ctx.db.withTenant(await tenant(), (trx) => listUsersWithRoles(trx));
+      print(
+        users,
+        users.length
+          ? users.map((u) => `${u.id}  ${u.userName}  ${u.isActive ? 'active' : 'inactive'}  ${u.roles.join(',')}`.trimEnd()).join('\n')
+          : 'No users.',
+      );
+      return 0;
+    }
     case 'apps create': {
       const app = await createApp(ctx, await tenant(), { name: values.name!, roles: values.role ?? [] });
       print(app, `appId: ${app.appId}\nappSecret: ${app.appSecret}  (shown once)`);
@@ -104,6 +161,21 @@ async function resolveTenant(ctx: AppContext, given: string): Promise<string> {
       : null;
   if (!id) throw new HttpProblem(404, `no tenant "${given}" (neither a tenant id nor a slug of one; see \`atrium tenants list\`)`);
   return id;
+}
+
+/** Without --yes, the user types the tenant's slug on a terminal; with no terminal to ask, --yes is required. */
+async function confirmDeletion(ctx: AppContext, tenantId: string): Promise<void> {
+  if (!process.stdin.isTTY) throw new UsageError('tenants delete asks for confirmation on a terminal; without one, pass --yes');
+  const t = await ctx.db.asOwner((trx) => trx.selectFrom('tenants').select(['name', 'slug']).where('id', '=', tenantId).executeTakeFirstOrThrow());
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(
+      `This deletes tenant "${t.name}" (${t.slug}, ${tenantId}) and every row of it; it cannot be undone.\nType its slug to confirm: `,
+    );
+    if (answer.trim() !== t.slug) throw new NotConfirmed(`not confirmed ("${answer.trim().slice(0, 100)}" is not ${t.slug}); nothing was deleted`);
+  } finally {
+    rl.close();
+  }
 }
 
 /** No database needed: the clusters are read from the directory that holds them. */
@@ -188,29 +260,26 @@ async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
   });
 }
 
+/** Writes the error (one line, or one JSON object with --json) and exits with its code. */
+function fail(message: string, exitCode: number, extra: { usage?: boolean; code?: string } = {}): never {
+  if (jsonErrors) err(JSON.stringify({ error: { message, exitCode, ...(extra.code ? { code: extra.code } : {}) } }));
+  else err(extra.usage ? `atrium: ${message}\n\n${USAGE}` : message);
+  process.exit(exitCode);
+}
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
-    if (e instanceof ConfigError || e instanceof UsageError) {
-      err(e instanceof UsageError ? `atrium: ${e.message}\n\n${USAGE}` : e.message);
-      process.exit(2);
-    }
-    if (e instanceof TenantCreationAborted) {
-      err(`atrium: ${e.message}`);
-      process.exit(130);
-    }
+    if (e instanceof UsageError) fail(e.message, 2, { usage: true });
+    if (e instanceof ConfigError) fail(e.message, 2);
+    if (e instanceof TenantCreationAborted) fail(jsonErrors ? e.message : `atrium: ${e.message}`, 130);
     // A refused value (a taken or malformed slug, an unknown role) is a message, not a crash.
-    if (e instanceof HttpProblem) {
-      err(`atrium: ${e.message}`);
-      process.exit(1);
-    }
+    if (e instanceof HttpProblem || e instanceof NotConfirmed) fail(jsonErrors ? e.message : `atrium: ${e.message}`, 1);
     // The database refusing or unreachable (a SQLSTATE, or ECONNREFUSED and its kind) is its message, not a crash.
     const code = (e as { code?: unknown }).code ?? ((e as Error).cause as { code?: unknown } | undefined)?.code;
     if (typeof code === 'string' && /^([0-9A-Z]{5}|E[A-Z]+)$/.test(code)) {
-      err(`atrium: ${(e as Error).message || code} (${code})`);
-      process.exit(1);
+      fail(jsonErrors ? (e as Error).message || code : `atrium: ${(e as Error).message || code} (${code})`, 1, { code });
     }
-    err(`atrium: ${(e as Error).stack ?? String(e)}`);
-    process.exit(1);
+    fail(jsonErrors ? String((e as Error).message ?? e) : `atrium: ${(e as Error).stack ?? String(e)}`, 1);
   },
 );

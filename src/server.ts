@@ -35,6 +35,7 @@ import { Jobs } from './platform/jobs/jobs.ts';
 import { defineMaintenance } from './platform/jobs/maintenance.ts';
 import { createLogger } from './platform/log.ts';
 import { mkdirPrivate } from './platform/private-files.ts';
+import { startTracing } from './platform/tracing.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
 import { adminRoutes } from './tenancy/routes.ts';
@@ -108,7 +109,7 @@ export async function loadSecretKey(config: Config, log: Log): Promise<Buffer> {
 export function createContext(config: Config, db: DatabaseHandle, key: Buffer, logDestination?: DestinationStream): AppContext {
   const box = new SecretBox(key);
   const auth = new AuthService(db, box, config);
-  return { config, db, box, auth, log: createLogger(config, logDestination), jobs: null };
+  return { config, db, box, auth, log: createLogger(config, logDestination), jobs: null, logDestination };
 }
 
 /** Every surface's routes; a new surface adds one line here. */
@@ -158,6 +159,8 @@ export interface Runtime {
 }
 
 export async function startServer(config: Config, log: Log, opts: { logDestination?: DestinationStream } = {}): Promise<Runtime> {
+  // Before the database handle: its Kysely instances trace statements only when tracing is on.
+  const stopTracing = startTracing(config.tracing);
   const opened = await openDatabase(config, log);
   const db = new DatabaseHandle(opened.connectionString, { statementTimeoutMs: config.requestTimeoutMs });
   let jobs: Jobs | null = null;
@@ -204,6 +207,7 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
         await readAheadSettled();
         await db.close();
         await opened.stop();
+        await stopTracing();
       })();
       return closing;
     };
@@ -213,6 +217,7 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
     await jobs?.stop().catch(() => {});
     await db.close().catch(() => {});
     await opened.stop().catch(() => {});
+    await stopTracing();
     throw err;
   }
 }

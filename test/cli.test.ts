@@ -69,7 +69,7 @@ describe('the command line', () => {
       [['tenats', 'list'], /^atrium: unknown command "tenats list" \(did you mean "tenants list"\?\)$/],
       [['srve'], /^atrium: unknown command "srve" \(did you mean "serve"\?\)$/],
       [['frobnicate'], /^atrium: unknown command "frobnicate"$/],
-      [['tenants'], /^atrium: "tenants" needs a subcommand: create, list$/],
+      [['tenants'], /^atrium: "tenants" needs a subcommand: create, list, delete$/],
       [['apps', 'create', '--tenant'], /^atrium: Option '--tenant <value>' argument missing$/],
       [['apps', 'create', '--name', 'BI'], /^atrium: --tenant is required for "apps create"$/],
       [['tenants', 'create', '--demo=yes'], /^atrium: Option '--demo' does not take an argument$/],

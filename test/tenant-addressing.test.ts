@@ -143,10 +143,14 @@ describe('the base path /t/{slug}', () => {
     for (const path of ['/t/demo/docs/json', '/t/demo/openapi.json']) {
       const doc = await server.request('GET', path);
       assert.equal(doc.status, 200, path);
-      assert.deepEqual(doc.body.servers, [{ url: '/t/demo' }], 'try-it-out calls stay under the base path');
+      assert.deepEqual(
+        doc.body.servers,
+        [{ url: `${PUBLIC_URL}/t/demo`, description: 'This deployment (ATRIUM_PUBLIC_URL)' }],
+        'try-it-out calls stay under the base path, at the public address',
+      );
       assert.ok(doc.body.paths['/api/auth/token']);
     }
-    assert.equal((await server.request('GET', '/openapi.json')).body.servers, undefined);
+    assert.deepEqual((await server.request('GET', '/openapi.json')).body.servers, [{ url: PUBLIC_URL, description: 'This deployment (ATRIUM_PUBLIC_URL)' }]);
     const missing = await server.request('GET', '/t/demo/api/no-such-thing', { headers: noTenant });
     assert.equal(missing.status, 404);
     assert.equal(missing.body.instance, '/t/demo/api/no-such-thing');

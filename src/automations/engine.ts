@@ -4,6 +4,7 @@
 // a bound ends it Failed with the reason, which no nextOnError can catch.
 import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { parseDuration } from '../config.ts';
+import { withSpan } from '../platform/tracing.ts';
 import { type Action, type Definition, field, type Json, type Workflow } from './definition.ts';
 import { Budget, ExpressionError, evaluateValue, type Scope } from './expressions.ts';
 import { HANDLERS } from './handlers.ts';
@@ -297,7 +298,9 @@ export class WorkflowRunner {
       let result: HandlerResult;
       let error: string | null = null;
       try {
-        result = first ? { output: input } : await HANDLERS[type](call);
+        result = first
+          ? { output: input }
+          : await withSpan(`automation action ${type}`, { attributes: { 'atrium.automation.action': String(action.name) } }, () => HANDLERS[type](call));
       } catch (err) {
         if (err instanceof RunFailure) {
           this.#record(call, type, started, undefined, err.message, null);

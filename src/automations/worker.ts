@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import type { AppContext } from '../platform/context.ts';
 import type { Jobs } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/log.ts';
+import { contextOf, failSpan, SpanKind, tracingOn, withSpan } from '../platform/tracing.ts';
 import { closeRunPool, runContained } from './contained.ts';
 import type { Definition } from './definition.ts';
 import type { AutomationToRun, HttpRequestValue, RunOutcome } from './engine.ts';
@@ -33,6 +34,7 @@ interface Claimed {
   payload: string;
   attempt_count: number;
   automation_id: string | null;
+  trace_context: string | null;
 }
 
 interface Settled {
@@ -141,7 +143,7 @@ export class AutomationWorker {
         for update skip locked
       ) c, webhook_subscriptions s
       where i.tenant_id = c.tenant_id and i.id = c.id and s.tenant_id = i.tenant_id and s.id = i.subscription_id
-      returning i.tenant_id, i.id, i.event_id, i.payload, i.attempt_count, s.automation_id`.execute(this.#ctx.db.kysely);
+      returning i.tenant_id, i.id, i.event_id, i.payload, i.attempt_count, s.automation_id, i.trace_context`.execute(this.#ctx.db.kysely);
     if (rows.length === 0) return IDLE_CLAIM_MS;
     const automations = await this.#load(rows);
     for (const inv of rows) this.#track(this.#runInvocation(inv, automations.get(`${inv.tenant_id}/${inv.automation_id}`) ?? null));
@@ -206,7 +208,8 @@ export class AutomationWorker {
         Headers: { 'content-type': 'application/json', 'webhook-id': inv.id },
         Body: body,
       };
-      outcome = await runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal });
+      // Traced: the run continues the trace of the event's dispatch (and so of the request that raised it).
+      outcome = await tracedRun(automation, inv.trace_context, inv.id, () => runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal }));
       // Stopped by the shutdown, not by anything the automation did: the event runs again on another worker.
       if (this.#abortRuns.signal.aborted && outcome.status === 'Failed') {
         this.#abandoned.push(inv);
@@ -333,7 +336,7 @@ export class AutomationWorker {
       Headers: { 'x-fire-time-utc': fireTime.toISOString() },
       Body: { FireTimeUtc: fireTime.toISOString() },
     };
-    const outcome = await runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal });
+    const outcome = await tracedRun(automation, null, null, () => runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal }));
     await sql`
       update automation_runs set status = ${outcome.status}, started_on_utc = ${outcome.startedOnUtc}, finished_on_utc = ${outcome.finishedOnUtc},
         error = ${outcome.error}, actions = ${JSON.stringify(outcome.actions)}::jsonb, result = ${outcome.result ? JSON.stringify(outcome.result) : null}::jsonb
@@ -347,6 +350,26 @@ export class AutomationWorker {
       update automation_runs set status = 'Failed', finished_on_utc = now(), error = 'the worker running it stopped before it finished'
       where status = 'Running' and started_on_utc < now() - ${limitMs} * interval '1 millisecond'`.execute(this.#ctx.db.kysely);
   }
+}
+
+/** The run's span (decision 0048): its actions' spans are its children; untraced, the run as it is. */
+function tracedRun(automation: AutomationToRun, traceContext: string | null, invocationId: string | null, run: () => Promise<RunOutcome>): Promise<RunOutcome> {
+  if (!tracingOn()) return run();
+  const attributes = { 'atrium.tenant.id': automation.tenantId, 'atrium.automation.id': automation.id, 'atrium.automation.version': automation.version };
+  return withSpan(
+    'automation run',
+    {
+      kind: SpanKind.CONSUMER,
+      parent: contextOf(traceContext),
+      attributes: invocationId ? { ...attributes, 'atrium.webhook.invocation.id': invocationId } : attributes,
+    },
+    async (span) => {
+      const outcome = await run();
+      span?.setAttribute('atrium.automation.status', outcome.status);
+      if (outcome.status === 'Failed') failSpan(span, outcome.error ?? 'failed');
+      return outcome;
+    },
+  );
 }
 
 function responseText(body: unknown): string | null {

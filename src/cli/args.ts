@@ -18,7 +18,9 @@ const OPTIONS = {
   password: { type: 'string' },
   email: { type: 'string' },
   dir: { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -33,6 +35,12 @@ export const COMMANDS = {
     usage: 'tenants create --name N [--slug S] [--demo [--scale S] [--[no-]progress]] [--json]',
   },
   'tenants list': { options: ['json'], usage: 'tenants list [--json]' },
+  'tenants delete': {
+    options: ['tenant', 'yes', 'json'],
+    required: ['tenant'],
+    usage: 'tenants delete --tenant T [--yes] [--json]',
+    about: 'delete the tenant and every row of it (asks to type its slug unless --yes)',
+  },
   'apps create': {
     options: ['tenant', 'name', 'role', 'json'],
     required: ['tenant', 'name'],
@@ -40,10 +48,17 @@ export const COMMANDS = {
   },
   'apps rotate': { options: ['tenant', 'app', 'json'], required: ['tenant', 'app'], usage: 'apps rotate --tenant T --app A [--json]' },
   'apps revoke': { options: ['tenant', 'app', 'json'], required: ['tenant', 'app'], usage: 'apps revoke --tenant T --app A [--json]' },
+  'apps list': { options: ['tenant', 'json'], required: ['tenant'], usage: 'apps list --tenant T [--json]' },
   'users create': {
     options: ['tenant', 'username', 'password', 'name', 'email', 'role', 'json'],
     required: ['tenant', 'username'],
     usage: 'users create --tenant T --username U [--password P] [--name N] [--email E] [--role R ...] [--json]',
+  },
+  'users list': {
+    options: ['tenant', 'json'],
+    required: ['tenant'],
+    usage: 'users list --tenant T [--json]',
+    about: 'the first 1000 by user name, with roles',
   },
   'clusters list': {
     options: ['dir', 'json'],
@@ -67,13 +82,16 @@ const commandLines = Object.values(COMMANDS)
   .join('\n');
 
 export const USAGE = `Usage: atrium <command> [options]
+       atrium --version
 
 Commands:
 ${commandLines}
 
   T is a tenant id or slug. --progress shows rows, rate and ETA of long table loads (default: on when
   stderr is a terminal). Exit status: 0 done, 1 refused or failed (unknown tenant or app, taken slug,
-  database error), 2 usage or configuration error, 130 interrupted (Ctrl-C; nothing half-created).
+  database error, deletion not confirmed), 2 usage or configuration error, 130 interrupted (Ctrl-C;
+  nothing half-created). With --json, output is JSON on stdout and an error is one JSON object on stderr:
+  {"error": {"message": ..., "exitCode": ...}}.
 
 Configuration comes from the environment (the README lists every variable), e.g. PORT, HOST, DATABASE_URL,
 DATA_DIR, ATRIUM_ADMIN_TOKEN, ATRIUM_SECRET_KEY, LOG_LEVEL, LOG_FORMAT, ATRIUM_ROLE, ATRIUM_PUBLIC_URL,
@@ -83,7 +101,7 @@ export type Values = {
   [K in OptionName]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
 };
 
-export type Parsed = { help: true } | { help: false; command: Command; values: Values };
+export type Parsed = { help: true } | { version: true; help: false } | { help: false; version?: false; command: Command; values: Values };
 
 /** `atrium` alone and `--help` anywhere ask for help; anything not in COMMANDS is a UsageError. */
 export function parseCommandLine(argv: string[]): Parsed {
@@ -94,6 +112,8 @@ export function parseCommandLine(argv: string[]): Parsed {
     throw new UsageError(describeParseError(e as Error & { code?: string }, argv));
   }
   const { values, positionals } = parsed;
+  if (values.version && positionals.length === 0) return { version: true, help: false };
+  if (values.version) throw new UsageError('--version takes no command');
   if (values.help || positionals.length === 0 || positionals[0] === 'help') return { help: true };
   const [first, second] = positionals;
   const command = (first in COMMANDS ? first : `${first} ${second ?? ''}`.trim()) as Command;

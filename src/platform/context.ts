@@ -1,4 +1,5 @@
 // What every surface receives: configuration, the database, auth and the secret box. Built once per process.
+import type { DestinationStream } from 'pino';
 import type { Config } from '../config.ts';
 import type { SecretBox } from './auth/hashing.ts';
 import type { AuthService } from './auth/service.ts';
@@ -15,4 +16,6 @@ export interface AppContext {
   log: Logger;
   /** Background jobs (pg-boss); null in one-off CLI commands. */
   jobs: Jobs | null;
+  /** Where log lines go when not stdout (a test reading them): the process logger and the request logger. */
+  logDestination?: DestinationStream;
 }

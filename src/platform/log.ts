@@ -2,11 +2,14 @@
 // JSON lines as the HTTP server's logger. Each part logs through a child naming it ({ component }).
 import { type Logger, pino } from 'pino';
 import type { Config } from '../config.ts';
+import { traceLogMixin } from './tracing.ts';
 
 export type { Logger };
 
-export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
-  return destination ? pino({ level: config.logLevel }, destination) : pino({ level: config.logLevel });
+export function createLogger(config: Pick<Config, 'logLevel'> & Partial<Pick<Config, 'tracing'>>, destination?: pino.DestinationStream): Logger {
+  // Traced: each line written inside a span names its traceId and spanId (no mixin at all when tracing is off).
+  const options = { level: config.logLevel, ...(config.tracing ? { mixin: traceLogMixin } : {}) };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**

@@ -98,3 +98,41 @@ export const extractionReadAhead = new Counter({
   labelNames: ['result'] as const,
   registers: [workRegistry],
 });
+
+export const userFeedRuns = new Counter({
+  name: 'atrium_user_feed_runs_total',
+  help: 'SFTP user feed runs finished by this process, by outcome (succeeded, failed) and dry_run (true, false)',
+  labelNames: ['outcome', 'dry_run'] as const,
+  registers: [workRegistry],
+});
+
+export const userFeedRows = new Counter({
+  name: 'atrium_user_feed_rows_total',
+  help: 'SFTP user feed rows read by this process, by outcome (created, updated, deactivated, unchanged, skipped, failed) and dry_run; a file processed before is not counted again',
+  labelNames: ['outcome', 'dry_run'] as const,
+  registers: [workRegistry],
+});
+
+/** Rows of one file by outcome, as a feed run's summary counts them. */
+export interface FeedRowCounts {
+  alreadyProcessed: boolean;
+  created: number;
+  updated: number;
+  deactivated: number;
+  unchanged: number;
+  skipped: number;
+  failed: number;
+}
+
+const FEED_ROW_OUTCOMES = ['created', 'updated', 'deactivated', 'unchanged', 'skipped', 'failed'] as const;
+
+/** Counts a finished user feed run and its files' rows. */
+export function observeUserFeedRun(failed: boolean, dryRun: boolean, files: readonly FeedRowCounts[]): void {
+  const dry_run = dryRun ? 'true' : 'false';
+  userFeedRuns.inc({ outcome: failed ? 'failed' : 'succeeded', dry_run });
+  for (const outcome of FEED_ROW_OUTCOMES) {
+    let n = 0;
+    for (const f of files) if (!f.alreadyProcessed) n += f[outcome];
+    if (n > 0) userFeedRows.inc({ outcome, dry_run }, n);
+  }
+}

@@ -11,6 +11,7 @@ import { getConfigurationKey, type JsonObject } from '../integration/configurati
 import { isUuid } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { exportStore } from '../platform/export-store.ts';
+import { observeUserFeedRun } from '../platform/metrics.ts';
 import { type FeedDeps, type FileSummary, processFile, tooLarge, unreadable } from './process-file.ts';
 import { compareFileNames, type FeedFileName, parseFileName } from './records.ts';
 import { heartbeat } from './sweep.ts';
@@ -118,6 +119,7 @@ const userFeed: Handler = async (call) => {
       .where('id', '=', runRow.id)
       .execute(),
   );
+  observeUserFeedRun(Boolean(error), dryRun, files);
   const output = { userFeedRunId: runRow.id, dryRun, files: files.map(({ details: _, ...f }) => f) };
   if (error) throw new ActionError(`${error} (user feed run ${runRow.id})`);
   return { output };

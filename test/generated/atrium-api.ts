@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /**
+         * Liveness: the process answers
+         * @description Liveness: the process answers. No authentication. Errors are problem+json (RFC 9457).
+         */
         get: operations["health_live"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness, as /health/live */
+        /**
+         * Liveness, as /health/live
+         * @description Liveness, as /health/live. No authentication. Errors are problem+json (RFC 9457).
+         */
         get: operations["health_get"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database reachable and migrated and, in a process that works jobs, its worker side (each component in checks) */
+        /**
+         * Readiness: the database reachable and migrated and, in a process that works jobs, its worker side (each component in checks)
+         * @description Readiness: the database reachable and migrated and, in a process that works jobs, its worker side (each component in checks). No authentication. Errors are problem+json (RFC 9457).
+         */
         get: operations["health_ready"];
         put?: never;
         post?: never;
@@ -62,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Who the credentials act as, with their roles */
+        /**
+         * Who the credentials act as, with their roles
+         * @description Who the credentials act as, with their roles. Authenticated by the app headers or an access token. Errors are problem+json (RFC 9457).
+         */
         get: operations["auth_whoAmI"];
         put?: never;
         post?: never;
@@ -101,7 +113,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a refresh token for new tokens (single use) */
+        /**
+         * Exchange a refresh token for new tokens (single use)
+         * @description Exchange a refresh token for new tokens (single use). No authentication. Errors are problem+json (RFC 9457).
+         */
         post: operations["auth_refreshToken"];
         delete?: never;
         options?: never;
@@ -2656,10 +2671,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tenants with their slugs and base URLs */
+        /**
+         * List the tenants with their slugs and base URLs
+         * @description List the tenants with their slugs and base URLs. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         get: operations["operator_listTenants"];
         put?: never;
-        /** Create a tenant with its first company, roles, Administrator user and app */
+        /**
+         * Create a tenant with its first company, roles, Administrator user and app
+         * @description Create a tenant with its first company, roles, Administrator user and app. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         post: operations["operator_createTenant"];
         delete?: never;
         options?: never;
@@ -2676,7 +2697,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an API app; its secret is shown once */
+        /**
+         * Create an API app; its secret is shown once
+         * @description Create an API app; its secret is shown once. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         post: operations["operator_createApp"];
         delete?: never;
         options?: never;
@@ -2693,7 +2717,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the secret of an app */
+        /**
+         * Replace the secret of an app
+         * @description Replace the secret of an app. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         post: operations["operator_rotateApp"];
         delete?: never;
         options?: never;
@@ -2711,7 +2738,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an app */
+        /**
+         * Revoke an app
+         * @description Revoke an app. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         delete: operations["operator_revokeApp"];
         options?: never;
         head?: never;
@@ -2727,7 +2757,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a user who can log in with a password */
+        /**
+         * Create a user who can log in with a password
+         * @description Create a user who can log in with a password. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
         post: operations["operator_createUser"];
         delete?: never;
         options?: never;
@@ -6948,6 +6981,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "example",
+                     *       "checks": {},
+                     *       "backlog": {}
+                     *     }
+                     */
                     "application/json": {
                         status: string;
                         /** @description Each component: ok, off (not run by this process), or what is wrong */
@@ -6991,6 +7031,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "example",
+                     *       "checks": {},
+                     *       "backlog": {}
+                     *     }
+                     */
                     "application/json": {
                         status: string;
                         /** @description Each component: ok, off (not run by this process), or what is wrong */
@@ -7034,6 +7081,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "example",
+                     *       "checks": {},
+                     *       "backlog": {}
+                     *     }
+                     */
                     "application/json": {
                         status: string;
                         /** @description Each component: ok, off (not run by this process), or what is wrong */
@@ -7098,6 +7152,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "userId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "userName": "Spring campaign",
+                     *       "roles": [
+                     *         "example"
+                     *       ],
+                     *       "via": "example"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -7132,6 +7198,15 @@ export interface operations {
         /** @description Property names are matched case-insensitively. Omit the body to use the app headers (client credentials). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "UserName": "Spring campaign",
+                 *       "Password": "example",
+                 *       "Persistent": true,
+                 *       "LoginAsDelegate": true,
+                 *       "DelegatedUserName": "Spring campaign"
+                 *     }
+                 */
                 "application/json": {
                     UserName?: string;
                     Password?: string;
@@ -7148,6 +7223,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshToken": "example",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "User": {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "UserName": "Spring campaign",
+                     *         "Name": "Spring campaign"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
@@ -7173,6 +7262,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refreshToken": "example"
+                 *     }
+                 */
                 "application/json": {
                     refreshToken: string;
                 };
@@ -7185,6 +7279,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "example",
+                     *       "tokenType": "Bearer",
+                     *       "expiresIn": 1,
+                     *       "refreshToken": "example",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "User": {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "UserName": "Spring campaign",
+                     *         "Name": "Spring campaign"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccessToken"];
                 };
             };
@@ -7218,6 +7326,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserType"];
                 };
             };
@@ -7246,6 +7360,37 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserName": "Spring campaign",
+                 *       "Name": "Spring campaign",
+                 *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Mail": "jane.doe@example.com",
+                 *       "IsActive": true,
+                 *       "HireDate": "2026-03-02",
+                 *       "StartDate": "2026-03-02",
+                 *       "ExpirationDate": "2026-03-02",
+                 *       "SsoUserName": "Spring campaign",
+                 *       "SsoOnly": true,
+                 *       "AdUserName": "Spring campaign",
+                 *       "Phone": "example",
+                 *       "TaxPayerNumber": "example",
+                 *       "ChangePasswordOnFirstLogon": true,
+                 *       "RequiredWeeklyHours": 10,
+                 *       "RequiredHours": 10,
+                 *       "LeaveDayHours": 10,
+                 *       "WeeklyOvertimeThresholdHours": 10,
+                 *       "Tolerance": 1,
+                 *       "TimesheetRequired": true,
+                 *       "CompanyCode": "ACME",
+                 *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserBody"];
             };
         };
@@ -7256,6 +7401,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "TimesheetRequired": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "Action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserSaved"];
                 };
             };
@@ -7265,6 +7457,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "TimesheetRequired": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "Action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserSaved"];
                 };
             };
@@ -7298,6 +7537,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "TimesheetRequired": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -7325,6 +7610,118 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Password": {
+                 *         "value": "example"
+                 *       },
+                 *       "UserName": {
+                 *         "value": "example"
+                 *       },
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "ExternalId": {
+                 *         "value": "example"
+                 *       },
+                 *       "ExternalNumber": {
+                 *         "value": "example"
+                 *       },
+                 *       "EmployeeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypologyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ResponsibleId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "UserTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CityId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Mail": {
+                 *         "value": "example"
+                 *       },
+                 *       "IsActive": {
+                 *         "value": true
+                 *       },
+                 *       "HireDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "StartDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "ExpirationDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "SsoUserName": {
+                 *         "value": "example"
+                 *       },
+                 *       "SsoOnly": {
+                 *         "value": true
+                 *       },
+                 *       "AdUserName": {
+                 *         "value": "example"
+                 *       },
+                 *       "Phone": {
+                 *         "value": "example"
+                 *       },
+                 *       "TaxPayerNumber": {
+                 *         "value": "example"
+                 *       },
+                 *       "ChangePasswordOnFirstLogon": {
+                 *         "value": true
+                 *       },
+                 *       "RequiredWeeklyHours": {
+                 *         "value": 125
+                 *       },
+                 *       "RequiredHours": {
+                 *         "value": 125
+                 *       },
+                 *       "LeaveDayHours": {
+                 *         "value": 125
+                 *       },
+                 *       "WeeklyOvertimeThresholdHours": {
+                 *         "value": 125
+                 *       },
+                 *       "Tolerance": {
+                 *         "value": 125
+                 *       },
+                 *       "EntryTimeTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "ExitTimeTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "EntryTimeToleranceTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "ExitTimeToleranceTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "OffsetTotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "PaidUndertime": {
+                 *         "value": true
+                 *       },
+                 *       "PaidOvertime": {
+                 *         "value": true
+                 *       },
+                 *       "TimesheetRequired": {
+                 *         "value": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserPatchBody"];
             };
         };
@@ -7335,6 +7732,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "TimesheetRequired": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -7368,6 +7811,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserName": "Spring campaign",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ExternalNumber": "example",
+                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Mail": "jane.doe@example.com",
+                     *       "IsActive": true,
+                     *       "HireDate": "2026-03-02",
+                     *       "StartDate": "2026-03-02",
+                     *       "ExpirationDate": "2026-03-02",
+                     *       "SsoUserName": "Spring campaign",
+                     *       "SsoOnly": true,
+                     *       "AdUserName": "Spring campaign",
+                     *       "Phone": "example",
+                     *       "TaxPayerNumber": "example",
+                     *       "ChangePasswordOnFirstLogon": true,
+                     *       "RequiredWeeklyHours": 10,
+                     *       "RequiredHours": 10,
+                     *       "LeaveDayHours": 10,
+                     *       "WeeklyOvertimeThresholdHours": 10,
+                     *       "Tolerance": 1,
+                     *       "EntryTimeTotalMinutes": 1,
+                     *       "ExitTimeTotalMinutes": 1,
+                     *       "EntryTimeToleranceTotalMinutes": 1,
+                     *       "ExitTimeToleranceTotalMinutes": 1,
+                     *       "OffsetTotalMinutes": 1,
+                     *       "PaidUndertime": true,
+                     *       "PaidOvertime": true,
+                     *       "TimesheetRequired": true,
+                     *       "CompanyCode": "ACME",
+                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HasPassword": true,
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["User"];
                 };
             };
@@ -7396,6 +7885,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Name": "Spring campaign",
+                 *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "IsActive": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["EmployeeBody"];
             };
         };
@@ -7406,6 +7904,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "IsActive": true,
+                     *       "Action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmployeeSaved"];
                 };
             };
@@ -7415,6 +7923,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "IsActive": true,
+                     *       "Action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmployeeSaved"];
                 };
             };
@@ -7443,6 +7961,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyCode": "ACME",
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "code": "ACME",
+                 *       "number": "example",
+                 *       "street": "example",
+                 *       "street2": "example",
+                 *       "zipPostal": "example",
+                 *       "stateProvince": "example",
+                 *       "city": "example",
+                 *       "taxpayerNumber": "example",
+                 *       "country": "example",
+                 *       "active": true,
+                 *       "otherDebtor": true,
+                 *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "paymentConditionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "setFirstPaymentConditionIfExternalIdIsNull": true,
+                 *       "applyDefaultPaymentCondition": true,
+                 *       "applyDefaultCurrency": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["ClientBody"];
             };
         };
@@ -7453,6 +7999,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "code": "ACME",
+                     *       "number": "example",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "country": "example",
+                     *       "active": true,
+                     *       "otherDebtor": true,
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClientSaved"];
                 };
             };
@@ -7462,6 +8033,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "code": "ACME",
+                     *       "number": "example",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "country": "example",
+                     *       "active": true,
+                     *       "otherDebtor": true,
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClientSaved"];
                 };
             };
@@ -7490,6 +8086,41 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "code": "ACME",
+                 *       "number": "example",
+                 *       "street": "example",
+                 *       "street2": "example",
+                 *       "zipPostal": "example",
+                 *       "stateProvince": "example",
+                 *       "city": "example",
+                 *       "taxpayerNumber": "example",
+                 *       "country": "example",
+                 *       "blocked": true,
+                 *       "timesheetLevelId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "commercialPaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "commercialPaymentConditionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "clientGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "clientGroupExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "projectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "projectOwnerExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "setFirstPaymentConditionIfExternalIdIsNull": true,
+                 *       "applyDefaultPaymentCondition": true,
+                 *       "insertUpdateCheckOnlyId": true,
+                 *       "nameAndExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "_options": {
+                 *         "ignoreCode": true,
+                 *         "linkDefaultCompany": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommercialClientBody"];
             };
         };
@@ -7500,6 +8131,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "code": "ACME",
+                     *       "number": "example",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "country": "example",
+                     *       "blocked": true,
+                     *       "timesheetLevelId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "commercialPaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "clientGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "projectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "billingClients": [
+                     *         {
+                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "companyCode": "ACME"
+                     *         }
+                     *       ],
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommercialClientSaved"];
                 };
             };
@@ -7509,6 +8173,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "code": "ACME",
+                     *       "number": "example",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "country": "example",
+                     *       "blocked": true,
+                     *       "timesheetLevelId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "commercialPaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "clientGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "projectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "billingClients": [
+                     *         {
+                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "companyCode": "ACME"
+                     *         }
+                     *       ],
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommercialClientSaved"];
                 };
             };
@@ -7537,6 +8234,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyCode": "ACME",
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "street": "example",
+                 *       "street2": "example",
+                 *       "zipPostal": "example",
+                 *       "stateProvince": "example",
+                 *       "city": "example",
+                 *       "taxpayerNumber": "example",
+                 *       "active": true,
+                 *       "otherCreditor": true,
+                 *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "paymentConditionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "vatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "vatExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "applyDefaultPaymentCondition": true,
+                 *       "applyDefaultCurrency": true,
+                 *       "applyDefaultVat": true,
+                 *       "_options": {
+                 *         "disableVatUpdate": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SupplierBody"];
             };
         };
@@ -7547,6 +8274,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "active": true,
+                     *       "otherCreditor": true,
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "vatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupplierSaved"];
                 };
             };
@@ -7556,6 +8306,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "street": "example",
+                     *       "street2": "example",
+                     *       "zipPostal": "example",
+                     *       "stateProvince": "example",
+                     *       "city": "example",
+                     *       "taxpayerNumber": "example",
+                     *       "active": true,
+                     *       "otherCreditor": true,
+                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "vatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SupplierSaved"];
                 };
             };
@@ -7584,6 +8357,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "ACME",
+                 *       "name": "Spring campaign",
+                 *       "requiredHours": 10,
+                 *       "timesheetStart": "2026-03-02",
+                 *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "currencyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CompanyBody"];
             };
         };
@@ -7594,6 +8379,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "code": "ACME",
+                     *       "name": "Spring campaign",
+                     *       "requiredHours": 10,
+                     *       "timesheetStart": "2026-03-02",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanySaved"];
                 };
             };
@@ -7603,6 +8400,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "code": "ACME",
+                     *       "name": "Spring campaign",
+                     *       "requiredHours": 10,
+                     *       "timesheetStart": "2026-03-02",
+                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CompanySaved"];
                 };
             };
@@ -7631,6 +8440,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DivisionBody"];
             };
         };
@@ -7641,6 +8458,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DivisionSaved"];
                 };
             };
@@ -7650,6 +8477,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DivisionSaved"];
                 };
             };
@@ -7678,6 +8515,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "divisionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DepartmentBody"];
             };
         };
@@ -7688,6 +8535,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepartmentSaved"];
                 };
             };
@@ -7697,6 +8555,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DepartmentSaved"];
                 };
             };
@@ -7725,6 +8594,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "isoCode": "ACME"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CountryBody"];
             };
         };
@@ -7735,6 +8611,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "isoCode": "ACME",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CountrySaved"];
                 };
             };
@@ -7744,6 +8629,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "isoCode": "ACME",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CountrySaved"];
                 };
             };
@@ -7772,6 +8666,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "countryExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CityBody"];
             };
         };
@@ -7782,6 +8684,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CitySaved"];
                 };
             };
@@ -7791,6 +8702,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CitySaved"];
                 };
             };
@@ -7819,6 +8739,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "isoCode": "ACME",
+                 *       "symbol": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CurrencyBody"];
             };
         };
@@ -7829,6 +8757,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "isoCode": "ACME",
+                     *       "symbol": "example",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CurrencySaved"];
                 };
             };
@@ -7838,6 +8776,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "isoCode": "ACME",
+                     *       "symbol": "example",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CurrencySaved"];
                 };
             };
@@ -7866,6 +8814,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "percentage": 1,
+                 *       "isActive": true,
+                 *       "isDefault": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["VatBody"];
             };
         };
@@ -7876,6 +8835,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "percentage": 1,
+                     *       "isActive": true,
+                     *       "isDefault": true,
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VatSaved"];
                 };
             };
@@ -7885,6 +8857,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "percentage": 1,
+                     *       "isActive": true,
+                     *       "isDefault": true,
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["VatSaved"];
                 };
             };
@@ -7913,6 +8898,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "days": 1,
+                 *       "isDefault": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["PaymentConditionBody"];
             };
         };
@@ -7923,6 +8918,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "days": 1,
+                     *       "isDefault": true,
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PaymentConditionSaved"];
                 };
             };
@@ -7932,6 +8939,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "days": 1,
+                     *       "isDefault": true,
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PaymentConditionSaved"];
                 };
             };
@@ -7960,6 +8979,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ClientGroupBody"];
             };
         };
@@ -7970,6 +8995,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClientGroupSaved"];
                 };
             };
@@ -7979,6 +9012,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClientGroupSaved"];
                 };
             };
@@ -8007,6 +9048,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTypologyGroupBody"];
             };
         };
@@ -8017,6 +9066,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologyGroupSaved"];
                 };
             };
@@ -8026,6 +9085,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologyGroupSaved"];
                 };
             };
@@ -8054,6 +9123,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "companyCode": "ACME",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "name": "Spring campaign",
+                 *       "plannable": true,
+                 *       "isActive": true,
+                 *       "hourlyValue": 125,
+                 *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "typologyGroupExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTypologyBody"];
             };
         };
@@ -8064,6 +9148,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "plannable": true,
+                     *       "isActive": true,
+                     *       "hourlyValue": 125,
+                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologySaved"];
                 };
             };
@@ -8073,6 +9172,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "plannable": true,
+                     *       "isActive": true,
+                     *       "hourlyValue": 125,
+                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "action": "Created"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologySaved"];
                 };
             };
@@ -8101,6 +9215,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "commercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "billingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "vatExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommercialClientCompanyBody"];
             };
         };
@@ -8111,6 +9234,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "commercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "billingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "vatExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommercialClientCompany"];
                 };
             };
@@ -8146,6 +9279,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Department"];
                 };
             };
@@ -8181,6 +9324,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "plannable": true,
+                     *       "isActive": true,
+                     *       "hourlyValue": 125,
+                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypology"];
                 };
             };
@@ -8214,6 +9371,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "example",
+                     *       "value": {},
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfigurationKey"];
                 };
             };
@@ -8242,6 +9406,7 @@ export interface operations {
         /** @description A JSON object */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": {
                     [key: string]: unknown;
                 };
@@ -8254,6 +9419,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "example",
+                     *       "value": {},
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfigurationKey"];
                 };
             };
@@ -8263,6 +9435,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": "example",
+                     *       "value": {},
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConfigurationKey"];
                 };
             };
@@ -8299,6 +9478,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Oid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "UserName": "Spring campaign",
+                     *         "AdUserName": "Spring campaign"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["AdUserToBlock"][];
                 };
             };
@@ -8324,6 +9512,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Oid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "AccountExpirationDate": "2026-03-02"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AdBlockBody"];
             };
         };
@@ -8334,6 +9528,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Oid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         Oid: string;
@@ -8368,6 +9567,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "AdUserName": "Spring campaign",
+                     *         "Password": "example"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["AdBlockedLoginRequest"][];
                 };
             };
@@ -8393,6 +9601,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "RequestResult": true,
+                 *       "RequestResultMessage": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AdRequestAnswer"];
             };
         };
@@ -8403,6 +9618,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         Id: string;
@@ -8442,6 +9662,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "AdUserName": "Spring campaign",
+                     *         "AccountExpirationDate": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["AdUnblockUserRequest"][];
                 };
             };
@@ -8467,6 +9696,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "RequestResult": true,
+                 *       "RequestResultMessage": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AdRequestAnswer"];
             };
         };
@@ -8477,6 +9713,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         Id: string;
@@ -8511,6 +9752,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "LastRunOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: date-time */
                         LastRunOnUtc: string;
@@ -8542,6 +9788,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProjectCreateBody"];
             };
         };
@@ -8552,6 +9808,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectNatureId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "Investment": 1,
+                     *       "AllowsTimesheet": true,
+                     *       "IsDeliverable": true,
+                     *       "IsActivated": true,
+                     *       "ProjectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectManagerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectType": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"] | components["schemas"]["Project"][];
                 };
             };
@@ -8585,6 +9880,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectNatureId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "Investment": 1,
+                     *       "AllowsTimesheet": true,
+                     *       "IsDeliverable": true,
+                     *       "IsActivated": true,
+                     *       "ProjectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectManagerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectType": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"];
                 };
             };
@@ -8615,6 +9949,91 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "Number": {
+                 *         "value": "example"
+                 *       },
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ClientId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ContractId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BrandId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProductId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ClassificationId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectNatureId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CurrencyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "RateCardId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "RateCardColumnId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BusinessObjectTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BeginDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "BeginDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "Investment": {
+                 *         "value": 125
+                 *       },
+                 *       "AllowsTimesheet": {
+                 *         "value": true
+                 *       },
+                 *       "IsDeliverable": {
+                 *         "value": true
+                 *       },
+                 *       "IsActivated": {
+                 *         "value": true
+                 *       },
+                 *       "ProjectOwnerId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectManagerId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectType": {
+                 *         "value": 125
+                 *       },
+                 *       "IsDraft": {
+                 *         "value": true
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ProjectPatchBody"];
             };
         };
@@ -8625,6 +10044,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectNatureId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "Investment": 1,
+                     *       "AllowsTimesheet": true,
+                     *       "IsDeliverable": true,
+                     *       "IsActivated": true,
+                     *       "ProjectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectManagerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectType": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"];
                 };
             };
@@ -8653,6 +10111,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["JobCreateBody"];
             };
         };
@@ -8663,6 +10131,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ParentJobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Priority": 1,
+                     *       "BusinessValue": 125,
+                     *       "EntryDateUtc": "2026-03-02",
+                     *       "AgreedDateUtc": "2026-03-02",
+                     *       "RequestedDateUtc": "2026-03-02",
+                     *       "Subject": "example",
+                     *       "ToIntegrate": true,
+                     *       "Motive": "example",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"] | components["schemas"]["Job"][];
                 };
             };
@@ -8696,6 +10195,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ParentJobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Priority": 1,
+                     *       "BusinessValue": 125,
+                     *       "EntryDateUtc": "2026-03-02",
+                     *       "AgreedDateUtc": "2026-03-02",
+                     *       "RequestedDateUtc": "2026-03-02",
+                     *       "Subject": "example",
+                     *       "ToIntegrate": true,
+                     *       "Motive": "example",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"];
                 };
             };
@@ -8726,6 +10256,67 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "Number": {
+                 *         "value": "example"
+                 *       },
+                 *       "ProjectId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "JobTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ParentJobId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "JobClassificationId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Priority": {
+                 *         "value": 125
+                 *       },
+                 *       "BusinessValue": {
+                 *         "value": 125
+                 *       },
+                 *       "EntryDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EntryDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "AgreedDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "AgreedDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "RequestedDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "RequestedDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "Subject": {
+                 *         "value": "example"
+                 *       },
+                 *       "ToIntegrate": {
+                 *         "value": true
+                 *       },
+                 *       "Motive": {
+                 *         "value": "example"
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["JobPatchBody"];
             };
         };
@@ -8736,6 +10327,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ParentJobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Priority": 1,
+                     *       "BusinessValue": 125,
+                     *       "EntryDateUtc": "2026-03-02",
+                     *       "AgreedDateUtc": "2026-03-02",
+                     *       "RequestedDateUtc": "2026-03-02",
+                     *       "Subject": "example",
+                     *       "ToIntegrate": true,
+                     *       "Motive": "example",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Job"];
                 };
             };
@@ -8764,6 +10386,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContractCreateBody"];
             };
         };
@@ -8774,6 +10406,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contract"] | components["schemas"]["Contract"][];
                 };
             };
@@ -8807,6 +10465,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contract"];
                 };
             };
@@ -8837,6 +10521,52 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "Number": {
+                 *         "value": "example"
+                 *       },
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ClientId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BrandId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProductId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CurrencyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BeginDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "BeginDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "StartDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContractPatchBody"];
             };
         };
@@ -8847,6 +10577,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Contract"];
                 };
             };
@@ -8875,6 +10631,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RequestCreateBody"];
             };
         };
@@ -8885,6 +10651,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "EndDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "IsActivated": true,
+                     *       "Priority": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Request"] | components["schemas"]["Request"][];
                 };
             };
@@ -8918,6 +10712,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "EndDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "IsActivated": true,
+                     *       "Priority": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Request"];
                 };
             };
@@ -8948,6 +10770,49 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "Number": {
+                 *         "value": "example"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ClientId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BrandId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProductId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ContractId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BeginDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDateUtc": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "IsActivated": {
+                 *         "value": true
+                 *       },
+                 *       "Priority": {
+                 *         "value": 125
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["RequestPatchBody"];
             };
         };
@@ -8958,6 +10823,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BeginDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "EndDateUtc": "2026-03-02T09:30:00.000Z",
+                     *       "IsActivated": true,
+                     *       "Priority": 1,
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Request"];
                 };
             };
@@ -8986,6 +10879,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimateCreateBody"];
             };
         };
@@ -8996,6 +10899,124 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Exchange": 1,
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "Expiration": "2026-03-02",
+                     *       "Items": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Order": 1,
+                     *           "Name": "Spring campaign",
+                     *           "Description": "example",
+                     *           "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Retainer": true,
+                     *           "Approved": true,
+                     *           "Billed": true,
+                     *           "AgencyCommissionPercentage": 1,
+                     *           "ClientDirectValue": 125,
+                     *           "QuantityIncome": 10,
+                     *           "UnitPriceIncome": 125,
+                     *           "QuantityCost": 125,
+                     *           "UnitPriceCost": 125,
+                     *           "AgencyCommissionValue": 125,
+                     *           "Details": [
+                     *             {
+                     *               "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DetailType": 1,
+                     *               "DetailTypeName": "Spring campaign",
+                     *               "Description": "example",
+                     *               "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "QuantityIncome": 10,
+                     *               "UnitPriceIncome": 125,
+                     *               "DiscountIncome": 10,
+                     *               "QuantityCost": 125,
+                     *               "UnitPriceCost": 125,
+                     *               "DiscountCost": 125,
+                     *               "AgencyCommissionValue": 125,
+                     *               "TableRate": 125
+                     *             }
+                     *           ],
+                     *           "ValueWithoutVatIncome": 125,
+                     *           "VatValueIncome": 125,
+                     *           "ValueWithVatIncome": 125,
+                     *           "ValueWithoutVatCost": 125,
+                     *           "VatValueCost": 125,
+                     *           "ValueWithVatCost": 125,
+                     *           "CompanyValueWithoutVatIncome": 125,
+                     *           "CompanyVatValueIncome": 125,
+                     *           "CompanyValueWithVatIncome": 125,
+                     *           "CompanyValueWithoutVatCost": 125,
+                     *           "CompanyVatValueCost": 125,
+                     *           "CompanyValueWithVatCost": 125
+                     *         }
+                     *       ],
+                     *       "Totals": {
+                     *         "ValueWithoutVatIncome": 125,
+                     *         "VatValueIncome": 125,
+                     *         "ValueWithVatIncome": 125,
+                     *         "ValueWithoutVatCost": 125,
+                     *         "VatValueCost": 125,
+                     *         "ValueWithVatCost": 125,
+                     *         "CompanyValueWithoutVatIncome": 125,
+                     *         "CompanyVatValueIncome": 125,
+                     *         "CompanyValueWithVatIncome": 125,
+                     *         "CompanyValueWithoutVatCost": 125,
+                     *         "CompanyVatValueCost": 125,
+                     *         "CompanyValueWithVatCost": 125,
+                     *         "Exchange": 1
+                     *       },
+                     *       "BillingConditions": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Type": 1,
+                     *           "Frequency": 1,
+                     *           "AmountType": 125,
+                     *           "Percentage": 1,
+                     *           "Value": 125,
+                     *           "YourReference": "example",
+                     *           "Date": "2026-03-02",
+                     *           "DayOfMonth": 1,
+                     *           "DayOfWeek": 1
+                     *         }
+                     *       ],
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Estimate"] | components["schemas"]["Estimate"][];
                 };
             };
@@ -9029,6 +11050,124 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Exchange": 1,
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "Expiration": "2026-03-02",
+                     *       "Items": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Order": 1,
+                     *           "Name": "Spring campaign",
+                     *           "Description": "example",
+                     *           "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Retainer": true,
+                     *           "Approved": true,
+                     *           "Billed": true,
+                     *           "AgencyCommissionPercentage": 1,
+                     *           "ClientDirectValue": 125,
+                     *           "QuantityIncome": 10,
+                     *           "UnitPriceIncome": 125,
+                     *           "QuantityCost": 125,
+                     *           "UnitPriceCost": 125,
+                     *           "AgencyCommissionValue": 125,
+                     *           "Details": [
+                     *             {
+                     *               "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DetailType": 1,
+                     *               "DetailTypeName": "Spring campaign",
+                     *               "Description": "example",
+                     *               "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "QuantityIncome": 10,
+                     *               "UnitPriceIncome": 125,
+                     *               "DiscountIncome": 10,
+                     *               "QuantityCost": 125,
+                     *               "UnitPriceCost": 125,
+                     *               "DiscountCost": 125,
+                     *               "AgencyCommissionValue": 125,
+                     *               "TableRate": 125
+                     *             }
+                     *           ],
+                     *           "ValueWithoutVatIncome": 125,
+                     *           "VatValueIncome": 125,
+                     *           "ValueWithVatIncome": 125,
+                     *           "ValueWithoutVatCost": 125,
+                     *           "VatValueCost": 125,
+                     *           "ValueWithVatCost": 125,
+                     *           "CompanyValueWithoutVatIncome": 125,
+                     *           "CompanyVatValueIncome": 125,
+                     *           "CompanyValueWithVatIncome": 125,
+                     *           "CompanyValueWithoutVatCost": 125,
+                     *           "CompanyVatValueCost": 125,
+                     *           "CompanyValueWithVatCost": 125
+                     *         }
+                     *       ],
+                     *       "Totals": {
+                     *         "ValueWithoutVatIncome": 125,
+                     *         "VatValueIncome": 125,
+                     *         "ValueWithVatIncome": 125,
+                     *         "ValueWithoutVatCost": 125,
+                     *         "VatValueCost": 125,
+                     *         "ValueWithVatCost": 125,
+                     *         "CompanyValueWithoutVatIncome": 125,
+                     *         "CompanyVatValueIncome": 125,
+                     *         "CompanyValueWithVatIncome": 125,
+                     *         "CompanyValueWithoutVatCost": 125,
+                     *         "CompanyVatValueCost": 125,
+                     *         "CompanyValueWithVatCost": 125,
+                     *         "Exchange": 1
+                     *       },
+                     *       "BillingConditions": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Type": 1,
+                     *           "Frequency": 1,
+                     *           "AmountType": 125,
+                     *           "Percentage": 1,
+                     *           "Value": 125,
+                     *           "YourReference": "example",
+                     *           "Date": "2026-03-02",
+                     *           "DayOfMonth": 1,
+                     *           "DayOfWeek": 1
+                     *         }
+                     *       ],
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Estimate"];
                 };
             };
@@ -9059,6 +11198,73 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": {
+                 *         "value": "example"
+                 *       },
+                 *       "Number": {
+                 *         "value": "example"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ClientId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProjectId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ContractId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "JobTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "BrandId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "ProductId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CurrencyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Exchange": {
+                 *         "value": 125
+                 *       },
+                 *       "RateCardId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "RateCardColumnId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Date": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "StartDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "Expiration": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "EstimateCopyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "IsDraft": {
+                 *         "value": true
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimatePatchBody"];
             };
         };
@@ -9069,6 +11275,124 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "Number": "example",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Exchange": 1,
+                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "Expiration": "2026-03-02",
+                     *       "Items": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Order": 1,
+                     *           "Name": "Spring campaign",
+                     *           "Description": "example",
+                     *           "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Retainer": true,
+                     *           "Approved": true,
+                     *           "Billed": true,
+                     *           "AgencyCommissionPercentage": 1,
+                     *           "ClientDirectValue": 125,
+                     *           "QuantityIncome": 10,
+                     *           "UnitPriceIncome": 125,
+                     *           "QuantityCost": 125,
+                     *           "UnitPriceCost": 125,
+                     *           "AgencyCommissionValue": 125,
+                     *           "Details": [
+                     *             {
+                     *               "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DetailType": 1,
+                     *               "DetailTypeName": "Spring campaign",
+                     *               "Description": "example",
+                     *               "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "QuantityIncome": 10,
+                     *               "UnitPriceIncome": 125,
+                     *               "DiscountIncome": 10,
+                     *               "QuantityCost": 125,
+                     *               "UnitPriceCost": 125,
+                     *               "DiscountCost": 125,
+                     *               "AgencyCommissionValue": 125,
+                     *               "TableRate": 125
+                     *             }
+                     *           ],
+                     *           "ValueWithoutVatIncome": 125,
+                     *           "VatValueIncome": 125,
+                     *           "ValueWithVatIncome": 125,
+                     *           "ValueWithoutVatCost": 125,
+                     *           "VatValueCost": 125,
+                     *           "ValueWithVatCost": 125,
+                     *           "CompanyValueWithoutVatIncome": 125,
+                     *           "CompanyVatValueIncome": 125,
+                     *           "CompanyValueWithVatIncome": 125,
+                     *           "CompanyValueWithoutVatCost": 125,
+                     *           "CompanyVatValueCost": 125,
+                     *           "CompanyValueWithVatCost": 125
+                     *         }
+                     *       ],
+                     *       "Totals": {
+                     *         "ValueWithoutVatIncome": 125,
+                     *         "VatValueIncome": 125,
+                     *         "ValueWithVatIncome": 125,
+                     *         "ValueWithoutVatCost": 125,
+                     *         "VatValueCost": 125,
+                     *         "ValueWithVatCost": 125,
+                     *         "CompanyValueWithoutVatIncome": 125,
+                     *         "CompanyVatValueIncome": 125,
+                     *         "CompanyValueWithVatIncome": 125,
+                     *         "CompanyValueWithoutVatCost": 125,
+                     *         "CompanyVatValueCost": 125,
+                     *         "CompanyValueWithVatCost": 125,
+                     *         "Exchange": 1
+                     *       },
+                     *       "BillingConditions": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Type": 1,
+                     *           "Frequency": 1,
+                     *           "AmountType": 125,
+                     *           "Percentage": 1,
+                     *           "Value": 125,
+                     *           "YourReference": "example",
+                     *           "Date": "2026-03-02",
+                     *           "DayOfMonth": 1,
+                     *           "DayOfWeek": 1
+                     *         }
+                     *       ],
+                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Stage": "example",
+                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StageType": "example",
+                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": {},
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Estimate"];
                 };
             };
@@ -9102,6 +11426,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Name": "Spring campaign",
+                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "EntryDate": "2026-03-02",
+                     *       "AgreedDate": "2026-03-02",
+                     *       "RequestedDate": "2026-03-02",
+                     *       "BeginDateUtc": "2026-03-02",
+                     *       "EndDateUtc": "2026-03-02",
+                     *       "Investment": 1,
+                     *       "IsDraft": true,
+                     *       "Plannable": true,
+                     *       "Priority": 1,
+                     *       "Effort": 1,
+                     *       "BusinessValue": 125,
+                     *       "AllowsTimesheet": true,
+                     *       "IsDeliverable": true,
+                     *       "IsActivated": true,
+                     *       "MarketId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectType": 1,
+                     *       "DocumentUserFieldValues": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProjectTemplate"];
                 };
             };
@@ -9138,6 +11494,66 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "Name": "Spring campaign",
+                     *         "IsDefault": true,
+                     *         "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "DocumentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "DocumentTypeName": "Spring campaign",
+                     *         "Stages": [
+                     *           {
+                     *             "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "Name": "Spring campaign",
+                     *             "LocalizedName": "Spring campaign",
+                     *             "Color": "example",
+                     *             "Order": 1,
+                     *             "IsInitial": true,
+                     *             "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "StageType": "example",
+                     *             "StageTypeColor": "example",
+                     *             "AllowWriteTeams": [
+                     *               {
+                     *                 "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *                 "Name": "Spring campaign"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "Transitions": [
+                     *           {
+                     *             "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "Name": "Spring campaign",
+                     *             "LocalizedName": "Spring campaign",
+                     *             "FromStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "FromStage": "example",
+                     *             "ToStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "ToStage": "example",
+                     *             "Order": 1,
+                     *             "RequestConfirmation": true,
+                     *             "MustSendNotification": true,
+                     *             "CommentRequired": true,
+                     *             "HoursRequired": true,
+                     *             "FileUploadRequired": true,
+                     *             "FileUploadFolder": "example",
+                     *             "Motives": [
+                     *               {}
+                     *             ],
+                     *             "Roles": [
+                     *               {}
+                     *             ],
+                     *             "TypeIds": [
+                     *               "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Workflow"][];
                 };
             };
@@ -9172,6 +11588,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "Name": "Spring campaign",
+                     *         "LocalizedName": "Spring campaign",
+                     *         "FromStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "FromStage": "example",
+                     *         "ToStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "ToStage": "example",
+                     *         "Order": 1,
+                     *         "RequestConfirmation": true,
+                     *         "MustSendNotification": true,
+                     *         "CommentRequired": true,
+                     *         "HoursRequired": true,
+                     *         "FileUploadRequired": true,
+                     *         "FileUploadFolder": "example",
+                     *         "Motives": [
+                     *           {}
+                     *         ],
+                     *         "Roles": [
+                     *           {}
+                     *         ],
+                     *         "TypeIds": [
+                     *           "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["WorkflowTransition"][];
                 };
             };
@@ -9202,6 +11648,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {}
+                 *     ]
+                 */
                 "application/json": components["schemas"]["EstimateItemsBody"];
             };
         };
@@ -9212,6 +11663,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Items": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Order": 1,
+                     *           "Name": "Spring campaign"
+                     *         }
+                     *       ],
+                     *       "Totals": {
+                     *         "ValueWithoutVatIncome": 125,
+                     *         "VatValueIncome": 125,
+                     *         "ValueWithVatIncome": 125,
+                     *         "ValueWithoutVatCost": 125,
+                     *         "VatValueCost": 125,
+                     *         "ValueWithVatCost": 125,
+                     *         "CompanyValueWithoutVatIncome": 125,
+                     *         "CompanyVatValueIncome": 125,
+                     *         "CompanyValueWithVatIncome": 125,
+                     *         "CompanyValueWithoutVatCost": 125,
+                     *         "CompanyVatValueCost": 125,
+                     *         "CompanyValueWithVatCost": 125,
+                     *         "Exchange": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["EstimateItemsAnswer"];
                 };
             };
@@ -9240,6 +11718,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Description": "example",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Hours": 10,
+                 *       "QuantityIncome": 10,
+                 *       "UnitPriceIncome": 125,
+                 *       "DiscountIncome": 10,
+                 *       "QuantityCost": 125,
+                 *       "UnitPriceCost": 125,
+                 *       "DiscountCost": 125
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimateDetailBody"];
             };
         };
@@ -9250,6 +11748,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableRate": 125
+                     *     }
+                     */
                     "application/json": components["schemas"]["EstimateDetailCreated"];
                 };
             };
@@ -9278,6 +11783,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Description": "example",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Hours": 10,
+                 *       "QuantityIncome": 10,
+                 *       "UnitPriceIncome": 125,
+                 *       "DiscountIncome": 10,
+                 *       "QuantityCost": 125,
+                 *       "UnitPriceCost": 125,
+                 *       "DiscountCost": 125
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimateDetailBody"];
             };
         };
@@ -9288,6 +11813,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableRate": 125
+                     *     }
+                     */
                     "application/json": components["schemas"]["EstimateDetailCreated"];
                 };
             };
@@ -9316,6 +11848,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Description": "example",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Hours": 10,
+                 *       "QuantityIncome": 10,
+                 *       "UnitPriceIncome": 125,
+                 *       "DiscountIncome": 10,
+                 *       "QuantityCost": 125,
+                 *       "UnitPriceCost": 125,
+                 *       "DiscountCost": 125
+                 *     }
+                 */
                 "application/json": components["schemas"]["EstimateDetailBody"];
             };
         };
@@ -9326,6 +11878,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableRate": 125
+                     *     }
+                     */
                     "application/json": components["schemas"]["EstimateDetailCreated"];
                 };
             };
@@ -9354,6 +11913,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingConditionsBody"];
             };
         };
@@ -9364,6 +11928,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "Type": 1,
+                     *         "Frequency": 1,
+                     *         "AmountType": 125,
+                     *         "Percentage": 1,
+                     *         "Value": 125,
+                     *         "YourReference": "example",
+                     *         "Date": "2026-03-02",
+                     *         "DayOfMonth": 1,
+                     *         "DayOfWeek": 1
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["BillingCondition"][];
                 };
             };
@@ -9395,6 +11978,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "users": [
+                     *         {
+                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "userName": "Spring campaign",
+                     *           "name": "Spring campaign",
+                     *           "email": "jane.doe@example.com",
+                     *           "isActive": true,
+                     *           "roles": [
+                     *             "example"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "roles": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "description": "example"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         users: {
                             /** Format: uuid */
@@ -9437,6 +12042,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ],
+                 *       "DuplicateModel": {
+                 *         "UserToDuplicateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *         "Name": "Spring campaign",
+                 *         "UserName": "Spring campaign"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserCreateBody"];
             };
         };
@@ -9447,6 +12067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": {
                         [key: string]: unknown;
                     } | {
@@ -9479,6 +12100,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {
+                 *         "CommercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *         "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CreateManyModel": [
+                 *         {
+                 *           "CommercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommercialClientUserCreateBody"];
             };
         };
@@ -9489,6 +12126,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CommercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Active": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["CommercialClientUser"] | components["schemas"]["CommercialClientUser"][];
                 };
             };
@@ -9517,6 +12162,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {
+                 *         "Name": "Spring campaign"
+                 *       },
+                 *       "CreateManyModel": [
+                 *         {
+                 *           "Name": "Spring campaign"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CommercialClientCreateBody"];
             };
         };
@@ -9527,6 +12186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": {
                         [key: string]: unknown;
                     } | {
@@ -9559,6 +12219,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTypologyHistoryCreateBody"];
             };
         };
@@ -9569,6 +12239,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StartDate": "2026-03-02",
+                     *       "EndDate": "2026-03-02"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologyHistory"] | components["schemas"]["UserTypologyHistory"][];
                 };
             };
@@ -9599,6 +12278,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "UserId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypologyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "StartDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EndDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypologyGroupId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "UserTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTypologyHistoryPatchBody"];
             };
         };
@@ -9609,6 +12313,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "StartDate": "2026-03-02",
+                     *       "EndDate": "2026-03-02"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserTypologyHistory"];
                 };
             };
@@ -9637,6 +12350,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["TimesheetCreateBody"];
             };
         };
@@ -9647,6 +12370,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "DurationMinutes": 1,
+                     *       "Description": "example",
+                     *       "IsBillable": true,
+                     *       "WorkTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserDepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HourlyUserCost": 125,
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Status": "example",
+                     *       "RequestedApproval": true,
+                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Timesheet"] | components["schemas"]["Timesheet"][];
                 };
             };
@@ -9708,6 +12450,49 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "JobId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Date": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "DurationMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "Description": {
+                 *         "value": "example"
+                 *       },
+                 *       "IsBillable": {
+                 *         "value": true
+                 *       },
+                 *       "WorkTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "UserDepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "TypologyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "HourlyUserCost": {
+                 *         "value": 125
+                 *       },
+                 *       "UserId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Status": {
+                 *         "value": "example"
+                 *       },
+                 *       "RequestedApproval": {
+                 *         "value": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["TimesheetPatchBody"];
             };
         };
@@ -9718,6 +12503,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "JobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Date": "2026-03-02",
+                     *       "DurationMinutes": 1,
+                     *       "Description": "example",
+                     *       "IsBillable": true,
+                     *       "WorkTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "UserDepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "HourlyUserCost": 125,
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Status": "example",
+                     *       "RequestedApproval": true,
+                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Timesheet"];
                 };
             };
@@ -9746,6 +12550,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "Type": 1,
+                 *       "CreateModel": {},
+                 *       "CreateManyModel": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["LeaveCreateBody"];
             };
         };
@@ -9756,6 +12570,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "LeaveTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Day": "2026-03-02",
+                     *       "TotalMinutes": 1,
+                     *       "IsHalfDay": true,
+                     *       "Remarks": "example",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Status": "example",
+                     *       "RequestedApproval": true,
+                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Leave"] | components["schemas"]["Leave"][];
                 };
             };
@@ -9817,6 +12645,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "LeaveTypeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Day": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "TotalMinutes": {
+                 *         "value": 125
+                 *       },
+                 *       "IsHalfDay": {
+                 *         "value": true
+                 *       },
+                 *       "Remarks": {
+                 *         "value": "example"
+                 *       },
+                 *       "UserId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Status": {
+                 *         "value": "example"
+                 *       },
+                 *       "RequestedApproval": {
+                 *         "value": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["LeavePatchBody"];
             };
         };
@@ -9827,6 +12683,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "LeaveTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Day": "2026-03-02",
+                     *       "TotalMinutes": 1,
+                     *       "IsHalfDay": true,
+                     *       "Remarks": "example",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Status": "example",
+                     *       "RequestedApproval": true,
+                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Leave"];
                 };
             };
@@ -9856,6 +12726,22 @@ export interface operations {
         /** @description Required: CompanyId, Emission, Due. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Emission": "2026-03-02",
+                 *       "Due": "2026-03-02",
+                 *       "EntryDate": "2026-03-02",
+                 *       "Exchange": 1,
+                 *       "ExternalDocumentType": "example",
+                 *       "DocumentNumber": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExpenseModel"];
             };
         };
@@ -9866,6 +12752,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": components["schemas"]["Expense"];
                 };
             };
@@ -9897,6 +12784,40 @@ export interface operations {
         /** @description EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId). */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ExpenseItemTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ValueWithoutVat": 125,
+                 *       "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Number": "example",
+                 *       "Status": 1,
+                 *       "Paid": true,
+                 *       "KilometersValue": 125,
+                 *       "Kilometers": 1,
+                 *       "Destination": "example",
+                 *       "Origin": "example",
+                 *       "Participants": "example",
+                 *       "Vehicle": "example",
+                 *       "StartOn": "2026-03-02",
+                 *       "EndOn": "2026-03-02",
+                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Motive": "example",
+                 *       "Date": "2026-03-02",
+                 *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DeliverableId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ExpenseItemGroup": 1,
+                 *       "ExpenseSheetId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ValueWithVat": 125,
+                 *       "CountryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Correction": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExpenseItemModel"];
             };
         };
@@ -9907,6 +12828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": components["schemas"]["ExpenseItem"];
                 };
             };
@@ -9937,6 +12859,49 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CompanyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "DepartmentId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "CurrencyId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "PaymentConditionId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "SupplierId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "EmployeeId": {
+                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       },
+                 *       "Emission": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "Due": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "EntryDate": {
+                 *         "value": "2026-03-02"
+                 *       },
+                 *       "Exchange": {
+                 *         "value": 125
+                 *       },
+                 *       "ExternalDocumentType": {
+                 *         "value": "example"
+                 *       },
+                 *       "DocumentNumber": {
+                 *         "value": "example"
+                 *       },
+                 *       "DocumentUserFieldValues": {
+                 *         "value": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExpensePatchBody"];
             };
         };
@@ -9947,6 +12912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": components["schemas"]["Expense"];
                 };
             };
@@ -9980,6 +12946,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": components["schemas"]["Expense"];
                 };
             };
@@ -10015,6 +12982,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "CreatedByName": "Spring campaign",
+                     *         "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "Text": "example",
+                     *         "IsVisibleToClient": true,
+                     *         "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "DocumentTypeName": "Spring campaign",
+                     *         "Actions": {}
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Post"][];
                 };
             };
@@ -10043,6 +13026,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DocumentTypeName": "Spring campaign",
+                 *       "Text": "example",
+                 *       "IsVisibleToClient": true,
+                 *       "Actions": {
+                 *         "Transition": {},
+                 *         "Document": {},
+                 *         "Files": [
+                 *           {}
+                 *         ],
+                 *         "Motive": {},
+                 *         "Notifications": [
+                 *           {
+                 *             "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PostBody"];
             };
         };
@@ -10053,6 +13057,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CreatedByName": "Spring campaign",
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "Text": "example",
+                     *       "IsVisibleToClient": true,
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentTypeName": "Spring campaign",
+                     *       "Actions": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["Post"];
                 };
             };
@@ -10086,6 +13104,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "CreatedByName": "Spring campaign",
+                     *         "EditedOn": "2026-03-02T09:30:00.000Z",
+                     *         "Text": "example",
+                     *         "PlainText": "example",
+                     *         "Version": 1,
+                     *         "Actions": {}
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["DocumentBrief"][];
                 };
             };
@@ -10114,6 +13147,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DocumentTypeName": "Spring campaign",
+                 *       "Text": "example",
+                 *       "PlainText": "example",
+                 *       "Actions": {
+                 *         "Files": [
+                 *           {}
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["DocumentBriefBody"];
             };
         };
@@ -10124,6 +13170,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "CreatedByName": "Spring campaign",
+                     *       "EditedOn": "2026-03-02T09:30:00.000Z",
+                     *       "Text": "example",
+                     *       "PlainText": "example",
+                     *       "Version": 1,
+                     *       "Actions": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["DocumentBrief"];
                 };
             };
@@ -10152,6 +13211,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "AssignmentPostModels": [
+                 *         {
+                 *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "DocumentType": "example",
+                 *           "DocumentOid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "AssignmentType": "example"
+                 *         }
+                 *       ],
+                 *       "AssignmentDeleteModels": [
+                 *         {
+                 *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *           "AssignmentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["AssignmentBatchBody"];
             };
         };
@@ -10162,6 +13240,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "AssignmentPostModels": [
+                     *         {
+                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "DocumentType": "example",
+                     *           "DocumentOid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "AssignmentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "AssignmentType": "example",
+                     *           "Added": true
+                     *         }
+                     *       ],
+                     *       "AssignmentDeleteModels": [
+                     *         {
+                     *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "AssignmentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Removed": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AssignmentBatch"];
                 };
             };
@@ -10196,6 +13297,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "DocumentTypeName": "Spring campaign",
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "Value": {},
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DocumentUserFieldValues"];
                 };
             };
@@ -10224,6 +13338,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "DocumentTypeName": "Spring campaign",
+                 *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DocumentUserFieldValues": [
+                 *         {
+                 *           "ColumnName": "Spring campaign"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["DocumentUserFieldValuesBody"];
             };
         };
@@ -10234,6 +13359,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "DocumentTypeName": "Spring campaign",
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentUserFieldValues": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "Value": {},
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["DocumentUserFieldValues"];
                 };
             };
@@ -10264,6 +13402,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "FolderId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Name": "Spring campaign",
+                 *       "SourceUri": "https://example.com/hooks/atrium",
+                 *       "IsFlagged": true,
+                 *       "IsProtected": true,
+                 *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Description": "example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FileLinkBody"];
             };
         };
@@ -10274,6 +13423,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "FolderId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "SourceUri": "https://example.com/hooks/atrium",
+                     *       "IsFlagged": true,
+                     *       "IsProtected": true,
+                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Description": "example",
+                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentTypeName": "Spring campaign",
+                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FileLink"];
                 };
             };
@@ -10305,6 +13470,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "TableName": "Spring campaign",
+                     *         "KeyColumnName": "Spring campaign",
+                     *         "KeyDataTypeId": 1,
+                     *         "KeyLength": 1,
+                     *         "Columns": [
+                     *           {
+                     *             "ColumnName": "Spring campaign",
+                     *             "ColumnDataTypeId": 1
+                     *           }
+                     *         ],
+                     *         "ReadRoles": [
+                     *           "example"
+                     *         ],
+                     *         "SaveRoles": [
+                     *           "example"
+                     *         ],
+                     *         "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *         "ModifiedOn": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["CustomTableSummary"][];
                 };
             };
@@ -10339,6 +13529,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableName": "Spring campaign",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "KeyLength": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ],
+                     *       "ReadRoles": [
+                     *         "example"
+                     *       ],
+                     *       "SaveRoles": [
+                     *         "example"
+                     *       ],
+                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z",
+                     *       "RowCount": 10
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTable"];
                 };
             };
@@ -10367,6 +13581,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "KeyColumnName": "Spring campaign",
+                 *       "KeyDataTypeId": 1,
+                 *       "KeyLength": 1,
+                 *       "Columns": [
+                 *         {
+                 *           "ColumnName": "Spring campaign",
+                 *           "ColumnDataTypeId": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomTableCreateBody"];
             };
         };
@@ -10377,6 +13604,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableName": "Spring campaign",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "KeyLength": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ],
+                     *       "ReadRoles": [
+                     *         "example"
+                     *       ],
+                     *       "SaveRoles": [
+                     *         "example"
+                     *       ],
+                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z",
+                     *       "Created": true,
+                     *       "AddedColumns": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTableCreated"];
                 };
             };
@@ -10386,6 +13640,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableName": "Spring campaign",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "KeyLength": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ],
+                     *       "ReadRoles": [
+                     *         "example"
+                     *       ],
+                     *       "SaveRoles": [
+                     *         "example"
+                     *       ],
+                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z",
+                     *       "Created": true,
+                     *       "AddedColumns": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTableCreated"];
                 };
             };
@@ -10420,6 +13701,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Dropped": true
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         Id: string;
@@ -10461,6 +13749,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "TableName": "Spring campaign",
+                     *         "KeyValue": "example",
+                     *         "KeyColumnName": "Spring campaign",
+                     *         "KeyDataTypeId": 1,
+                     *         "Columns": [
+                     *           {
+                     *             "ColumnName": "Spring campaign",
+                     *             "ColumnDataTypeId": 1,
+                     *             "Value": {}
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["CustomTableRow"][];
                 };
             };
@@ -10497,6 +13802,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "KeyValue": "example",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1,
+                     *           "Value": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTableRow"];
                 };
             };
@@ -10534,6 +13854,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "KeyValue": "example",
+                     *       "ColumnName": "Spring campaign",
+                     *       "ColumnDataTypeId": 1,
+                     *       "Value": {}
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         KeyValue: string;
@@ -10568,6 +13897,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "UpdateModel": {
+                 *         "KeyValue": "example"
+                 *       },
+                 *       "UpdateManyModel": [
+                 *         {
+                 *           "KeyValue": "example"
+                 *         }
+                 *       ],
+                 *       "UpsertManyModel": [
+                 *         {
+                 *           "KeyValue": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomTableWriteBody"];
             };
         };
@@ -10578,6 +13925,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "OperationType": "example",
+                     *       "RowCount": 10,
+                     *       "Inserted": 1,
+                     *       "Updated": 1
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         OperationType: string;
@@ -10612,6 +13968,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "OperationType": 1,
+                 *       "DeleteModel": {
+                 *         "KeyColumnName": "Spring campaign",
+                 *         "KeyValue": "example"
+                 *       },
+                 *       "DeleteManyModel": {
+                 *         "KeyColumnName": "Spring campaign",
+                 *         "KeyValues": [
+                 *           "example"
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CustomTableDeleteBody"];
             };
         };
@@ -10622,6 +13993,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "OperationType": "example",
+                     *       "Deleted": 1
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         OperationType: string;
@@ -10653,6 +14031,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ReadRoles": [
+                 *         "example"
+                 *       ],
+                 *       "SaveRoles": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     ReadRoles?: string[];
                     SaveRoles?: string[];
@@ -10666,6 +14054,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableName": "Spring campaign",
+                     *       "KeyColumnName": "Spring campaign",
+                     *       "KeyDataTypeId": 1,
+                     *       "KeyLength": 1,
+                     *       "Columns": [
+                     *         {
+                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnDataTypeId": 1
+                     *         }
+                     *       ],
+                     *       "ReadRoles": [
+                     *         "example"
+                     *       ],
+                     *       "SaveRoles": [
+                     *         "example"
+                     *       ],
+                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CustomTableSummary"];
                 };
             };
@@ -10700,6 +14111,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": {
                         [key: string]: unknown;
                     };
@@ -10736,6 +14148,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "TableName": "Spring campaign",
+                     *       "Created": true,
+                     *       "AddedColumns": [
+                     *         "example"
+                     *       ],
+                     *       "RowCount": 10,
+                     *       "Inserted": 1,
+                     *       "Updated": 1
+                     *     }
+                     */
                     "application/json": {
                         TableName: string;
                         Created: boolean;
@@ -10774,6 +14198,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "description": "example",
+                     *         "url": "https://example.com/hooks/atrium",
+                     *         "secret": "example",
+                     *         "actionType": "example",
+                     *         "documentType": "example",
+                     *         "active": true,
+                     *         "isAutomation": true,
+                     *         "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "businessObjectTypeName": "Spring campaign",
+                     *         "detailFilters": [
+                     *           {
+                     *             "groupCondition": "And",
+                     *             "jsonPathExpression": "example",
+                     *             "condition": "Equal",
+                     *             "value": "example"
+                     *           }
+                     *         ],
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"][];
                 };
             };
@@ -10800,6 +14254,28 @@ export interface operations {
         /** @description Property names are matched case-insensitively */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Spring campaign",
+                 *       "Description": "example",
+                 *       "ActionType": "example",
+                 *       "DocumentType": "example",
+                 *       "Url": "https://example.com/hooks/atrium",
+                 *       "Secret": "example",
+                 *       "Active": false,
+                 *       "IsAutomation": false,
+                 *       "AutomationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "BusinessObjectTypeName": "Spring campaign",
+                 *       "DetailFilters": [
+                 *         {
+                 *           "groupCondition": "And",
+                 *           "jsonPathExpression": "example",
+                 *           "condition": "Equal",
+                 *           "value": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookSubscriptionBody"];
             };
         };
@@ -10810,6 +14286,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "description": "example",
+                     *       "url": "https://example.com/hooks/atrium",
+                     *       "secret": "example",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "active": true,
+                     *       "isAutomation": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "detailFilters": [
+                     *         {
+                     *           "groupCondition": "And",
+                     *           "jsonPathExpression": "example",
+                     *           "condition": "Equal",
+                     *           "value": "example"
+                     *         }
+                     *       ],
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -10843,6 +14347,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "description": "example",
+                     *       "url": "https://example.com/hooks/atrium",
+                     *       "secret": "example",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "active": true,
+                     *       "isAutomation": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "detailFilters": [
+                     *         {
+                     *           "groupCondition": "And",
+                     *           "jsonPathExpression": "example",
+                     *           "condition": "Equal",
+                     *           "value": "example"
+                     *         }
+                     *       ],
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -10871,6 +14403,28 @@ export interface operations {
         /** @description Property names are matched case-insensitively */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Spring campaign",
+                 *       "Description": "example",
+                 *       "ActionType": "example",
+                 *       "DocumentType": "example",
+                 *       "Url": "https://example.com/hooks/atrium",
+                 *       "Secret": "example",
+                 *       "Active": false,
+                 *       "IsAutomation": false,
+                 *       "AutomationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "BusinessObjectTypeName": "Spring campaign",
+                 *       "DetailFilters": [
+                 *         {
+                 *           "groupCondition": "And",
+                 *           "jsonPathExpression": "example",
+                 *           "condition": "Equal",
+                 *           "value": "example"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["WebhookSubscriptionBody"];
             };
         };
@@ -10881,6 +14435,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "description": "example",
+                     *       "url": "https://example.com/hooks/atrium",
+                     *       "secret": "example",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "active": true,
+                     *       "isAutomation": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "detailFilters": [
+                     *         {
+                     *           "groupCondition": "And",
+                     *           "jsonPathExpression": "example",
+                     *           "condition": "Equal",
+                     *           "value": "example"
+                     *         }
+                     *       ],
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -10914,6 +14496,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "description": "example",
+                     *       "url": "https://example.com/hooks/atrium",
+                     *       "secret": "example",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "active": true,
+                     *       "isAutomation": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "detailFilters": [
+                     *         {
+                     *           "groupCondition": "And",
+                     *           "jsonPathExpression": "example",
+                     *           "condition": "Equal",
+                     *           "value": "example"
+                     *         }
+                     *       ],
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -10953,6 +14563,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "kind": "event",
+                     *         "actionType": "example",
+                     *         "documentType": "example",
+                     *         "documentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "status": "Pending",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *             "durationMs": 1,
+                     *             "statusCode": 1,
+                     *             "responseBody": "example",
+                     *             "error": "example"
+                     *           }
+                     *         ],
+                     *         "nextAttemptOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["WebhookInvocation"][];
                 };
             };
@@ -10986,6 +14622,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "status": "Pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookQueued"];
                 };
             };
@@ -11020,6 +14663,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "status": "Pending"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookQueued"];
                 };
             };
@@ -11051,6 +14701,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "className": "Spring campaign",
+                     *         "fullName": "Spring campaign"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["DocumentType"][];
                 };
             };
@@ -11076,6 +14736,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "actionType": "example",
+                 *       "documentType": "example",
+                 *       "documentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "businessObjectTypeName": "Spring campaign",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["EventBody"];
             };
         };
@@ -11086,6 +14755,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "documentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RaisedEvent"];
                 };
             };
@@ -11118,6 +14795,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "queryBuilder": {},
+                 *       "parameters": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["DynamicExecuteBody"] | null;
             };
         };
@@ -11128,6 +14811,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {}
+                     *       ],
+                     *       "totalCount": 10
+                     *     }
+                     */
                     "application/json": components["schemas"]["DynamicExecutePage"];
                     "text/csv": string;
                     "application/x-ndjson": string;
@@ -11162,6 +14853,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "name": "Spring campaign",
+                     *         "aliases": [
+                     *           "example"
+                     *         ],
+                     *         "purpose": "example",
+                     *         "fieldCount": 10,
+                     *         "parameters": [
+                     *           "example"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["NamedQuerySummary"][];
                 };
             };
@@ -11195,6 +14901,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Spring campaign",
+                     *       "aliases": [
+                     *         "example"
+                     *       ],
+                     *       "purpose": "example",
+                     *       "key": [
+                     *         "example"
+                     *       ],
+                     *       "parameters": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "appliesTo": "example"
+                     *         }
+                     *       ],
+                     *       "fields": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "dataType": "example",
+                     *           "operations": [
+                     *             "example"
+                     *           ],
+                     *           "defaultOperation": "example"
+                     *         }
+                     *       ],
+                     *       "filterFields": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "dataType": "example",
+                     *           "operations": [
+                     *             "example"
+                     *           ],
+                     *           "defaultOperation": "example"
+                     *         }
+                     *       ],
+                     *       "maxPageSize": 10
+                     *     }
+                     */
                     "application/json": components["schemas"]["NamedQueryMetadata"];
                 };
             };
@@ -11226,6 +14971,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "@odata.context": "example",
+                     *       "value": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "kind": "example",
+                     *           "url": "https://example.com/hooks/atrium"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json; odata.metadata=minimal": {
                         "@odata.context": string;
                         value: {
@@ -11305,6 +15062,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "@odata.context": "example",
+                     *       "@odata.count": 10,
+                     *       "value": [
+                     *         {}
+                     *       ],
+                     *       "@odata.nextLink": "example"
+                     *     }
+                     */
                     "application/json; odata.metadata=minimal": {
                         "@odata.context": string;
                         "@odata.count"?: number;
@@ -11384,6 +15151,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "query": "example",
+                     *         "format": "example",
+                     *         "cronExpression": "example",
+                     *         "active": true,
+                     *         "bom": true,
+                     *         "excelSafe": true,
+                     *         "queryBuilder": {},
+                     *         "parameters": {},
+                     *         "nextRunsUtc": [
+                     *           "2026-03-02T09:30:00.000Z"
+                     *         ],
+                     *         "cronDescription": "example",
+                     *         "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Schedule"][];
                 };
             };
@@ -11409,6 +15203,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Spring campaign",
+                 *       "Query": "example",
+                 *       "Format": "example",
+                 *       "CronExpression": "example",
+                 *       "Active": true,
+                 *       "Bom": true,
+                 *       "ExcelSafe": true,
+                 *       "queryBuilder": {},
+                 *       "parameters": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleBody"];
             };
         };
@@ -11419,6 +15226,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "format": "example",
+                     *       "cronExpression": "example",
+                     *       "active": true,
+                     *       "bom": true,
+                     *       "excelSafe": true,
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example",
+                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -11452,6 +15284,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cronExpression": "example",
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example"
+                     *     }
+                     */
                     "application/json": {
                         cronExpression: string;
                         nextRunsUtc: string[];
@@ -11489,6 +15330,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "format": "example",
+                     *       "cronExpression": "example",
+                     *       "active": true,
+                     *       "bom": true,
+                     *       "excelSafe": true,
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example",
+                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -11516,6 +15382,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Spring campaign",
+                 *       "Query": "example",
+                 *       "Format": "example",
+                 *       "CronExpression": "example",
+                 *       "Active": true,
+                 *       "Bom": true,
+                 *       "ExcelSafe": true,
+                 *       "queryBuilder": {},
+                 *       "parameters": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduleBody"];
             };
         };
@@ -11526,6 +15405,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "format": "example",
+                     *       "cronExpression": "example",
+                     *       "active": true,
+                     *       "bom": true,
+                     *       "excelSafe": true,
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example",
+                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -11559,6 +15463,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "format": "example",
+                     *       "cronExpression": "example",
+                     *       "active": true,
+                     *       "bom": true,
+                     *       "excelSafe": true,
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "nextRunsUtc": [
+                     *         "2026-03-02T09:30:00.000Z"
+                     *       ],
+                     *       "cronDescription": "example",
+                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Schedule"];
                 };
             };
@@ -11595,6 +15524,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "schedule",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "status": "Running",
+                     *       "rows": 1,
+                     *       "bytes": 1,
+                     *       "error": "example",
+                     *       "fileName": "Spring campaign",
+                     *       "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleRun"];
                 };
             };
@@ -11604,6 +15549,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "schedule",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "status": "Running",
+                     *       "rows": 1,
+                     *       "bytes": 1,
+                     *       "error": "example",
+                     *       "fileName": "Spring campaign",
+                     *       "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleRun"];
                 };
             };
@@ -11642,6 +15603,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "trigger": "schedule",
+                     *         "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *         "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "status": "Running",
+                     *         "rows": 1,
+                     *         "bytes": 1,
+                     *         "error": "example",
+                     *         "fileName": "Spring campaign",
+                     *         "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ScheduleRun"][];
                 };
             };
@@ -11676,6 +15655,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "schedule",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "status": "Running",
+                     *       "rows": 1,
+                     *       "bytes": 1,
+                     *       "error": "example",
+                     *       "fileName": "Spring campaign",
+                     *       "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScheduleRun"];
                 };
             };
@@ -11711,6 +15706,7 @@ export interface operations {
                 };
                 content: {
                     "text/csv; charset=utf-8": string;
+                    /** @example example */
                     "application/json; charset=utf-8": string;
                     "application/x-ndjson; charset=utf-8": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
@@ -11744,6 +15740,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "roles": [
+                     *           "example"
+                     *         ],
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "rotatedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "revokedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["TenantApp"][];
                 };
             };
@@ -11769,6 +15779,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "roles": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     roles?: string[];
@@ -11782,6 +15800,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TenantAppCredentials"];
                 };
             };
@@ -11815,6 +15842,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["TenantAppCredentials"];
                 };
             };
@@ -11848,6 +15884,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "revoked": true
+                     *     }
+                     */
                     "application/json": {
                         appId: string;
                         revoked: boolean;
@@ -11882,6 +15924,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "active": true,
+                     *         "version": 1,
+                     *         "logLevelType": "example",
+                     *         "requiresAuthentication": true,
+                     *         "actions": [
+                     *           {}
+                     *         ],
+                     *         "subWorkflows": [
+                     *           {}
+                     *         ],
+                     *         "scheduler": {},
+                     *         "nextRunUtc": "2026-03-02T09:30:00.000Z",
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["Automation"][];
                 };
             };
@@ -11908,6 +15975,22 @@ export interface operations {
         /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "active": true,
+                 *       "version": {},
+                 *       "logLevelType": "example",
+                 *       "requiresAuthentication": true,
+                 *       "actions": [
+                 *         {}
+                 *       ],
+                 *       "subWorkflows": [
+                 *         {}
+                 *       ],
+                 *       "scheduler": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["AutomationDefinition"];
             };
         };
@@ -11918,6 +16001,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "active": true,
+                     *       "version": 1,
+                     *       "logLevelType": "example",
+                     *       "requiresAuthentication": true,
+                     *       "actions": [
+                     *         {}
+                     *       ],
+                     *       "subWorkflows": [
+                     *         {}
+                     *       ],
+                     *       "scheduler": {},
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Automation"];
                 };
             };
@@ -11951,6 +16057,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "active": true,
+                     *       "version": 1,
+                     *       "logLevelType": "example",
+                     *       "requiresAuthentication": true,
+                     *       "actions": [
+                     *         {}
+                     *       ],
+                     *       "subWorkflows": [
+                     *         {}
+                     *       ],
+                     *       "scheduler": {},
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Automation"];
                 };
             };
@@ -11979,6 +16108,22 @@ export interface operations {
         /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "active": true,
+                 *       "version": {},
+                 *       "logLevelType": "example",
+                 *       "requiresAuthentication": true,
+                 *       "actions": [
+                 *         {}
+                 *       ],
+                 *       "subWorkflows": [
+                 *         {}
+                 *       ],
+                 *       "scheduler": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["AutomationDefinition"];
             };
         };
@@ -11989,6 +16134,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "active": true,
+                     *       "version": 1,
+                     *       "logLevelType": "example",
+                     *       "requiresAuthentication": true,
+                     *       "actions": [
+                     *         {}
+                     *       ],
+                     *       "subWorkflows": [
+                     *         {}
+                     *       ],
+                     *       "scheduler": {},
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Automation"];
                 };
             };
@@ -12047,6 +16215,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "input": {}
+                 *     }
+                 */
                 "application/json": {
                     /** @description The run's ['#HttpRequest']$.Body. */
                     input?: unknown;
@@ -12060,6 +16233,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "version": 1,
+                     *       "trigger": "webhook",
+                     *       "status": "Running",
+                     *       "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "result": {},
+                     *       "actions": [
+                     *         {}
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AutomationRun"];
                 };
             };
@@ -12098,6 +16290,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "version": 1,
+                     *         "trigger": "webhook",
+                     *         "status": "Running",
+                     *         "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *         "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "error": "example",
+                     *         "result": {}
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["AutomationRunSummary"][];
                 };
             };
@@ -12132,6 +16342,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "version": 1,
+                     *       "trigger": "webhook",
+                     *       "status": "Running",
+                     *       "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "result": {},
+                     *       "actions": [
+                     *         {}
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AutomationRun"];
                 };
             };
@@ -12165,6 +16394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -12207,6 +16437,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -12250,6 +16481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -12293,6 +16525,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -12333,6 +16566,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "schedule": "example",
+                     *       "dryRun": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeed"];
                 };
             };
@@ -12358,6 +16600,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "schedule": "example",
+                 *       "dryRun": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserFeedChange"];
             };
         };
@@ -12368,6 +16617,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "schedule": "example",
+                     *       "dryRun": true,
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeed"];
                 };
             };
@@ -12402,6 +16660,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "example",
+                     *       "dryRun": true,
+                     *       "status": "example",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "files": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "status": "example",
+                     *           "message": "example",
+                     *           "alreadyProcessed": true,
+                     *           "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "rows": 1,
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "deactivated": 1,
+                     *           "unchanged": 1,
+                     *           "skipped": 10,
+                     *           "failed": 1,
+                     *           "movedTo": "example",
+                     *           "resultFile": "example",
+                     *           "notified": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeedRun"];
                 };
             };
@@ -12411,6 +16701,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "example",
+                     *       "dryRun": true,
+                     *       "status": "example",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "files": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "status": "example",
+                     *           "message": "example",
+                     *           "alreadyProcessed": true,
+                     *           "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "rows": 1,
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "deactivated": 1,
+                     *           "unchanged": 1,
+                     *           "skipped": 10,
+                     *           "failed": 1,
+                     *           "movedTo": "example",
+                     *           "resultFile": "example",
+                     *           "notified": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeedRun"];
                 };
             };
@@ -12447,6 +16769,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "trigger": "example",
+                     *         "dryRun": true,
+                     *         "status": "example",
+                     *         "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "error": "example",
+                     *         "files": [
+                     *           {
+                     *             "name": "Spring campaign",
+                     *             "status": "example",
+                     *             "message": "example",
+                     *             "alreadyProcessed": true,
+                     *             "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "rows": 1,
+                     *             "created": 1,
+                     *             "updated": 1,
+                     *             "deactivated": 1,
+                     *             "unchanged": 1,
+                     *             "skipped": 10,
+                     *             "failed": 1,
+                     *             "movedTo": "example",
+                     *             "resultFile": "example",
+                     *             "notified": true
+                     *           }
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["UserFeedRun"][];
                 };
             };
@@ -12480,6 +16836,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "trigger": "example",
+                     *       "dryRun": true,
+                     *       "status": "example",
+                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "error": "example",
+                     *       "files": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "status": "example",
+                     *           "message": "example",
+                     *           "alreadyProcessed": true,
+                     *           "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "rows": 1,
+                     *           "created": 1,
+                     *           "updated": 1,
+                     *           "deactivated": 1,
+                     *           "unchanged": 1,
+                     *           "skipped": 10,
+                     *           "failed": 1,
+                     *           "movedTo": "example",
+                     *           "resultFile": "example",
+                     *           "notified": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["UserFeedRun"];
                 };
             };
@@ -12514,6 +16902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -12545,6 +16934,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "slug": "example",
+                     *         "baseUrl": "https://example.com/hooks/atrium",
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -12579,6 +16979,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "slug": "example",
+                 *       "demoData": false,
+                 *       "scale": 1
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description Default: derived from the name, made unique */
@@ -12597,6 +17005,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "slug": "example",
+                     *       "baseUrl": "https://example.com/hooks/atrium",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "userId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "username": "Spring campaign",
+                     *       "password": "example",
+                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "companyCode": "ACME",
+                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -12650,6 +17078,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "roles": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     roles?: string[];
@@ -12663,6 +17099,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -12703,6 +17149,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appSecret": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -12743,6 +17199,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "revoked": true
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;
@@ -12775,6 +17238,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "userName": "Spring campaign",
+                 *       "password": "examplex",
+                 *       "name": "Spring campaign",
+                 *       "email": "jane.doe@example.com",
+                 *       "roles": [
+                 *         "example"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     userName: string;
                     password?: string;
@@ -12791,6 +17265,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "userId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "username": "Spring campaign",
+                     *       "password": "example",
+                     *       "roles": [
+                     *         "example"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         tenantId: string;

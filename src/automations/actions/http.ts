@@ -3,6 +3,7 @@
 // instead: the url is a path under the tenant's API, sent with an access token of the app that saved the
 // automation, so the call has exactly that app's roles and tenant.
 import { FormData as UndiciFormData, fetch as undiciFetch } from 'undici';
+import { injectTraceHeaders } from '../../platform/tracing.ts';
 import { literalHostProblem } from '../../webhooks/outbound.ts';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
@@ -117,6 +118,8 @@ async function send(call: ActionCall, method: string, url: URL, headers: Record<
   const timeout = Math.max(1, Math.min(run.deadline - Date.now(), run.services.config.requestTimeoutMs * 2));
   const signal = AbortSignal.any([run.signal, AbortSignal.timeout(timeout)]);
   const own = call.bool('isApiCall');
+  // Traced: the action's span goes with the request, so the service called (or our own API) continues the trace.
+  injectTraceHeaders(headers);
   try {
     const res = await undiciFetch(url, {
       method,

@@ -19,6 +19,7 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
+import { statementSpan, traceparentOf, tracingOn, withSpan } from '../tracing.ts';
 import { Notifications } from './notifications.ts';
 import { TenantReadLanes } from './read-lanes.ts';
 import type { ReadReplicas } from './replicas.ts';
@@ -125,10 +126,12 @@ export class DatabaseHandle {
       return pool;
     };
     this.pool = make(5);
-    this.kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.pool }) });
+    // Traced (decision 0048): every statement through Kysely is a span; untraced, Kysely times nothing.
+    const log = tracingOn() ? { log: statementSpan } : {};
+    this.kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.pool }), ...log });
     const tenantPool = new TenantBoundPool(make(opts.poolSize ?? 20), opts.statementTimeoutMs ?? 30_000);
     this.#tenantPool = tenantPool;
-    this.#tenantKysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: tenantPool }) });
+    this.#tenantKysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: tenantPool }), ...log });
     const lanes = new TenantReadLanes({
       connectionString,
       lanes: opts.readLanes ?? 2,
@@ -138,6 +141,7 @@ export class DatabaseHandle {
     const driver = new ReadLaneDriver(lanes);
     this.#readKysely = new Kysely<Database>({
       dialect: { ...postgresDialect, createDriver: () => driver },
+      ...log,
     });
   }
 
@@ -147,7 +151,15 @@ export class DatabaseHandle {
    * trip (a simple-protocol query; every value in it is validated first).
    */
   async withTenant<T>(tenantId: string, fn: (trx: Trx) => Promise<T>, opts: TenantTxOptions = {}): Promise<T> {
-    const binding = tenantBinding(tenantId, opts.deadline);
+    if (tracingOn())
+      return withSpan('db transaction', { attributes: { 'db.system.name': 'postgresql', 'atrium.tenant.id': tenantId } }, () =>
+        this.#withTenant(tenantId, fn, opts),
+      );
+    return this.#withTenant(tenantId, fn, opts);
+  }
+
+  async #withTenant<T>(tenantId: string, fn: (trx: Trx) => Promise<T>, opts: TenantTxOptions): Promise<T> {
+    const binding = tenantBinding(tenantId, opts.deadline) + traceBinding();
     return checkoutTenant.run(tenantId, () =>
       this.#tenantKysely.connection().execute(async (conn) => {
         await sql.raw(`begin; ${binding}`).execute(conn);
@@ -201,6 +213,14 @@ export class DatabaseHandle {
 
   /** Owner-level transaction (migrations, tenant creation, workers that span tenants). */
   async asOwner<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    if (tracingOn())
+      return withSpan('db transaction', { attributes: { 'db.system.name': 'postgresql' } }, () =>
+        this.kysely.transaction().execute(async (trx) => {
+          const binding = traceBinding();
+          if (binding) await sql.raw(`select ${binding.slice(2)}`).execute(trx);
+          return fn(trx);
+        }),
+      );
     return this.kysely.transaction().execute(fn);
   }
 
@@ -262,6 +282,16 @@ export function tenantBinding(tenantId: string, deadline?: number): string {
   if (!isUuid(tenantId)) throw new Error('a tenant binding needs a tenant uuid');
   const timeoutMs = deadline === undefined ? 0 : Math.max(1, Math.floor(deadline - Date.now()));
   return `select set_config('atrium.tenant_id', '${tenantId}', true), set_config('statement_timeout', '${timeoutMs}', true), set_config('role', '${APP_ROLE}', true)`;
+}
+
+/**
+ * Traced: `, set_config('atrium.traceparent', …, true)`, naming the transaction's span, which the outbox's and
+ * the invocations' trace_context columns take as their default (migration 0029). Its only input is a
+ * traceparent built from hex ids, so it can travel as plain SQL text. Untraced: empty.
+ */
+function traceBinding(): string {
+  const traceparent = traceparentOf();
+  return traceparent ? `, set_config('atrium.traceparent', '${traceparent}', true)` : '';
 }
 
 const postgresDialect = {

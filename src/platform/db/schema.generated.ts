@@ -724,6 +724,7 @@ export interface Events {
   occurred_on_utc: Generated<Timestamp>;
   seq: Generated<Int8>;
   tenant_id: string;
+  trace_context: Generated<string | null>;
   txid: Generated<string>;
   user_id: string | null;
 }
@@ -1694,6 +1695,7 @@ export interface WebhookInvocations {
   status: Generated<"Pending" | "Retrying" | "Succeeded" | "Failed">;
   subscription_id: string;
   tenant_id: string;
+  trace_context: Generated<string | null>;
 }
 
 export interface WebhookSubscriptions {

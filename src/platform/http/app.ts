@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import type { Principal } from '../auth/principal.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, unauthorized } from '../errors.ts';
+import { traceLogMixin } from '../tracing.ts';
 import { boundedValidatorFactory } from './bounded-validation.ts';
 import { sendProblem, toProblem } from './errors.ts';
 import { sendJsonWithEtag } from './etag.ts';
@@ -22,6 +23,7 @@ import { takeReadOnly } from './read-only.ts';
 import { addressedTenant, basePathOf, hostSlugMatcher, namesOf, rewriteTenantPath } from './tenant-address.ts';
 import { checkRoles, registerTenantSeam, rolesOf } from './tenant-seam.ts';
 import { ignoredHeader, tolerateBody } from './tolerant-body.ts';
+import { annotateRoute, annotateTenant, requestTraceIds, tracedServerFactory } from './tracing.ts';
 
 /** How a route authenticates. `appOrToken` is the default for every /api route. */
 export type AuthMode = 'none' | 'app' | 'token' | 'appOrToken' | 'admin';
@@ -85,7 +87,11 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     logger: {
       level: config.logLevel,
       redact: { paths: ['req.headers["x-appsecret"]', 'req.headers.authorization', 'req.headers["x-accesstoken"]'], censor: '[redacted]' },
+      ...(config.tracing ? { mixin: traceLogMixin } : {}),
+      ...(ctx.logDestination ? { stream: ctx.logDestination } : {}),
     },
+    // Traced: each request runs inside its SERVER span (http/tracing.ts); untraced, Fastify makes its own server.
+    ...(config.tracing ? { serverFactory: tracedServerFactory } : {}),
     // One line per request, written by our onResponse hook (with tenant and duration).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
@@ -130,6 +136,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
         title: 'Atrium',
         version: '0.1.0',
         description: 'Data Extraction, Integration, Custom Tables and Webhook APIs of an agency workflow platform. Errors are RFC 9457 problem+json.',
+        // The API of a private deployment: its terms are the operator's.
+        license: { name: 'Proprietary: the terms of the deployment operator', url: 'https://example.com/atrium/terms' },
       },
       components: openApiComponents as never,
     },
@@ -140,7 +148,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     routePrefix: '/docs',
     uiConfig: { deepLinking: true },
     transformSpecificationClone: false,
-    transformSpecification: withServer,
+    transformSpecification: (document: Record<string, unknown>, request: FastifyRequest) =>
+      withServer(document, request, config.publicUrlExplicit ? config.publicUrl : null),
   });
   await registerHttpNiceties(app, config);
 
@@ -159,6 +168,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
   app.addHook('onRequest', async (request, reply) => {
     request.deadline = Date.now() + config.requestTimeoutMs;
     reply.header('x-request-id', request.id);
+    if (config.tracing) annotateRoute(request, request.routeOptions.url ?? 'unmatched');
     const auth = request.routeOptions.config.auth ?? 'none';
     if (auth !== 'admin') request.addressedTenantId = await addressedTenant(namesOf(request, hostSlug), (slug) => ctx.auth.tenantIdForSlug(slug));
     if (auth === 'none') return;
@@ -170,6 +180,7 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       return;
     }
     request.principal = await authenticate(ctx, request, auth);
+    if (config.tracing) annotateTenant(request, request.principal.tenantId);
     const retryAfter = await limiter.take(`${request.principal.tenantId}:${request.principal.appId ?? request.principal.userId}`);
     if (retryAfter > 0) {
       throw new HttpProblem(429, `Too many requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
@@ -216,6 +227,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
         statusCode: reply.statusCode,
         tenantId: request.principal?.tenantId,
         durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        // onResponse runs when the socket is done, outside the request's context: its span is named here.
+        ...(config.tracing ? requestTraceIds(request) : {}),
       },
       'request',
     );
@@ -231,17 +244,21 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     return metrics.render();
   });
   app.get('/openapi.json', { schema: { hide: true }, config: { auth: 'none' } }, async (request, reply) =>
-    sendJsonWithEtag(request, reply, withServer(app.swagger(), request)),
+    sendJsonWithEtag(request, reply, withServer(app.swagger(), request, config.publicUrlExplicit ? config.publicUrl : null)),
   );
 
   await registerSurfaces(app);
   return app;
 }
 
-/** Under a base path the reference's "try it out" calls stay under it: the document names it as its server. */
-function withServer<T extends object>(document: T, request: FastifyRequest): T {
-  const base = basePathOf(request);
-  return base ? { ...document, servers: [{ url: base }] } : document;
+/**
+ * The document's server: ATRIUM_PUBLIC_URL when set (the address clients use), else "/" (the address the
+ * document was fetched from); under a tenant base path the reference's "try it out" calls stay under it.
+ */
+function withServer<T extends object>(document: T, request: FastifyRequest, publicUrl: string | null): T {
+  const base = basePathOf(request) ?? '';
+  const url = `${publicUrl ?? ''}${base}` || '/';
+  return { ...document, servers: [{ url, description: publicUrl ? 'This deployment (ATRIUM_PUBLIC_URL)' : 'This deployment' }] };
 }
 
 function timeoutDetail(request: FastifyRequest, limitMs: number): string {

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type FieldError, HttpProblem, MAX_FIELD_ERRORS } from '../errors.ts';
 import { PARTIAL_ERRORS } from './bounded-validation.ts';
 import { titleFor, typeFor } from './problem.ts';
+import { traceIdFor } from './tracing.ts';
 
 interface PgError extends Error {
   code?: string;
@@ -85,7 +86,7 @@ export function problemBody(problem: HttpProblem, request: FastifyRequest): Reco
     status: problem.status,
     detail: problem.message,
     instance: request.originalUrl.split('?')[0],
-    traceId: String(request.id),
+    traceId: traceIdFor(request),
     ...(problem.errors ? { errors: problem.errors } : {}),
     ...problem.extra,
   };

@@ -11,6 +11,30 @@ export class Metrics {
 
   constructor(ctx: Pick<AppContext, 'db' | 'jobs'>) {
     collectDefaultMetrics({ register: this.#registry, prefix: 'atrium_' });
+    // prom-client names three gauges like counters (…_total), which `promtool check metrics` rejects: each is
+    // replaced by a gauge named for what it is (the by-type gauges beside them stay as they are).
+    const process_ = process as unknown as { _getActiveHandles?: () => unknown[]; _getActiveRequests?: () => unknown[] };
+    const renamed: [string, string, string, () => number][] = [
+      ['handles', 'Active libuv handles (all types)', 'atrium_nodejs_active_handles_total', () => process_._getActiveHandles?.().length ?? 0],
+      ['requests', 'Active libuv requests (all types)', 'atrium_nodejs_active_requests_total', () => process_._getActiveRequests?.().length ?? 0],
+      [
+        'resources',
+        'Active resources keeping the event loop alive (all types)',
+        'atrium_nodejs_active_resources_total',
+        () => process.getActiveResourcesInfo().length,
+      ],
+    ];
+    for (const [what, help, old, read] of renamed) {
+      this.#registry.removeSingleMetric(old);
+      new Gauge({
+        name: `atrium_nodejs_active_${what}_all`,
+        help,
+        registers: [this.#registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    }
     this.#duration = new Histogram({
       name: 'atrium_http_request_duration_seconds',
       help: 'HTTP request duration by method, route and status code',

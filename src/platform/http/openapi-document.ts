@@ -9,14 +9,14 @@ import { createContext, registerSurfaces } from '../../server.ts';
 import { DatabaseHandle } from '../db/database.ts';
 import { buildApp } from './app.ts';
 
-export async function openApiDocument(): Promise<Record<string, unknown>> {
+export async function openApiDocument(env: Record<string, string> = {}, url = '/openapi.json'): Promise<Record<string, unknown>> {
   // The operator API is part of the document only when an admin token is configured; any value shows it.
-  const config = loadConfig({ DATABASE_URL: 'postgres://atrium@127.0.0.1:1/atrium', ATRIUM_ADMIN_TOKEN: 'openapi-document-only', LOG_LEVEL: 'silent' });
+  const config = loadConfig({ DATABASE_URL: 'postgres://atrium@127.0.0.1:1/atrium', ATRIUM_ADMIN_TOKEN: 'openapi-document-only', LOG_LEVEL: 'silent', ...env });
   const db = new DatabaseHandle(config.databaseUrl as string, {});
   const ctx = createContext(config, db, randomBytes(32));
   const app = await buildApp(ctx, (a) => registerSurfaces(a, ctx));
   try {
-    const res = await app.inject({ method: 'GET', url: '/openapi.json' });
+    const res = await app.inject({ method: 'GET', url });
     if (res.statusCode !== 200) throw new Error(`/openapi.json answered ${res.statusCode}: ${res.body}`);
     return res.json();
   } finally {

@@ -5,7 +5,9 @@
 import type { RouteOptions } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { AuthMode } from './app.ts';
+import { withExamples } from './openapi-examples.ts';
 import { ProblemSchema } from './problem.ts';
+import { rolesOf } from './tenant-seam.ts';
 
 const ERROR_STATUSES = ['400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '504'];
 const COMPONENTS = '#/components/schemas/';
@@ -88,10 +90,26 @@ export function documentRoute(route: RouteOptions, auth: AuthMode): void {
   }
   route.schema = {
     ...schema,
+    description: (schema.description as string | undefined) ?? describedOperation(schema.summary as string | undefined, method, url, auth, rolesOf(route)),
     operationId: (schema.operationId as string | undefined) ?? derivedOperationId(method, url),
     response,
     security: securityOf(auth, url),
   };
+}
+
+const AUTH_TEXT: Record<AuthMode, string> = {
+  none: 'No authentication.',
+  app: 'Authenticated by the app headers (X-AppTenant, X-AppId, X-AppSecret).',
+  token: 'Authenticated by an access token (X-AccessToken or Authorization: Bearer).',
+  appOrToken: 'Authenticated by the app headers or an access token.',
+  admin: 'Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN.',
+};
+
+/** An operation without a description of its own: its summary, how it authenticates and the roles it needs. */
+export function describedOperation(summary: string | undefined, method: string, url: string, auth: AuthMode, roles: readonly string[]): string {
+  const what = summary ? `${summary.replace(/\.$/, '')}.` : `${method} ${url}.`;
+  const needs = roles.length ? ` Needs one of the roles ${roles.join(', ')}.` : '';
+  return `${what} ${AUTH_TEXT[auth]}${needs} Errors are problem+json (RFC 9457).`;
 }
 
 /** @fastify/swagger's transform: a route's documentedResponses join its schema's answers in the document. */
@@ -135,5 +153,5 @@ export function referenceComponents<T extends { paths?: object; components?: { s
     schemas: Object.fromEntries(Object.entries(schemas).map(([n, s]) => [n, replace(s, n)])),
     responses: { Problem: problem },
   };
-  return { ...(replace({ ...openapiObject, paths: undefined, components: undefined }) as T), paths, components };
+  return withExamples({ ...(replace({ ...openapiObject, paths: undefined, components: undefined }) as T), paths, components });
 }

@@ -2,6 +2,7 @@
 // queues here; a process with ATRIUM_ROLE=api only sends, one with worker or all also works them.
 import { PgBoss, type QueueOptions } from 'pg-boss';
 import type { DatabaseHandle } from '../db/database.ts';
+import { contextOf, linkTo, SpanKind, traceparentOf, tracingOn, withSpan } from '../tracing.ts';
 import { WorkStatus } from './work-status.ts';
 
 export interface QueueDefinition<T extends object = object> {
@@ -71,7 +72,9 @@ export class Jobs {
           includeMetadata: true,
         },
         async (jobs) => {
-          await q.work(jobs.map((j) => ({ id: j.id, data: j.data as any, createdOn: j.createdOn })));
+          const batch = jobs.map((j) => ({ id: j.id, data: j.data as any, createdOn: j.createdOn }));
+          if (!tracingOn()) return q.work(batch);
+          await tracedWork(q.name, batch, q.work);
         },
       );
       await q.onStart?.();
@@ -90,7 +93,9 @@ export class Jobs {
   }
 
   async send(name: string, data: object, options?: Parameters<PgBoss['send']>[2]): Promise<string | null> {
-    return this.boss.send(name, data, options);
+    // Traced: the job carries the sender's span, and its worker's span continues that trace.
+    const traceparent = traceparentOf();
+    return this.boss.send(name, traceparent ? { ...data, [TRACE_KEY]: traceparent } : data, options);
   }
 
   /** Work of the process's own that must end before pg-boss stops (`before`), or may end after (`after`). */
@@ -107,4 +112,40 @@ export class Jobs {
     }
     for (const fn of this.#stopHooks.after.splice(0)) await fn();
   }
+}
+
+/** Where a job's data carries the traceparent of the span that sent it (taken out before the queue's work sees it). */
+const TRACE_KEY = '_traceparent';
+
+/**
+ * A CONSUMER span per batch of a queue: the child of the sender's span for a batch of one traced job, else a
+ * root span linking to each traced job's sender (a batch serves several traces at once).
+ */
+function tracedWork<T extends object>(queue: string, batch: { id: string; data: T; createdOn: Date }[], work: QueueDefinition<T>['work']): Promise<void> {
+  const senders: (string | null)[] = [];
+  for (const job of batch) {
+    const data = job.data as Record<string, unknown>;
+    const traceparent = typeof data?.[TRACE_KEY] === 'string' ? (data[TRACE_KEY] as string) : null;
+    senders.push(traceparent);
+    if (traceparent !== null) {
+      const { [TRACE_KEY]: _, ...rest } = data;
+      job.data = rest as T;
+    }
+  }
+  const links = batch.length > 1 ? senders.map(linkTo).filter((l) => l !== null) : [];
+  return withSpan(
+    `job ${queue}`,
+    {
+      kind: SpanKind.CONSUMER,
+      parent: batch.length === 1 ? contextOf(senders[0]) : contextOf(null),
+      links,
+      attributes: {
+        'messaging.system': 'pg-boss',
+        'messaging.destination.name': queue,
+        'messaging.batch.message_count': batch.length,
+        ...(batch.length === 1 ? { 'messaging.message.id': batch[0].id } : {}),
+      },
+    },
+    () => work(batch),
+  );
 }

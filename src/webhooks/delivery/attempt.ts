@@ -3,6 +3,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Agent } from 'undici';
+import { injectTraceHeaders } from '../../platform/tracing.ts';
 import { OutboundRefused } from '../outbound.ts';
 import { signatureHeaders } from '../sign.ts';
 
@@ -55,6 +56,8 @@ export async function postAttempt(r: AttemptRequest): Promise<AttemptOutcome> {
     'webhook-signature': signature['webhook-signature'],
   };
   if (r.legacySecret !== null) headers['x-webhook-secret'] = r.legacySecret;
+  // Traced: the attempt's span goes with the request (traceparent, tracestate), so the receiver continues the trace.
+  injectTraceHeaders(headers);
   const target = targetOf(r.url);
   // A controller and a plain timer: AbortSignal.timeout() costs a third of a bare request (it is tracked for GC).
   const timeout = new AbortController();

@@ -10,6 +10,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from '../../platform/db/schema.ts';
 import { tenantBaseUrl } from '../../platform/http/tenant-address.ts';
 import { outboxDispatchLag } from '../../platform/metrics.ts';
+import { contextOf, failSpan, type Span, SpanKind, startSpan, traceparentOf, tracingOn } from '../../platform/tracing.ts';
 import { buildPayload } from '../invocations.ts';
 import { type DetailFilter, matches, type PreferenceLookup, preferenceReferences } from '../match.ts';
 
@@ -52,6 +53,8 @@ export interface Delivery {
   secret: string;
   attemptCount: number;
   roundAttempts: number;
+  /** The traceparent of the dispatch that made the invocation (decision 0048); null untraced. */
+  traceContext: string | null;
   lease: { kind: 'batch'; batch: DispatchBatch } | { kind: 'row'; token: string; deadline: number };
 }
 
@@ -66,6 +69,7 @@ interface OutboxEvent {
   business_object_type_name: string | null;
   detail: unknown;
   occurred_on_utc: Date;
+  trace_context: string | null;
 }
 
 interface ActiveSubscription {
@@ -88,6 +92,8 @@ interface Candidate {
   payload: string;
   /** A URL delivery due at once, which the worker may take for itself. */
   immediate: boolean;
+  /** The traceparent of the event's dispatch span: the invocation's trace_context. */
+  traceContext: string | null;
 }
 
 export interface DispatchResult {
@@ -110,6 +116,25 @@ export const AWAITING_BATCH = `i.status = 'Pending' and i.destination = 'url' an
 export async function dispatchOnce(db: Db, opts: DispatchOptions): Promise<DispatchResult> {
   const started = Date.now();
   const none = { events: 0, due: 0, deliveries: [], more: false };
+  // Traced: one span per event dispatched, continuing the trace of the transaction that appended it.
+  const spans = new Map<OutboxEvent, Span>();
+  try {
+    return await dispatchIn(db, opts, started, none, spans);
+  } catch (err) {
+    for (const span of spans.values()) failSpan(span, err);
+    throw err;
+  } finally {
+    for (const span of spans.values()) span.end();
+  }
+}
+
+async function dispatchIn(
+  db: Db,
+  opts: DispatchOptions,
+  started: number,
+  none: Omit<DispatchResult, 'ran'>,
+  spans: Map<OutboxEvent, Span>,
+): Promise<DispatchResult> {
   return db.transaction().execute(async (trx) => {
     // Taken before anything else in this transaction: every transaction older than this horizon
     // has finished, so its events are all visible now and none can appear below it later.
@@ -121,15 +146,16 @@ export async function dispatchOnce(db: Db, opts: DispatchOptions): Promise<Dispa
     const cursor = cursorRows[0];
     const { rows: events } = await sql<OutboxEvent>`
       select e.tenant_id, e.id, e.seq::text as seq_text, e.txid::text as txid_text, e.action_type, e.document_type, e.document_id,
-        e.business_object_type_name, e.detail, e.occurred_on_utc
+        e.business_object_type_name, e.detail, e.occurred_on_utc, e.trace_context
       from events e
       where (e.txid, e.seq) > (${cursor.last_txid}::xid8, ${cursor.last_seq}::bigint) and e.txid < ${horizon}::xid8
       -- the columns themselves: ordering by the text output names would be lexicographic
       order by e.txid, e.seq
       limit ${opts.batchSize}`.execute(trx);
     if (events.length === 0) return { ...none, ran: true };
+    if (tracingOn()) for (const e of events) spans.set(e, dispatchSpan(e, started));
 
-    const all = await candidatesFor(trx, events, opts);
+    const all = await candidatesFor(trx, events, opts, spans);
     // Cut after the last event whose immediate deliveries fit the room (the first event is always taken).
     let taken = events.length;
     if (opts.cutAtLeaseCount) {
@@ -144,6 +170,8 @@ export async function dispatchOnce(db: Db, opts: DispatchOptions): Promise<Dispa
       }
     }
     const takenEvents = new Set(events.slice(0, taken));
+    // Events past the cut are dispatched by the next batch, under spans of their own.
+    for (const e of events.slice(taken)) spans.delete(e);
     const candidates = all.filter((c) => takenEvents.has(c.event));
     const mine = new Set(candidates.filter((c) => c.immediate).slice(0, opts.leaseCount));
     const last = events[taken - 1];
@@ -165,6 +193,9 @@ export async function dispatchOnce(db: Db, opts: DispatchOptions): Promise<Dispa
     let due = 0;
     for (const c of candidates) {
       if (!inserted.has(c.id)) continue;
+      spans
+        .get(c.event)
+        ?.addEvent('invocation', { 'atrium.webhook.subscription.id': c.sub.id, 'atrium.webhook.destination': c.sub.is_automation ? 'automation' : 'url' });
       if (batch && mine.has(c)) deliveries.push(toDelivery(c, batch));
       else if (!c.sub.is_automation) due++;
     }
@@ -203,6 +234,21 @@ export async function releaseLapsedBatch(db: Db): Promise<number | null> {
   });
 }
 
+/** The span of one event's dispatch: a child of the span that appended it (its trace_context), started with the batch. */
+function dispatchSpan(e: OutboxEvent, started: number): Span {
+  return startSpan('webhook dispatch', {
+    kind: SpanKind.PRODUCER,
+    parent: contextOf(e.trace_context),
+    startTime: started,
+    attributes: {
+      'atrium.tenant.id': e.tenant_id,
+      'atrium.event.id': e.id,
+      'atrium.event.action_type': e.action_type,
+      'atrium.event.document_type': e.document_type,
+    },
+  }) as Span;
+}
+
 function toDelivery(c: Candidate, batch: DispatchBatch): Delivery {
   return {
     tenantId: c.event.tenant_id,
@@ -213,6 +259,7 @@ function toDelivery(c: Candidate, batch: DispatchBatch): Delivery {
     secret: c.sub.secret,
     attemptCount: 0,
     roundAttempts: 0,
+    traceContext: c.traceContext,
     lease: { kind: 'batch', batch },
   };
 }
@@ -222,6 +269,7 @@ async function candidatesFor(
   trx: Db,
   events: OutboxEvent[],
   opts: Pick<DispatchOptions, 'publicUrl' | 'tenantHostPattern' | 'firstDelayMs'>,
+  spans: Map<OutboxEvent, Span>,
 ): Promise<Candidate[]> {
   const tenants = [...new Set(events.map((e) => e.tenant_id))];
   const { rows: subs } = await sql<ActiveSubscription>`
@@ -270,7 +318,7 @@ async function candidatesFor(
       );
       // Automation subscriptions keep their invocations for the automation engine (not delivered here).
       const immediate = !sub.is_automation && !!sub.url && opts.firstDelayMs === 0;
-      out.push({ event, sub, id: randomUUID(), payload, immediate });
+      out.push({ event, sub, id: randomUUID(), payload, immediate, traceContext: traceparentOf(spans.get(event)) });
     }
   }
   return out;
@@ -295,14 +343,15 @@ async function insertInvocations(trx: Db, candidates: Candidate[], mine: Set<Can
     document_id: c.event.document_id,
     payload: c.payload,
     mine: mine.has(c),
+    trace_context: c.traceContext,
   }));
   const { rows: created } = await sql<{ id: string }>`
     insert into webhook_invocations (tenant_id, id, subscription_id, event_id, destination, action_type, document_type, document_id, payload,
-      next_attempt_on_utc)
+      next_attempt_on_utc, trace_context)
     select x.tenant_id, x.id, x.subscription_id, x.event_id, x.destination, x.action_type, x.document_type, x.document_id, x.payload,
-      case when x.destination = 'url' and not x.mine then now() + ${opts.firstDelayMs} * interval '1 millisecond' end
+      case when x.destination = 'url' and not x.mine then now() + ${opts.firstDelayMs} * interval '1 millisecond' end, x.trace_context
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(tenant_id uuid, id uuid, subscription_id uuid, event_id uuid, destination text,
-      action_type text, document_type text, document_id uuid, payload text, mine boolean)
+      action_type text, document_type text, document_id uuid, payload text, mine boolean, trace_context text)
     on conflict (tenant_id, subscription_id, event_id) do nothing
     returning id`.execute(trx);
   return new Set(created.map((r) => r.id));

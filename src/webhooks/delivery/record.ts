@@ -155,6 +155,7 @@ export async function claimDue(pool: pg.Pool, leaseMs: number, limit: number): P
     secret: string;
     attempt_count: number;
     round_attempts: number;
+    trace_context: string | null;
   }>({
     name: 'webhooks_claim',
     // A claimed invocation is due again when its lease lapses, so that due scans pass over those in flight.
@@ -170,7 +171,7 @@ export async function claimDue(pool: pg.Pool, leaseMs: number, limit: number): P
         for update skip locked
       ) due, webhook_subscriptions s
       where i.tenant_id = due.tenant_id and i.id = due.id and s.tenant_id = i.tenant_id and s.id = i.subscription_id
-      returning i.tenant_id, i.id, i.subscription_id, i.payload, s.url, s.secret, i.attempt_count, i.round_attempts`,
+      returning i.tenant_id, i.id, i.subscription_id, i.payload, s.url, s.secret, i.attempt_count, i.round_attempts, i.trace_context`,
     values: [leaseMs, token, limit],
   });
   const lease = { kind: 'row', token, deadline: started + leaseMs } as const;
@@ -183,6 +184,7 @@ export async function claimDue(pool: pg.Pool, leaseMs: number, limit: number): P
     secret: r.secret,
     attemptCount: r.attempt_count,
     roundAttempts: r.round_attempts,
+    traceContext: r.trace_context,
     lease,
   }));
 }

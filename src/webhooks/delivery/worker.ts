@@ -12,6 +12,7 @@ import type { SecretBox } from '../../platform/auth/hashing.ts';
 import type { Notifications } from '../../platform/db/notifications.ts';
 import type { Database } from '../../platform/db/schema.ts';
 import { type Logger, silentLogger } from '../../platform/log.ts';
+import { contextOf, failSpan, type Span, SpanKind, tracingOn, withSpan } from '../../platform/tracing.ts';
 import { createOutboundAgent } from '../outbound.ts';
 import { signingKey } from '../sign.ts';
 import { nextDelayMs, postAttempt } from './attempt.ts';
@@ -330,6 +331,28 @@ export class WebhookWorker {
   }
 
   async #attempt(invocation: Delivery): Promise<Settled> {
+    if (!tracingOn()) return this.#attemptIn(invocation, undefined);
+    // A CLIENT span under the dispatch that made the invocation; its traceparent goes out with the POST.
+    // The URL is not recorded (a receiver's URL may carry a token in its query): only its host.
+    return withSpan(
+      'webhook delivery attempt',
+      {
+        kind: SpanKind.CLIENT,
+        parent: contextOf(invocation.traceContext),
+        attributes: {
+          'atrium.tenant.id': invocation.tenantId,
+          'atrium.webhook.invocation.id': invocation.id,
+          'atrium.webhook.subscription.id': invocation.subscriptionId,
+          'atrium.webhook.attempt': invocation.attemptCount + 1,
+          'http.request.method': 'POST',
+          'server.address': hostOf(invocation.url),
+        },
+      },
+      (span) => this.#attemptIn(invocation, span),
+    );
+  }
+
+  async #attemptIn(invocation: Delivery, span: Span | undefined): Promise<Settled> {
     const startedOnUtc = new Date();
     const started = performance.now();
     const secret = this.#secret(invocation.secret);
@@ -344,6 +367,11 @@ export class WebhookWorker {
     });
     const durationMs = Math.round(performance.now() - started);
     this.#attemptMs += 0.05 * (durationMs - this.#attemptMs);
+    if (span) {
+      if (outcome.statusCode !== null) span.setAttribute('http.response.status_code', outcome.statusCode);
+      if (outcome.error !== null) failSpan(span, outcome.error);
+      else if (outcome.statusCode !== null && outcome.statusCode >= 400) failSpan(span, `HTTP ${outcome.statusCode}`);
+    }
     const schedule = this.#config.webhookRetryScheduleMs;
     const roundAttempts = invocation.roundAttempts + 1;
     const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
@@ -427,4 +455,12 @@ function unattempted(d: Delivery): Settled {
     nextAttemptOnUtc: null,
     roundAttempts: 0,
   };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
 }
