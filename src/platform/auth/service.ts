@@ -17,6 +17,7 @@ const USER_CACHE_TTL_MS = 5_000;
 const SLUG_CACHE_TTL_MS = 60_000;
 const SLUG_MISS_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
+export const SCIM_TOKEN_RE = /^scim_([0-9a-fA-F-]{36})_([A-Za-z0-9_-]{20,200})$/;
 
 export interface TokenResponse {
   accessToken: string;
@@ -300,6 +301,23 @@ export class AuthService {
       this.#appCache.set(key, { appId, roles });
     }
     return { tenantId, appId, userId: null, userName: null, roles: new Set(roles), via: 'token' };
+  }
+
+  /**
+   * A SCIM bearer token (`scim_<tenant id>_<secret>`, decision 0047): the tenant it names, looked up by the
+   * secret's SHA-256 among that tenant's tokens not revoked. Not cached, so a revocation holds at once; the
+   * lookup is one indexed read on a read lane. The principal has no roles: it reaches only the SCIM routes.
+   */
+  async verifyScimToken(token: string, addressedTenantId: string | null): Promise<Principal> {
+    const m = SCIM_TOKEN_RE.exec(token);
+    if (!m || !isUuid(m[1])) throw unauthorized();
+    const tenantId = m[1].toLowerCase();
+    if (addressedTenantId && addressedTenantId !== tenantId) throw unauthorized();
+    const row = await this.#db.readAsTenant(tenantId, (trx) =>
+      trx.selectFrom('scim_tokens').select('id').where('token_hash', '=', sha256(m[2])).where('revoked_on_utc', 'is', null).executeTakeFirst(),
+    );
+    if (!row) throw unauthorized();
+    return { tenantId, appId: null, userId: null, userName: null, roles: new Set(), via: 'scim', scimTokenId: row.id };
   }
 
   async #issue(trx: Trx, tenantId: string, appId: string | null, user: UserRow | null, delegate: boolean): Promise<TokenResponse> {
