@@ -35,6 +35,7 @@ import { createLogger } from './platform/log.ts';
 import { mkdirPrivate } from './platform/private-files.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
+import { scimRoutes } from './scim/routes.ts';
 import { adminRoutes } from './tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './tenancy/service.ts';
 import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
@@ -122,6 +123,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await consoleRoutes(app);
   await automationRoutes(app, ctx);
   await userFeedRoutes(app, ctx);
+  await scimRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 

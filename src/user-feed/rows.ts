@@ -95,7 +95,7 @@ async function findUserType(trx: Trx, record: FeedRecord): Promise<string> {
 }
 
 /** Timesheet Required: true for Regular/Permanent, false for Temporary (the spec's managed attribute). */
-function timesheetRequired(record: FeedRecord): boolean {
+export function timesheetRequired(record: FeedRecord): boolean {
   return !/^temporary\b/i.test((record.userType ?? '').trim());
 }
 
@@ -148,7 +148,7 @@ async function changed(trx: Trx, before: ExistingUser, externalId: string): Prom
 }
 
 /** The spec's order: the expiration date first, then IsActive false, then the login names freed. */
-async function deactivate(trx: Trx, actor: Actor, user: ExistingUser, externalId: string, expiration: string | null): Promise<void> {
+export async function deactivate(trx: Trx, actor: Actor, user: ExistingUser, externalId: string, expiration: string | null): Promise<void> {
   if (expiration) await patchUser(trx, actor, user.id, { ExpirationDate: expiration });
   await patchUser(trx, actor, user.id, { IsActive: false });
   const suffix = `_${externalId}`;
@@ -283,18 +283,18 @@ async function patchManager(
 }
 
 /** The typology group by description (case-insensitive). */
-async function findGroup(trx: Trx, name: string): Promise<string | null> {
+export async function findGroup(trx: Trx, name: string): Promise<string | null> {
   const { rows } = await sql<{ id: string }>`select id from typology_groups where lower(name) = lower(${name}) order by created_on_utc limit 1`.execute(trx);
   return rows[0]?.id ?? null;
 }
 
-async function createGroup(trx: Trx, actor: Actor, name: string, companyCode: string): Promise<string> {
+export async function createGroup(trx: Trx, actor: Actor, name: string, companyCode: string): Promise<string> {
   const { view } = await upsertResource(trx, actor, typologyGroups, { name, companyCode });
   return view.id as string;
 }
 
 /** The typology of the user's department by business title (its external id, else its name): its external id. */
-async function findTypology(trx: Trx, resourceType: string, departmentId: string): Promise<string | null> {
+export async function findTypology(trx: Trx, resourceType: string, departmentId: string): Promise<string | null> {
   const { rows } = await sql<{ external_id: string | null }>`
     select external_id from typologies where department_id = ${departmentId} and (external_id = ${resourceType} or lower(name) = lower(${resourceType}))
     order by (external_id = ${resourceType}) desc nulls last limit 1`.execute(trx);
@@ -302,7 +302,7 @@ async function findTypology(trx: Trx, resourceType: string, departmentId: string
 }
 
 /** A missing typology, created for the department and associated with the group. */
-async function createTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string): Promise<string> {
+export async function createTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string): Promise<string> {
   await upsertResource(trx, actor, typologies, { externalId: resourceType, name: resourceType, departmentId, typologyGroupId: groupId });
   return resourceType;
 }

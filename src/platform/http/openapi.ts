@@ -40,6 +40,7 @@ export const openApiComponents = {
     AppSecret: { type: 'apiKey', in: 'header', name: 'X-AppSecret' },
     AccessToken: { type: 'apiKey', in: 'header', name: 'X-AccessToken' },
     Bearer: { type: 'http', scheme: 'bearer', description: 'An access token of POST /api/auth/token (or, for /admin, ATRIUM_ADMIN_TOKEN)' },
+    ScimToken: { type: 'http', scheme: 'bearer', description: 'A SCIM token of the tenant (POST /api/v3/scim/tokens), for /scim/v2' },
     Basic: { type: 'http', scheme: 'basic', description: 'OData feed: user <tenantId>:<appId> (or <slug>:<appId>), password the app secret' },
   },
   get schemas(): Record<string, TSchema> {
@@ -57,6 +58,7 @@ export function securityOf(auth: AuthMode, url: string): Security {
   if (auth === 'token') return [{ AccessToken: [] }, { Bearer: [] }];
   if (auth === 'appOrToken') return [app, { AccessToken: [] }, { Bearer: [] }];
   if (auth === 'admin') return [{ Bearer: [] }];
+  if (auth === 'scim') return [{ ScimToken: [] }];
   return [];
 }
 
