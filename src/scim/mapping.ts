@@ -50,7 +50,8 @@ export function readAttribute(def: AttrDef, v: unknown, where: string): unknown 
   if (def.mutability === 'readOnly') return undefined;
   if (def.multiValued) {
     if (v === null) return [];
-    const list = Array.isArray(v) ? v : [v];
+    if (!Array.isArray(v)) throw invalidValue(`${where} must be an array`);
+    const list = v;
     if (list.length > LIMITS.maxMultiValues) throw invalidValue(`${where} has more than ${LIMITS.maxMultiValues} values`);
     return list.map((item, i) => (def.type === 'complex' ? readComplex(def, item, `${where}[${i}]`) : readScalar(def, item, `${where}[${i}]`)));
   }
@@ -275,6 +276,7 @@ export function project(resource: Doc, attributes: string[] | null, excluded: st
           continue;
         }
         source = ext;
+        if (!keyOf(ext, p.attr)) continue;
         target = (out[p.schema] as Doc) ?? {};
         out[p.schema] = target;
       }
