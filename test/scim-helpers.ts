@@ -23,8 +23,8 @@ export interface ScimFixture {
   close: () => Promise<void>;
 }
 
-export async function scimFixture(name = 'Scim Agency'): Promise<ScimFixture> {
-  const server = await startTestServer();
+export async function scimFixture(name = 'Scim Agency', env: Record<string, string> = {}): Promise<ScimFixture> {
+  const server = await startTestServer(env);
   const tenant = await server.createTenant(name);
   const h = appHeaders(tenant);
   const created = await server.request('POST', '/api/v3/scim/tokens', { headers: h, json: { name: 'Identity provider' } });

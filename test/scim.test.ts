@@ -125,7 +125,10 @@ describe('Users', () => {
       ...userBody('ana@example.com'),
       externalId: 'E-ANA',
       name: { givenName: 'Ana', familyName: 'Silva' },
-      phoneNumbers: [{ value: '+351 1', type: 'mobile' }, { value: '+351 2', type: 'work' }],
+      phoneNumbers: [
+        { value: '+351 1', type: 'mobile' },
+        { value: '+351 2', type: 'work' },
+      ],
       userType: 'Regular/Permanent',
       [ENTERPRISE]: { employeeNumber: '0042', department: f.tenant.departmentExternalId, organization: f.tenant.companyCode },
     });
@@ -263,14 +266,21 @@ describe('Users', () => {
 
   test('PUT replaces: attributes not sent are cleared; If-Match with an old version is 412 and changes nothing', async () => {
     const u = await create('put@example.com', { externalId: 'PUT-1', phoneNumbers: [{ value: '+1', type: 'work' }] });
-    const replaced = await f.scim('PUT', `/Users/${u.id}`, { ...userBody('put@example.com'), externalId: 'PUT-1', name: { formatted: 'Put Person' } }, { 'if-match': u.meta.version });
+    const replaced = await f.scim(
+      'PUT',
+      `/Users/${u.id}`,
+      { ...userBody('put@example.com'), externalId: 'PUT-1', name: { formatted: 'Put Person' } },
+      { 'if-match': u.meta.version },
+    );
     assert.equal(replaced.status, 200, replaced.text);
     assert.equal(replaced.body.name.formatted, 'Put Person');
     assert.equal(replaced.body.phoneNumbers, undefined);
     assert.notEqual(replaced.body.meta.version, u.meta.version);
     const stale = await f.scim('PUT', `/Users/${u.id}`, { ...userBody('put@example.com'), name: { formatted: 'Stale' } }, { 'if-match': u.meta.version });
     assertScimError(stale, 412);
-    const stalePatch = await f.scim('PATCH', `/Users/${u.id}`, patchBody({ op: 'replace', path: 'displayName', value: 'Stale' }), { 'if-match': u.meta.version });
+    const stalePatch = await f.scim('PATCH', `/Users/${u.id}`, patchBody({ op: 'replace', path: 'displayName', value: 'Stale' }), {
+      'if-match': u.meta.version,
+    });
     assertScimError(stalePatch, 412);
     assert.equal((await f.scim('GET', `/Users/${u.id}`)).body.name.formatted, 'Put Person');
     const got = await f.scim('GET', `/Users/${u.id}`);
@@ -296,7 +306,11 @@ describe('Users', () => {
     assert.equal(res.body.phoneNumbers[0].value, '+44 1');
     assert.equal(res.body.emails[0].value, 'patched@example.com');
     assert.equal(res.body[ENTERPRISE].employeeNumber, 'EN-9');
-    res = await f.scim('PATCH', `/Users/${u.id}`, patchBody({ op: 'remove', path: 'phoneNumbers[type eq "work"]' }, { op: 'remove', path: `${ENTERPRISE}:employeeNumber` }));
+    res = await f.scim(
+      'PATCH',
+      `/Users/${u.id}`,
+      patchBody({ op: 'remove', path: 'phoneNumbers[type eq "work"]' }, { op: 'remove', path: `${ENTERPRISE}:employeeNumber` }),
+    );
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.phoneNumbers, undefined);
     assert.equal(res.body[ENTERPRISE]?.employeeNumber, undefined);
@@ -378,7 +392,10 @@ describe('deactivation', () => {
   test('PATCH active false: no sign-in, no API call with an earlier token, the user name is free; re-activation restores it when free', async () => {
     const u = await create('leaver@example.com', { externalId: 'LEAVER-1', password: 'Leaver-password-1' });
     const login = () =>
-      f.server.request('POST', '/api/auth/token', { headers: { 'x-apptenant': f.tenant.tenantId }, json: { userName: 'leaver@example.com', password: 'Leaver-password-1' } });
+      f.server.request('POST', '/api/auth/token', {
+        headers: { 'x-apptenant': f.tenant.tenantId },
+        json: { userName: 'leaver@example.com', password: 'Leaver-password-1' },
+      });
     const signedIn = await login();
     assert.equal(signedIn.status, 200, signedIn.text);
     const whoami = () => f.server.request('GET', '/api/v3/whoami', { headers: { authorization: `Bearer ${signedIn.body.accessToken}` } });
@@ -448,7 +465,11 @@ describe('Groups', () => {
       res.body.members.map((m: { value: string }) => m.value),
       [b.id],
     );
-    res = await f.scim('PUT', `/Groups/${group.id}`, { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'ProjectRead', members: [{ value: a.id }] });
+    res = await f.scim('PUT', `/Groups/${group.id}`, {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      displayName: 'ProjectRead',
+      members: [{ value: a.id }],
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(
       res.body.members.map((m: { value: string }) => m.value),
@@ -460,17 +481,31 @@ describe('Groups', () => {
     );
     assert.deepEqual(
       events.map((e) => `${e.document_id === a.id ? 'a' : 'b'} ${e.action_type} ${e.role}`),
-      ['a UserRoleAdded ProjectRead', 'b UserRoleAdded ProjectRead', 'a UserRoleRemoved ProjectRead', 'a UserRoleAdded ProjectRead', 'b UserRoleRemoved ProjectRead'],
+      [
+        'a UserRoleAdded ProjectRead',
+        'b UserRoleAdded ProjectRead',
+        'a UserRoleRemoved ProjectRead',
+        'a UserRoleAdded ProjectRead',
+        'b UserRoleRemoved ProjectRead',
+      ],
     );
     assertScimError(await f.scim('PUT', `/Groups/${group.id}`, { displayName: 'Renamed' }), 400, 'mutability');
     assertScimError(await f.scim('DELETE', `/Groups/${group.id}`), 400, 'mutability');
-    assertScimError(await f.scim('PATCH', `/Groups/${group.id}`, patchBody({ op: 'add', path: 'members', value: [{ value: '00000000-0000-0000-0000-000000000000' }] })), 400, 'invalidValue');
+    assertScimError(
+      await f.scim('PATCH', `/Groups/${group.id}`, patchBody({ op: 'add', path: 'members', value: [{ value: '00000000-0000-0000-0000-000000000000' }] })),
+      400,
+      'invalidValue',
+    );
     assertScimError(await f.scim('PATCH', `/Groups/${group.id}`, patchBody({ op: 'add', path: 'owners', value: [] })), 400, 'invalidPath');
   });
 
   test('a group the provider creates is a new role, which it may rename and delete; a taken name is 409 uniqueness', async () => {
     const m = await create('crew@example.com', { externalId: 'CREW' });
-    const created = await f.scim('POST', '/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Crew', members: [{ value: m.id }] });
+    const created = await f.scim('POST', '/Groups', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      displayName: 'Crew',
+      members: [{ value: m.id }],
+    });
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.members[0].value, m.id);
     assertScimError(await f.scim('POST', '/Groups', { displayName: 'crew' }), 409, 'uniqueness');

@@ -134,7 +134,9 @@ export async function scimRoutes(app: App, ctx: AppContext): Promise<void> {
         reply.send(send(reply, e.status, e.body));
       });
       scope.setNotFoundHandler((request, reply) => {
-        reply.send(send(reply, 404, { schemas: [ERROR_SCHEMA], status: '404', detail: `No SCIM endpoint ${request.method} ${request.originalUrl.split('?')[0]}.` }));
+        reply.send(
+          send(reply, 404, { schemas: [ERROR_SCHEMA], status: '404', detail: `No SCIM endpoint ${request.method} ${request.originalUrl.split('?')[0]}.` }),
+        );
       });
       await serviceRoutes(scope as unknown as App, ctx);
     },
