@@ -155,26 +155,35 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
 
   // Discovery ----------------------------------------------------------------------------------------
   const discovery = (path: string, summary: string, body: (b: string) => unknown) =>
-    app.get(path, { config: scimConfig(200, summary), schema: { tags, summary, response: ERROR_ANSWERS } }, async (request, reply) =>
-      send(reply, 200, body(base(request))),
+    app.get(
+      path,
+      {
+        config: scimConfig(200, summary),
+        schema: { operationId: `scim${path.slice(1)}_${path === '/ServiceProviderConfig' ? 'get' : 'list'}`, tags, summary, response: ERROR_ANSWERS },
+      },
+      async (request, reply) => send(reply, 200, body(base(request))),
     );
   discovery('/ServiceProviderConfig', 'What this SCIM service supports and its limits', serviceProviderConfig);
   discovery('/ResourceTypes', 'The resource types: User (with the enterprise extension) and Group', (b) => listOf(resourceTypeDocuments(b)));
   discovery('/Schemas', 'The schemas and every attribute: what is kept, returned and accepted only', (b) => listOf(schemaDocuments(b)));
   app.get(
     '/ResourceTypes/:id',
-    { config: scimConfig(200, 'One resource type'), schema: { tags, params: IdParams, response: ERROR_ANSWERS } },
+    { config: scimConfig(200, 'One resource type'), schema: { operationId: 'scimResourceTypes_get', tags, params: IdParams, response: ERROR_ANSWERS } },
     async (request, reply) => {
       const found = resourceTypeDocuments(base(request)).find((r) => String(r.id).toLowerCase() === request.params.id.toLowerCase());
       if (!found) throw scimError(404, null, `No resource type ${request.params.id}.`);
       return send(reply, 200, found);
     },
   );
-  app.get('/Schemas/:id', { config: scimConfig(200, 'One schema'), schema: { tags, params: IdParams, response: ERROR_ANSWERS } }, async (request, reply) => {
-    const found = schemaDocuments(base(request)).find((r) => String(r.id).toLowerCase() === request.params.id.toLowerCase());
-    if (!found) throw scimError(404, null, `No schema ${request.params.id}.`);
-    return send(reply, 200, found);
-  });
+  app.get(
+    '/Schemas/:id',
+    { config: scimConfig(200, 'One schema'), schema: { operationId: 'scimSchemas_get', tags, params: IdParams, response: ERROR_ANSWERS } },
+    async (request, reply) => {
+      const found = schemaDocuments(base(request)).find((r) => String(r.id).toLowerCase() === request.params.id.toLowerCase());
+      if (!found) throw scimError(404, null, `No schema ${request.params.id}.`);
+      return send(reply, 200, found);
+    },
+  );
 
   // Users ----------------------------------------------------------------------------------------------
   const listUsersAnswer = async (request: FastifyRequest, params: ListParams) => {
@@ -197,7 +206,10 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
   };
   app.get(
     '/Users',
-    { config: scimConfig(200, 'A ListResponse of Users'), schema: { tags, summary: 'List or filter Users', querystring: ListQuery, response: ERROR_ANSWERS } },
+    {
+      config: scimConfig(200, 'A ListResponse of Users'),
+      schema: { operationId: 'scimUsers_list', tags, summary: 'List or filter Users', querystring: ListQuery, response: ERROR_ANSWERS },
+    },
     async (request, reply) => send(reply, 200, await listUsersAnswer(request, readListParams(request.query as Record<string, unknown>))),
   );
   app.post(
@@ -205,7 +217,13 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       bodyLimit: LIMITS.resourceMaxPayloadSize,
       config: scimConfig(200, 'A ListResponse of Users'),
-      schema: { tags, summary: 'Search Users (the list parameters in a SearchRequest body)', body: AnyBody, response: ERROR_ANSWERS },
+      schema: {
+        operationId: 'scimUsers_search',
+        tags,
+        summary: 'Search Users (the list parameters in a SearchRequest body)',
+        body: AnyBody,
+        response: ERROR_ANSWERS,
+      },
     },
     async (request, reply) => send(reply, 200, await listUsersAnswer(request, readListParams(searchBody(request.body)))),
   );
@@ -213,7 +231,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     '/Users/:id',
     {
       config: scimConfig(200, 'The User'),
-      schema: { tags, summary: 'Get a User', params: IdParams, querystring: ProjectionQuery, response: ERROR_ANSWERS },
+      schema: { operationId: 'scimUsers_get', tags, summary: 'Get a User', params: IdParams, querystring: ProjectionQuery, response: ERROR_ANSWERS },
     },
     async (request, reply) => {
       const q = request.query as Record<string, string | undefined>;
@@ -231,6 +249,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
       bodyLimit: LIMITS.resourceMaxPayloadSize,
       config: scimConfig(201, 'The User created'),
       schema: {
+        operationId: 'scimUsers_create',
         tags,
         summary: 'Create a User (through the Integration API)',
         description: 'A userName or externalId taken is 409 uniqueness. Honours Idempotency-Key.',
@@ -249,7 +268,15 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       bodyLimit: LIMITS.resourceMaxPayloadSize,
       config: scimConfig(200, 'The User replaced'),
-      schema: { tags, summary: 'Replace a User', params: IdParams, headers: IfMatchHeaders, body: AnyBody, response: ERROR_ANSWERS },
+      schema: {
+        operationId: 'scimUsers_replace',
+        tags,
+        summary: 'Replace a User',
+        params: IdParams,
+        headers: IfMatchHeaders,
+        body: AnyBody,
+        response: ERROR_ANSWERS,
+      },
     },
     async (request, reply) => {
       const saved = await writeUser(request, async (trx, actor) =>
@@ -263,7 +290,15 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       bodyLimit: LIMITS.resourceMaxPayloadSize,
       config: scimConfig(200, 'The User patched'),
-      schema: { tags, summary: 'Patch a User (add, replace, remove)', params: IdParams, headers: IfMatchHeaders, body: AnyBody, response: ERROR_ANSWERS },
+      schema: {
+        operationId: 'scimUsers_patch',
+        tags,
+        summary: 'Patch a User (add, replace, remove)',
+        params: IdParams,
+        headers: IfMatchHeaders,
+        body: AnyBody,
+        response: ERROR_ANSWERS,
+      },
     },
     async (request, reply) => {
       const ops = readPatchBody(request.body);
@@ -276,6 +311,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       config: { auth: 'scim', documentedResponses: { 204: { description: 'Deactivated (as the user feed deactivates) and gone from SCIM' } } },
       schema: {
+        operationId: 'scimUsers_delete',
         tags,
         summary: 'Delete a User: deactivated in Atrium, 404 in SCIM from then on',
         params: IdParams,
@@ -294,7 +330,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     '/Groups',
     {
       config: scimConfig(200, 'A ListResponse of Groups'),
-      schema: { tags, summary: 'List or filter Groups (roles)', querystring: ListQuery, response: ERROR_ANSWERS },
+      schema: { operationId: 'scimGroups_list', tags, summary: 'List or filter Groups (roles)', querystring: ListQuery, response: ERROR_ANSWERS },
     },
     async (request, reply) => {
       const params = readListParams(request.query as Record<string, unknown>);
@@ -313,7 +349,10 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
   );
   app.get(
     '/Groups/:id',
-    { config: scimConfig(200, 'The Group'), schema: { tags, summary: 'Get a Group', params: IdParams, querystring: ProjectionQuery, response: ERROR_ANSWERS } },
+    {
+      config: scimConfig(200, 'The Group'),
+      schema: { operationId: 'scimGroups_get', tags, summary: 'Get a Group', params: IdParams, querystring: ProjectionQuery, response: ERROR_ANSWERS },
+    },
     async (request, reply) => {
       const q = request.query as Record<string, string | undefined>;
       const row = await request.readTenant((trx) => getGroup(trx, request.params.id));
@@ -339,7 +378,14 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       bodyLimit: LIMITS.bulkMaxPayloadSize,
       config: scimConfig(201, 'The Group created'),
-      schema: { tags, summary: 'Create a Group (a role)', headers: IdempotencyHeaders, body: AnyBody, response: ERROR_ANSWERS },
+      schema: {
+        operationId: 'scimGroups_create',
+        tags,
+        summary: 'Create a Group (a role)',
+        headers: IdempotencyHeaders,
+        body: AnyBody,
+        response: ERROR_ANSWERS,
+      },
     },
     idempotent(ctx, async (request: FastifyRequest, reply: FastifyReply) =>
       groupAnswer(request, reply, 201, await groupWrite(request, (trx, actor) => createScimGroup(trx, actor, request.body))),
@@ -351,6 +397,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
       bodyLimit: LIMITS.bulkMaxPayloadSize,
       config: scimConfig(200, 'The Group replaced'),
       schema: {
+        operationId: 'scimGroups_replace',
         tags,
         summary: 'Replace a Group: its name and all its members',
         params: IdParams,
@@ -373,6 +420,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
       bodyLimit: LIMITS.bulkMaxPayloadSize,
       config: scimConfig(200, 'The Group patched'),
       schema: {
+        operationId: 'scimGroups_patch',
         tags,
         summary: 'Patch a Group: add or remove members, rename',
         params: IdParams,
@@ -390,7 +438,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     '/Groups/:id',
     {
       config: { auth: 'scim', documentedResponses: { 204: { description: 'Deleted (a role created by SCIM; built-in roles cannot be)' } } },
-      schema: { tags, summary: 'Delete a Group', params: IdParams, headers: IfMatchHeaders, response: ERROR_ANSWERS },
+      schema: { operationId: 'scimGroups_delete', tags, summary: 'Delete a Group', params: IdParams, headers: IfMatchHeaders, response: ERROR_ANSWERS },
     },
     async (request, reply) => {
       await groupWrite(request, (trx, actor) => deleteScimGroup(trx, actor, request.params.id, ifMatch(request)));
@@ -406,6 +454,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
       bodyLimit: LIMITS.bulkMaxPayloadSize,
       config: scimConfig(200, 'A BulkResponse'),
       schema: {
+        operationId: 'scimBulk_run',
         tags,
         summary: 'Several operations in one request',
         description: `At most ${LIMITS.bulkMaxOperations} operations and ${LIMITS.bulkMaxPayloadSize} bytes; each operation is its own transaction; failOnErrors stops after that many errors.`,
