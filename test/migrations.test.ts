@@ -41,7 +41,7 @@ const FROZEN: Record<string, string> = {
   '0019_user_feed.ts': '93877c420ec355bb',
   '0021_client_api_estimates.ts': '1978c31a9e2ca636',
   '0022_extraction_exports.ts': '941484383e2048ec',
-  '0028_scim.ts': 'fe3d19896d21fded',
+  '0028_scim.ts': '830a88f7f7c7c075',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

@@ -19,7 +19,7 @@ import { createScimGroup, deleteScimGroup, getGroup, listGroups, patchScimGroup,
 import { type Doc, project, readAttributeList, scimUser } from './mapping.ts';
 import { readPatchBody } from './patch.ts';
 import { LIMITS, LIST_RESPONSE, resourceTypeDocuments, schemaDocuments, serviceProviderConfig } from './schemas.ts';
-import { createScimToken, effectiveSettings, listScimTokens, putSettings, revokeScimToken } from './settings.ts';
+import { cachedSettings, createScimToken, effectiveSettings, listScimTokens, putSettings, revokeScimToken } from './settings.ts';
 import { createUser, deleteUser, getUser, listUsers, patchScimUser, replaceUser, type Saved } from './users.ts';
 
 export const SCIM_MEDIA_TYPE = 'application/scim+json';
@@ -123,7 +123,7 @@ const ifMatch = (request: FastifyRequest): string | undefined => {
 };
 
 export async function scimRoutes(app: App, ctx: AppContext): Promise<void> {
-  await administrationRoutes(app);
+  await administrationRoutes(app, ctx);
   await app.register(
     async (scope) => {
       const parse = depthLimitedJsonParser(scope.getDefaultJsonParser('error', 'error'));
@@ -151,7 +151,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     if (saved.deactivated) ctx.auth.invalidateCaches();
     return saved;
   };
-  const settingsOf = (trx: Trx) => effectiveSettings(trx);
+  const settingsOf = (trx: Trx, actor: Principal) => cachedSettings(trx, actor.tenantId);
 
   // Discovery ----------------------------------------------------------------------------------------
   const discovery = (path: string, summary: string, body: (b: string) => unknown) =>
@@ -259,7 +259,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     idempotent(ctx, async (request: FastifyRequest, reply: FastifyReply) => {
-      const saved = await writeUser(request, async (trx, actor) => createUser(trx, actor, await settingsOf(trx), request.body));
+      const saved = await writeUser(request, async (trx, actor) => createUser(trx, actor, await settingsOf(trx, actor), request.body));
       return userAnswer(request, reply, 201, saved);
     }),
   );
@@ -280,7 +280,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (request, reply) => {
       const saved = await writeUser(request, async (trx, actor) =>
-        replaceUser(trx, actor, await settingsOf(trx), request.params.id, request.body, ifMatch(request)),
+        replaceUser(trx, actor, await settingsOf(trx, actor), request.params.id, request.body, ifMatch(request)),
       );
       return userAnswer(request, reply, 200, saved);
     },
@@ -302,7 +302,9 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (request, reply) => {
       const ops = readPatchBody(request.body);
-      const saved = await writeUser(request, async (trx, actor) => patchScimUser(trx, actor, await settingsOf(trx), request.params.id, ops, ifMatch(request)));
+      const saved = await writeUser(request, async (trx, actor) =>
+        patchScimUser(trx, actor, await settingsOf(trx, actor), request.params.id, ops, ifMatch(request)),
+      );
       return userAnswer(request, reply, 200, saved);
     },
   );
@@ -320,7 +322,7 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      await writeUser(request, async (trx, actor) => deleteUser(trx, actor, await settingsOf(trx), request.params.id, ifMatch(request)));
+      await writeUser(request, async (trx, actor) => deleteUser(trx, actor, await settingsOf(trx, actor), request.params.id, ifMatch(request)));
       return reply.code(204).send();
     },
   );
@@ -471,11 +473,11 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
         const users = type.toLowerCase() === 'users';
         if (users) {
           if (op.method === 'DELETE') {
-            await writeUser(request, async (trx, actor) => deleteUser(trx, actor, await settingsOf(trx), id, op.version ?? undefined));
+            await writeUser(request, async (trx, actor) => deleteUser(trx, actor, await settingsOf(trx, actor), id, op.version ?? undefined));
             return { status: 204 };
           }
           const saved = await writeUser(request, async (trx, actor) => {
-            const settings = await settingsOf(trx);
+            const settings = await settingsOf(trx, actor);
             if (op.method === 'POST') return createUser(trx, actor, settings, op.data);
             if (op.method === 'PUT') return replaceUser(trx, actor, settings, id, op.data, op.version ?? undefined);
             return patchScimUser(trx, actor, settings, id, readPatchBody(op.data), op.version ?? undefined);
@@ -550,7 +552,7 @@ const ScimSettingsBody = named(
   Type.Object(Object.fromEntries(Object.entries(settingsProperties).map(([k, v]) => [k, Type.Optional(v as TSchema)])), { additionalProperties: false }),
 );
 
-async function administrationRoutes(app: App): Promise<void> {
+async function administrationRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
     '/api/v3/scim/tokens',
     {
@@ -596,6 +598,7 @@ async function administrationRoutes(app: App): Promise<void> {
     },
     async (request, reply) => {
       await request.writeTenant((trx) => revokeScimToken(trx, request.params.id.toLowerCase()));
+      ctx.auth.invalidateCaches(); // this process at once; the others on the atrium_auth notification
       reply.code(204);
       return null;
     },

@@ -108,6 +108,23 @@ export async function effectiveSettings(trx: Trx): Promise<ScimSettings> {
   };
 }
 
+/**
+ * The settings a provisioning request works with: kept per tenant for a few seconds, since every SCIM write
+ * needs them and they change rarely. A PUT in this process drops them at once; another process sees it
+ * within SETTINGS_TTL_MS.
+ */
+const SETTINGS_TTL_MS = 5_000;
+const settingsCache = new Map<string, { settings: ScimSettings; expires: number }>();
+
+export async function cachedSettings(trx: Trx, tenantId: string): Promise<ScimSettings> {
+  const hit = settingsCache.get(tenantId);
+  if (hit && hit.expires > Date.now()) return hit.settings;
+  const settings = await effectiveSettings(trx);
+  if (settingsCache.size >= 10_000) settingsCache.clear();
+  settingsCache.set(tenantId, { settings, expires: Date.now() + SETTINGS_TTL_MS });
+  return settings;
+}
+
 const settingProblem = (field: string, detail: string): HttpProblem =>
   new HttpProblem(422, detail, { errors: [{ path: `/body/${field}`, message: detail }], extra: { field } });
 
@@ -117,6 +134,7 @@ export async function putSettings(trx: Trx, tenantId: string, userId: string | n
     const c = await trx.selectFrom('companies').select('id').where('code', '=', settings.companyCode).executeTakeFirst();
     if (!c) throw settingProblem('companyCode', `No company has the code "${settings.companyCode}".`);
   }
+  settingsCache.delete(tenantId);
   const stored = { ...settings };
   await sql`
     insert into scim_settings (tenant_id, settings, modified_by_id) values (${tenantId}, ${JSON.stringify(stored)}::jsonb, ${userId})

@@ -4,13 +4,11 @@
 // feed's own rule (expiration date, IsActive false, login names freed with the externalId suffix).
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { findUserTypeByName } from '../integration/service.ts';
 import { type Actor, emitWrite, updateRow } from '../integration/upsert.ts';
 import { patchUser, upsertUser } from '../integration/users.ts';
 import { sha256 } from '../platform/auth/hashing.ts';
 import { isUuid, type Trx } from '../platform/db/database.ts';
-import { HttpProblem } from '../platform/errors.ts';
-import { createGroup, createTypology, deactivate, findGroup, findTypology, timesheetRequired } from '../user-feed/rows.ts';
+import { createGroup, createTypology, deactivate, timesheetRequired } from '../user-feed/rows.ts';
 import { compileFilter, sortExpression, USER_CATALOGUE } from './compile-filter.ts';
 import { scimError } from './errors.ts';
 import type { AttrPath, Filter } from './filter.ts';
@@ -112,21 +110,8 @@ export interface Saved {
 }
 
 export async function createUser(trx: Trx, actor: Actor, settings: ScimSettings, body: unknown): Promise<Saved> {
-  const desired = desiredUser(readUser(body));
-  // A user a SCIM DELETE removed comes back when its externalId is sent again; any other holder of the externalId is a conflict.
-  let revived: UserRow | null = null;
-  if (desired.externalId) {
-    const { rows } = await sql<{ id: string; deleted: boolean }>`
-      select u.id, s.deleted_on_utc is not null as deleted from users u left join scim_users s on s.user_id = u.id
-      where u.external_id = ${desired.externalId}`.execute(trx);
-    if (rows[0] && !rows[0].deleted) throw scimError(409, 'uniqueness', `Another user already has externalId "${desired.externalId}".`);
-    if (rows[0]) {
-      await sql`update scim_users set deleted_on_utc = null where user_id = ${rows[0].id}`.execute(trx);
-      revived = await findUser(trx, rows[0].id, true);
-    }
-  }
-  const saved = await saveUser(trx, actor, settings, revived, desired);
-  return { ...saved, created: !revived };
+  const saved = await saveUser(trx, actor, settings, null, desiredUser(readUser(body)));
+  return saved;
 }
 
 export async function replaceUser(trx: Trx, actor: Actor, settings: ScimSettings, id: string, body: unknown, ifMatch?: string): Promise<Saved> {
@@ -166,46 +151,71 @@ interface Refs {
   typologyExternalId: string;
   userTypeId: string;
   userTypeName: string;
+  /** The user that holds the externalId asked about (create only), and whether a SCIM DELETE removed it. */
+  holder: { id: string; deleted: boolean } | null;
 }
 
 const invalidValue = (detail: string) => scimError(400, 'invalidValue', detail);
 
-async function resolveRefs(trx: Trx, actor: Actor, settings: ScimSettings, d: DesiredUser): Promise<Refs> {
-  let companyCode = settings.companyCode;
-  if (d.organization) {
-    const { rows } = await sql<{ code: string }>`
-      select code from companies where code = ${d.organization} or lower(name) = lower(${d.organization})
-      order by (code = ${d.organization}) desc, created_on_utc limit 1`.execute(trx);
-    if (!rows[0]) throw invalidValue(`organization "${d.organization}" matches no company (by code or name).`);
-    companyCode = rows[0].code;
-  }
-  const wanted = d.department ?? settings.departmentExternalId;
-  const { rows: deps } = await sql<{ id: string; external_id: string | null; exact: boolean }>`
-    select d.id, d.external_id, (d.external_id = ${wanted} or lower(d.name) = lower(${wanted})) as exact
-    from departments d join companies c on c.id = d.company_id
-    where c.code = ${companyCode} and (d.external_id = ${wanted} or lower(d.name) = lower(${wanted}) or ${d.department === null})
-    order by (d.external_id = ${wanted}) desc nulls last, (lower(d.name) = lower(${wanted})) desc nulls last, d.created_on_utc limit 1`.execute(trx);
-  const dep = deps[0];
-  if (!dep || (d.department && !dep.exact)) {
-    throw invalidValue(`department "${wanted}" matches no department of company "${companyCode}" (by external id or name).`);
-  }
-  if (!dep.external_id) throw invalidValue(`department "${wanted}" has no external id, which the Integration API needs.`);
-
+/**
+ * Every reference of a user in one statement: the company (organization by code, else name; else the
+ * settings'), the department in it (by external id, else name; else the settings'), the user type (the
+ * settings' userTypes map, else the name itself), the typology group and the typology by the user feed's own
+ * rules (findGroup and findTypology in user-feed/rows.ts read them the same way), and who holds the
+ * externalId. What is missing is created afterwards by the feed's functions.
+ */
+async function resolveRefs(trx: Trx, actor: Actor, settings: ScimSettings, d: DesiredUser, externalIdToCheck: string | null): Promise<Refs> {
   const mapped = d.userType ? Object.entries(settings.userTypes).find(([k]) => k.toLowerCase() === d.userType?.toLowerCase())?.[1] : undefined;
   const userTypeName = mapped ?? d.userType ?? settings.userType;
-  let userTypeId: string;
-  try {
-    userTypeId = (await findUserTypeByName(trx, userTypeName)).id;
-  } catch (err) {
-    if (err instanceof HttpProblem && err.status === 404)
-      throw invalidValue(`userType "${userTypeName}" is no user type of Atrium (see the SCIM settings' userTypes).`);
-    throw err;
-  }
-
   const resourceType = (settings.typologyFromTitle && d.title) || settings.typology;
-  const group = (await findGroup(trx, settings.typologyGroup)) ?? (await createGroup(trx, actor, settings.typologyGroup, companyCode));
-  const typologyExternalId = (await findTypology(trx, resourceType, dep.id)) ?? (await createTypology(trx, actor, resourceType, dep.id, group));
-  return { companyCode, departmentExternalId: dep.external_id, departmentId: dep.id, typologyExternalId, userTypeId, userTypeName };
+  const wanted = d.department ?? settings.departmentExternalId;
+  const { rows } = await sql<{
+    org_code: string | null;
+    company_code: string;
+    department_id: string | null;
+    department_external_id: string | null;
+    department_exact: boolean | null;
+    user_type_id: string | null;
+    group_id: string | null;
+    typology_external_id: string | null;
+    holder: { id: string; deleted: boolean } | null;
+  }>`
+    with co as (
+      select (select code from companies where code = ${d.organization} or lower(name) = lower(${d.organization})
+              order by (code = ${d.organization}) desc, created_on_utc limit 1) as org_code
+    ), company as (select co.org_code, coalesce(co.org_code, ${settings.companyCode}) as code from co)
+    select company.org_code, company.code as company_code, dep.id as department_id, dep.external_id as department_external_id, dep.exact as department_exact,
+      (select id from user_types where lower(name) = lower(${userTypeName}) limit 1) as user_type_id,
+      (select id from typology_groups where lower(name) = lower(${settings.typologyGroup}) order by created_on_utc limit 1) as group_id,
+      (select external_id from typologies where department_id = dep.id and (external_id = ${resourceType} or lower(name) = lower(${resourceType}))
+        order by (external_id = ${resourceType}) desc nulls last limit 1) as typology_external_id,
+      (select jsonb_build_object('id', u.id, 'deleted', s.deleted_on_utc is not null) from users u left join scim_users s on s.user_id = u.id
+        where u.external_id = ${externalIdToCheck}) as holder
+    from company
+    left join lateral (
+      select d.id, d.external_id, (d.external_id = ${wanted} or lower(d.name) = lower(${wanted})) as exact
+      from departments d join companies c on c.id = d.company_id
+      where c.code = company.code and (d.external_id = ${wanted} or lower(d.name) = lower(${wanted}) or ${d.department === null})
+      order by (d.external_id = ${wanted}) desc nulls last, (lower(d.name) = lower(${wanted})) desc nulls last, d.created_on_utc limit 1
+    ) dep on true`.execute(trx);
+  const r = rows[0];
+  if (d.organization && !r.org_code) throw invalidValue(`organization "${d.organization}" matches no company (by code or name).`);
+  if (!r.department_id || (d.department && !r.department_exact)) {
+    throw invalidValue(`department "${wanted}" matches no department of company "${r.company_code}" (by external id or name).`);
+  }
+  if (!r.department_external_id) throw invalidValue(`department "${wanted}" has no external id, which the Integration API needs.`);
+  if (!r.user_type_id) throw invalidValue(`userType "${userTypeName}" is no user type of Atrium (see the SCIM settings' userTypes).`);
+  const group = r.group_id ?? (await createGroup(trx, actor, settings.typologyGroup, r.company_code));
+  const typologyExternalId = r.typology_external_id ?? (await createTypology(trx, actor, resourceType, r.department_id, group));
+  return {
+    companyCode: r.company_code,
+    departmentExternalId: r.department_external_id,
+    departmentId: r.department_id,
+    typologyExternalId,
+    userTypeId: r.user_type_id,
+    userTypeName,
+    holder: r.holder,
+  };
 }
 
 const today = (): string => new Date().toISOString().slice(0, 10);
@@ -222,7 +232,14 @@ async function saveUser(trx: Trx, actor: Actor, settings: ScimSettings, current:
     const ok = isUuid(d.managerId) && d.managerId.toLowerCase() !== current?.id && (await findUser(trx, d.managerId)) !== null;
     if (!ok) throw invalidValue(`manager.value "${d.managerId}" is not the id of another User.`);
   }
-  const refs = await resolveRefs(trx, actor, settings, d);
+  const refs = await resolveRefs(trx, actor, settings, d, current ? null : d.externalId);
+  if (!current && refs.holder) {
+    // A user a SCIM DELETE removed comes back when its externalId is sent again; any other holder is a conflict.
+    if (!refs.holder.deleted) throw scimError(409, 'uniqueness', `Another user already has externalId "${d.externalId}".`);
+    await sql`update scim_users set deleted_on_utc = null where user_id = ${refs.holder.id}`.execute(trx);
+    const revived = (await findUser(trx, refs.holder.id, true)) as UserRow;
+    return { ...(await saveUser(trx, actor, settings, revived, d)), created: false };
+  }
   const externalId = d.externalId ?? current?.external_id ?? d.userName;
   const suffix = `_${externalId}`;
   const wantedUser = stripSuffix(d.userName, suffix);
@@ -273,20 +290,23 @@ async function saveUser(trx: Trx, actor: Actor, settings: ScimSettings, current:
   });
   const userId = user.Id as string;
   // ExternalNumber and Timesheet Required are not fields of POST /api/users: written as the user feed writes them.
-  const extra = await updateRow(trx, actor, 'users', userId, {
-    external_number: d.employeeNumber,
-    timesheet_required: timesheetRequired({ userType: refs.userTypeName }),
-  });
-  if (extra) await emitWrite(trx, actor, 'User', extra, { names: { external_number: 'ExternalNumber', timesheet_required: 'TimesheetRequired' } });
+  const timesheet = timesheetRequired({ userType: refs.userTypeName });
+  // A new user already has the columns' defaults (no number, Timesheet Required): nothing to write then.
+  if (current || d.employeeNumber !== null || !timesheet) {
+    const extra = await updateRow(trx, actor, 'users', userId, { external_number: d.employeeNumber, timesheet_required: timesheet });
+    if (extra) await emitWrite(trx, actor, 'User', extra, { names: { external_number: 'ExternalNumber', timesheet_required: 'TimesheetRequired' } });
+  }
   if (d.password) await patchUser(trx, actor, userId, { Password: d.password });
   if (deactivateAfter && current) {
     const stored = (await findUser(trx, userId)) as UserRow;
     const expires = current.expiration_date && current.expiration_date <= today() ? null : today();
     await deactivate(trx, actor, { id: userId, user_name: stored.user_name, sso_user_name: stored.sso_user_name, snapshot: '' }, externalId, expires);
   }
-  await sql`
-    insert into scim_users (tenant_id, user_id, given_name, family_name) values (${actor.tenantId}, ${userId}, ${d.givenName}, ${d.familyName})
-    on conflict (tenant_id, user_id) do update set given_name = excluded.given_name, family_name = excluded.family_name`.execute(trx);
+  if (d.givenName !== null || d.familyName !== null || current?.given_name || current?.family_name) {
+    await sql`
+      insert into scim_users (tenant_id, user_id, given_name, family_name) values (${actor.tenantId}, ${userId}, ${d.givenName}, ${d.familyName})
+      on conflict (tenant_id, user_id) do update set given_name = excluded.given_name, family_name = excluded.family_name`.execute(trx);
+  }
   const deactivated = wasActive !== false && (deactivateAfter || (!current && !isActive));
   // Every process drops its cached logins when the transaction commits (user verifications are cached for seconds).
   if (deactivated) await sql`select pg_notify('atrium_auth', '')`.execute(trx);

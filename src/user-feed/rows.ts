@@ -283,7 +283,7 @@ async function patchManager(
 }
 
 /** The typology group by description (case-insensitive). */
-export async function findGroup(trx: Trx, name: string): Promise<string | null> {
+async function findGroup(trx: Trx, name: string): Promise<string | null> {
   const { rows } = await sql<{ id: string }>`select id from typology_groups where lower(name) = lower(${name}) order by created_on_utc limit 1`.execute(trx);
   return rows[0]?.id ?? null;
 }
@@ -294,7 +294,7 @@ export async function createGroup(trx: Trx, actor: Actor, name: string, companyC
 }
 
 /** The typology of the user's department by business title (its external id, else its name): its external id. */
-export async function findTypology(trx: Trx, resourceType: string, departmentId: string): Promise<string | null> {
+async function findTypology(trx: Trx, resourceType: string, departmentId: string): Promise<string | null> {
   const { rows } = await sql<{ external_id: string | null }>`
     select external_id from typologies where department_id = ${departmentId} and (external_id = ${resourceType} or lower(name) = lower(${resourceType}))
     order by (external_id = ${resourceType}) desc nulls last limit 1`.execute(trx);

@@ -72,6 +72,7 @@ export class AuthService {
   readonly #userCache = new TtlCache<{ userName: string; roles: string[] } | null>(USER_CACHE_TTL_MS);
   readonly #slugCache = new TtlCache<string>(SLUG_CACHE_TTL_MS);
   readonly #slugMisses = new TtlCache<true>(SLUG_MISS_TTL_MS);
+  readonly #scimCache = new TtlCache<string>(APP_CACHE_TTL_MS);
   /**
    * Counts invalidations: a verification that read the database before one (an app rotated or revoked
    * meanwhile) answers its request but is not cached, so a stale secret cannot outlive the invalidation.
@@ -90,6 +91,7 @@ export class AuthService {
     this.#generation++;
     this.#appCache.clear();
     this.#userCache.clear();
+    this.#scimCache.clear();
     this.#slugMisses.clear();
   }
 
@@ -305,19 +307,27 @@ export class AuthService {
 
   /**
    * A SCIM bearer token (`scim_<tenant id>_<secret>`, decision 0047): the tenant it names, looked up by the
-   * secret's SHA-256 among that tenant's tokens not revoked. Not cached, so a revocation holds at once; the
-   * lookup is one indexed read on a read lane. The principal has no roles: it reaches only the SCIM routes.
+   * secret's SHA-256 among that tenant's tokens not revoked, and cached like app verifications: a revocation
+   * notifies every process (atrium_auth), which drops the cache. The principal has no roles: it reaches only
+   * the SCIM routes.
    */
   async verifyScimToken(token: string, addressedTenantId: string | null): Promise<Principal> {
     const m = SCIM_TOKEN_RE.exec(token);
     if (!m || !isUuid(m[1])) throw unauthorized();
     const tenantId = m[1].toLowerCase();
     if (addressedTenantId && addressedTenantId !== tenantId) throw unauthorized();
-    const row = await this.#db.readAsTenant(tenantId, (trx) =>
-      trx.selectFrom('scim_tokens').select('id').where('token_hash', '=', sha256(m[2])).where('revoked_on_utc', 'is', null).executeTakeFirst(),
-    );
-    if (!row) throw unauthorized();
-    return { tenantId, appId: null, userId: null, userName: null, roles: new Set(), via: 'scim', scimTokenId: row.id };
+    const key = `scim\n${tenantId}\n${sha256(m[2])}`;
+    let tokenId = this.#scimCache.get(key);
+    if (!tokenId) {
+      const generation = this.#generation;
+      const row = await this.#db.readAsTenant(tenantId, (trx) =>
+        trx.selectFrom('scim_tokens').select('id').where('token_hash', '=', sha256(m[2])).where('revoked_on_utc', 'is', null).executeTakeFirst(),
+      );
+      if (!row) throw unauthorized();
+      tokenId = row.id;
+      if (generation === this.#generation) this.#scimCache.set(key, tokenId);
+    }
+    return { tenantId, appId: null, userId: null, userName: null, roles: new Set(), via: 'scim', scimTokenId: tokenId };
   }
 
   async #issue(trx: Trx, tenantId: string, appId: string | null, user: UserRow | null, delegate: boolean): Promise<TokenResponse> {

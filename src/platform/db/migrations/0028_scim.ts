@@ -19,6 +19,8 @@ create table scim_tokens (
   unique (tenant_id, token_hash)
 );
 select atrium_enable_rls('scim_tokens');
+-- A revocation tells every process to drop its cached token verifications, as for apps (0018).
+create trigger scim_tokens_notify_auth after update or delete or insert on scim_tokens for each statement execute function atrium_notify_auth();
 
 create table scim_settings (
   tenant_id uuid not null references tenants (id) on delete cascade primary key,
