@@ -114,7 +114,12 @@ async function viaApi(c: Creds) {
 }
 
 try {
-  console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const scimRates: number[] = [];
   const apiRates: number[] = [];
   let lookupTenant: { creds: Creds; token: string } | null = null;

@@ -136,7 +136,7 @@ describe('Users', () => {
     assert.match(res.headers.get('content-type') ?? '', /application\/scim\+json/);
     assert.equal(res.headers.get('etag'), res.body.meta.version);
     assert.match(res.body.meta.version, /^W\/"/);
-    assert.ok(res.headers.get('location') === null || res.headers.get('location') === res.body.meta.location);
+    assert.equal(res.headers.get('location'), res.body.meta.location);
     assert.equal(res.body.userName, 'ana@example.com');
     assert.equal(res.body.name.formatted, 'Ana Silva');
     assert.deepEqual(res.body.emails, [{ value: 'ana@example.com', type: 'work', primary: true }]);

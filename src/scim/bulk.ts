@@ -78,16 +78,22 @@ export function resolveBulkIds<T>(value: T, ids: Map<string, string>): T {
   return walk(value) as T;
 }
 
+/**
+ * Runs the operations in order. `deadline` (epoch ms) is when the request must answer: operations not started
+ * by then are left out of the response (none of them ran), so nothing is written after the client was answered.
+ */
 export async function runBulk(
   request: { failOnErrors: number | null; operations: BulkOperation[] },
   run: (op: BulkOperation) => Promise<BulkResult>,
   errorOf: (err: unknown) => { status: number; body: unknown },
+  deadline = Number.POSITIVE_INFINITY,
 ): Promise<Record<string, unknown>> {
   const ids = new Map<string, string>();
   const results: Record<string, unknown>[] = [];
   let errors = 0;
   for (const op of request.operations) {
     if (request.failOnErrors !== null && errors >= request.failOnErrors) break;
+    if (Date.now() > deadline) break;
     let result: BulkResult;
     try {
       const m = /^(\/(?:Users|Groups)\/)(bulkId:.+)$/i.exec(op.path);

@@ -241,8 +241,11 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
       return send(reply, 200, project(scimUser(row, base(request)), attributes, excluded), row.version);
     },
   );
-  const userAnswer = (request: FastifyRequest, reply: FastifyReply, status: number, saved: Saved) =>
-    send(reply, status, scimUser(saved.row, base(request)), saved.row.version);
+  const userAnswer = (request: FastifyRequest, reply: FastifyReply, status: number, saved: Saved) => {
+    const doc = scimUser(saved.row, base(request));
+    if (status === 201) reply.header('location', (doc.meta as { location: string }).location);
+    return send(reply, status, doc, saved.row.version);
+  };
   app.post(
     '/Users',
     {
@@ -373,7 +376,9 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
     });
   const groupAnswer = (request: FastifyRequest, reply: FastifyReply, status: number, row: Awaited<ReturnType<typeof getGroup>>) => {
     ctx.auth.invalidateCaches(); // roles changed: cached user verifications carry roles
-    return send(reply, status, scimGroup(row, base(request)), row.version);
+    const doc = scimGroup(row, base(request));
+    if (status === 201) reply.header('location', (doc.meta as { location: string }).location);
+    return send(reply, status, doc, row.version);
   };
   app.post(
     '/Groups',
@@ -495,10 +500,16 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
         });
         return { status: op.method === 'POST' ? 201 : 200, id: row.id, location: `${b}/Groups/${row.id}`, version: row.version };
       };
-      const response = await runBulk(bulk, run, (err) => {
-        const e = toScimError(err, request);
-        return { status: e.status, body: e.body };
-      });
+      // Operations stop starting 3 s before the request's deadline, so the answer lists everything that ran.
+      const response = await runBulk(
+        bulk,
+        run,
+        (err) => {
+          const e = toScimError(err, request);
+          return { status: e.status, body: e.body };
+        },
+        request.deadline - 3000,
+      );
       ctx.auth.invalidateCaches();
       return send(reply, 200, response);
     }),
