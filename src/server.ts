@@ -38,6 +38,7 @@ import { mkdirPrivate } from './platform/private-files.ts';
 import { startTracing } from './platform/tracing.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
+import { scimRoutes } from './scim/routes.ts';
 import { adminRoutes } from './tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './tenancy/service.ts';
 import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
@@ -126,6 +127,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await consoleRoutes(app);
   await automationRoutes(app, ctx);
   await userFeedRoutes(app, ctx);
+  await scimRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 

@@ -45,6 +45,7 @@ const FROZEN: Record<string, string> = {
   '0025_document_numbers.ts': '033defc5ecb4ecfa',
   '0026_platform_clients.ts': 'b010dc113156c673',
   '0027_platform_semantics.ts': 'eb70e66cdeda95e9',
+  '0028_scim.ts': '830a88f7f7c7c075',
   '0029_trace_context_and_tenant_keys.ts': '8f6df67e315c253c',
 };
 

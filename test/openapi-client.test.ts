@@ -41,8 +41,15 @@ describe('the OpenAPI document', () => {
           Object.keys(op.responses).some((s) => s.startsWith('2')),
           `${where} has a 2xx answer`,
         );
+        // SCIM answers its errors in its own schema (RFC 7644 §3.12), everything else in problem+json.
         for (const status of ['400', '401', '404', '500']) {
-          assert.deepEqual(op.responses[status], { $ref: '#/components/responses/Problem' }, `${where} ${status}`);
+          if (path.startsWith('/scim/v2')) {
+            assert.deepEqual(
+              op.responses[status].content,
+              { 'application/scim+json': { schema: { $ref: '#/components/schemas/ScimError' } } },
+              `${where} ${status}`,
+            );
+          } else assert.deepEqual(op.responses[status], { $ref: '#/components/responses/Problem' }, `${where} ${status}`);
         }
         assert.ok(Array.isArray(op.security), `${where} declares its security`);
       }

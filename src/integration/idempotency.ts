@@ -44,7 +44,7 @@ export function idempotent<H extends Handler>(ctx: AppContext, handler: H): H {
       ]);
     }
     const principal = requirePrincipal(request);
-    const owner = principal.appId ? `app:${principal.appId}` : `user:${principal.userId}`;
+    const owner = principal.appId ? `app:${principal.appId}` : principal.scimTokenId ? `scim:${principal.scimTokenId}` : `user:${principal.userId}`;
     const request_ = {
       method: request.method,
       path: request.url.split('?')[0],

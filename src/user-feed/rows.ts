@@ -95,7 +95,7 @@ async function findUserType(trx: Trx, record: FeedRecord): Promise<string> {
 }
 
 /** Timesheet Required: true for Regular/Permanent, false for Temporary (the spec's managed attribute). */
-function timesheetRequired(record: FeedRecord): boolean {
+export function timesheetRequired(record: FeedRecord): boolean {
   return !/^temporary\b/i.test((record.userType ?? '').trim());
 }
 
@@ -148,7 +148,7 @@ async function changed(trx: Trx, before: ExistingUser, externalId: string): Prom
 }
 
 /** The spec's order: the expiration date first, then IsActive false, then the login names freed. */
-async function deactivate(trx: Trx, actor: Actor, user: ExistingUser, externalId: string, expiration: string | null): Promise<void> {
+export async function deactivate(trx: Trx, actor: Actor, user: ExistingUser, externalId: string, expiration: string | null): Promise<void> {
   if (expiration) await patchUser(trx, actor, user.id, { ExpirationDate: expiration });
   await patchUser(trx, actor, user.id, { IsActive: false });
   const suffix = `_${externalId}`;
@@ -292,7 +292,7 @@ async function findGroup(trx: Trx, name: string): Promise<string | null> {
   return rows[0]?.id ?? null;
 }
 
-async function createGroup(trx: Trx, actor: Actor, name: string, companyCode: string): Promise<string> {
+export async function createGroup(trx: Trx, actor: Actor, name: string, companyCode: string): Promise<string> {
   const { view } = await upsertResource(trx, actor, typologyGroups, { name, companyCode });
   return view.id as string;
 }
@@ -318,7 +318,7 @@ async function findTypology(trx: Trx, resourceType: string, departmentId: string
  * business title, or "FREELANCE title" for a freelancer's when the plain group's typology holds the title
  * (external ids are unique per department).
  */
-async function createTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string, freelance: boolean): Promise<string> {
+export async function createTypology(trx: Trx, actor: Actor, resourceType: string, departmentId: string, groupId: string, freelance = false): Promise<string> {
   let externalId = resourceType;
   if (freelance) {
     const { rows } = await sql<{

@@ -9,7 +9,9 @@ export interface Principal {
   userId: string | null;
   userName: string | null;
   roles: ReadonlySet<string>;
-  via: 'app-headers' | 'token';
+  via: 'app-headers' | 'token' | 'scim';
+  /** scim_tokens.id when a SCIM bearer token authenticated (via 'scim'): such a principal reaches only /scim/v2. */
+  scimTokenId?: string;
 }
 
 export const hasRole = (p: Principal, role: string): boolean => p.roles.has(role) || p.roles.has(ADMINISTRATOR);

@@ -17,6 +17,7 @@ const USER_CACHE_TTL_MS = 5_000;
 const SLUG_CACHE_TTL_MS = 60_000;
 const SLUG_MISS_TTL_MS = 5_000;
 const CACHE_MAX = 10_000;
+export const SCIM_TOKEN_RE = /^scim_([0-9a-fA-F-]{36})_([A-Za-z0-9_-]{20,200})$/;
 
 export interface TokenResponse {
   accessToken: string;
@@ -76,6 +77,7 @@ export class AuthService {
   readonly #userCache = new TtlCache<{ userName: string; roles: string[] } | null>(USER_CACHE_TTL_MS);
   readonly #slugCache = new TtlCache<string>(SLUG_CACHE_TTL_MS);
   readonly #slugMisses = new TtlCache<true>(SLUG_MISS_TTL_MS);
+  readonly #scimCache = new TtlCache<string>(APP_CACHE_TTL_MS);
   /**
    * Counts invalidations: a verification that read the database before one (an app rotated or revoked
    * meanwhile) answers its request but is not cached, so a stale secret cannot outlive the invalidation.
@@ -95,6 +97,7 @@ export class AuthService {
     this.#generation++;
     this.#appCache.clear();
     this.#userCache.clear();
+    this.#scimCache.clear();
     this.#slugMisses.clear();
   }
 
@@ -323,6 +326,31 @@ export class AuthService {
       this.#appCache.set(key, { appId, roles });
     }
     return { tenantId, appId, userId: null, userName: null, roles: new Set(roles), via: 'token' };
+  }
+
+  /**
+   * A SCIM bearer token (`scim_<tenant id>_<secret>`, decision 0047): the tenant it names, looked up by the
+   * secret's SHA-256 among that tenant's tokens not revoked, and cached like app verifications: a revocation
+   * notifies every process (atrium_auth), which drops the cache. The principal has no roles: it reaches only
+   * the SCIM routes.
+   */
+  async verifyScimToken(token: string, addressedTenantId: string | null): Promise<Principal> {
+    const m = SCIM_TOKEN_RE.exec(token);
+    if (!m || !isUuid(m[1])) throw unauthorized();
+    const tenantId = m[1].toLowerCase();
+    if (addressedTenantId && addressedTenantId !== tenantId) throw unauthorized();
+    const key = `scim\n${tenantId}\n${sha256(m[2])}`;
+    let tokenId = this.#scimCache.get(key);
+    if (!tokenId) {
+      const generation = this.#generation;
+      const row = await this.#db.readAsTenant(tenantId, (trx) =>
+        trx.selectFrom('scim_tokens').select('id').where('token_hash', '=', sha256(m[2])).where('revoked_on_utc', 'is', null).executeTakeFirst(),
+      );
+      if (!row) throw unauthorized();
+      tokenId = row.id;
+      if (generation === this.#generation) this.#scimCache.set(key, tokenId);
+    }
+    return { tenantId, appId: null, userId: null, userName: null, roles: new Set(), via: 'scim', scimTokenId: tokenId };
   }
 
   async #issue(trx: Trx, tenantId: string, appId: string | null, user: UserRow | null, delegate: boolean): Promise<TokenResponse> {

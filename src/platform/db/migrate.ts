@@ -26,6 +26,7 @@ import * as m0024 from './migrations/0024_route_roles.ts';
 import * as m0025 from './migrations/0025_document_numbers.ts';
 import * as m0026 from './migrations/0026_platform_clients.ts';
 import * as m0027 from './migrations/0027_platform_semantics.ts';
+import * as m0028 from './migrations/0028_scim.ts';
 import * as m0029 from './migrations/0029_trace_context_and_tenant_keys.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0025_document_numbers': m0025,
   '0026_platform_clients': m0026,
   '0027_platform_semantics': m0027,
+  '0028_scim': m0028,
   '0029_trace_context_and_tenant_keys': m0029,
 };
 

@@ -1294,6 +1294,31 @@ export interface Roles {
   tenant_id: string;
 }
 
+export interface ScimSettings {
+  modified_by_id: string | null;
+  modified_on_utc: Generated<Timestamp>;
+  settings: Json;
+  tenant_id: string;
+}
+
+export interface ScimTokens {
+  created_by_id: string | null;
+  created_on_utc: Generated<Timestamp>;
+  id: Generated<string>;
+  name: string;
+  revoked_on_utc: Timestamp | null;
+  tenant_id: string;
+  token_hash: string;
+}
+
+export interface ScimUsers {
+  deleted_on_utc: Timestamp | null;
+  family_name: string | null;
+  given_name: string | null;
+  tenant_id: string;
+  user_id: string;
+}
+
 export interface ServiceGroups {
   company_id: string;
   created_by_id: string | null;
@@ -1908,6 +1933,9 @@ export interface DB {
   refresh_tokens: RefreshTokens;
   requests: Requests;
   roles: Roles;
+  scim_settings: ScimSettings;
+  scim_tokens: ScimTokens;
+  scim_users: ScimUsers;
   service_groups: ServiceGroups;
   services: Services;
   suppliers: Suppliers;

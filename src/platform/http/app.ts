@@ -25,8 +25,8 @@ import { checkRoles, registerTenantSeam, rolesOf } from './tenant-seam.ts';
 import { ignoredHeader, tolerateBody } from './tolerant-body.ts';
 import { annotateRoute, annotateTenant, requestTraceIds, tracedServerFactory } from './tracing.ts';
 
-/** How a route authenticates. `appOrToken` is the default for every /api route. */
-export type AuthMode = 'none' | 'app' | 'token' | 'appOrToken' | 'admin';
+/** How a route authenticates. `appOrToken` is the default for every /api route; `scim` takes only a SCIM bearer token. */
+export type AuthMode = 'none' | 'app' | 'token' | 'appOrToken' | 'admin' | 'scim';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -181,7 +181,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     }
     request.principal = await authenticate(ctx, request, auth);
     if (config.tracing) annotateTenant(request, request.principal.tenantId);
-    const retryAfter = await limiter.take(`${request.principal.tenantId}:${request.principal.appId ?? request.principal.userId}`);
+    const p = request.principal;
+    const retryAfter = await limiter.take(`${p.tenantId}:${p.appId ?? p.userId ?? (p.scimTokenId ? `scim:${p.scimTokenId}` : null)}`);
     if (retryAfter > 0) {
       throw new HttpProblem(429, `Too many requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
     }
@@ -275,6 +276,7 @@ export async function authenticate(ctx: AppContext, request: FastifyRequest, mod
     return ctx.auth.authenticateApp(request.addressedTenantId, h['x-appid'], h['x-appsecret'], h['x-appuser']);
   }
   if (!token) throw unauthorized();
+  if (mode === 'scim') return ctx.auth.verifyScimToken(bearer ?? '', request.addressedTenantId);
   const principal = await ctx.auth.verifyAccessToken(token);
   // A token is for one tenant; a request that names another is refused like an unknown tenant.
   if (request.addressedTenantId && request.addressedTenantId !== principal.tenantId) throw unauthorized();

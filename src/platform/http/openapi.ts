@@ -42,6 +42,7 @@ export const openApiComponents = {
     AppSecret: { type: 'apiKey', in: 'header', name: 'X-AppSecret' },
     AccessToken: { type: 'apiKey', in: 'header', name: 'X-AccessToken' },
     Bearer: { type: 'http', scheme: 'bearer', description: 'An access token of POST /api/auth/token (or, for /admin, ATRIUM_ADMIN_TOKEN)' },
+    ScimToken: { type: 'http', scheme: 'bearer', description: 'A SCIM token of the tenant (POST /api/v3/scim/tokens), for /scim/v2' },
     Basic: { type: 'http', scheme: 'basic', description: 'OData feed: user <tenantId>:<appId> (or <slug>:<appId>), password the app secret' },
   },
   get schemas(): Record<string, TSchema> {
@@ -59,6 +60,7 @@ export function securityOf(auth: AuthMode, url: string): Security {
   if (auth === 'token') return [{ AccessToken: [] }, { Bearer: [] }];
   if (auth === 'appOrToken') return [app, { AccessToken: [] }, { Bearer: [] }];
   if (auth === 'admin') return [{ Bearer: [] }];
+  if (auth === 'scim') return [{ ScimToken: [] }];
   return [];
 }
 
@@ -103,6 +105,7 @@ const AUTH_TEXT: Record<AuthMode, string> = {
   token: 'Authenticated by an access token (X-AccessToken or Authorization: Bearer).',
   appOrToken: 'Authenticated by the app headers or an access token.',
   admin: 'Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN.',
+  scim: 'SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens).',
 };
 
 /** An operation without a description of its own: its summary, how it authenticates and the roles it needs. */
