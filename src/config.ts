@@ -22,6 +22,12 @@ export interface Config {
   requestTimeoutMs: number;
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
+  /** MCP (src/mcp): requests per minute per user (ATRIUM_MCP_RATE_LIMIT_PER_MINUTE; 0: none). */
+  mcpRateLimitPerMinute: number;
+  /** MCP sessions one process holds at most (ATRIUM_MCP_MAX_SESSIONS); each user at most a tenth of them, and 32. */
+  mcpMaxSessions: number;
+  /** An MCP session unused for this long is closed (ATRIUM_MCP_SESSION_IDLE). */
+  mcpSessionIdleMs: number;
   /** Base address of this deployment as callers reach it; webhook payloads link documents under it. */
   publicUrl: string;
   /** Whether ATRIUM_PUBLIC_URL was set: then request links use it unless a trusted proxy forwards the address. */
@@ -165,6 +171,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: intVar(env, 'ATRIUM_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000, problems),
     bodyLimitBytes: intVar(env, 'ATRIUM_BODY_LIMIT_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems),
     rateLimitPerMinute: intVar(env, 'ATRIUM_RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000, problems),
+    mcpRateLimitPerMinute: intVar(env, 'ATRIUM_MCP_RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000, problems),
+    mcpMaxSessions: intVar(env, 'ATRIUM_MCP_MAX_SESSIONS', 2000, 1, 1_000_000, problems),
+    mcpSessionIdleMs: durationVar(env, 'ATRIUM_MCP_SESSION_IDLE', 30 * 60_000, 1000, 7 * 86_400_000, problems),
     publicUrl: '',
     publicUrlExplicit: Boolean(env.ATRIUM_PUBLIC_URL),
     trustProxy: trustProxyVar(env, problems),

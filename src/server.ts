@@ -17,6 +17,7 @@ import { sweepChangeLog } from './extraction/count-cache.ts';
 import { readAheadSettled } from './extraction/read-ahead.ts';
 import { extractionRoutes } from './extraction/routes.ts';
 import { integrationRoutes } from './integration/routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { SecretBox } from './platform/auth/hashing.ts';
 import { authRoutes } from './platform/auth/routes.ts';
 import { AuthService } from './platform/auth/service.ts';
@@ -122,6 +123,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await consoleRoutes(app);
   await automationRoutes(app, ctx);
   await userFeedRoutes(app, ctx);
+  await mcpRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 

@@ -13,6 +13,7 @@ import { requireRead } from './access.ts';
 import { collaborationRoutes } from './collaboration-routes.ts';
 import { contractProjectTemplate } from './contract-template.ts';
 import { contract, job, project, request as requestDef } from './document-types.ts';
+import { documentInput } from './document-input.ts';
 import { createDocument, documentView, loadDocument, updateDocument } from './documents.ts';
 import { type Envelope, envelopeSchema, openEnvelope, unwrap } from './envelope.ts';
 import { estimateRoutes } from './estimate-routes.ts';
@@ -30,6 +31,8 @@ export const tags = ['Client API'];
 
 /** Service answers are plain records; the route's response schema serializes them. */
 export const answer = (view: unknown): never => view as never;
+
+export { documentInput };
 
 interface DocumentRoutes {
   def: DocumentDef;
@@ -49,20 +52,6 @@ const DOCUMENTS: DocumentRoutes[] = [
   { def: requestDef, v3: '/api/v3/requests', plural: 'requests' },
   { def: estimate, v3: '/api/v3/estimates', patch: '/api/estimates/:id', plural: 'estimates', extra: EstimateExtraView },
 ];
-
-/** Model -> the service input: the custom fields and brief ride inside the model. */
-export function documentInput(model: Row, path: string) {
-  const { DocumentUserFieldValues, DocumentBrief, ...rest } = model as Row & {
-    DocumentUserFieldValues?: Record<string, unknown> | null;
-    DocumentBrief?: { Text?: string | null; PlainText?: string | null } | null;
-  };
-  return {
-    model: rest,
-    path,
-    userFields: DocumentUserFieldValues ?? null,
-    brief: DocumentBrief?.Text ? { text: DocumentBrief.Text, plainText: DocumentBrief.PlainText ?? null } : null,
-  };
-}
 
 export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> {
   for (const { def, v3, patch, plural, extra } of DOCUMENTS) {

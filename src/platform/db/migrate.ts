@@ -22,6 +22,7 @@ import * as m0018 from './migrations/0018_scale_out.ts';
 import * as m0019 from './migrations/0019_user_feed.ts';
 import * as m0021 from './migrations/0021_client_api_estimates.ts';
 import * as m0022 from './migrations/0022_extraction_exports.ts';
+import * as m0030 from './migrations/0030_mcp_oauth.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -45,6 +46,7 @@ export const migrations: Record<string, Migration> = {
   '0019_user_feed': m0019,
   '0021_client_api_estimates': m0021,
   '0022_extraction_exports': m0022,
+  '0030_mcp_oauth': m0030,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */
