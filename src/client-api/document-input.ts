@@ -14,4 +14,3 @@ export function documentInput(model: Row, path: string) {
     brief: DocumentBrief?.Text ? { text: DocumentBrief.Text, plainText: DocumentBrief.PlainText ?? null } : null,
   };
 }
-

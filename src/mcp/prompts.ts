@@ -61,7 +61,8 @@ export function getPrompt(name: string, args: Record<string, string>): GetPrompt
   for (const a of found.prompt.arguments ?? []) {
     const v = args[a.name];
     if (a.required && !v) throw new McpError(ErrorCode.InvalidParams, `The prompt ${name} needs the argument ${a.name}.`);
-    if (v !== undefined && (typeof v !== 'string' || v.length > 200)) throw new McpError(ErrorCode.InvalidParams, `${a.name} must be a string of at most 200 characters.`);
+    if (v !== undefined && (typeof v !== 'string' || v.length > 200))
+      throw new McpError(ErrorCode.InvalidParams, `${a.name} must be a string of at most 200 characters.`);
     if (v && (a.name === 'From' || a.name === 'To') && !DATE.test(v)) throw new McpError(ErrorCode.InvalidParams, `${a.name} must be a date (yyyy-mm-dd).`);
   }
   return {

@@ -38,16 +38,24 @@ const QueryToolInput = Type.Object(
     ),
     orderBy: Type.Optional(
       Type.Array(
-        Type.Object({ field: Type.String({ maxLength: 200 }), direction: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])) }, { additionalProperties: false }),
+        Type.Object(
+          { field: Type.String({ maxLength: 200 }), direction: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])) },
+          { additionalProperties: false },
+        ),
         { maxItems: 20 },
       ),
     ),
     fields: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 500, description: 'Columns to answer, in this order (default: all).' })),
     skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
-    take: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOOL_ROWS, description: `Rows to answer (default ${DEFAULT_TOOL_ROWS}, at most ${MAX_TOOL_ROWS}).` })),
+    take: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_TOOL_ROWS, description: `Rows to answer (default ${DEFAULT_TOOL_ROWS}, at most ${MAX_TOOL_ROWS}).` }),
+    ),
     parameters: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Scalar, { maxProperties: 20 })),
     cursor: Type.Optional(
-      Type.String({ maxLength: MAX_CURSOR_LENGTH, description: 'nextCursor of a previous answer of this tool: the next page of the same query (send nothing else).' }),
+      Type.String({
+        maxLength: MAX_CURSOR_LENGTH,
+        description: 'nextCursor of a previous answer of this tool: the next page of the same query (send nothing else).',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -119,7 +127,12 @@ export async function queryTools(trx: Trx, principal: Principal): Promise<QueryT
     else {
       if (++customTables > MAX_CUSTOM_TABLE_TOOLS) continue;
       const meta = await describeNamedQuery(trx, principal, q.name);
-      description = describe(meta.purpose, meta.fields.map((f) => ({ name: f.name, type: f.dataType })), [], false);
+      description = describe(
+        meta.purpose,
+        meta.fields.map((f) => ({ name: f.name, type: f.dataType })),
+        [],
+        false,
+      );
     }
     taken.add(name);
     tools.push({
@@ -157,13 +170,7 @@ function decodeCursor(query: string, cursor: string): CursorState {
 }
 
 /** Reads one page as the caller; cancellation stops the statement. */
-export async function callQueryTool(
-  ctx: AppContext,
-  principal: Principal,
-  query: string,
-  rawArgs: unknown,
-  run: Cancellable,
-): Promise<CallToolResult> {
+export async function callQueryTool(ctx: AppContext, principal: Principal, query: string, rawArgs: unknown, run: Cancellable): Promise<CallToolResult> {
   const args = (rawArgs ?? {}) as QueryToolArgs;
   if (!Value.Check(QueryToolInput, args)) {
     const errors = [...Value.Errors(QueryToolInput, args)].slice(0, 10).map((e) => `${e.instancePath || '/'}: ${e.message}`);

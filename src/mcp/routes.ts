@@ -1,6 +1,8 @@
 // The MCP endpoint (Streamable HTTP at /mcp, and /t/{slug}/mcp for a tenant's own address), its
 // protected-resource metadata (RFC 9728), and the personal access tokens an Administrator creates for
 // headless clients. HTTP only: the SDK's transport speaks the protocol, server.ts answers it.
+
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { isAdministrator } from '../platform/auth/principal.ts';
@@ -64,10 +66,11 @@ export async function mcpRoutes(app: App, ctx: AppContext): Promise<void> {
     }
     const { caller, token } = await authenticate(request);
     const retryAfter = await limiter.take(`mcp:${caller.principal.tenantId}:${caller.principal.userId}`);
-    if (retryAfter > 0) throw new HttpProblem(429, `Too many MCP requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
+    if (retryAfter > 0)
+      throw new HttpProblem(429, `Too many MCP requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
 
     const sessionId = request.headers['mcp-session-id'];
-    let transport;
+    let transport: StreamableHTTPServerTransport | undefined;
     if (typeof sessionId === 'string' && sessionId) {
       transport = sessions.get(sessionId, caller)?.transport;
       if (!transport) return jsonRpcError(reply, 404, -32001, 'Session not found: initialize a new one.');
@@ -148,7 +151,12 @@ async function personalTokenRoutes(app: App): Promise<void> {
           },
           { additionalProperties: false },
         ),
-        response: { 201: named('McpPersonalAccessTokenCreated', Type.Object({ ...PersonalToken.properties, Token: Type.String({ description: 'Shown only in this answer' }) })) },
+        response: {
+          201: named(
+            'McpPersonalAccessTokenCreated',
+            Type.Object({ ...PersonalToken.properties, Token: Type.String({ description: 'Shown only in this answer' }) }),
+          ),
+        },
       },
     },
     async (request, reply) => {
@@ -177,7 +185,10 @@ async function personalTokenRoutes(app: App): Promise<void> {
         tags,
         operationId: 'mcpPersonalAccessTokens_list',
         summary: 'The tenant’s personal access tokens (never the tokens themselves), newest first',
-        querystring: Type.Object({ skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })), take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
+        querystring: Type.Object({
+          skip: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+          take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        }),
         response: { 200: Type.Array(PersonalToken) },
       },
     },

@@ -61,6 +61,10 @@ export function toolError(err: unknown): CallToolResult {
     return { isError: true, content: [{ type: 'text', text }] };
   }
   const e = err as { code?: string };
-  if (e?.code === '57014') return { isError: true, content: [{ type: 'text', text: 'The call took longer than the time limit and was stopped; narrow it with filters and page it.' }] };
+  if (e?.code === '57014')
+    return {
+      isError: true,
+      content: [{ type: 'text', text: 'The call took longer than the time limit and was stopped; narrow it with filters and page it.' }],
+    };
   throw err;
 }

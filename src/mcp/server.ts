@@ -1,8 +1,9 @@
 // One MCP server per session (the SDK's low-level Server: the tools depend on who asks, so they are
 // listed per request rather than registered once). Every request reads its caller from the request's
 // own token (authInfo), so a session follows the user's current roles and scopes.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -19,8 +20,8 @@ import type { AppContext } from '../platform/context.ts';
 import { getPrompt, listPrompts } from './prompts.ts';
 import { callQueryTool, queryTools } from './query-tools.ts';
 import { listResources, listResourceTemplates, readResource } from './resources.ts';
-import { Cancelled, type Cancellable, toolError } from './run.ts';
-import { SCOPE_READ, SCOPE_WRITE, type McpCaller } from './tokens.ts';
+import { type Cancellable, Cancelled, toolError } from './run.ts';
+import { type McpCaller, SCOPE_READ, SCOPE_WRITE } from './tokens.ts';
 import { callWriteTool, isWriteTool, writeTools } from './write-tools.ts';
 
 export const SERVER_INFO = { name: 'atrium', title: 'Atrium', version: '0.1.0' };

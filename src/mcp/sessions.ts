@@ -54,7 +54,8 @@ export class Sessions {
     const max = this.#ctx.config.mcpMaxSessions;
     if (this.#sessions.size + this.#pending >= max) {
       this.sweepIdle();
-      if (this.#sessions.size + this.#pending >= max) throw new HttpProblem(503, 'This server holds as many MCP sessions as it may; retry later.', { headers: { 'retry-after': '30' } });
+      if (this.#sessions.size + this.#pending >= max)
+        throw new HttpProblem(503, 'This server holds as many MCP sessions as it may; retry later.', { headers: { 'retry-after': '30' } });
     }
     const userKey = userKeyOf(caller);
     let mine = 0;

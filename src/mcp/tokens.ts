@@ -2,10 +2,11 @@
 // each bound to one tenant, one user, one resource (the MCP endpoint URL) and its scopes. OAuth access and
 // refresh tokens and an Administrator's personal access tokens share the table; none of them is a JWT of
 // the API's kind, so the rest of the API (AuthService.verifyAccessToken) never accepts one.
-import { isUuid, type Trx } from '../platform/db/database.ts';
+
 import { randomToken, sha256 } from '../platform/auth/hashing.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
+import { isUuid, type Trx } from '../platform/db/database.ts';
 import { badRequest, HttpProblem, notFound, unauthorized } from '../platform/errors.ts';
 
 export const TOKEN_PREFIX = 'atrium-mcp';
@@ -122,14 +123,16 @@ export const MAX_PERSONAL_TOKENS = 1000;
 
 export async function createPersonalToken(trx: Trx, actor: Principal, input: PersonalTokenInput): Promise<PersonalTokenView & { Token: string }> {
   const user = await trx.selectFrom('users').select(['id', 'is_active']).where('id', '=', input.userId).executeTakeFirst();
-  if (!user?.is_active) throw new HttpProblem(422, 'UserId is not an active user of this tenant.', { errors: [{ path: '/body/UserId', message: 'no such user' }] });
+  if (!user?.is_active)
+    throw new HttpProblem(422, 'UserId is not an active user of this tenant.', { errors: [{ path: '/body/UserId', message: 'no such user' }] });
   const { count } = await trx
     .selectFrom('mcp_tokens')
     .select((eb) => eb.fn.countAll<string>().as('count'))
     .where('kind', '=', 'personal')
     .where('revoked_on_utc', 'is', null)
     .executeTakeFirstOrThrow();
-  if (Number(count) >= MAX_PERSONAL_TOKENS) throw new HttpProblem(409, `The tenant holds ${MAX_PERSONAL_TOKENS} live personal access tokens; revoke some first.`);
+  if (Number(count) >= MAX_PERSONAL_TOKENS)
+    throw new HttpProblem(409, `The tenant holds ${MAX_PERSONAL_TOKENS} live personal access tokens; revoke some first.`);
   const { token, hash } = newToken(actor.tenantId);
   const row = await trx
     .insertInto('mcp_tokens')

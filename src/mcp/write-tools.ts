@@ -85,7 +85,8 @@ const WRITE_TOOLS: WriteTool[] = [
     listedFor: () => true,
     run: async (trx, p, args) => {
       const { DocumentTypeName: type, DocumentId, Text, IsVisibleToClient, ...rest } = args;
-      if (Object.keys(rest).length || typeof Text !== 'string' || !Text) throw inputError('Send DocumentTypeName, DocumentId and Text (and IsVisibleToClient).');
+      if (Object.keys(rest).length || typeof Text !== 'string' || !Text)
+        throw inputError('Send DocumentTypeName, DocumentId and Text (and IsVisibleToClient).');
       const body = { DocumentTypeName: type, DocumentId, Text, IsVisibleToClient: IsVisibleToClient ?? false };
       check(postSchema(), body, '/arguments');
       return createPost(trx, p, body as PostBody);
