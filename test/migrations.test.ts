@@ -41,6 +41,7 @@ const FROZEN: Record<string, string> = {
   '0019_user_feed.ts': '93877c420ec355bb',
   '0021_client_api_estimates.ts': '1978c31a9e2ca636',
   '0022_extraction_exports.ts': '941484383e2048ec',
+  '0030_mcp_oauth.ts': '78328cc588dec764',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

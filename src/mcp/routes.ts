@@ -15,6 +15,7 @@ import { RateLimiter } from '../platform/http/rate-limit.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { basePathOf, requestBaseUrl } from '../platform/http/tenant-address.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
+import { oauthRoutes } from './oauth-routes.ts';
 import { Sessions } from './sessions.ts';
 import { createPersonalToken, listPersonalTokens, type McpCaller, readScopes, revokePersonalToken, SCOPES, verifyMcpToken } from './tokens.ts';
 
@@ -110,6 +111,7 @@ export async function mcpRoutes(app: App, ctx: AppContext): Promise<void> {
     app.get(url, { schema: { hide: true }, config: { auth: 'none' } }, metadata);
   }
 
+  await oauthRoutes(app, ctx);
   await personalTokenRoutes(app);
 }
 
