@@ -44,7 +44,8 @@ const isInitialize = (body: unknown): boolean =>
 export async function mcpRoutes(app: App, ctx: AppContext): Promise<void> {
   const sessions = new Sessions(ctx);
   const limiter = new RateLimiter(ctx.config.mcpRateLimitPerMinute, ctx.db.pool);
-  app.addHook('onClose', async () => sessions.closeAll());
+  // Before the server waits for its connections: an open SSE stream would otherwise hold the close.
+  app.addHook('preClose', async () => sessions.closeAll());
   app.decorate('mcpSessions', sessions);
 
   async function authenticate(request: FastifyRequest): Promise<{ caller: McpCaller; token: string }> {
