@@ -35,6 +35,20 @@ function unauthorizedMcp(request: FastifyRequest, detail: string, error = 'inval
   });
 }
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const hostnameOf = (url: string): string | null => (URL.canParse(url) ? new URL(url).hostname : null);
+
+/**
+ * The MCP specification's DNS-rebinding rule: a browser's Origin must be this server's own, one of
+ * ATRIUM_CORS_ORIGINS, or (for a server reached on loopback) a loopback page.
+ */
+export function originAllowed(origin: string, own: string, corsOrigins: readonly string[]): boolean {
+  if (origin === own || corsOrigins.includes(origin)) return true;
+  const ownHost = hostnameOf(own);
+  const originHost = hostnameOf(origin);
+  return ownHost !== null && originHost !== null && LOOPBACK.has(ownHost) && LOOPBACK.has(originHost);
+}
+
 const jsonRpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
   reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
 
@@ -63,7 +77,7 @@ export async function mcpRoutes(app: App, ctx: AppContext): Promise<void> {
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     // DNS rebinding: a browser page of another origin may not drive the endpoint.
     const origin = request.headers.origin;
-    if (typeof origin === 'string' && origin !== requestOrigin(request) && !ctx.config.corsOrigins.includes(origin)) {
+    if (typeof origin === 'string' && !originAllowed(origin, requestOrigin(request), ctx.config.corsOrigins)) {
       throw new HttpProblem(403, `Origin ${origin} may not call this MCP server.`);
     }
     const { caller, token } = await authenticate(request);
