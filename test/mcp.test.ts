@@ -140,6 +140,32 @@ describe('transport and authorization', () => {
     await transport.close();
   });
 
+  test('a user holds at most 32 sessions: the 33rd closes the oldest, which is then answered 404', async () => {
+    const pat = await personalToken(f.server, f.tenant, narrow.id);
+    const headers = { authorization: `Bearer ${pat.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'n', version: '1' } },
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 33; i++) {
+      const res = await fetch(`${f.server.baseUrl}/mcp`, { method: 'POST', headers, body: init });
+      await res.text();
+      ids.push(res.headers.get('mcp-session-id') ?? '');
+    }
+    const ping = (id: string) =>
+      fetch(`${f.server.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-session-id': id },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      }).then(async (r) => [r.status, await r.text()] as const);
+    assert.equal((await ping(ids[0]))[0], 404);
+    assert.equal((await ping(ids[32]))[0], 200);
+    for (const id of ids) await fetch(`${f.server.baseUrl}/mcp`, { method: 'DELETE', headers: { ...headers, 'mcp-session-id': id } }).then((r) => r.text());
+  });
+
   test('a revoked personal access token is refused', async () => {
     const pat = await personalToken(f.server, f.tenant, admin.id);
     await connect(pat.token);

@@ -79,6 +79,10 @@ export const toolNameOf = (query: string): string =>
     .replace(/^_+|_+$/g, '')
     .slice(0, 64);
 
+/** Tool name -> catalogue query: every user may read these, so a call needs no listing first. */
+const CATALOGUE_TOOLS = new Map(CATALOGUE.map((e) => [toolNameOf(e.name), e.name]));
+export const catalogueQueryOf = (tool: string): string | undefined => CATALOGUE_TOOLS.get(tool);
+
 export interface QueryTool {
   tool: Tool;
   query: string;

@@ -87,11 +87,13 @@ export async function mcpRoutes(app: App, ctx: AppContext): Promise<void> {
 
     const sessionId = request.headers['mcp-session-id'];
     let transport: StreamableHTTPServerTransport | undefined;
+    let opened: Awaited<ReturnType<Sessions['open']>> | undefined;
     if (typeof sessionId === 'string' && sessionId) {
       transport = sessions.get(sessionId, caller)?.transport;
       if (!transport) return jsonRpcError(reply, 404, -32001, 'Session not found: initialize a new one.');
     } else if (request.method === 'POST' && isInitialize(request.body)) {
-      transport = (await sessions.open(caller)).transport;
+      opened = await sessions.open(caller);
+      transport = opened.transport;
     } else {
       return jsonRpcError(reply, 400, -32000, 'Bad Request: send Mcp-Session-Id, or initialize a session first.');
     }
@@ -102,7 +104,11 @@ export async function mcpRoutes(app: App, ctx: AppContext): Promise<void> {
       extra: { caller },
     };
     reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    try {
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } finally {
+      await opened?.discardUnlessOpened();
+    }
   };
   app.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', schema: { hide: true }, config: { auth: 'none' }, handler: handle });
 

@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AppContext } from '../platform/context.ts';
 import { getPrompt, listPrompts } from './prompts.ts';
-import { callQueryTool, queryTools } from './query-tools.ts';
+import { callQueryTool, catalogueQueryOf, queryTools } from './query-tools.ts';
 import { listResources, listResourceTemplates, readResource } from './resources.ts';
 import { type Cancellable, Cancelled, toolError } from './run.ts';
 import { type McpCaller, SCOPE_READ, SCOPE_WRITE } from './tokens.ts';
@@ -73,10 +73,14 @@ export function createMcpServer(ctx: AppContext): Server {
         return await callWriteTool(ctx, caller.principal, name, request.params.arguments ?? {}, run);
       }
       needScope(caller, SCOPE_READ);
-      const tools = await ctx.db.withTenant(caller.principal.tenantId, (trx) => queryTools(trx, caller.principal), { deadline: run.deadline });
-      const tool = tools.find((t) => t.tool.name === name);
-      if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      return await callQueryTool(ctx, caller.principal, tool.query, request.params.arguments ?? {}, run);
+      // A catalogue query is every user's; a custom table's tool exists only for those who may read it.
+      let query = catalogueQueryOf(name);
+      if (!query) {
+        const tools = await ctx.db.withTenant(caller.principal.tenantId, (trx) => queryTools(trx, caller.principal), { deadline: run.deadline });
+        query = tools.find((t) => t.tool.name === name)?.query;
+      }
+      if (!query) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      return await callQueryTool(ctx, caller.principal, query, request.params.arguments ?? {}, run);
     } catch (err) {
       if (err instanceof McpError) throw err;
       if (err instanceof Cancelled) throw new McpError(ErrorCode.RequestTimeout, err.message);

@@ -50,7 +50,7 @@ export class Sessions {
   }
 
   /** A new session's server and transport; registered once the SDK has answered initialize with its id. */
-  async open(caller: McpCaller): Promise<{ transport: StreamableHTTPServerTransport; settle: () => void }> {
+  async open(caller: McpCaller): Promise<{ transport: StreamableHTTPServerTransport; discardUnlessOpened: () => Promise<void> }> {
     const max = this.#ctx.config.mcpMaxSessions;
     if (this.#sessions.size + this.#pending >= max) {
       this.sweepIdle();
@@ -85,7 +85,13 @@ export class Sessions {
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
-    return { transport, settle };
+    // An initialize the SDK refused opened no session: its server goes, and it no longer counts.
+    const discardUnlessOpened = async () => {
+      if (transport.sessionId) return;
+      settle();
+      await server.close().catch(() => {});
+    };
+    return { transport, discardUnlessOpened };
   }
 
   #closeOldestOf(userKey: string): void {
