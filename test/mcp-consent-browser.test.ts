@@ -24,7 +24,7 @@ test('authorization URL -> sign-in -> consent (client, tenant, user, scopes) -> 
   const tenant = await f.server.createTenant('Northwind Creative');
   const user = await f.server.request('POST', `/admin/tenants/${tenant.tenantId}/users`, {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    json: { userName: 'maria', password: 'a-long-password-123', name: 'Maria Lopes', roles: ['JobRead', 'TimesheetWrite'] },
+    json: { userName: 'maria', password: 'a-long-password-123', name: 'Maria Lopes', roles: ['JobRead', 'ProjectRead'] },
   });
   assert.equal(user.status, 201, user.text);
   const registered = await f.server.request('POST', '/oauth/register', { json: { client_name: 'Claude', redirect_uris: [REDIRECT] } });
@@ -67,7 +67,8 @@ test('authorization URL -> sign-in -> consent (client, tenant, user, scopes) -> 
     const text = await page.locator('main').innerText();
     assert.match(text, /Northwind Creative/);
     assert.match(text, /maria/);
-    assert.match(text, /JobRead, TimesheetWrite/);
+    assert.match(text, /JobRead/);
+    assert.match(text, /ProjectRead/);
     assert.match(text, /mcp:read/);
     assert.match(text, /mcp:write/);
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, '02-consent.png') });
@@ -82,14 +83,26 @@ test('authorization URL -> sign-in -> consent (client, tenant, user, scopes) -> 
   const token = await fetch(`${f.server.baseUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: back.searchParams.get('code') ?? '', code_verifier: verifier, client_id: registered.body.client_id, redirect_uri: REDIRECT, resource }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      code_verifier: verifier,
+      client_id: registered.body.client_id,
+      redirect_uri: REDIRECT,
+      resource,
+    }),
   });
   assert.equal(token.status, 200);
   const { access_token } = (await token.json()) as { access_token: string };
   const init = await fetch(resource, {
     method: 'POST',
     headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'b', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'b', version: '1' } },
+    }),
   });
   assert.equal(init.status, 200);
   await init.text();

@@ -55,7 +55,7 @@ export function ConsentPage() {
                 </li>
               ))}
             </ul>
-            <p class="muted">It acts with your roles and sees only what you see. You can revoke it at any time by signing out of the client.</p>
+            <p class="muted">It acts with your roles and sees only what you see; tools that change data ask you first in most assistants.</p>
           </>
         )}
         <ErrorBox error={action.error} />
