@@ -2250,6 +2250,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/mcp/oauth/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an MCP client asks for (the console’s consent page): client, tenant, user and scopes */
+        get: operations["mcpOAuth_describe"];
+        put?: never;
+        /** Allow or deny an MCP client (the console’s consent page); answers where to send the browser */
+        post: operations["mcpOAuth_decide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/mcp/personal-access-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant’s personal access tokens (never the tokens themselves), newest first
+         * @description Roles: Administrator.
+         */
+        get: operations["mcpPersonalAccessTokens_list"];
+        put?: never;
+        /**
+         * Create a personal access token for a headless MCP client; the token is shown once
+         * @description The token acts as UserId (default: the acting user) with the user’s roles, on the MCP endpoint of the address this request used (/mcp, or /t/{slug}/mcp) and nowhere else. Scopes: mcp:read (named-query tools, resources), mcp:write (write tools); default both.
+         *
+         *     Roles: Administrator.
+         */
+        post: operations["mcpPersonalAccessTokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/mcp/personal-access-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a personal access token (its sessions are refused from the next request)
+         * @description Roles: Administrator.
+         */
+        delete: operations["mcpPersonalAccessTokens_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/tenants": {
         parameters: {
             query?: never;
@@ -3728,6 +3792,77 @@ export interface components {
             /** Format: date-time */
             modifiedOnUtc: string;
         };
+        /** @description Required on create: ProjectId, DepartmentId. */
+        JobModel: {
+            /**
+             * Format: uuid
+             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+             */
+            Id?: string | null;
+            /** @description Defaults to the Number */
+            Name?: string;
+            /** @description Given from a sequence (JOB-000001) when not sent */
+            Number?: string | null;
+            /** Format: uuid */
+            ProjectId?: string | null;
+            /**
+             * Format: uuid
+             * @description Defaults to the acting user’s department
+             */
+            DepartmentId?: string | null;
+            /**
+             * Format: uuid
+             * @description Its workflow is the job’s (else the default job workflow)
+             */
+            JobTypeId?: string | null;
+            /** Format: uuid */
+            ParentJobId?: string | null;
+            /** Format: uuid */
+            JobClassificationId?: string | null;
+            Priority?: number;
+            BusinessValue?: number | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            AgreedDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            AgreedDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            RequestedDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            RequestedDate?: string | null;
+            Subject?: string | null;
+            ToIntegrate?: boolean;
+            Motive?: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A new version of the document’s brief (nothing when Text is empty) */
+            DocumentBrief?: {
+                DocumentTypeName?: string | null;
+                /** @description HTML */
+                Text?: string | null;
+                PlainText?: string | null;
+            } | null;
+        };
+        McpPersonalAccessToken: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            /** Format: uuid */
+            UserId: string;
+            Scopes: string[];
+            /** @description The MCP endpoint the token is for (it is refused anywhere else) */
+            Resource: string;
+            ExpiresOn: string | null;
+            /** Format: date-time */
+            CreatedOn: string;
+            CreatedById: string | null;
+            RevokedOn: string | null;
+        };
         AccessToken: {
             accessToken: string;
             /** @enum {string} */
@@ -4810,62 +4945,6 @@ export interface components {
             ModifiedOnUtc: string;
             /** Format: uuid */
             ModifiedById: string | null;
-        };
-        /** @description Required on create: ProjectId, DepartmentId. */
-        JobModel: {
-            /**
-             * Format: uuid
-             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
-             */
-            Id?: string | null;
-            /** @description Defaults to the Number */
-            Name?: string;
-            /** @description Given from a sequence (JOB-000001) when not sent */
-            Number?: string | null;
-            /** Format: uuid */
-            ProjectId?: string | null;
-            /**
-             * Format: uuid
-             * @description Defaults to the acting user’s department
-             */
-            DepartmentId?: string | null;
-            /**
-             * Format: uuid
-             * @description Its workflow is the job’s (else the default job workflow)
-             */
-            JobTypeId?: string | null;
-            /** Format: uuid */
-            ParentJobId?: string | null;
-            /** Format: uuid */
-            JobClassificationId?: string | null;
-            Priority?: number;
-            BusinessValue?: number | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            EntryDateUtc?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            EntryDate?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            AgreedDateUtc?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            AgreedDate?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            RequestedDateUtc?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            RequestedDate?: string | null;
-            Subject?: string | null;
-            ToIntegrate?: boolean;
-            Motive?: string | null;
-            /** @description Custom field values by ColumnName (null clears one) */
-            DocumentUserFieldValues?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description A new version of the document’s brief (nothing when Text is empty) */
-            DocumentBrief?: {
-                DocumentTypeName?: string | null;
-                /** @description HTML */
-                Text?: string | null;
-                PlainText?: string | null;
-            } | null;
         };
         JobCreateBody: {
             /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
@@ -6262,6 +6341,23 @@ export interface components {
                     UserId: string;
                 }[] | null;
             } | null;
+        };
+        McpPersonalAccessTokenCreated: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            /** Format: uuid */
+            UserId: string;
+            Scopes: string[];
+            /** @description The MCP endpoint the token is for (it is refused anywhere else) */
+            Resource: string;
+            ExpiresOn: string | null;
+            /** Format: date-time */
+            CreatedOn: string;
+            CreatedById: string | null;
+            RevokedOn: string | null;
+            /** @description Shown only in this answer */
+            Token: string;
         };
     };
     responses: {
@@ -11491,6 +11587,202 @@ export interface operations {
                 content: {
                     "application/json": unknown;
                 };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpOAuth_describe: {
+        parameters: {
+            query?: {
+                response_type?: string;
+                client_id?: string;
+                redirect_uri?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                state?: string;
+                scope?: string;
+                resource?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpOAuth_decide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    request: {
+                        response_type?: string;
+                        client_id?: string;
+                        redirect_uri?: string;
+                        code_challenge?: string;
+                        code_challenge_method?: string;
+                        state?: string;
+                        scope?: string;
+                        resource?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    allow: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpPersonalAccessTokens_list: {
+        parameters: {
+            query?: {
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpPersonalAccessToken"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpPersonalAccessTokens_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    Name: string;
+                    /** Format: uuid */
+                    UserId?: string;
+                    Scopes?: ("mcp:read" | "mcp:write")[];
+                    /** @description Default 90; null: never */
+                    ExpiresInDays?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpPersonalAccessTokenCreated"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpPersonalAccessTokens_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem"];
             401: components["responses"]["Problem"];
