@@ -110,7 +110,8 @@ export async function mcpRoutes(app: App, ctx: AppContext): Promise<void> {
       await opened?.discardUnlessOpened();
     }
   };
-  app.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', schema: { hide: true }, config: { auth: 'none' }, handler: handle });
+  // JSON-RPC messages are small: a megabyte bounds a body long before the API's general limit.
+  app.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', bodyLimit: 1024 * 1024, schema: { hide: true }, config: { auth: 'none' }, handler: handle });
 
   // RFC 9728, path-aware (/.well-known/oauth-protected-resource/t/{slug}/mcp) and at the root.
   const metadata = async (request: FastifyRequest) => {
