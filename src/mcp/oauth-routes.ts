@@ -61,26 +61,31 @@ export async function oauthRoutes(app: App, ctx: AppContext): Promise<void> {
     return m ? { slug: m[1] } : null;
   };
 
-  app.get('/.well-known/oauth-authorization-server', { schema: { hide: true }, config: { auth: 'none' } }, async (request) => {
-    const issuer = issuerOf(request);
-    return {
-      issuer,
-      authorization_endpoint: `${issuer}/oauth/authorize`,
-      token_endpoint: `${issuer}/oauth/token`,
-      registration_endpoint: `${issuer}/oauth/register`,
-      revocation_endpoint: `${issuer}/oauth/revoke`,
-      scopes_supported: [...SCOPES],
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
-      token_endpoint_auth_methods_supported: ['none'],
-      revocation_endpoint_auth_methods_supported: ['none'],
-      code_challenge_methods_supported: ['S256'],
-      authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: false,
-      service_documentation: `${issuer}/docs`,
-    };
-  });
+  const doc = (operationId: string, summary: string) => ({ tags: ['OAuth (MCP)'], operationId, summary });
+  app.get(
+    '/.well-known/oauth-authorization-server',
+    { schema: doc('oauth_metadata', 'Authorization server metadata (RFC 8414)'), config: { auth: 'none' } },
+    async (request) => {
+      const issuer = issuerOf(request);
+      return {
+        issuer,
+        authorization_endpoint: `${issuer}/oauth/authorize`,
+        token_endpoint: `${issuer}/oauth/token`,
+        registration_endpoint: `${issuer}/oauth/register`,
+        revocation_endpoint: `${issuer}/oauth/revoke`,
+        scopes_supported: [...SCOPES],
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_methods_supported: ['none'],
+        revocation_endpoint_auth_methods_supported: ['none'],
+        code_challenge_methods_supported: ['S256'],
+        authorization_response_iss_parameter_supported: true,
+        client_id_metadata_document_supported: false,
+        service_documentation: `${issuer}/docs`,
+      };
+    },
+  );
 
   // Form bodies (the token and revocation endpoints) are parsed only here, not across the API.
   await app.register(async (scope) => {
@@ -95,58 +100,80 @@ export async function oauthRoutes(app: App, ctx: AppContext): Promise<void> {
       return Object.fromEntries(Object.entries(b).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]));
     };
 
-    scope.post('/oauth/register', { schema: { hide: true }, config: { auth: 'none' } }, async (request, reply) => {
-      const wait = await registrations.take(`oauth-register:${request.ip}`);
-      if (wait > 0) throw new HttpProblem(429, `Too many registrations; retry after ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
-      try {
-        const client = await registerClient(ctx, request.body);
-        return reply.code(201).header('cache-control', 'no-store').send(client);
-      } catch (err) {
-        if (err instanceof OAuthError) return sendOAuthError(reply, err);
-        throw err;
-      }
-    });
+    scope.post(
+      '/oauth/register',
+      { schema: doc('oauth_register', 'Dynamic client registration (RFC 7591): public clients with PKCE'), config: { auth: 'none' } },
+      async (request, reply) => {
+        const wait = await registrations.take(`oauth-register:${request.ip}`);
+        if (wait > 0) throw new HttpProblem(429, `Too many registrations; retry after ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+        try {
+          const client = await registerClient(ctx, request.body);
+          return reply.code(201).header('cache-control', 'no-store').send(client);
+        } catch (err) {
+          if (err instanceof OAuthError) return sendOAuthError(reply, err);
+          throw err;
+        }
+      },
+    );
 
-    scope.post('/oauth/token', { schema: { hide: true }, config: { auth: 'none' } }, async (request, reply) => {
-      const form = formOf(request);
-      try {
-        const answer =
-          form.grant_type === 'authorization_code'
-            ? await exchangeCode(ctx, form)
-            : form.grant_type === 'refresh_token'
-              ? await refreshTokens(ctx, form)
-              : (() => {
-                  throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
-                })();
-        return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
-      } catch (err) {
-        if (err instanceof OAuthError) return sendOAuthError(reply, err);
-        throw err;
-      }
-    });
+    scope.post(
+      '/oauth/token',
+      { schema: doc('oauth_token', 'Token endpoint (form): authorization_code with PKCE S256, refresh_token (rotated)'), config: { auth: 'none' } },
+      async (request, reply) => {
+        const form = formOf(request);
+        try {
+          const answer =
+            form.grant_type === 'authorization_code'
+              ? await exchangeCode(ctx, form)
+              : form.grant_type === 'refresh_token'
+                ? await refreshTokens(ctx, form)
+                : (() => {
+                    throw new OAuthError(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+                  })();
+          return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(answer);
+        } catch (err) {
+          if (err instanceof OAuthError) return sendOAuthError(reply, err);
+          throw err;
+        }
+      },
+    );
 
-    scope.post('/oauth/revoke', { schema: { hide: true }, config: { auth: 'none' } }, async (request, reply) => {
-      await revokeToken(ctx, formOf(request));
-      return reply.header('cache-control', 'no-store').send({});
-    });
+    scope.post(
+      '/oauth/revoke',
+      { schema: doc('oauth_revoke', 'Token revocation (RFC 7009); a refresh token ends its grant'), config: { auth: 'none' } },
+      async (request, reply) => {
+        await revokeToken(ctx, formOf(request));
+        return reply.header('cache-control', 'no-store').send({});
+      },
+    );
   });
 
   // The authorization endpoint checks what it can before anyone signs in, then hands over to the console.
-  app.get('/oauth/authorize', { schema: { hide: true, querystring: AuthorizationQuery }, config: { auth: 'none' } }, async (request, reply) => {
-    const q = request.query as AuthorizationRequest;
-    let checked: CheckedRequest;
-    try {
-      checked = await checkAuthorizationRequest(ctx, q, ownResource(request));
-    } catch (err) {
-      if (!(err instanceof OAuthError)) throw err;
-      if ((err as OAuthError & { redirectable?: boolean }).redirectable === false) throw new HttpProblem(400, `${err.error}: ${err.message}`);
-      const client = q.redirect_uri as string;
-      return reply.redirect(redirectBack(client, { error: err.error, error_description: err.message, state: q.state }, issuerOf(request)), 302);
-    }
-    const query = new URLSearchParams(request.query as Record<string, string>).toString();
-    const base = checked.slug ? `/t/${checked.slug}` : '';
-    return reply.header('cache-control', 'no-store').redirect(`${base}/console/oauth/consent?${query}`, 302);
-  });
+  app.get(
+    '/oauth/authorize',
+    {
+      schema: {
+        ...doc('oauth_authorize', 'Authorization endpoint: checks the request, then sends the browser to the console’s sign-in and consent page'),
+        querystring: AuthorizationQuery,
+      },
+      config: { auth: 'none' },
+    },
+    async (request, reply) => {
+      const q = request.query as AuthorizationRequest;
+      let checked: CheckedRequest;
+      try {
+        checked = await checkAuthorizationRequest(ctx, q, ownResource(request));
+      } catch (err) {
+        if (!(err instanceof OAuthError)) throw err;
+        if ((err as OAuthError & { redirectable?: boolean }).redirectable === false) throw new HttpProblem(400, `${err.error}: ${err.message}`);
+        const client = q.redirect_uri as string;
+        return reply.redirect(redirectBack(client, { error: err.error, error_description: err.message, state: q.state }, issuerOf(request)), 302);
+      }
+      const query = new URLSearchParams(request.query as Record<string, string>).toString();
+      const base = checked.slug ? `/t/${checked.slug}` : '';
+      return reply.header('cache-control', 'no-store').redirect(`${base}/console/oauth/consent?${query}`, 302);
+    },
+  );
 
   // The consent page, as the signed-in user: what is asked, then the decision.
   const consentConfig = { auth: 'token' as const };

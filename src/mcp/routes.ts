@@ -111,15 +111,28 @@ export async function mcpRoutes(app: App, ctx: AppContext): Promise<void> {
     }
   };
   // JSON-RPC messages are small: a megabyte bounds a body long before the API's general limit.
-  app.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', bodyLimit: 1024 * 1024, schema: { hide: true }, config: { auth: 'none' }, handler: handle });
+  const mcpSchema = (method: string, summary: string) => ({
+    tags,
+    operationId: `mcp_${method}`,
+    summary,
+    description:
+      'The MCP endpoint (Streamable HTTP, docs/mcp.md); also at /t/{slug}/mcp. Authorization: Bearer with an MCP OAuth access token or a personal access token; without one, 401 with WWW-Authenticate naming the protected-resource metadata.',
+  });
+  for (const [method, summary] of [
+    ['POST', 'Send JSON-RPC messages (initialize opens a session; answers JSON or an SSE stream)'],
+    ['GET', 'Open the session’s SSE stream (Last-Event-ID resumes it)'],
+    ['DELETE', 'End the session named by Mcp-Session-Id'],
+  ] as const) {
+    // JSON-RPC messages are small: a megabyte bounds a body long before the API's general limit.
+    app.route({ method, url: '/mcp', bodyLimit: 1024 * 1024, schema: mcpSchema(method.toLowerCase(), summary), config: { auth: 'none' }, handler: handle });
+  }
 
   // RFC 9728, path-aware (/.well-known/oauth-protected-resource/t/{slug}/mcp) and at the root.
   const metadata = async (request: FastifyRequest) => {
     const origin = requestOrigin(request);
-    const rest = (request.params as { '*'?: string })['*'] ?? '';
-    const m = /^(t\/[a-z0-9-]{1,63}\/)?mcp$/i.exec(rest);
-    if (rest && !m) throw new HttpProblem(404, `No protected resource at /${rest}.`);
-    const resource = rest ? `${origin}/${rest}` : `${requestBaseUrl(request)}/mcp`;
+    const slug = (request.params as { slug?: string }).slug;
+    const named = request.url.split('?')[0].endsWith('/mcp');
+    const resource = slug ? `${origin}/t/${slug.toLowerCase()}/mcp` : named ? `${origin}/mcp` : `${requestBaseUrl(request)}/mcp`;
     return {
       resource,
       authorization_servers: [origin],
@@ -129,8 +142,24 @@ export async function mcpRoutes(app: App, ctx: AppContext): Promise<void> {
       resource_documentation: `${origin}/docs`,
     };
   };
-  for (const url of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/*']) {
-    app.get(url, { schema: { hide: true }, config: { auth: 'none' } }, metadata);
+  for (const [url, id] of [
+    ['/.well-known/oauth-protected-resource', 'root'],
+    ['/.well-known/oauth-protected-resource/mcp', 'mcp'],
+    ['/.well-known/oauth-protected-resource/t/:slug/mcp', 'tenantMcp'],
+  ] as const) {
+    app.get(
+      url,
+      {
+        schema: {
+          tags,
+          operationId: `mcp_protectedResource${id[0].toUpperCase()}${id.slice(1)}`,
+          summary: 'OAuth protected-resource metadata of the MCP endpoint (RFC 9728)',
+          ...(id === 'tenantMcp' ? { params: Type.Object({ slug: Type.String({ pattern: '^[A-Za-z0-9-]{1,63}$' }) }) } : {}),
+        },
+        config: { auth: 'none' },
+      },
+      metadata,
+    );
   }
 
   await oauthRoutes(app, ctx);
