@@ -19,6 +19,7 @@ import { readAheadSettled } from './extraction/read-ahead.ts';
 import { extractionRoutes } from './extraction/routes.ts';
 import { sweepBlockedLogins } from './integration/ad-blocker.ts';
 import { integrationRoutes } from './integration/routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { SecretBox } from './platform/auth/hashing.ts';
 import { authRoutes } from './platform/auth/routes.ts';
 import { AuthService } from './platform/auth/service.ts';
@@ -128,6 +129,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await automationRoutes(app, ctx);
   await userFeedRoutes(app, ctx);
   await scimRoutes(app, ctx);
+  await mcpRoutes(app, ctx);
   if (ctx.config.adminToken) await adminRoutes(app, ctx);
 }
 

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { hasRole, onSession, type Session, session, signOut } from './api.ts';
 import { AppsPage } from './pages/apps.tsx';
 import { AutomationPage, AutomationsPage } from './pages/automations.tsx';
+import { ConsentPage } from './pages/consent.tsx';
 import { CustomTablePage, CustomTablesPage } from './pages/custom-tables.tsx';
 import { ExplorerPage } from './pages/explorer.tsx';
 import { SchedulePage, SchedulesPage } from './pages/schedules.tsx';
@@ -64,6 +65,8 @@ const PAGES: Page[] = [
   { path: '/apps', title: 'Apps and users', roles: ['Administrator'], routes: [{ pattern: '/apps', render: () => <AppsPage /> }] },
 ];
 
+const CONSENT = '/oauth/consent';
+
 const visible = (s: Session | null, p: Page) => !p.roles.length || p.roles.some((r) => hasRole(s, r));
 
 function App() {
@@ -75,7 +78,7 @@ function App() {
   const pages = PAGES.filter((p) => visible(s, p));
   useEffect(() => {
     if (s && (path === '/' || path === '/sign-in')) navigate(pages[0]?.path ?? '/explorer');
-    if (!s && path !== '/') navigate('/');
+    if (!s && path !== '/' && path !== CONSENT) navigate('/');
   }, [s, path]);
   let content: preact.JSX.Element | null = null;
   let current: Page | undefined;
@@ -91,6 +94,8 @@ function App() {
   useEffect(() => {
     document.title = s && current ? `${current.title} · Atrium console` : 'Atrium console';
   });
+  // An MCP client's authorization request: sign in if need be, then the consent page (outside the shell).
+  if (path === CONSENT) return s ? <ConsentPage /> : <SignIn />;
   if (!s) return <SignIn />;
   return (
     <div class="shell">

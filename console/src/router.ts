@@ -5,7 +5,9 @@ import { useEffect, useState } from 'preact/hooks';
 export const BASE = '/console';
 
 export function currentPath(): string {
-  const p = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : location.pathname;
+  // Under a tenant's base path (/t/{slug}/console/…) the pages are the same.
+  const path = location.pathname.replace(/^\/t\/[^/]+(?=\/console(\/|$))/, '');
+  const p = path.startsWith(BASE) ? path.slice(BASE.length) : path;
   return p.replace(/\/+$/, '') || '/';
 }
 

@@ -12,6 +12,7 @@ import { Guid } from '../platform/http/schemas.ts';
 import { requireRead } from './access.ts';
 import { collaborationRoutes } from './collaboration-routes.ts';
 import { contractProjectTemplate } from './contract-template.ts';
+import { documentInput } from './document-input.ts';
 import { contract, job, project, request as requestDef } from './document-types.ts';
 import { createDocument, documentView, loadDocument, updateDocument } from './documents.ts';
 import { type Envelope, envelopeSchema, openEnvelope, unwrap } from './envelope.ts';
@@ -30,6 +31,8 @@ export const tags = ['Client API'];
 
 /** Service answers are plain records; the route's response schema serializes them. */
 export const answer = (view: unknown): never => view as never;
+
+export { documentInput };
 
 interface DocumentRoutes {
   def: DocumentDef;
@@ -72,20 +75,6 @@ export const ESTIMATE_READ_ONLY: Readonly<Record<string, string>> = {
   Totals: 'follow from the items and quote lines',
   BillingConditions: 'written by POST /api/billing-conditions',
 };
-
-/** Model -> the service input: the custom fields and brief ride inside the model. */
-export function documentInput(model: Row, path: string) {
-  const { DocumentUserFieldValues, DocumentBrief, ...rest } = model as Row & {
-    DocumentUserFieldValues?: Record<string, unknown> | null;
-    DocumentBrief?: { Text?: string | null; PlainText?: string | null } | null;
-  };
-  return {
-    model: rest,
-    path,
-    userFields: DocumentUserFieldValues ?? null,
-    brief: DocumentBrief?.Text ? { text: DocumentBrief.Text, plainText: DocumentBrief.PlainText ?? null } : null,
-  };
-}
 
 export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> {
   for (const { def, v3, patch, plural, extra } of DOCUMENTS) {

@@ -2741,7 +2741,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What this SCIM service supports and its limits */
+        /**
+         * What this SCIM service supports and its limits
+         * @description What this SCIM service supports and its limits. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         get: operations["scimServiceProviderConfig_get"];
         put?: never;
         post?: never;
@@ -2758,7 +2761,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The resource types: User (with the enterprise extension) and Group */
+        /**
+         * The resource types: User (with the enterprise extension) and Group
+         * @description The resource types: User (with the enterprise extension) and Group. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         get: operations["scimResourceTypes_list"];
         put?: never;
         post?: never;
@@ -2775,7 +2781,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The schemas and every attribute: what is kept, returned and accepted only */
+        /**
+         * The schemas and every attribute: what is kept, returned and accepted only
+         * @description The schemas and every attribute: what is kept, returned and accepted only. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         get: operations["scimSchemas_list"];
         put?: never;
         post?: never;
@@ -2792,6 +2801,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description GET /scim/v2/ResourceTypes/:id. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457). */
         get: operations["scimResourceTypes_get"];
         put?: never;
         post?: never;
@@ -2808,6 +2818,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description GET /scim/v2/Schemas/:id. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457). */
         get: operations["scimSchemas_get"];
         put?: never;
         post?: never;
@@ -2824,7 +2835,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List or filter Users */
+        /**
+         * List or filter Users
+         * @description List or filter Users. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         get: operations["scimUsers_list"];
         put?: never;
         /**
@@ -2847,7 +2861,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Search Users (the list parameters in a SearchRequest body) */
+        /**
+         * Search Users (the list parameters in a SearchRequest body)
+         * @description Search Users (the list parameters in a SearchRequest body). SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         post: operations["scimUsers_search"];
         delete?: never;
         options?: never;
@@ -2862,16 +2879,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a User */
+        /**
+         * Get a User
+         * @description Get a User. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         get: operations["scimUsers_get"];
-        /** Replace a User */
+        /**
+         * Replace a User
+         * @description Replace a User. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         put: operations["scimUsers_replace"];
         post?: never;
-        /** Delete a User: deactivated in Atrium, 404 in SCIM from then on */
+        /**
+         * Delete a User: deactivated in Atrium, 404 in SCIM from then on
+         * @description Delete a User: deactivated in Atrium, 404 in SCIM from then on. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         delete: operations["scimUsers_delete"];
         options?: never;
         head?: never;
-        /** Patch a User (add, replace, remove) */
+        /**
+         * Patch a User (add, replace, remove)
+         * @description Patch a User (add, replace, remove). SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         patch: operations["scimUsers_patch"];
         trace?: never;
     };
@@ -2882,10 +2911,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List or filter Groups (roles) */
+        /**
+         * List or filter Groups (roles)
+         * @description List or filter Groups (roles). SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         get: operations["scimGroups_list"];
         put?: never;
-        /** Create a Group (a role) */
+        /**
+         * Create a Group (a role)
+         * @description Create a Group (a role). SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         post: operations["scimGroups_create"];
         delete?: never;
         options?: never;
@@ -2900,16 +2935,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a Group */
+        /**
+         * Get a Group
+         * @description Get a Group. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         get: operations["scimGroups_get"];
-        /** Replace a Group: its name and all its members */
+        /**
+         * Replace a Group: its name and all its members
+         * @description Replace a Group: its name and all its members. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         put: operations["scimGroups_replace"];
         post?: never;
-        /** Delete a Group */
+        /**
+         * Delete a Group
+         * @description Delete a Group. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         delete: operations["scimGroups_delete"];
         options?: never;
         head?: never;
-        /** Patch a Group: add or remove members, rename */
+        /**
+         * Patch a Group: add or remove members, rename
+         * @description Patch a Group: add or remove members, rename. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         patch: operations["scimGroups_patch"];
         trace?: never;
     };
@@ -2928,6 +2975,264 @@ export interface paths {
          */
         post: operations["scimBulk_run"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open the session’s SSE stream (Last-Event-ID resumes it)
+         * @description The MCP endpoint (Streamable HTTP, docs/mcp.md); also at /t/{slug}/mcp. Authorization: Bearer with an MCP OAuth access token or a personal access token; without one, 401 with WWW-Authenticate naming the protected-resource metadata.
+         */
+        get: operations["mcp_get"];
+        put?: never;
+        /**
+         * Send JSON-RPC messages (initialize opens a session; answers JSON or an SSE stream)
+         * @description The MCP endpoint (Streamable HTTP, docs/mcp.md); also at /t/{slug}/mcp. Authorization: Bearer with an MCP OAuth access token or a personal access token; without one, 401 with WWW-Authenticate naming the protected-resource metadata.
+         */
+        post: operations["mcp_post"];
+        /**
+         * End the session named by Mcp-Session-Id
+         * @description The MCP endpoint (Streamable HTTP, docs/mcp.md); also at /t/{slug}/mcp. Authorization: Bearer with an MCP OAuth access token or a personal access token; without one, 401 with WWW-Authenticate naming the protected-resource metadata.
+         */
+        delete: operations["mcp_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata of the MCP endpoint (RFC 9728)
+         * @description OAuth protected-resource metadata of the MCP endpoint (RFC 9728). No authentication. Errors are problem+json (RFC 9457).
+         */
+        get: operations["mcp_protectedResourceRoot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata of the MCP endpoint (RFC 9728)
+         * @description OAuth protected-resource metadata of the MCP endpoint (RFC 9728). No authentication. Errors are problem+json (RFC 9457).
+         */
+        get: operations["mcp_protectedResourceMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/t/{slug}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata of the MCP endpoint (RFC 9728)
+         * @description OAuth protected-resource metadata of the MCP endpoint (RFC 9728). No authentication. Errors are problem+json (RFC 9457).
+         */
+        get: operations["mcp_protectedResourceTenantMcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata (RFC 8414)
+         * @description Authorization server metadata (RFC 8414). No authentication. Errors are problem+json (RFC 9457).
+         */
+        get: operations["oauth_metadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dynamic client registration (RFC 7591): public clients with PKCE
+         * @description Dynamic client registration (RFC 7591): public clients with PKCE. No authentication. Errors are problem+json (RFC 9457).
+         */
+        post: operations["oauth_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token endpoint (form): authorization_code with PKCE S256, refresh_token (rotated)
+         * @description Token endpoint (form): authorization_code with PKCE S256, refresh_token (rotated). No authentication. Errors are problem+json (RFC 9457).
+         */
+        post: operations["oauth_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token revocation (RFC 7009); a refresh token ends its grant
+         * @description Token revocation (RFC 7009); a refresh token ends its grant. No authentication. Errors are problem+json (RFC 9457).
+         */
+        post: operations["oauth_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization endpoint: checks the request, then sends the browser to the console’s sign-in and consent page
+         * @description Authorization endpoint: checks the request, then sends the browser to the console’s sign-in and consent page. No authentication. Errors are problem+json (RFC 9457).
+         */
+        get: operations["oauth_authorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/mcp/oauth/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an MCP client asks for (the console’s consent page): client, tenant, user and scopes
+         * @description What an MCP client asks for (the console’s consent page): client, tenant, user and scopes. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
+        get: operations["mcpOAuth_describe"];
+        put?: never;
+        /**
+         * Allow or deny an MCP client (the console’s consent page); answers where to send the browser
+         * @description Allow or deny an MCP client (the console’s consent page); answers where to send the browser. Authenticated by an access token (X-AccessToken or Authorization: Bearer). Errors are problem+json (RFC 9457).
+         */
+        post: operations["mcpOAuth_decide"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/mcp/personal-access-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant’s personal access tokens (never the tokens themselves), newest first
+         * @description Roles: Administrator.
+         */
+        get: operations["mcpPersonalAccessTokens_list"];
+        put?: never;
+        /**
+         * Create a personal access token for a headless MCP client; the token is shown once
+         * @description The token acts as UserId (default: the acting user) with the user’s roles, on the MCP endpoint of the address this request used (/mcp, or /t/{slug}/mcp) and nowhere else. Scopes: mcp:read (named-query tools, resources), mcp:write (write tools); default both.
+         *
+         *     Roles: Administrator.
+         */
+        post: operations["mcpPersonalAccessTokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/mcp/personal-access-tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a personal access token (its sessions are refused from the next request)
+         * @description Roles: Administrator.
+         */
+        delete: operations["mcpPersonalAccessTokens_revoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4475,6 +4780,77 @@ export interface components {
             /** Format: date-time */
             modifiedOnUtc: string;
         };
+        /** @description Required on create: ProjectId, DepartmentId. */
+        JobModel: {
+            /**
+             * Format: uuid
+             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+             */
+            Id?: string | null;
+            /** @description Defaults to the Number */
+            Name?: string;
+            /** @description Given from a sequence (JOB-000001) when not sent */
+            Number?: string | null;
+            /** Format: uuid */
+            ProjectId?: string | null;
+            /**
+             * Format: uuid
+             * @description Defaults to the acting user’s department
+             */
+            DepartmentId?: string | null;
+            /**
+             * Format: uuid
+             * @description Its workflow is the job’s (else the default job workflow)
+             */
+            JobTypeId?: string | null;
+            /** Format: uuid */
+            ParentJobId?: string | null;
+            /** Format: uuid */
+            JobClassificationId?: string | null;
+            Priority?: number;
+            BusinessValue?: number | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            AgreedDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            AgreedDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            RequestedDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            RequestedDate?: string | null;
+            Subject?: string | null;
+            ToIntegrate?: boolean;
+            Motive?: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A new version of the document’s brief (nothing when Text is empty) */
+            DocumentBrief?: {
+                DocumentTypeName?: string | null;
+                /** @description HTML */
+                Text?: string | null;
+                PlainText?: string | null;
+            } | null;
+        };
+        McpPersonalAccessToken: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            /** Format: uuid */
+            UserId: string;
+            Scopes: string[];
+            /** @description The MCP endpoint the token is for (it is refused anywhere else) */
+            Resource: string;
+            ExpiresOn: string | null;
+            /** Format: date-time */
+            CreatedOn: string;
+            CreatedById: string | null;
+            RevokedOn: string | null;
+        };
         AccessToken: {
             accessToken: string;
             /** @enum {string} */
@@ -5630,62 +6006,6 @@ export interface components {
             ModifiedOnUtc: string;
             /** Format: uuid */
             ModifiedById: string | null;
-        };
-        /** @description Required on create: ProjectId, DepartmentId. */
-        JobModel: {
-            /**
-             * Format: uuid
-             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
-             */
-            Id?: string | null;
-            /** @description Defaults to the Number */
-            Name?: string;
-            /** @description Given from a sequence (JOB-000001) when not sent */
-            Number?: string | null;
-            /** Format: uuid */
-            ProjectId?: string | null;
-            /**
-             * Format: uuid
-             * @description Defaults to the acting user’s department
-             */
-            DepartmentId?: string | null;
-            /**
-             * Format: uuid
-             * @description Its workflow is the job’s (else the default job workflow)
-             */
-            JobTypeId?: string | null;
-            /** Format: uuid */
-            ParentJobId?: string | null;
-            /** Format: uuid */
-            JobClassificationId?: string | null;
-            Priority?: number;
-            BusinessValue?: number | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            EntryDateUtc?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            EntryDate?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            AgreedDateUtc?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            AgreedDate?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            RequestedDateUtc?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            RequestedDate?: string | null;
-            Subject?: string | null;
-            ToIntegrate?: boolean;
-            Motive?: string | null;
-            /** @description Custom field values by ColumnName (null clears one) */
-            DocumentUserFieldValues?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description A new version of the document’s brief (nothing when Text is empty) */
-            DocumentBrief?: {
-                DocumentTypeName?: string | null;
-                /** @description HTML */
-                Text?: string | null;
-                PlainText?: string | null;
-            } | null;
         };
         JobCreateBody: {
             /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
@@ -7281,6 +7601,23 @@ export interface components {
                     UserId: string;
                 }[] | null;
             } | null;
+        };
+        McpPersonalAccessTokenCreated: {
+            /** Format: uuid */
+            Id: string;
+            Name: string;
+            /** Format: uuid */
+            UserId: string;
+            Scopes: string[];
+            /** @description The MCP endpoint the token is for (it is refused anywhere else) */
+            Resource: string;
+            ExpiresOn: string | null;
+            /** Format: date-time */
+            CreatedOn: string;
+            CreatedById: string | null;
+            RevokedOn: string | null;
+            /** @description Shown only in this answer */
+            Token: string;
         };
     };
     responses: {
@@ -17269,6 +17606,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "name": "Spring campaign",
+                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *         "revokedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["ScimToken"][];
                 };
             };
@@ -17294,6 +17641,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                 };
@@ -17306,6 +17658,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "revokedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "token": "example"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScimTokenCreated"];
                 };
             };
@@ -17368,6 +17729,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "companyCode": "ACME",
+                     *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroup": "example",
+                     *       "typology": "example",
+                     *       "typologyFromTitle": true,
+                     *       "userType": "example",
+                     *       "userTypes": {},
+                     *       "ssoUserName": "userName"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScimSettings"];
                 };
             };
@@ -17393,6 +17766,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "companyCode": "ACME",
+                 *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "typologyGroup": "example",
+                 *       "typology": "example",
+                 *       "typologyFromTitle": true,
+                 *       "userType": "example",
+                 *       "userTypes": {},
+                 *       "ssoUserName": "userName"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScimSettingsBody"];
             };
         };
@@ -17403,6 +17788,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "companyCode": "ACME",
+                     *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "typologyGroup": "example",
+                     *       "typology": "example",
+                     *       "typologyFromTitle": true,
+                     *       "userType": "example",
+                     *       "userTypes": {},
+                     *       "ssoUserName": "userName"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ScimSettings"];
                 };
             };
@@ -17434,6 +17831,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -17564,6 +17962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -17694,6 +18093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -17826,6 +18226,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -17958,6 +18359,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -18100,6 +18502,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -18228,6 +18631,7 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": unknown;
             };
         };
@@ -18238,6 +18642,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -18363,6 +18768,7 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": unknown;
             };
         };
@@ -18373,6 +18779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -18508,6 +18915,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -18638,6 +19046,7 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": unknown;
             };
         };
@@ -18648,6 +19057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -18783,6 +19193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -18911,6 +19322,7 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": unknown;
             };
         };
@@ -18921,6 +19333,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19063,6 +19476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19191,6 +19605,7 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": unknown;
             };
         };
@@ -19201,6 +19616,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19336,6 +19752,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19466,6 +19883,7 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": unknown;
             };
         };
@@ -19476,6 +19894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19611,6 +20030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": unknown;
                 };
             };
@@ -19739,6 +20159,7 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": unknown;
             };
         };
@@ -19749,6 +20170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19877,6 +20299,7 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": unknown;
             };
         };
@@ -19887,6 +20310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -20000,6 +20424,625 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
+        };
+    };
+    mcp_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcp_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcp_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcp_protectedResourceRoot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcp_protectedResourceMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcp_protectedResourceTenantMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    oauth_metadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    oauth_register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    oauth_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    oauth_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    oauth_authorize: {
+        parameters: {
+            query?: {
+                response_type?: string;
+                client_id?: string;
+                redirect_uri?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                state?: string;
+                scope?: string;
+                resource?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpOAuth_describe: {
+        parameters: {
+            query?: {
+                response_type?: string;
+                client_id?: string;
+                redirect_uri?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                state?: string;
+                scope?: string;
+                resource?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpOAuth_decide: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "request": {
+                 *         "response_type": "example",
+                 *         "client_id": "example",
+                 *         "redirect_uri": "https://example.com/hooks/atrium",
+                 *         "code_challenge": "ACME",
+                 *         "code_challenge_method": "ACME",
+                 *         "state": "example",
+                 *         "scope": "example",
+                 *         "resource": "example"
+                 *       },
+                 *       "allow": true
+                 *     }
+                 */
+                "application/json": {
+                    request: {
+                        response_type?: string;
+                        client_id?: string;
+                        redirect_uri?: string;
+                        code_challenge?: string;
+                        code_challenge_method?: string;
+                        state?: string;
+                        scope?: string;
+                        resource?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    allow: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpPersonalAccessTokens_list: {
+        parameters: {
+            query?: {
+                skip?: number;
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "Name": "Spring campaign",
+                     *         "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "Scopes": [
+                     *           "example"
+                     *         ],
+                     *         "Resource": "example",
+                     *         "ExpiresOn": "2026-03-02T09:30:00.000Z",
+                     *         "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *         "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "RevokedOn": "2026-03-02T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["McpPersonalAccessToken"][];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpPersonalAccessTokens_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "Name": "Spring campaign",
+                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Scopes": [
+                 *         "mcp:read"
+                 *       ],
+                 *       "ExpiresInDays": 1
+                 *     }
+                 */
+                "application/json": {
+                    Name: string;
+                    /** Format: uuid */
+                    UserId?: string;
+                    Scopes?: ("mcp:read" | "mcp:write")[];
+                    /** @description Default 90; null: never */
+                    ExpiresInDays?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Name": "Spring campaign",
+                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Scopes": [
+                     *         "example"
+                     *       ],
+                     *       "Resource": "example",
+                     *       "ExpiresOn": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
+                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "RevokedOn": "2026-03-02T09:30:00.000Z",
+                     *       "Token": "example"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["McpPersonalAccessTokenCreated"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    mcpPersonalAccessTokens_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
         };
     };
     operator_listTenants: {

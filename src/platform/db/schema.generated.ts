@@ -1016,6 +1016,48 @@ export interface LeaveTypes {
   year: number | null;
 }
 
+export interface McpTokens {
+  client_id: string | null;
+  created_by_id: string | null;
+  created_on_utc: Generated<Timestamp>;
+  expires_on_utc: Timestamp | null;
+  grant_id: string | null;
+  id: Generated<string>;
+  kind: "access" | "refresh" | "personal";
+  name: string | null;
+  resource: string;
+  revoked_on_utc: Timestamp | null;
+  scope: string;
+  tenant_id: string;
+  token_hash: string;
+  used_on_utc: Timestamp | null;
+  user_id: string;
+}
+
+export interface OauthClients {
+  client_name: string;
+  client_uri: string | null;
+  created_on_utc: Generated<Timestamp>;
+  id: string;
+  redirect_uris: string[];
+  software_id: string | null;
+  software_version: string | null;
+}
+
+export interface OauthCodes {
+  client_id: string;
+  code_challenge: string;
+  code_hash: string;
+  created_on_utc: Generated<Timestamp>;
+  expires_on_utc: Timestamp;
+  redirect_uri: string;
+  resource: string;
+  scope: string;
+  tenant_id: string;
+  used_on_utc: Timestamp | null;
+  user_id: string;
+}
+
 export interface PaymentConditions {
   company_id: string;
   created_by_id: string | null;
@@ -1916,6 +1958,9 @@ export interface DB {
   jobs: Jobs;
   leave_types: LeaveTypes;
   leaves: Leaves;
+  mcp_tokens: McpTokens;
+  oauth_clients: OauthClients;
+  oauth_codes: OauthCodes;
   payment_conditions: PaymentConditions;
   products: Products;
   project_classifications: ProjectClassifications;
