@@ -1,6 +1,6 @@
 // Validates a dynamic-execute body (queryBuilder and parameters) against a resolved query and turns
 // it into a plan: the fields to answer, the WHERE conditions, the order and the page.
-import { type RawBuilder, type SqlBool, sql } from 'kysely';
+import { type SqlBool, sql } from 'kysely';
 import { badRequest, type FieldError, FieldErrorList, moreErrors } from '../platform/errors.ts';
 import { type Bool, compileCondition, compileFilter, FieldSet } from './compile-filter.ts';
 import type { CatalogueColumn, ParameterName } from './definition.ts';

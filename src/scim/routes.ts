@@ -168,7 +168,10 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
   discovery('/Schemas', 'The schemas and every attribute: what is kept, returned and accepted only', (b) => listOf(schemaDocuments(b)));
   app.get(
     '/ResourceTypes/:id',
-    { config: scimConfig(200, 'One resource type'), schema: { operationId: 'scimResourceTypes_get', tags, params: IdParams, response: ERROR_ANSWERS } },
+    {
+      config: scimConfig(200, 'One resource type'),
+      schema: { operationId: 'scimResourceTypes_get', summary: 'One SCIM resource type', tags, params: IdParams, response: ERROR_ANSWERS },
+    },
     async (request, reply) => {
       const found = resourceTypeDocuments(base(request)).find((r) => String(r.id).toLowerCase() === request.params.id.toLowerCase());
       if (!found) throw scimError(404, null, `No resource type ${request.params.id}.`);
@@ -177,7 +180,10 @@ async function serviceRoutes(app: App, ctx: AppContext): Promise<void> {
   );
   app.get(
     '/Schemas/:id',
-    { config: scimConfig(200, 'One schema'), schema: { operationId: 'scimSchemas_get', tags, params: IdParams, response: ERROR_ANSWERS } },
+    {
+      config: scimConfig(200, 'One schema'),
+      schema: { operationId: 'scimSchemas_get', summary: 'One SCIM schema', tags, params: IdParams, response: ERROR_ANSWERS },
+    },
     async (request, reply) => {
       const found = schemaDocuments(base(request)).find((r) => String(r.id).toLowerCase() === request.params.id.toLowerCase());
       if (!found) throw scimError(404, null, `No schema ${request.params.id}.`);
