@@ -72,10 +72,11 @@ export function annotate(example: Example): string {
 }
 
 const prelude = (port: number, failures: string) => `
-set -${process.env.DOCS_TEST_KEEP_GOING ? '' : 'e'}uo pipefail
+set -E${process.env.DOCS_TEST_KEEP_GOING ? '' : 'e'}uo pipefail
 __DOCS_EXPECT=2xx
 __DOCS_WHERE=?
 __docs_expect() { __DOCS_EXPECT=$1; __DOCS_WHERE=$2; }
+trap 'echo "DOCS-TEST: [$BASH_COMMAND] failed (status $?) at or after $__DOCS_WHERE" >&2' ERR
 # curl as the docs write it, sent to the test's server, bounded, its status checked against the announced one.
 curl() {
   local __h __s __rc=0
@@ -216,7 +217,8 @@ for (const file of docFiles()) {
     const runnable = examples.filter((e) => e.skip === undefined);
     if (runnable.length === 0) return;
     const run = await runFile(file, runnable);
-    const tail = run.output.length > 6000 ? `…${run.output.slice(-6000)}` : run.output;
+    const notes = run.output.split('\n').filter((l) => l.startsWith('DOCS-TEST:')).join('\n');
+    const tail = `${notes}\n${run.output.length > 4000 ? `…${run.output.slice(-4000)}` : run.output}`;
     assert.equal(run.failures, '', `${file}: unannounced statuses\n${tail}`);
     assert.equal(run.code, 0, `${file}: the examples exited ${run.code}\n${tail}`);
   });
