@@ -108,6 +108,7 @@ let port: number;
 let server: ChildProcess | undefined;
 let serverExited: Promise<number | null> | undefined;
 let serverOutput = '';
+let firstSecret = '';
 
 before(async () => {
   work = await mkdtemp(path.join(os.tmpdir(), 'atrium-docs-'));
@@ -144,6 +145,7 @@ before(async () => {
     if (Date.now() > deadline) throw new Error(`server did not start:\n${serverOutput}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  firstSecret = JSON.parse(await readFile(path.join(work, 'data', 'demo-credentials.json'), 'utf8')).appSecret;
 });
 
 after(async () => {
@@ -217,9 +219,21 @@ for (const file of docFiles()) {
     const runnable = examples.filter((e) => e.skip === undefined);
     if (runnable.length === 0) return;
     const run = await runFile(file, runnable);
-    const notes = run.output.split('\n').filter((l) => l.startsWith('DOCS-TEST:')).join('\n');
+    const notes = run.output
+      .split('\n')
+      .filter((l) => l.startsWith('DOCS-TEST:'))
+      .join('\n');
     const tail = `${notes}\n${run.output.length > 4000 ? `…${run.output.slice(-4000)}` : run.output}`;
     assert.equal(run.failures, '', `${file}: unannounced statuses\n${tail}`);
     assert.equal(run.code, 0, `${file}: the examples exited ${run.code}\n${tail}`);
   });
 }
+
+test('after README rotated the demo app, demo-credentials.json holds the live secret (the next banner prints it)', async () => {
+  const creds = JSON.parse(await readFile(path.join(work, 'data', 'demo-credentials.json'), 'utf8'));
+  assert.notEqual(creds.appSecret, firstSecret, 'README rotates the demo app');
+  const whoami = (secret: string) =>
+    fetch(`http://127.0.0.1:${port}/api/v3/whoami`, { headers: { 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': secret } });
+  assert.equal((await whoami(creds.appSecret)).status, 200);
+  assert.equal((await whoami(firstSecret)).status, 401);
+});
