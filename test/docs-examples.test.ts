@@ -31,21 +31,26 @@ export function extractExamples(file: string, text: string): Example[] {
   const out: Example[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\w*)\s*$/.exec(lines[i]);
+    // Fences may be indented (inside a list item); the block's lines lose that indentation.
+    const open = /^(\s*)```(\w*)\s*$/.exec(lines[i]);
     if (!open) continue;
     const start = i;
     let end = i + 1;
-    while (end < lines.length && !/^```\s*$/.test(lines[end])) end++;
-    const code = lines.slice(start + 1, end).join('\n');
+    while (end < lines.length && !/^\s*```\s*$/.test(lines[end])) end++;
+    const indent = open[1].length;
+    const code = lines
+      .slice(start + 1, end)
+      .map((l) => (l.slice(0, indent).trim() === '' ? l.slice(indent) : l))
+      .join('\n');
     i = end;
     // A block the next example reads as a file (`-d @x.json`) says so: <!-- docs-test: file x.json -->.
-    const asFile = /^<!--\s*docs-test:\s*file\s+([\w.-]+)\s*-->\s*$/.exec(lines[start - 1] ?? '');
+    const asFile = /^\s*<!--\s*docs-test:\s*file\s+([\w.-]+)\s*-->\s*$/.exec(lines[start - 1] ?? '');
     if (asFile) {
       out.push({ file, line: start + 2, code: `cat > ${asFile[1]} <<'DOCS_TEST_EOF'\n${code}\nDOCS_TEST_EOF` });
       continue;
     }
-    if (!['bash', 'sh', 'shell'].includes(open[1])) continue;
-    const marker = /^<!--\s*docs-test:\s*skip\b(.*?)-->\s*$/.exec(lines[start - 1] ?? '');
+    if (!['bash', 'sh', 'shell'].includes(open[2])) continue;
+    const marker = /^\s*<!--\s*docs-test:\s*skip\b(.*?)-->\s*$/.exec(lines[start - 1] ?? '');
     out.push({ file, line: start + 2, code, ...(marker ? { skip: marker[1].replace(/^[\s—:-]+/, '').trim() } : {}) });
   }
   return out;
