@@ -205,10 +205,16 @@ test('the extraction finds the examples and honours annotations and skip markers
     '```sh',
     'BASE=http://127.0.0.1:8080',
     '```',
+    '1. In a list item:',
+    '   ```sh',
+    '   curl -s $BASE/health \\',
+    '     -H "A: b"',
+    '   ```',
   ].join('\n');
   const found = extractExamples('x.md', text);
-  assert.equal(found.length, 3);
+  assert.equal(found.length, 4);
   assert.equal(found[2].code, 'BASE=http://127.0.0.1:8080');
+  assert.equal(found[3].code, 'curl -s $BASE/health \\\n  -H "A: b"');
   assert.equal(found[0].skip, 'the test starts the server itself');
   assert.equal(found[1].skip, undefined);
   assert.match(annotate(found[1]), /^__docs_expect 404 'x\.md:6'\ncurl/);
