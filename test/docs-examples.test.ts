@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { removeClusterOf } from '../src/platform/db/clusters.ts';
 import { freePort } from '../src/platform/db/embedded-postgres.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -117,9 +118,11 @@ let firstSecret = '';
 
 before(async () => {
   work = await mkdtemp(path.join(os.tmpdir(), 'atrium-docs-'));
+  // Readable by the system user the embedded PostgreSQL runs as under root, so its cluster stays inside DATA_DIR.
+  await chmod(work, 0o755);
   // The shell runs in a checkout-like folder: `npm run -s atrium` works and `data/` is the server's DATA_DIR.
   for (const entry of ['package.json', 'node_modules', 'src', 'bin']) await symlink(path.join(root, entry), path.join(work, entry));
-  await mkdir(path.join(work, 'data'));
+  await mkdir(path.join(work, 'data'), { mode: 0o755 });
   port = await freePort();
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   server = spawn(process.execPath, ['src/main.ts', 'serve'], {
@@ -156,11 +159,15 @@ before(async () => {
 after(async () => {
   if (server && server.exitCode === null && server.signalCode === null) {
     server.kill('SIGTERM');
-    const killer = setTimeout(() => server?.kill('SIGKILL'), 30_000);
+    const killer = setTimeout(() => server?.kill('SIGKILL'), 60_000);
     await serverExited;
     clearTimeout(killer);
   }
-  if (work) await rm(work, { recursive: true, force: true });
+  if (work) {
+    // A cluster kept outside DATA_DIR (README, "Operator CLI") would outlive the folder.
+    await removeClusterOf(path.join(work, 'data', 'pg'));
+    await rm(work, { recursive: true, force: true });
+  }
 });
 
 async function runFile(file: string, examples: Example[]): Promise<{ code: number | null; output: string; failures: string }> {
