@@ -116,14 +116,9 @@ let serverExited: Promise<number | null> | undefined;
 let serverOutput = '';
 let firstSecret = '';
 
-before(async () => {
-  work = await mkdtemp(path.join(os.tmpdir(), 'atrium-docs-'));
-  // Readable by the system user the embedded PostgreSQL runs as under root, so its cluster stays inside DATA_DIR.
-  await chmod(work, 0o755);
-  // The shell runs in a checkout-like folder: `npm run -s atrium` works and `data/` is the server's DATA_DIR.
-  for (const entry of ['package.json', 'node_modules', 'src', 'bin']) await symlink(path.join(root, entry), path.join(work, entry));
-  await mkdir(path.join(work, 'data'), { mode: 0o755 });
-  port = await freePort();
+/** `atrium serve` on the test's DATA_DIR and port, until its banner; its output (banner included) in serverOutput. */
+async function startServer(): Promise<void> {
+  serverOutput = '';
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   server = spawn(process.execPath, ['src/main.ts', 'serve'], {
     cwd: work,
@@ -153,16 +148,32 @@ before(async () => {
     if (Date.now() > deadline) throw new Error(`server did not start:\n${serverOutput}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  firstSecret = JSON.parse(await readFile(path.join(work, 'data', 'demo-credentials.json'), 'utf8')).appSecret;
-});
+}
 
-after(async () => {
+/** SIGTERM, then SIGKILL after a minute: the server stops its embedded PostgreSQL on the way out. */
+async function stopServer(): Promise<void> {
   if (server && server.exitCode === null && server.signalCode === null) {
     server.kill('SIGTERM');
     const killer = setTimeout(() => server?.kill('SIGKILL'), 60_000);
     await serverExited;
     clearTimeout(killer);
   }
+}
+
+before(async () => {
+  work = await mkdtemp(path.join(os.tmpdir(), 'atrium-docs-'));
+  // Readable by the system user the embedded PostgreSQL runs as under root, so its cluster stays inside DATA_DIR.
+  await chmod(work, 0o755);
+  // The shell runs in a checkout-like folder: `npm run -s atrium` works and `data/` is the server's DATA_DIR.
+  for (const entry of ['package.json', 'node_modules', 'src', 'bin']) await symlink(path.join(root, entry), path.join(work, entry));
+  await mkdir(path.join(work, 'data'), { mode: 0o755 });
+  port = await freePort();
+  await startServer();
+  firstSecret = JSON.parse(await readFile(path.join(work, 'data', 'demo-credentials.json'), 'utf8')).appSecret;
+});
+
+after(async () => {
+  await stopServer();
   if (work) {
     // A cluster kept outside DATA_DIR (README, "Operator CLI") would outlive the folder.
     await removeClusterOf(path.join(work, 'data', 'pg'));
@@ -247,11 +258,16 @@ for (const file of docFiles()) {
   });
 }
 
-test('after README rotated the demo app, demo-credentials.json holds the live secret (the next banner prints it)', async () => {
+test('after README rotated the demo app, demo-credentials.json and the next start banner hold the live secret', async () => {
   const creds = JSON.parse(await readFile(path.join(work, 'data', 'demo-credentials.json'), 'utf8'));
   assert.notEqual(creds.appSecret, firstSecret, 'README rotates the demo app');
   const whoami = (secret: string) =>
     fetch(`http://127.0.0.1:${port}/api/v3/whoami`, { headers: { 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': secret } });
   assert.equal((await whoami(creds.appSecret)).status, 200);
   assert.equal((await whoami(firstSecret)).status, 401);
+  // The next start's banner prints the file's credentials: the live secret, not the first one.
+  await stopServer();
+  await startServer();
+  assert.ok(serverOutput.includes(`X-AppSecret: ${creds.appSecret}\n`), `the banner shows the live secret:\n${serverOutput}`);
+  assert.ok(!serverOutput.includes(firstSecret), 'the banner does not show the rotated-away secret');
 });
