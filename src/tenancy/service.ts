@@ -3,6 +3,8 @@
 // Administrator user and an Administrator app) under the tenant's own RLS binding, and its demo data if
 // asked, all in one transaction: an interrupted or failed creation leaves no part of the tenant.
 import { randomUUID } from 'node:crypto';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { createTenantDefaults, type TenantDefaults } from '../domain/bootstrap.ts';
@@ -336,7 +338,25 @@ export async function rotateApp(ctx: AppContext, tenantId: string, appKey: strin
     return rows.map((r) => r.name);
   });
   ctx.auth.invalidateCaches();
+  await refreshDemoCredentials(ctx, tenantId, appKey, appSecret);
   return { tenantId, appId: appKey, appSecret, roles };
+}
+
+/**
+ * Rotating the demo tenant's app (over HTTP or the CLI) writes the new secret to DATA_DIR/demo-credentials.json,
+ * so the file, and the banner the next start prints from it, never show a dead secret.
+ */
+async function refreshDemoCredentials(ctx: AppContext, tenantId: string, appKey: string, appSecret: string): Promise<void> {
+  const file = path.join(ctx.config.dataDir, 'demo-credentials.json');
+  let creds: Record<string, unknown>;
+  try {
+    creds = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return; // no demo file (not an embedded first start), or one we cannot read: nothing to bring up to date
+  }
+  if (creds.tenantId !== tenantId || creds.appId !== appKey) return;
+  await writeFile(file, `${JSON.stringify({ ...creds, appSecret }, null, 2)}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
 }
 
 export async function revokeApp(ctx: AppContext, tenantId: string, appKey: string): Promise<{ tenantId: string; appId: string; revoked: true }> {
