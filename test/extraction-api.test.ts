@@ -298,6 +298,12 @@ describe('X-AppUser', () => {
     );
     assert.equal(rows.length, 1, 'the demo tenant has a non-administrator on a team');
     const user = rows[0] as { id: string };
+    // Acting as the user, the user's roles apply: reading named queries needs DataExtractionRead (decision 0043).
+    await owner.query(
+      `insert into user_roles (tenant_id, user_id, role_id)
+         select $1, $2, id from roles where tenant_id = $1 and name = 'DataExtractionRead' on conflict do nothing`,
+      [tenantId, user.id],
+    );
     const all = await owner.query('select id from jobs where tenant_id = $1', [tenantId]);
     const mine = await page('DE-Jobs', { queryBuilder: { take: 10_000, fields: ['JobId', 'CurrentUserInTeam'] } }, { 'x-appuser': user.id });
     assert.deepEqual(mine.data.map((r) => r.JobId).sort(), all.rows.map((r) => r.id).sort());

@@ -17,6 +17,8 @@ select format('alter table %s drop constraint %I', table_name, name) from atrium
 \gexec
 
 select create_reference_table('tenants');
+-- MCP's OAuth clients are registered once per server; the tenants' tokens and codes point at them.
+select create_reference_table('oauth_clients');
 
 select format('select create_distributed_table(%L, %L)', c.relname, 'tenant_id')
 from pg_class c

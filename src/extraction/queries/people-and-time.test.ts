@@ -36,6 +36,8 @@ const MINE = [
   'DE-UserTypes',
   'DE-Users',
   'DE-UsersAdditionalInformation',
+  'DE-UsersToBlock',
+  'DE-UsersToUnblock',
   'DE-WorkTypes',
   'DE-Workloads',
   'DE-Taxes',
@@ -104,7 +106,7 @@ after(async () => {
 });
 
 describe('people-and-time definitions: shape', () => {
-  test('the file defines exactly its 35 queries, each in the catalogue and in NAMED_QUERIES', () => {
+  test('the file defines exactly its 37 queries, each in the catalogue and in NAMED_QUERIES', () => {
     assert.deepEqual(peopleAndTime.map((d) => d.name).sort(), [...MINE].sort());
     for (const d of peopleAndTime) {
       entry(d.name);
@@ -143,7 +145,10 @@ describe('people-and-time definitions: shape', () => {
 
 describe('people-and-time definitions: rows from the demo tenant', () => {
   test('every source returns rows with exactly the catalogue columns, typed as the catalogue says, with and without a user', async () => {
-    for (const d of peopleAndTime.filter((q) => q.source)) {
+    // The AD blocker's queries answer only users with an Active Directory account whose access ended or came
+    // back; the demo tenant has none, and test/ad-blocker.test.ts checks their rows.
+    const AD_BLOCKER = new Set(['DE-UsersToBlock', 'DE-UsersToUnblock']);
+    for (const d of peopleAndTime.filter((q) => q.source && !AD_BLOCKER.has(q.name))) {
       const types = new Map([...entry(d.name).columns, ...(d.hiddenColumns ?? [])].map((c) => [c.name, c.type]));
       for (const userId of [tenant.userId, null]) {
         const got = await rows(d.name, userId);
