@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { AppContext } from '../platform/context.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
+import { traceparentOf } from '../platform/tracing.ts';
 import { type AutomationToRun, type HttpRequestValue, type RunOutcome, runAutomation } from './engine.ts';
 import { ENGINE_ACTION_TYPES } from './handlers.ts';
 import type { RunServices } from './run-services.ts';
@@ -33,6 +34,8 @@ interface Job {
   automation: AutomationToRun;
   request: HttpRequestValue;
   signal?: AbortSignal;
+  /** The traceparent of the run's span (the active one when the run was asked for): the thread's action spans continue it. */
+  traceContext: string | null;
   resolve: (outcome: RunOutcome) => void;
 }
 
@@ -150,6 +153,7 @@ class RunPool {
       automation: job.automation,
       request: job.request,
       apiBaseUrl: this.#services.apiBaseUrl(),
+      traceContext: job.traceContext,
     } satisfies ToThread);
     if (job.signal?.aborted) onAbort();
   }
@@ -307,7 +311,8 @@ export function runContained(
     pools.set(ctx, pool);
   }
   const p = pool;
-  return new Promise((resolve) => p.run({ automation, request, signal: opts.signal, resolve }));
+  const traceContext = traceparentOf();
+  return new Promise((resolve) => p.run({ automation, request, signal: opts.signal, traceContext, resolve }));
 }
 
 export async function closeRunPool(ctx: AppContext): Promise<void> {

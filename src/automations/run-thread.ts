@@ -3,16 +3,18 @@
 // main thread. Several runs at a time (each with its own id); a thread stopped for its memory or CPU stops
 // the runs it holds.
 import { parentPort, workerData } from 'node:worker_threads';
+import { context } from '@opentelemetry/api';
 import type { Config } from '../config.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
+import { contextOf, startTracing } from '../platform/tracing.ts';
 import { createOutboundAgent } from '../webhooks/outbound.ts';
 import { type AutomationToRun, type HttpRequestValue, runAutomation } from './engine.ts';
 import type { RunServices } from './run-services.ts';
 
 export type ToThread =
-  | { type: 'run'; run: number; automation: AutomationToRun; request: HttpRequestValue; apiBaseUrl: string }
+  | { type: 'run'; run: number; automation: AutomationToRun; request: HttpRequestValue; apiBaseUrl: string; traceContext: string | null }
   | { type: 'abort'; run: number }
   | { type: 'ping' }
   | { type: 'answer'; call: number; ok: true; value: unknown }
@@ -30,6 +32,9 @@ export type RemoteMethod = 'loadAutomation' | 'configurationKey' | 'appRoles' | 
 const port = parentPort;
 if (port) {
   const config = (workerData as { config: Config }).config;
+  // Traced (decision 0048): the thread exports its own spans, the actions' spans continuing the run's span
+  // (its traceparent comes with each run), so a Rest call's traceparent names its action's span.
+  startTracing(config.tracing);
   let apiBaseUrl = config.publicUrl;
   const aborts = new Map<number, AbortController>();
   let nextCall = 0;
@@ -83,10 +88,12 @@ if (port) {
         const abort = new AbortController();
         aborts.set(m.run, abort);
         apiBaseUrl = m.apiBaseUrl;
-        void runAutomation(m.automation, services, m.request, { signal: abort.signal }).then((outcome) => {
-          aborts.delete(m.run);
-          port.postMessage({ type: 'done', run: m.run, outcome } satisfies FromThread);
-        });
+        void context
+          .with(contextOf(m.traceContext), () => runAutomation(m.automation, services, m.request, { signal: abort.signal }))
+          .then((outcome) => {
+            aborts.delete(m.run);
+            port.postMessage({ type: 'done', run: m.run, outcome } satisfies FromThread);
+          });
         return;
       }
     }

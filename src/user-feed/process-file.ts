@@ -65,7 +65,16 @@ async function download(deps: FeedDeps, file: { path: string }): Promise<Buffer 
       if (err instanceof UnreadableFile) throw err;
       throw new UnreadableFile(`the file cannot be read: ${(err as Error).message}`);
     } finally {
-      stream.destroy();
+      // Closing the handle is a request of its own, answered later: wait for it, and let it fail quietly. Left
+      // pending, it fails when the run's connection ends ("No response from server") as an 'error' event with
+      // no listener: an uncaught exception of the whole process.
+      stream.on('error', () => {});
+      if (!stream.closed)
+        await new Promise<void>((resolve) => {
+          stream.once('close', () => resolve());
+          stream.once('error', () => resolve());
+          stream.destroy();
+        });
     }
     return Buffer.concat(chunks, size);
   });
