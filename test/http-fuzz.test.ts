@@ -242,7 +242,14 @@ test('every route answers below 500 (OData: or a deliberate 501), and problem+js
       // before any route (431, a malformed URL) stays problem+json there too.
       const scim =
         new URL(req.url, server.baseUrl).pathname.startsWith('/scim/v2') && (res.headers.get('content-type') ?? '').startsWith('application/scim+json');
-      if (res.status >= 400) {
+      // The OAuth endpoints of the MCP authorization server answer errors as RFC 6749 §5.2 / RFC 7591 §3.2.2 require:
+      // application/json with an `error` code, not problem+json.
+      const pathname = new URL(req.url, server.baseUrl).pathname;
+      const oauth = ['/oauth/token', '/oauth/register', '/oauth/revoke'].includes(pathname) && /^application\/json/.test(res.headers.get('content-type') ?? '');
+      if (res.status >= 400 && oauth) {
+        assert.equal(typeof JSON.parse(answer).error, 'string', `${res.status} without an OAuth error code for ${label}: ${answer.slice(0, 300)}`);
+        assert.doesNotMatch(answer, /invalid byte sequence|unsupported Unicode escape/, label);
+      } else if (res.status >= 400) {
         assert.match(
           res.headers.get('content-type') ?? '',
           scim ? /^application\/scim\+json/ : /^application\/problem\+json/,

@@ -116,7 +116,7 @@ test('discovery, registration, PKCE and consent; the token works at its resource
   const params = new URLSearchParams(consentQuery);
   assert.equal(params.get('code_challenge_method'), 'S256');
   assert.equal(params.get('resource'), mcpUrl);
-  const user = await userLogin(tenant, ['JobRead']);
+  const user = await userLogin(tenant, ['JobRead', 'DataExtractionRead']);
   const { described, redirectTo } = await consent(consentQuery, user.accessToken, true, tenant.tenantId);
   assert.equal(described.client.name, 'Test Assistant');
   assert.equal(described.tenant.name, 'OAuth Agency');

@@ -34,7 +34,8 @@ before(async () => {
   const sub = await createSubscription(f.server, f.h, { Url: receiver.url, ActionType: 'TimeUpdated', DocumentType: 'Skill.Module.BusinessObjects.Timesheet' });
   receiver.secret = sub.secret;
   admin = await f.userWith(['Administrator']);
-  narrow = await f.userWith([]);
+  // Narrow: only DataExtractionRead, the role the named-query tools need (as dynamic-execute does, decision 0043).
+  narrow = await f.userWith(['DataExtractionRead']);
   const [{ id: departmentId }] = await f.sql('select id from departments where tenant_id = $1 limit 1', [f.tenant.tenantId]);
   const project = await f.send('POST', '/api/v3/projects', {
     OperationType: 0,
@@ -205,6 +206,11 @@ describe('tools', () => {
     const readOnly = await personalToken(f.server, f.tenant, admin.id, { scopes: ['mcp:read'] });
     const readTools = names((await (await connect(readOnly.token)).listTools()).tools);
     assert.ok(readTools.has('de_timesheets') && !readTools.has('log_time'));
+    // Without DataExtractionRead a user has no named-query tool, as dynamic-execute answers them 403.
+    const roleless = await f.userWith([]);
+    const rolelessClient = await connect((await personalToken(f.server, f.tenant, roleless.id)).token);
+    assert.ok(![...names((await rolelessClient.listTools()).tools)].some((n) => n.startsWith('de_') || n.startsWith('ct_')));
+    await assert.rejects(rolelessClient.callTool({ name: 'de_jobs', arguments: {} }), /Unknown tool/);
   });
 
   test('a named-query tool answers the rows dynamic-execute answers the same user, page by page to the end of the cursor', async () => {

@@ -8,7 +8,7 @@ import { Value } from 'typebox/value';
 import { CATALOGUE } from '../extraction/definition.ts';
 import { pageRowsOf, withPageBudget } from '../extraction/page-budget.ts';
 import { describeNamedQuery, dynamicExecute, listNamedQueries } from '../extraction/service.ts';
-import type { Principal } from '../platform/auth/principal.ts';
+import { hasRole, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { type Cancellable, inputError, runCancellable } from './run.ts';
@@ -116,8 +116,13 @@ function inputSchemaFor(parameters: string[]): Tool['inputSchema'] {
   return schema as unknown as Tool['inputSchema'];
 }
 
+/** Whether the caller may use the named-query tools at all: the role of the Data Extraction API's routes. */
+export const mayReadQueries = (principal: Principal): boolean => hasRole(principal, 'DataExtractionRead');
+
 /** The tools of the named queries this caller may read: every catalogue query, and the custom tables of their roles. */
 export async function queryTools(trx: Trx, principal: Principal): Promise<QueryTool[]> {
+  // The tools read what dynamic-execute reads, so they need its role (DataExtractionRead, decision 0043).
+  if (!mayReadQueries(principal)) return [];
   const listed = await listNamedQueries(trx, principal);
   const tools: QueryTool[] = [];
   const taken = new Set<string>();

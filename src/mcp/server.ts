@@ -18,7 +18,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AppContext } from '../platform/context.ts';
 import { getPrompt, listPrompts } from './prompts.ts';
-import { callQueryTool, catalogueQueryOf, queryTools } from './query-tools.ts';
+import { callQueryTool, catalogueQueryOf, mayReadQueries, queryTools } from './query-tools.ts';
 import { listResources, listResourceTemplates, readResource } from './resources.ts';
 import { type Cancellable, Cancelled, toolError } from './run.ts';
 import { type McpCaller, SCOPE_READ, SCOPE_WRITE } from './tokens.ts';
@@ -73,8 +73,8 @@ export function createMcpServer(ctx: AppContext): Server {
         return await callWriteTool(ctx, caller.principal, name, request.params.arguments ?? {}, run);
       }
       needScope(caller, SCOPE_READ);
-      // A catalogue query is every user's; a custom table's tool exists only for those who may read it.
-      let query = catalogueQueryOf(name);
+      // A catalogue query is every user's who holds DataExtractionRead; a custom table's tool exists only for those who may read it.
+      let query = mayReadQueries(caller.principal) ? catalogueQueryOf(name) : undefined;
       if (!query) {
         const tools = await ctx.db.withTenant(caller.principal.tenantId, (trx) => queryTools(trx, caller.principal), { deadline: run.deadline });
         query = tools.find((t) => t.tool.name === name)?.query;

@@ -2801,7 +2801,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description GET /scim/v2/ResourceTypes/:id. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457). */
+        /**
+         * One SCIM resource type
+         * @description One SCIM resource type. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         get: operations["scimResourceTypes_get"];
         put?: never;
         post?: never;
@@ -2818,7 +2821,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description GET /scim/v2/Schemas/:id. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457). */
+        /**
+         * One SCIM schema
+         * @description One SCIM schema. SCIM: Authorization: Bearer with a SCIM token of the tenant (POST /api/v3/scim/tokens). Errors are problem+json (RFC 9457).
+         */
         get: operations["scimSchemas_get"];
         put?: never;
         post?: never;

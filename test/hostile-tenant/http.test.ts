@@ -350,7 +350,22 @@ describe('item 11: every route has a role', () => {
     'GET /api/integration-workflows/{id}/execute',
     'POST /api/tenants/{tenantId}/integration-workflows/{id}/execute',
     'GET /api/tenants/{tenantId}/integration-workflows/{id}/execute',
+    'GET /health',
+    // The MCP authorization server (OAuth 2.1): discovery metadata and the protocol's own endpoints.
+    'GET /.well-known/oauth-protected-resource',
+    'GET /.well-known/oauth-protected-resource/mcp',
+    'GET /.well-known/oauth-protected-resource/t/{slug}/mcp',
+    'GET /.well-known/oauth-authorization-server',
+    'POST /oauth/register',
+    'POST /oauth/token',
+    'POST /oauth/revoke',
+    'GET /oauth/authorize',
+    // The consent page: any signed-in user may allow a client; the tokens then carry that user's roles.
+    'GET /api/v3/mcp/oauth/authorization',
+    'POST /api/v3/mcp/oauth/authorization',
   ]);
+  /** Routes that authenticate with their own credentials, never an app's: 401 to any app (docs/platform.md, same section). */
+  const OWN_AUTH = ['/admin', '/scim/v2/', '/mcp'];
 
   test('PUT /api/configuration-keys/{key} by an app with no roles is a 403 and changes nothing', async () => {
     const res = await hostile('configuration key', () =>
@@ -383,7 +398,7 @@ describe('item 11: every route has a role', () => {
           const url = route.replace(/\{(\w+)\}/g, (_, name: string) => values[name] ?? '00000000-0000-4000-8000-000000000001');
           const headers: Record<string, string> = route.startsWith('/odata') ? { authorization: basic } : { ...nobody.headers, ...bearer(nobody) };
           const res = await call(method.toUpperCase(), url, headers, method === 'get' || method === 'delete' ? undefined : {});
-          const expected = PUBLIC.has(op) ? 'public' : route.startsWith('/admin') ? 401 : 403;
+          const expected = PUBLIC.has(op) ? 'public' : OWN_AUTH.some((prefix) => route.startsWith(prefix)) ? 401 : 403;
           if (expected === 'public' ? res.status === 403 || res.status >= 500 : res.status !== expected)
             wrong.push(`${op}: ${res.status} ${res.text.slice(0, 200)}`);
         }
