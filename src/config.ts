@@ -102,6 +102,8 @@ export interface Config {
   automationTemplateTimeoutMs: number;
   /** Where Rest actions with isApiCall send their requests; unset: this process's own listening address. */
   automationApiUrl: string | undefined;
+  /** Authority the AzureAd*Authentication actions ask for tokens (`<authority>/<tenantId>/oauth2/token`). */
+  azureAdAuthority: string;
   /** ATRIUM_ROLE=worker: the port its /metrics and /health/* answer on (0: any free one); undefined: it listens on none. */
   metricsPort: number | undefined;
 }
@@ -230,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     userFeedMaxRows: intVar(env, 'ATRIUM_USER_FEED_MAX_ROWS', 20_000, 1, 10_000_000, problems),
     automationConcurrency: intVar(env, 'ATRIUM_AUTOMATION_CONCURRENCY', 32, 1, 1024, problems),
     automationApiUrl: env.ATRIUM_AUTOMATION_API_URL || undefined,
+    azureAdAuthority: (env.ATRIUM_AZURE_AD_AUTHORITY || 'https://login.microsoftonline.com').replace(/\/+$/, ''),
     automationMaxRunBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_RUN_BYTES', 64 * 1024 * 1024, 4096, 4 * 1024 * 1024 * 1024, problems),
     automationMaxDefinitionBytes: intVar(env, 'ATRIUM_AUTOMATION_MAX_DEFINITION_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024, problems),
     automationMaxActions: intVar(env, 'ATRIUM_AUTOMATION_MAX_ACTIONS', 1000, 2, 100_000, problems),
@@ -247,6 +250,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (env.ATRIUM_AUTOMATION_ISOLATION && !['thread', 'none'].includes(env.ATRIUM_AUTOMATION_ISOLATION))
     problems.push('ATRIUM_AUTOMATION_ISOLATION must be thread or none');
   if (config.automationApiUrl && !/^https?:\/\/[^/]+/.test(config.automationApiUrl)) problems.push('ATRIUM_AUTOMATION_API_URL must be an http(s) URL');
+  if (!/^https?:\/\/[^/]+/.test(config.azureAdAuthority) || !URL.canParse(config.azureAdAuthority))
+    problems.push('ATRIUM_AZURE_AD_AUTHORITY must be an http(s) URL');
   if (config.smtpUrl && !/^smtps?:\/\/[^/]+/.test(config.smtpUrl)) problems.push('ATRIUM_SMTP_URL must be an smtp:// or smtps:// URL');
   const publicUrl = env.ATRIUM_PUBLIC_URL || `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   if (!/^https?:\/\/[^/]+/.test(publicUrl) || !URL.canParse(publicUrl)) problems.push(`ATRIUM_PUBLIC_URL must be an http(s) URL (got "${publicUrl}")`);

@@ -258,6 +258,9 @@ class RunPool {
           value = await s.namedQuery({ tenantId, appId, userId: null, userName: null, roles, via: 'token' }, String(args[1]), args[2]);
           break;
         }
+        case 'documentView':
+          value = await s.documentView(tenantId, String(args[1]), String(args[2]), String(args[3]));
+          break;
         case 'issueAppToken':
           value = await s.issueAppToken(tenantId, String(args[1]));
           break;

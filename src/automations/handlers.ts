@@ -1,11 +1,14 @@
 // Every action type the engine runs, by the platform's type name.
 
+import { AUTH_HANDLERS } from './actions/auth.ts';
 import { DATA_HANDLERS } from './actions/data.ts';
 import { EMAIL_HANDLERS } from './actions/email.ts';
 import { FILE_HANDLERS } from './actions/files.ts';
 import { FLOW_HANDLERS } from './actions/flow.ts';
 import { HTTP_HANDLERS } from './actions/http.ts';
+import { PDF_HANDLERS } from './actions/pdf.ts';
 import { SFTP_HANDLERS } from './actions/sftp.ts';
+import { XML_HANDLERS } from './actions/xml.ts';
 import type { Handler } from './engine.ts';
 
 export const HANDLERS: Record<string, Handler> = Object.assign(
@@ -16,6 +19,9 @@ export const HANDLERS: Record<string, Handler> = Object.assign(
   DATA_HANDLERS,
   FILE_HANDLERS,
   EMAIL_HANDLERS,
+  AUTH_HANDLERS,
+  XML_HANDLERS,
+  PDF_HANDLERS,
 );
 
 /**

@@ -31,6 +31,12 @@ export interface RunServices {
   appRoles: (tenantId: string, appId: string) => Promise<string[]>;
   /** One page of a named query as `principal` (dynamic execute), as JSON text; HttpProblem for what it refuses. */
   namedQuery: (principal: Principal, name: string, body: unknown) => Promise<string>;
+  /**
+   * A document of the Client API's registry (Project, Job/Deliverable, Contract, Request, Estimate, Expense…)
+   * as GET /api/v3/<type>s/{id} answers it, read as one of the tenant's apps (403 without its Read role, 404
+   * when there is none): what CreatePdfFromDocument renders.
+   */
+  documentView: (tenantId: string, appId: string, documentType: string, documentId: string) => Promise<Record<string, unknown>>;
   /** An access token for one of the tenant's apps (isApiCall). */
   issueAppToken: (tenantId: string, appId: string) => Promise<{ accessToken: string; expiresIn: number }>;
   /** The saving app's sealed credentials, opened (isApiCall). */

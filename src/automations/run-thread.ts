@@ -27,7 +27,7 @@ export type FromThread =
   | { type: 'call'; call: number; method: RemoteMethod; args: unknown[] };
 
 /** The run services the main thread answers (contained.ts). */
-export type RemoteMethod = 'loadAutomation' | 'configurationKey' | 'appRoles' | 'namedQuery' | 'issueAppToken' | 'openCredentials';
+export type RemoteMethod = 'loadAutomation' | 'configurationKey' | 'appRoles' | 'namedQuery' | 'documentView' | 'issueAppToken' | 'openCredentials';
 
 const port = parentPort;
 if (port) {
@@ -65,6 +65,7 @@ if (port) {
     configurationKey: remote('configurationKey'),
     appRoles: remote('appRoles'),
     namedQuery: remote('namedQuery') as (principal: Principal, name: string, body: unknown) => Promise<string>,
+    documentView: remote('documentView'),
     issueAppToken: remote('issueAppToken'),
     openCredentials: remote('openCredentials'),
   };

@@ -1,9 +1,16 @@
 // The engine's services, one set per process context: routes (execute, run now) and the worker share
 // them. Also where the process tells automations the address its API listens on (isApiCall's default).
+import '../client-api/document-types.ts';
+import { requireRead } from '../client-api/access.ts';
+import { documentView } from '../client-api/documents.ts';
+import '../client-api/estimate-type.ts';
+import '../client-api/expense-type.ts';
+import { findDocumentDef } from '../client-api/registry.ts';
 import { dynamicExecute } from '../extraction/service.ts';
 import { getConfigurationKey } from '../integration/configuration-keys.ts';
 import { appRoles } from '../platform/auth/service.ts';
 import type { AppContext } from '../platform/context.ts';
+import { HttpProblem, notFound } from '../platform/errors.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
 import { createOutboundAgent } from '../webhooks/outbound.ts';
 import type { RunServices } from './run-services.ts';
@@ -42,6 +49,15 @@ export function servicesFor(ctx: AppContext): RunServices {
     appRoles: (tenantId, appId) => ctx.db.withTenant(tenantId, (trx) => appRoles(trx, appId)),
     namedQuery: async (principal, name, body) =>
       (await ctx.db.withTenant(principal.tenantId, (trx) => dynamicExecute(trx, principal, name, body as never))).toString('utf8'),
+    documentView: async (tenantId, appId, documentType, documentId) => {
+      const def = findDocumentDef(documentType);
+      if (!def) throw new HttpProblem(422, `documentType "${documentType}" is not a document type of the Client API`);
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(documentId)) throw notFound(`There is no ${def.type} with id ${documentId}.`);
+      return ctx.db.withTenant(tenantId, async (trx) => {
+        requireRead({ tenantId, appId, userId: null, userName: null, roles: new Set(await appRoles(trx, appId)), via: 'token' }, def);
+        return documentView(trx, def, documentId);
+      });
+    },
     issueAppToken: async (tenantId, appId) => {
       const t = await ctx.auth.issueForApp({ tenantId, appId, userId: null, userName: null, roles: new Set(), via: 'token' });
       return { accessToken: t.accessToken, expiresIn: t.expiresIn };

@@ -90,7 +90,9 @@ export const CREDENTIAL_FIELDS: Record<string, readonly string[]> = {
   SftpDownload: SFTP,
   SftpUpload: SFTP,
   SftpMoveTo: SFTP,
-  OAuth2Authentication: ['clientId', 'clientSecret', 'username', 'password'],
+  OAuth2Authentication: ['clientId', 'clientSecret', 'username', 'password', 'oauthClientId', 'oauthClientSecret'],
+  AzureAdAuthentication: ['clientId', 'clientSecret', 'CertificatePfx', 'CertificatePfxPassword'],
+  AzureAdCertificateAuthentication: ['clientId', 'CertificatePfx', 'CertificatePfxPassword'],
 };
 export const HEADER_FIELDS: Record<string, readonly string[]> = {
   Rest: ['requestHeaders'],

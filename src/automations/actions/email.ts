@@ -2,7 +2,9 @@
 // action's fromDisplayName; a body that looks like HTML is sent as HTML with a text alternative.
 import { ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
-import { fileBytes } from './file-value.ts';
+import { fileInput, findFile } from './run-files.ts';
+
+const MAX_ATTACHMENTS = 20;
 
 const ADDRESS = /^[^\s@<>,;]+@[^\s@<>,;]+$/;
 
@@ -24,10 +26,15 @@ const email: Handler = async (call) => {
   const body = call.text('body');
   const html = /<[a-z][\s\S]*>/i.test(body) ? body : undefined;
   const text = html ? html.replace(/<[^>]*>/g, '').trim() : body;
-  const rawAttachments = call.get('attachments');
-  const list = rawAttachments === undefined || rawAttachments === null ? [] : Array.isArray(rawAttachments) ? rawAttachments : [rawAttachments];
+  // attachments: each a file of the run (its path, file name, the producing action's name or the file's
+  // content, e.g. "{{['CreateCsv']}}") or a Download-like result; a name that finds no file fails the action.
+  const rawAttachments = call.get('attachments') ?? call.get('attachment');
+  const list = rawAttachments === undefined || rawAttachments === null || rawAttachments === '' ? [] : Array.isArray(rawAttachments) ? rawAttachments : [rawAttachments];
+  if (list.length > MAX_ATTACHMENTS) throw new ActionError(`attachments names ${list.length} files; the limit is ${MAX_ATTACHMENTS}`);
   const attachments = list.map((a, i) => {
-    const f = fileBytes(a, `attachment-${i + 1}.txt`);
+    if (typeof a === 'string' && !findFile(call.run, a))
+      throw new ActionError(`attachments/${i} names no file of this run: "${a.slice(0, 200)}" (a file name, a file's path, or the action that made it)`);
+    const f = fileInput(call.run, a, `attachment-${i + 1}`);
     return { filename: f.fileName, content: f.bytes, contentType: f.contentType };
   });
   try {

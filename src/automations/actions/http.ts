@@ -7,7 +7,8 @@ import { injectTraceHeaders } from '../../platform/tracing.ts';
 import { literalHostProblem } from '../../webhooks/outbound.ts';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
-import { type FileValue, fileBytes, fileValue, isTextual } from './file-value.ts';
+import { type FileValue, isTextual } from './file-value.ts';
+import { fileInput, findFile, keepFile, mediaTypeOf } from './run-files.ts';
 
 const TOKEN_MARGIN_MS = 60_000;
 const tokens = new Map<string, { token: string; until: number }>();
@@ -42,7 +43,7 @@ async function addCredentials(call: ActionCall, headers: Record<string, string>)
   headers.authorization = `Bearer ${await apiToken(call)}`;
 }
 
-function pairs(v: unknown): { name: string; value: unknown }[] {
+export function pairs(v: unknown): { name: string; value: unknown }[] {
   if (Array.isArray(v))
     return v
       .filter((p) => p && typeof p === 'object')
@@ -76,15 +77,16 @@ function requestBody(call: ActionCall, headers: Record<string, string>): BodyIni
     case 'MultipartFormData': {
       const form = new UndiciFormData();
       for (const p of pairs(call.get('bodyFormData') ?? body)) {
-        if (p.value && typeof p.value === 'object' && typeof (p.value as FileValue).contentBase64 === 'string') {
-          const f = fileBytes(p.value);
+        if (findFile(call.run, p.value) || (p.value && typeof p.value === 'object' && typeof (p.value as FileValue).contentBase64 === 'string')) {
+          const f = fileInput(call.run, p.value);
           form.append(p.name, new Blob([new Uint8Array(f.bytes)], { type: f.contentType }), f.fileName);
         } else form.append(p.name, asText(p.value));
       }
       return form;
     }
     case 'File': {
-      const f = fileBytes(body);
+      // A file of the run (e.g. {{['DownloadFile']$.Content}}) goes as its bytes, anything else as its text.
+      const f = fileInput(call.run, body);
       setType(f.contentType);
       return new Uint8Array(f.bytes);
     }
@@ -94,7 +96,7 @@ function requestBody(call: ActionCall, headers: Record<string, string>): BodyIni
 }
 
 /** Where the request goes and how it is authenticated. */
-async function target(call: ActionCall, headers: Record<string, string>): Promise<URL> {
+export async function target(call: ActionCall, headers: Record<string, string>): Promise<URL> {
   const raw = call.text('url');
   if (call.bool('isApiCall')) {
     const base = new URL(call.run.services.apiBaseUrl());
@@ -105,15 +107,20 @@ async function target(call: ActionCall, headers: Record<string, string>): Promis
     await addCredentials(call, headers);
     return url;
   }
-  if (!URL.canParse(raw)) throw new ActionError(`url is not an absolute URL: "${raw.slice(0, 200)}"`);
+  return outboundUrl(call, raw, 'url');
+}
+
+/** An absolute http(s) URL outside Atrium, past the outbound address guard (the agent checks resolved names). */
+export function outboundUrl(call: ActionCall, raw: string, fieldName: string): URL {
+  if (!URL.canParse(raw)) throw new ActionError(`${fieldName} is not an absolute URL: "${raw.slice(0, 200)}"`);
   const url = new URL(raw);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ActionError('url must be http or https');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ActionError(`${fieldName} must be http or https`);
   const refused = literalHostProblem(url, call.run.services.config.webhookAllowPrivateNetworks);
   if (refused) throw new ActionError(refused);
   return url;
 }
 
-async function send(call: ActionCall, method: string, url: URL, headers: Record<string, string>, body: BodyInit | UndiciFormData | undefined) {
+export async function send(call: ActionCall, method: string, url: URL, headers: Record<string, string>, body: BodyInit | UndiciFormData | undefined) {
   const run = call.run;
   const timeout = Math.max(1, Math.min(run.deadline - Date.now(), run.services.config.requestTimeoutMs * 2));
   const signal = AbortSignal.any([run.signal, AbortSignal.timeout(timeout)]);
@@ -168,7 +175,8 @@ const rest: Handler = async (call) => {
   let content: unknown = null;
   if (bytes.length > 0) {
     const textual = contentType === '' || isTextual(contentType);
-    if (!textual) content = fileValue(url.pathname.split('/').pop() || 'download', contentType, bytes, false);
+    // A binary answer is kept as a file of the run; Content reads as its Base64 and hands the bytes on.
+    if (!textual) content = keepFile(call, url.pathname.split('/').pop() || 'download', contentType, bytes).content;
     else {
       const text = bytes.toString('utf8');
       content = text;
@@ -179,13 +187,33 @@ const rest: Handler = async (call) => {
     }
   }
   const output: Record<string, unknown> = { StatusCode: res.status, IsSuccessStatusCode: res.status >= 200 && res.status < 300, Content: content };
-  output.Headers = Object.fromEntries(res.headers.entries());
+  output.Headers = namedHeaders(res.headers, call.get('responseHeaders'));
   if (call.bool('ensureSuccessStatusCode') && !output.IsSuccessStatusCode)
     throw new ActionError(`${method} ${url.pathname} answered ${res.status}: ${bytes.toString('utf8').slice(0, 500)}`);
   return { output };
 };
 
-/** Download: GET `url` into a file object (name from `fileName`, the URL's last segment, or "download"). */
+/**
+ * The response headers `responseHeaders` names (e.g. ["date","x-api-version"]), under the names as written
+ * there; a header the answer lacks is left out. Without responseHeaders, none.
+ */
+function namedHeaders(headers: { get: (name: string) => string | null }, names: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  const list = Array.isArray(names) ? names : typeof names === 'string' && names !== '' ? names.split(',') : [];
+  for (const n of list.slice(0, 100)) {
+    const name = asText(n).trim();
+    if (!name) continue;
+    const v = headers.get(name);
+    if (v !== null) out[name] = v;
+  }
+  return out;
+}
+
+/**
+ * Download: GET `url`; the result's `Content` is the file's content (its text, or the Base64 of a binary
+ * file), with FileName, ContentType, Size and FilePath; the file is kept in the run for a Rest File body,
+ * an SftpUpload filePath or an attachment.
+ */
 const download: Handler = async (call) => {
   const headers: Record<string, string> = {};
   for (const p of pairs(call.get('requestHeaders'))) if (p.name) headers[p.name.toLowerCase()] = asText(p.value);
@@ -193,44 +221,9 @@ const download: Handler = async (call) => {
   const { res, bytes } = await send(call, 'GET', url, headers, undefined);
   if (res.status < 200 || res.status >= 300) throw new ActionError(`GET ${url.pathname} answered ${res.status}`);
   const name = call.text('fileName') || decodeURIComponent(url.pathname.split('/').pop() || '') || 'download';
-  return { output: fileValue(name, res.headers.get('content-type') ?? 'application/octet-stream', bytes) };
+  const type = res.headers.get('content-type') || mediaTypeOf(name);
+  const file = keepFile(call, name, type, bytes);
+  return { output: { Content: file.content, FileName: file.fileName, ContentType: type, Size: bytes.length, FilePath: file.path } };
 };
 
-/**
- * OAuth2Authentication: a token from `url` (the token endpoint) with `grantType` client_credentials (default)
- * or password (`username`, `password`), `clientId`, `clientSecret`, `scope`, `audience`. Output the token
- * answer plus `Authorization` ("Bearer …") for a later Rest's requestHeaders; tokens are masked in the log.
- */
-const oauth2: Handler = async (call) => {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  const url = await target(call, headers);
-  const grant = call.text('grantType') || 'client_credentials';
-  if (grant !== 'client_credentials' && grant !== 'password') throw new ActionError('grantType must be client_credentials or password');
-  const form = new URLSearchParams({ grant_type: grant });
-  const add = (field: string, param: string) => {
-    const v = call.text(field);
-    if (v) form.set(param, v);
-  };
-  add('clientId', 'client_id');
-  add('clientSecret', 'client_secret');
-  add('scope', 'scope');
-  add('audience', 'audience');
-  if (grant === 'password') {
-    add('username', 'username');
-    add('password', 'password');
-  }
-  headers['content-type'] = 'application/x-www-form-urlencoded';
-  const { res, bytes } = await send(call, 'POST', url, headers, form.toString());
-  let answer: Record<string, unknown>;
-  try {
-    answer = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new ActionError(`the token endpoint answered ${res.status} without JSON`);
-  }
-  if (res.status < 200 || res.status >= 300 || typeof answer.access_token !== 'string')
-    throw new ActionError(`the token endpoint answered ${res.status}: ${asText(answer.error_description ?? answer.error ?? '')}`);
-  call.run.secrets.add(answer.access_token);
-  return { output: { ...answer, Authorization: `${asText(answer.token_type) || 'Bearer'} ${answer.access_token}` } };
-};
-
-export const HTTP_HANDLERS: Record<string, Handler> = { Rest: rest, Download: download, OAuth2Authentication: oauth2 };
+export const HTTP_HANDLERS: Record<string, Handler> = { Rest: rest, Download: download };

@@ -8,7 +8,8 @@ import SftpClient from 'ssh2-sftp-client';
 import { blockedReason } from '../../webhooks/outbound.ts';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
-import { fileBytes, fileValue } from './file-value.ts';
+import { fileBytes } from './file-value.ts';
+import { fileInput, findFile, keepFile, mediaTypeOf } from './run-files.ts';
 
 interface Target {
   host: string;
@@ -62,13 +63,16 @@ async function connect(call: ActionCall, host: string, port: number, username: s
  * when the run ends, or at once when an action on it fails.
  */
 async function withSftp<T>(call: ActionCall, fn: (sftp: SftpClient) => Promise<T>): Promise<T> {
+  // ftpPrivateKeyFile: the key's text, or the name (or path) of a file of the run that holds it.
+  const keyGiven = call.get('ftpPrivateKeyFile') ?? call.get('ftpPrivateKey');
+  const keyFile = findFile(call.run, keyGiven);
   const server = {
     ftpHostIp: call.text('ftpHostIp'),
     ftpUsername: call.text('ftpUsername'),
     ftpPassword: call.get('ftpPassword'),
-    ftpPrivateKey: call.get('ftpPrivateKeyFile') ?? call.get('ftpPrivateKey'),
+    ftpPrivateKey: keyFile ? keyFile.bytes.toString('utf8') : keyGiven,
   };
-  return withSftpServer(call, server, fn);
+  return withSftp0(call, server, fn);
 }
 
 export interface SftpServerSettings {
@@ -80,6 +84,10 @@ export interface SftpServerSettings {
 
 /** withSftp for a built-in action that holds the server's settings itself (the user feed's configuration key). */
 export async function withSftpServer<T>(call: ActionCall, server: SftpServerSettings, fn: (sftp: SftpClient) => Promise<T>): Promise<T> {
+  return withSftp0(call, server, fn);
+}
+
+async function withSftp0<T>(call: ActionCall, server: SftpServerSettings, fn: (sftp: SftpClient) => Promise<T>): Promise<T> {
   const { host, port } = parseHost(server.ftpHostIp);
   const username = server.ftpUsername;
   const password = server.ftpPassword;
@@ -111,9 +119,14 @@ export async function withSftpServer<T>(call: ActionCall, server: SftpServerSett
   }
 }
 
+/** The directory an action names: `ftpPath`, or `filePath` (the platform's SftpListFiles template and its Loop example write it so). */
+function directory(call: ActionCall): string {
+  return call.text('ftpPath') || call.text('filePath') || '.';
+}
+
 /** SftpListFiles: the files of `ftpPath` whose names contain `fileNameContains` and end with `fileNameEndsWith`, by name. */
 const listFiles: Handler = async (call) => {
-  const dir = call.text('ftpPath') || '.';
+  const dir = directory(call);
   const contains = call.text('fileNameContains');
   const endsWith = call.text('fileNameEndsWith');
   const files = await withSftp(call, (sftp) => sftp.list(dir));
@@ -124,16 +137,26 @@ const listFiles: Handler = async (call) => {
   return { output: out };
 };
 
-/** The remote file an action names: `filePath`, or `ftpPath` + `fileName`. */
+/**
+ * The remote file an action names: `ftpPath` + `fileName` (the platform's fields), `filePath` + `fileName`
+ * (its Loop example, filePath a directory), or `filePath` alone (Atrium's older shape: the whole path).
+ */
 function remoteFile(call: ActionCall): string {
-  const filePath = call.text('filePath');
-  if (filePath) return filePath;
   const name = call.text('fileName');
-  if (!name) throw new ActionError('filePath (or ftpPath and fileName) is required');
-  return path.join(call.text('ftpPath') || '.', name);
+  const filePath = call.text('filePath');
+  if (!name) {
+    if (filePath) return filePath;
+    throw new ActionError('fileName (with ftpPath) is required');
+  }
+  if (name.includes('/')) return name.startsWith('/') ? name : path.join(directory(call), name);
+  return path.join(directory(call), name);
 }
 
-/** SftpDownload: the file as a file object; `fileType` Binary keeps it out of the text. */
+/**
+ * SftpDownload: the file, kept in the run; the result is its path there (`tmp/<action>/<file name>`, what
+ * ReadFileData's fileName, an SftpUpload's filePath or an attachment take). `fileType` Binary keeps a
+ * text-looking file binary.
+ */
 const download: Handler = async (call) => {
   const file = remoteFile(call);
   const binary = call.text('fileType').toLowerCase() === 'binary';
@@ -144,17 +167,26 @@ const download: Handler = async (call) => {
     return (await sftp.get(file)) as Buffer;
   });
   const name = path.basename(file);
-  const type = /\.csv$/i.test(name) ? 'text/csv' : /\.json$/i.test(name) ? 'application/json' : binary ? 'application/octet-stream' : 'text/plain';
-  return { output: fileValue(name, type, bytes, !binary) };
+  const type = binary ? 'application/octet-stream' : mediaTypeOf(name, 'text/plain');
+  return { output: keepFile(call, name, type, bytes).path };
 };
 
-/** SftpUpload: `file` (a file object) or `body` (text, or JSON) written as `ftpPath`/`fileName` (the folder made when missing). */
+/**
+ * SftpUpload: writes `ftpPath`/`fileName` (the folder made when missing) from `filePath`, a file of the run
+ * (a Download's or SftpDownload's path, a file name, the producing action's name); Atrium's older `file` or
+ * `body` (any value, written as its text) still work.
+ */
 const upload: Handler = async (call) => {
   const dir = call.text('ftpPath') || '.';
   const name = call.text('fileName');
-  if (name.includes('/')) throw new ActionError('fileName is a name, not a path');
-  const content = call.get('file') ?? call.get('body') ?? '';
-  const { bytes } = fileBytes(content, name);
+  if (!name || name.includes('/')) throw new ActionError('fileName is the name the file gets on the server, not a path');
+  let bytes: Buffer;
+  const local = call.get('filePath');
+  if (local !== undefined && local !== null && local !== '') {
+    const f = findFile(call.run, local);
+    if (!f) throw new ActionError(`filePath names no file of this run: "${asText(local).slice(0, 200)}"`);
+    bytes = f.bytes;
+  } else bytes = fileInput(call.run, call.get('file') ?? call.get('body') ?? '', name).bytes;
   const target = path.join(dir, name);
   await withSftp(call, async (sftp) => {
     if (!(await sftp.exists(dir))) await sftp.mkdir(dir, true);
@@ -163,10 +195,14 @@ const upload: Handler = async (call) => {
   return { output: { path: target, size: bytes.length } };
 };
 
-/** SftpMoveTo: moves `filePath` into the folder `ftpToPath` (made when missing), keeping its name. */
+/**
+ * SftpMoveTo: moves `fileName` from `ftpPath` into `ftpToPath` (the folder made when missing), keeping its
+ * name; the Loop example's `filePath`/`toFilePath` are read as the same two folders.
+ */
 const moveTo: Handler = async (call) => {
   const from = remoteFile(call);
-  const toDir = call.text('ftpToPath');
+  const toDir = call.text('ftpToPath') || call.text('toFilePath');
+  if (!toDir) throw new ActionError('ftpToPath is required');
   const to = path.join(toDir, asText(call.get('newFileName')) || path.basename(from));
   await withSftp(call, async (sftp) => {
     if (!(await sftp.exists(toDir))) await sftp.mkdir(toDir, true);
