@@ -11,6 +11,7 @@ import type { AppContext } from '../platform/context.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
 import { traceparentOf } from '../platform/tracing.ts';
+import { type Action, actionTypeOf } from './definition.ts';
 import { type AutomationToRun, type HttpRequestValue, type RunOutcome, runAutomation } from './engine.ts';
 import { ENGINE_ACTION_TYPES } from './handlers.ts';
 import type { RunServices } from './run-services.ts';
@@ -26,7 +27,7 @@ const DEADLINE_GRACE_MS = 5_000;
 export function containable(automation: AutomationToRun): boolean {
   const d = automation.definition;
   for (const wf of [{ actions: d.actions }, ...(d.subWorkflows ?? [])])
-    for (const a of wf.actions ?? []) if (!ENGINE_ACTION_TYPES.has(String((a as { type?: unknown }).type))) return false;
+    for (const a of wf.actions ?? []) if (!ENGINE_ACTION_TYPES.has(String(actionTypeOf(a as Action)))) return false;
   return true;
 }
 

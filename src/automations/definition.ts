@@ -47,6 +47,42 @@ export function field(action: Action, name: string): Json | undefined {
 /** The key under which an action holds a field (for error paths), or the field's own name. */
 const keyOf = (action: Action, name: string): string => Object.keys(action).find((k) => k.toLowerCase() === name.toLowerCase()) ?? name;
 
+/**
+ * An action's type: the platform's key `actionType` (Atrium's older `type` is read as a synonym), its value
+ * matched without regard to case (the platform's own template writes `removeFromList`) and answered in the
+ * canonical spelling, or the value as written when it names no known type.
+ */
+export function actionTypeOf(action: Action): string | undefined {
+  let v = field(action, 'actionType');
+  if (v === undefined || v === null) v = field(action, 'type');
+  if (typeof v !== 'string') return undefined;
+  if (Object.hasOwn(ACTION_TYPES, v)) return v;
+  const lower = v.toLowerCase();
+  for (const k of Object.keys(ACTION_TYPES)) if (k.toLowerCase() === lower) return k;
+  return v;
+}
+
+/** The key an action's type is written under (for error paths): `actionType` unless only `type` is there. */
+const typeKeyOf = (action: Action): string => {
+  const v = field(action, 'actionType');
+  return v === undefined || v === null ? (field(action, 'type') !== undefined ? keyOf(action, 'type') : 'actionType') : keyOf(action, 'actionType');
+};
+
+/**
+ * The action as stored: its type under `actionType` in the canonical spelling, first; `type` (the older key)
+ * dropped when it only repeated the type.
+ */
+function canonicalAction(a: Action): Action {
+  const type = actionTypeOf(a) as string;
+  const out: Action = { actionType: type };
+  for (const [k, v] of Object.entries(a)) {
+    const lower = k.toLowerCase();
+    if (lower === 'actiontype' || lower === 'type') continue;
+    out[k] = v;
+  }
+  return out;
+}
+
 /** Each action type and the fields it cannot run without. */
 export const ACTION_TYPES: Record<string, readonly string[]> = {
   Start: [],
@@ -96,6 +132,19 @@ const DEFAULT_LIMITS: DefinitionLimits = { maxBytes: 1024 * 1024, maxActions: 10
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
+ * The sub-workflows: `subWorkflows` (the structure page) or `subWorkflow` (the platform's Loop example spells
+ * the top-level array so); when both are lists, both are read, `subWorkflows` first.
+ */
+function subWorkflowsOf(body: Action): Json | undefined {
+  const plural = field(body, 'subWorkflows');
+  const singular = field(body, 'subWorkflow');
+  if (singular === undefined || singular === null) return plural;
+  if (plural === undefined || plural === null) return singular;
+  if (Array.isArray(plural) && Array.isArray(singular)) return [...plural, ...singular];
+  return plural;
+}
+
+/**
  * Validates a body as the platform's definition; answers it normalised, or the errors with their paths (the
  * first 50 and a count). Size and action count are checked first, before anything is walked per action.
  */
@@ -114,11 +163,10 @@ export function validateDefinition(body: unknown, limits: DefinitionLimits = DEF
       errors: [{ path: '', message: `the definition is larger than ${limits.maxBytes} bytes (ATRIUM_AUTOMATION_MAX_DEFINITION_BYTES)` }],
     };
   const count = (v: unknown) => (Array.isArray(v) ? v.length : 0);
+  const subsDeclared = subWorkflowsOf(body as Action);
   const declared =
     count(field(body as Action, 'actions')) +
-    (Array.isArray(field(body as Action, 'subWorkflows'))
-      ? (field(body as Action, 'subWorkflows') as Json[]).reduce<number>((n, s) => n + (isObject(s) ? count(field(s as Action, 'actions')) : 0), 0)
-      : 0);
+    (Array.isArray(subsDeclared) ? subsDeclared.reduce<number>((n, s) => n + (isObject(s) ? count(field(s as Action, 'actions')) : 0), 0) : 0);
   if (declared > limits.maxActions)
     return {
       definition: null,
@@ -145,7 +193,7 @@ function validateFields(
     if (v !== undefined && v !== null && typeof v !== 'boolean') err(`/${flag}`, 'must be true or false');
   }
   const actions = get('actions');
-  const subs = get('subWorkflows') ?? [];
+  const subs = subWorkflowsOf(body as Action) ?? [];
   if (!Array.isArray(actions)) err('/actions', 'is required: the list of actions');
   if (!Array.isArray(subs)) err('/subWorkflows', 'must be a list');
   const workflows: { path: string; wf: Workflow }[] = [];
@@ -177,8 +225,8 @@ function validateFields(
       active: get('active') !== false,
       logLevelType: logLevelType as Definition['logLevelType'],
       requiresAuthentication: get('requiresAuthentication') === true,
-      actions: actions as Action[],
-      subWorkflows: workflows.slice(1).map((w) => w.wf),
+      actions: (actions as Action[]).map(canonicalAction),
+      subWorkflows: workflows.slice(1).map((w) => ({ name: w.wf.name, actions: w.wf.actions.map(canonicalAction) })),
       scheduler,
     },
     errors: [],
@@ -196,12 +244,12 @@ function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, all
       return;
     }
     const name = field(a, 'name');
-    const type = field(a, 'type');
+    const type = actionTypeOf(a);
     if (typeof name !== 'string' || name === '') err(`${p}/name`, 'is required');
     else if (names.has(name)) err(`${p}/name`, `"${name}" names another action too (action names are unique)`);
     else names.set(name, i);
     if (typeof type !== 'string' || !Object.hasOwn(ACTION_TYPES, type)) {
-      err(`${p}/type`, typeof type === 'string' ? `unknown action type "${type}"` : 'is required');
+      err(`${p}/${typeKeyOf(a)}`, typeof type === 'string' ? `unknown action type "${type}"` : 'is required');
       return;
     }
     if (type === 'Start') starts++;
@@ -291,7 +339,7 @@ function checkGraph(wf: Workflow, base: string, names: Map<string, number>, err:
   });
   const ends = new Set<number>();
   wf.actions.forEach((a, i) => {
-    if (isObject(a) && (field(a, 'type') === 'Result' || edges[i].length === 0)) ends.add(i);
+    if (isObject(a) && (actionTypeOf(a) === 'Result' || edges[i].length === 0)) ends.add(i);
   });
   const reverse: number[][] = wf.actions.map(() => []);
   edges.forEach((targets, i) => {

@@ -5,7 +5,7 @@
 import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { parseDuration } from '../config.ts';
 import { withSpan } from '../platform/tracing.ts';
-import { type Action, type Definition, field, type Json, type Workflow } from './definition.ts';
+import { type Action, actionTypeOf, type Definition, field, type Json, type Workflow } from './definition.ts';
 import { Budget, ExpressionError, evaluateValue, type Scope } from './expressions.ts';
 import { HANDLERS } from './handlers.ts';
 import { forLog, maskForLog } from './mask.ts';
@@ -189,7 +189,7 @@ export class ActionCall {
       if (err instanceof ExpressionError) throw new ActionError(`${name}: ${err.message}`);
       throw err;
     }
-    const type = String(field(this.action, 'type'));
+    const type = String(actionTypeOf(this.action));
     this.input[name] = conceal(value);
     if (HEADER_FIELDS[type]?.includes(name)) return revealAuthHeaders(value);
     return CREDENTIAL_FIELDS[type]?.includes(name) ? reveal(value) : this.input[name];
@@ -282,7 +282,7 @@ export class WorkflowRunner {
       if (Object.hasOwn(names, name)) return { found: true, value: names[name] };
       return parent ? parent(name) : { found: false, value: undefined };
     };
-    let action = this.workflow.actions.find((a) => field(a, 'type') === 'Start');
+    let action = this.workflow.actions.find((a) => actionTypeOf(a) === 'Start');
     if (!action) throw new RunFailure('the workflow has no Start action');
     outputs.set(String(action.name), input);
     let first = true;
@@ -292,7 +292,7 @@ export class WorkflowRunner {
       run.checkTime();
       if (++run.steps > run.services.config.automationMaxSteps)
         throw new RunFailure(`the run reached its limit of ${run.services.config.automationMaxSteps} actions (ATRIUM_AUTOMATION_MAX_STEPS)`);
-      const type = String(field(action, 'type'));
+      const type = String(actionTypeOf(action));
       const call = new ActionCall(action, run, scope, this);
       const started = Date.now();
       let result: HandlerResult;

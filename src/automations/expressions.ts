@@ -3,7 +3,7 @@
 // tokenised and parsed into a small AST that is interpreted here; nothing is ever handed to eval or
 // Function, and the only values an expression sees are the run's own action outputs.
 import { randomUUID } from 'node:crypto';
-import { ExpressionError, evaluatePath, type JsonPath, parsePath, readQuoted } from './jsonpath.ts';
+import { ExpressionError, evaluatePath, type JsonPath, parsePath, parseRootlessPath, readQuoted } from './jsonpath.ts';
 import { PIPES } from './pipes.ts';
 import { reveal, Secret, taint } from './secret.ts';
 import { boundedJson, jsonBytes } from './size.ts';
@@ -106,9 +106,10 @@ export function parseExpression(text: string, offset = 0): Expr {
       if (text[k] !== ']') fail('"]" expected after the action name', k);
       let end = k + 1;
       let path: JsonPath | null = null;
-      if (text[end] === '$') {
+      // `['X']$.path` and the platform's other spelling `['X'].path` (no `$`) read the same.
+      if (text[end] === '$' || text[end] === '.' || text[end] === '[') {
         try {
-          const p = parsePath(text, end);
+          const p = text[end] === '$' ? parsePath(text, end) : parseRootlessPath(text, end);
           path = p.path;
           end = p.end;
         } catch (err) {

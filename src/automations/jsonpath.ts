@@ -44,7 +44,20 @@ const MAX_DEPTH = 64;
 /** Reads a path starting at `$` (or `@` inside filters); answers it and the position after it. */
 export function parsePath(src: string, start: number, depth = 0): { path: JsonPath; end: number } {
   if (src[start] !== '$') throw new ExpressionError('a JSONPath starts with $', start);
-  const { segments, end } = parseSegments(src, start + 1, depth);
+  return parseSegmentsAsPath(src, start + 1, depth);
+}
+
+/**
+ * Reads a path written without its `$` (`.Body.Name`, `[0].Id`), as the platform's `{{['X'].Body.Name}}`
+ * writes it after an entry: the same path as `$.Body.Name`.
+ */
+export function parseRootlessPath(src: string, start: number): { path: JsonPath; end: number } {
+  if (src[start] !== '.' && src[start] !== '[') throw new ExpressionError('a path starts with "." or "["', start);
+  return parseSegmentsAsPath(src, start, 0);
+}
+
+function parseSegmentsAsPath(src: string, start: number, depth: number): { path: JsonPath; end: number } {
+  const { segments, end } = parseSegments(src, start, depth);
   const definite = segments.every((s) => !s.recursive && s.selectors.length === 1 && (s.selectors[0].kind === 'name' || s.selectors[0].kind === 'index'));
   return { path: { segments, definite }, end };
 }

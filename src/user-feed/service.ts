@@ -2,7 +2,7 @@
 // the UserFeed action's dry-run default); user_feeds says which automation that is. Runs are the feed's own
 // records (per file, per row), each also an automation run.
 import { sql } from 'kysely';
-import type { Definition } from '../automations/definition.ts';
+import { actionTypeOf, type Definition } from '../automations/definition.ts';
 import { createAutomation, updateAutomation } from '../automations/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
@@ -28,7 +28,7 @@ export interface UserFeedChange {
 }
 
 function settingsOf(definition: Definition): { enabled: boolean; schedule: string; dryRun: boolean } {
-  const feed = definition.actions.find((a) => a.type === USER_FEED_ACTION);
+  const feed = definition.actions.find((a) => actionTypeOf(a) === USER_FEED_ACTION);
   return {
     enabled: definition.scheduler?.isActive !== false && Boolean(definition.scheduler?.cronExpression),
     schedule: definition.scheduler?.cronExpression ?? DEFAULT_SCHEDULE,
@@ -43,9 +43,9 @@ export function feedDefinition(s: { enabled: boolean; schedule: string; dryRun: 
     logLevelType: 'Info',
     requiresAuthentication: false,
     actions: [
-      { name: 'Start', type: 'Start', next: 'Feed' },
-      { name: 'Feed', type: USER_FEED_ACTION, dryRun: s.dryRun, next: 'Done' },
-      { name: 'Done', type: 'Result', httpResponse: { statusCode: 200, body: "{{['Feed']}}" } },
+      { name: 'Start', actionType: 'Start', next: 'Feed' },
+      { name: 'Feed', actionType: USER_FEED_ACTION, dryRun: s.dryRun, next: 'Done' },
+      { name: 'Done', actionType: 'Result', httpResponse: { statusCode: 200, body: "{{['Feed']}}" } },
     ],
     subWorkflows: [],
     scheduler: { cronExpression: s.schedule, isActive: s.enabled },
