@@ -94,15 +94,18 @@ export const ACTION_TYPES: Record<string, readonly string[]> = {
   ExecuteSubWorkflow: ['subWorkflow'],
   ExecuteIntegrationWorkflow: ['targetWorkflowId'],
   Rest: ['method', 'url'],
-  SftpListFiles: ['ftpHostIp', 'ftpUsername', 'ftpPath'],
-  SftpDownload: ['ftpHostIp', 'ftpUsername', 'filePath'],
+  SftpListFiles: ['ftpHostIp', 'ftpUsername'],
+  SftpDownload: ['ftpHostIp', 'ftpUsername', 'fileName|filePath'],
   SftpUpload: ['ftpHostIp', 'ftpUsername', 'ftpPath', 'fileName'],
-  SftpMoveTo: ['ftpHostIp', 'ftpUsername', 'filePath', 'ftpToPath'],
+  SftpMoveTo: ['ftpHostIp', 'ftpUsername', 'fileName|filePath', 'ftpToPath|toFilePath'],
   Email: ['toAddress', 'subject', 'body'],
   CreateCsv: ['data'],
   CSVMap: ['data'],
+  ReadFileData: ['fileName'],
   Download: ['url'],
-  OAuth2Authentication: ['url'],
+  OAuth2Authentication: ['oauthBaseUrl|url'],
+  AzureAdAuthentication: ['tenantId', 'clientId', 'clientSecret|CertificatePfx'],
+  AzureAdCertificateAuthentication: ['tenantId', 'clientId', 'CertificatePfx'],
   Map: ['body'],
   MapFromObject: ['body'],
   Merge: ['body'],
@@ -112,11 +115,13 @@ export const ACTION_TYPES: Record<string, readonly string[]> = {
   ValidateJson: ['body', 'schema'],
   CreateList: [],
   AddToList: ['list', 'value'],
-  ApplyTemplate: ['template'],
+  ApplyTemplate: ['data|template'],
+  XmlMap: ['xmldata', 'values'],
+  CreatePdfFromDocument: ['documentType', 'documentId', 'layoutId'],
 };
 
 /** Fields that hold something other than expressions (Liquid source is not ours to parse). */
-const NOT_EXPRESSIONS: Record<string, string[]> = { ApplyTemplate: ['template'] };
+const NOT_EXPRESSIONS: Record<string, string[]> = { ApplyTemplate: ['template', 'data'] };
 const PERIODICITIES = ['Minutes', 'Hours', 'Days', 'Weeks', 'Months'];
 export const liquidParser = new Liquid({ relativeReference: false, root: [], partials: [], layouts: [], parseLimit: 256 * 1024 });
 /** Errors a 400 lists: the first ones, then how many more there were. */
@@ -257,9 +262,14 @@ function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, all
       results++;
       if (field(a, 'next') !== undefined && field(a, 'next') !== null) err(`${p}/${keyOf(a, 'next')}`, 'a Result ends the workflow and has no next');
     }
+    // 'a|b': either field will do (the platform's name first, then a spelling also accepted).
     for (const req of ACTION_TYPES[type]) {
-      const v = field(a, req);
-      if (v === undefined || v === null || v === '') err(`${p}/${keyOf(a, req)}`, `is required for a ${type} action`);
+      const names = req.split('|');
+      const present = names.some((n) => {
+        const v = field(a, n);
+        return v !== undefined && v !== null && v !== '';
+      });
+      if (!present) err(`${p}/${keyOf(a, names[0])}`, `is required for a ${type} action`);
     }
     const sub = field(a, 'subWorkflow');
     if ((type === 'Loop' || type === 'Reduce' || type === 'ExecuteSubWorkflow') && typeof sub === 'string' && !subNames.has(sub))
@@ -270,12 +280,14 @@ function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, all
         err(`${p}/${keyOf(a, 'duration')}`, 'must be a duration such as 500ms, 1s or 1m');
     }
     if (type === 'ApplyTemplate') {
-      const t = field(a, 'template');
+      // The Liquid source: `data` (the platform's field), or `template` in Atrium's older shape.
+      const key = field(a, 'template') !== undefined ? 'template' : 'data';
+      const t = field(a, key);
       if (typeof t === 'string') {
         try {
           liquidParser.parse(t);
         } catch (e) {
-          err(`${p}/${keyOf(a, 'template')}`, `is not a valid Liquid template: ${(e as Error).message.split('\n')[0]}`);
+          err(`${p}/${keyOf(a, key)}`, `is not a valid Liquid template: ${(e as Error).message.split('\n')[0]}`);
         }
       }
     }
