@@ -39,7 +39,10 @@ async function tokenRequest(call: ActionCall, url: URL, form: URLSearchParams): 
 }
 
 /** The token answer as the result, with `Authorization` ("Bearer …") for a later Rest's requestHeaders. */
-const tokenOutput = (answer: Record<string, unknown>) => ({ ...answer, Authorization: `${asText(answer.token_type) || 'Bearer'} ${asText(answer.access_token)}` });
+const tokenOutput = (answer: Record<string, unknown>) => ({
+  ...answer,
+  Authorization: `${asText(answer.token_type) || 'Bearer'} ${asText(answer.access_token)}`,
+});
 
 /**
  * OAuth2Authentication, the platform's fields: the authorization request goes to `<oauthBaseUrl>/authorize`

@@ -29,7 +29,8 @@ const email: Handler = async (call) => {
   // attachments: each a file of the run (its path, file name, the producing action's name or the file's
   // content, e.g. "{{['CreateCsv']}}") or a Download-like result; a name that finds no file fails the action.
   const rawAttachments = call.get('attachments') ?? call.get('attachment');
-  const list = rawAttachments === undefined || rawAttachments === null || rawAttachments === '' ? [] : Array.isArray(rawAttachments) ? rawAttachments : [rawAttachments];
+  const list =
+    rawAttachments === undefined || rawAttachments === null || rawAttachments === '' ? [] : Array.isArray(rawAttachments) ? rawAttachments : [rawAttachments];
   if (list.length > MAX_ATTACHMENTS) throw new ActionError(`attachments names ${list.length} files; the limit is ${MAX_ATTACHMENTS}`);
   const attachments = list.map((a, i) => {
     if (typeof a === 'string' && !findFile(call.run, a))

@@ -204,7 +204,7 @@ function templateModel(value: unknown): object {
     try {
       v = JSON.parse(v);
     } catch {
-      throw new ActionError('body must be a JSON object (the template\'s model), or the JSON text of one');
+      throw new ActionError("body must be a JSON object (the template's model), or the JSON text of one");
     }
   }
   if (v === undefined || v === null) return {};

@@ -37,6 +37,7 @@ function storeOf(run: RunContext): Map<string, RunFile> {
 /** A file name safe to use as the last part of a path and a MIME attachment name. */
 export function safeFileName(name: string, fallback: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
   const clean = base.replace(/[\u0000-\u001f"]/g, '').trim();
   return clean === '' || clean === '.' || clean === '..' ? fallback : clean.slice(0, 200);
 }
@@ -130,7 +131,8 @@ export function fileInput(run: RunContext, value: unknown, fallbackName = 'file'
     const inner = fileInput(run, o.Content, name);
     return { ...inner, fileName: name, contentType: typeof o.ContentType === 'string' ? o.ContentType : inner.contentType };
   }
-  if (typeof value === 'string') return { fileName: fallbackName, contentType: mediaTypeOf(fallbackName, 'text/plain; charset=utf-8'), bytes: Buffer.from(value, 'utf8') };
+  if (typeof value === 'string')
+    return { fileName: fallbackName, contentType: mediaTypeOf(fallbackName, 'text/plain; charset=utf-8'), bytes: Buffer.from(value, 'utf8') };
   return { fileName: fallbackName, contentType: 'application/json', bytes: Buffer.from(JSON.stringify(value ?? null), 'utf8') };
 }
 

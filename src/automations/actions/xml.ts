@@ -41,7 +41,8 @@ function checkDoctype(xml: string): void {
   if (/<!ENTITY/i.test(rest))
     throw new ActionError('xmldata declares entities (<!ENTITY> in its DOCTYPE): refused, as XmlMap expands no entities (an XML bomb or an external entity)');
   const head = /<!DOCTYPE[^[>]*/i.exec(rest)?.[0] ?? '';
-  if (/\b(SYSTEM|PUBLIC)\b/i.test(head)) throw new ActionError('xmldata names an external DTD (SYSTEM or PUBLIC in its DOCTYPE): refused, as XmlMap reads nothing outside the document');
+  if (/\b(SYSTEM|PUBLIC)\b/i.test(head))
+    throw new ActionError('xmldata names an external DTD (SYSTEM or PUBLIC in its DOCTYPE): refused, as XmlMap reads nothing outside the document');
 }
 
 const parser = new XMLParser({

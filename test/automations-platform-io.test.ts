@@ -1,0 +1,368 @@
+// The platform's I/O actions written exactly as its documentation shows them (actionType, its field names
+// and casing; only hosts moved to loopback and credentials to the test's own), saved and run through the
+// HTTP API: the three published recipes end to end against a real SMTP server and an HTTP stub, files handed
+// on as the platform does, CSVMap, ReadFileData, ApplyTemplate, CreatePdfFromDocument (the PDF read back),
+// Email attachments, Rest responseHeaders, the four SFTP actions on a real OpenSSH server, OAuth2 and Azure AD
+// tokens from a token endpoint stub (masked everywhere), and XmlMap refusing XML bombs and deep nesting.
+import assert from 'node:assert/strict';
+import { createHash, createPublicKey, generateKeyPairSync, verify, X509Certificate } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { inflateSync } from 'node:zlib';
+import forge from 'node-forge';
+import { type ClientApiFixture, clientApiFixture } from './client-api-helpers.ts';
+import { type SftpServer, SSHD, startSftpServer } from './sftp-server.ts';
+import { type Smtp, startSmtp } from './smtp-server.ts';
+
+interface Hit {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+let f: ClientApiFixture;
+let smtp: Smtp;
+let sftp: SftpServer;
+let stub: string;
+let stubServer: ReturnType<typeof createServer>;
+const hits: Hit[] = [];
+const BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0xff, 0xfe, 0x00, 0x41]);
+const TIMESHEET =
+  'Nome do funcionário;ID do funcionário;Departamento;Entrada 1;Saída 1;Entrada 2;Saída 2\n' +
+  'John Doe;12345;Engineering;09:00;12:00;13:00;18:00\n' +
+  'Jane Smith;67890;Marketing;08:30;12:30;13:30;17:30\n';
+const PFX_PASSWORD = 'MyfilePfxPassword';
+let pfx: Buffer;
+let certPem: string;
+
+/** A self-signed certificate and its key as a PFX (what AzureAdCertificateAuthentication reads). */
+function makePfx(): { pfx: Buffer; certPem: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
+  cert.serialNumber = '01';
+  cert.validity.notBefore = new Date(Date.now() - 60_000);
+  cert.validity.notAfter = new Date(Date.now() + 86_400_000);
+  const attrs = [{ name: 'commonName', value: 'atrium-test.invalid' }];
+  cert.setSubject(attrs);
+  cert.setIssuer(attrs);
+  cert.sign(key, forge.md.sha256.create());
+  const asn1 = forge.pkcs12.toPkcs12Asn1(key, [cert], PFX_PASSWORD, { algorithm: '3des' });
+  return { pfx: Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'latin1'), certPem: forge.pki.certificateToPem(cert) };
+}
+
+const json = (res: any, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+
+/** Verifies an RS256 client assertion against the test certificate: its signature, x5t, aud, iss and sub. */
+function assertionOk(jwt: string, audience: string, clientId: string): boolean {
+  const [h, c, s] = jwt.split('.');
+  const header = JSON.parse(Buffer.from(h, 'base64url').toString());
+  const claims = JSON.parse(Buffer.from(c, 'base64url').toString());
+  const x5t = createHash('sha1').update(new X509Certificate(certPem).raw).digest('base64url');
+  const signed = verify('sha256', Buffer.from(`${h}.${c}`), createPublicKey(certPem), Buffer.from(s, 'base64url'));
+  return (
+    signed &&
+    header.alg === 'RS256' &&
+    header.x5t === x5t &&
+    claims.aud === audience &&
+    claims.iss === clientId &&
+    claims.sub === clientId &&
+    claims.exp > Date.now() / 1000
+  );
+}
+
+async function startStub(): Promise<void> {
+  stubServer = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const url = new URL(req.url ?? '/', stub);
+      hits.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const form = new URLSearchParams(body.toString());
+      const p = url.pathname;
+      if (p === '/api/analytics/globalQuery/Expense%20-%20Export/execute' && req.method === 'POST')
+        return json(res, 200, {
+          Data: [
+            { Employee: 'Smith, Ann', CostCenter: 'CC-1', TotalValue: 120.5, ExpenseDate: '2026-03-01', Secret: 'not exported' },
+            { Employee: 'Zoe "Z" Doe', CostCenter: 'CC-2', TotalValue: 80, ExpenseDate: '2026-03-02', Secret: 'not exported' },
+          ],
+        });
+      if (p === '/api/files' && req.method === 'POST') return json(res, 201, { received: true, id: 'F-1' });
+      if (p.startsWith('/api/projects/')) return json(res, 200, { Id: p.split('/').pop(), Name: 'Summer Campaign 2026' });
+      if (p === '/projects' && req.method === 'POST') return json(res, 200, { ok: true });
+      if (p === '/project-file') return json(res, 200, { Uri: `${stub}/files/logo.bin` });
+      if (p === '/files/logo.bin') return res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(BINARY);
+      if (p === '/files/timesheet.csv') return res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' }).end(TIMESHEET);
+      if (p === '/files/file.pfx') return res.writeHead(200, { 'content-type': 'application/x-pkcs12' }).end(pfx);
+      if (p === '/upload') return json(res, 200, { size: body.length });
+      if (p === '/headers') return json(res, 200, { ok: true }, { 'x-api-version': '2.1', 'x-other': 'not asked for' });
+      if (p === '/oauth/authorize') {
+        const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+        back.searchParams.set('code', 'CODE-0123456789');
+        back.searchParams.set('state', url.searchParams.get('client_id') === 'BadStateClient' ? 'forged' : (url.searchParams.get('state') ?? ''));
+        return res.writeHead(302, { location: back.toString() }).end();
+      }
+      if (p === '/oauth/token') {
+        if (form.get('grant_type') !== 'authorization_code' || form.get('code') !== 'CODE-0123456789' || form.get('client_secret') !== 'MyClientSecret')
+          return json(res, 400, { error: 'invalid_grant' });
+        return json(res, 200, { access_token: 'oauth-access-7f3c9d2e1b', expires_in: 14400, refresh_token: 'oauth-refresh-55aa66bb', token_type: 'Bearer' });
+      }
+      const azure = /^\/azure\/([^/]+)\/oauth2\/token$/.exec(p);
+      if (azure) {
+        const audience = `${stub}/azure/${azure[1]}/oauth2/token`;
+        const ok =
+          form.get('grant_type') === 'client_credentials' &&
+          form.get('resource') === 'https://graph.microsoft.com' &&
+          (form.get('client_secret') === 'azure-client-secret-1'
+            ? true
+            : form.get('client_assertion_type') === 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer' &&
+              assertionOk(form.get('client_assertion') ?? '', audience, form.get('client_id') ?? ''));
+        if (!ok) return json(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
+        return json(res, 200, {
+          token_type: 'Bearer',
+          expires_in: 3599,
+          resource: form.get('resource'),
+          access_token: `azure-token-${form.get('client_secret') ? 'secret' : 'cert'}-9c8b7a`,
+        });
+      }
+      return json(res, 200, { ok: true });
+    });
+  });
+  await new Promise<void>((resolve) => stubServer.listen(0, '127.0.0.1', resolve));
+  stub = `http://127.0.0.1:${(stubServer.address() as AddressInfo).port}`;
+}
+
+before(async () => {
+  ({ pfx, certPem } = makePfx());
+  await startStub();
+  smtp = await startSmtp();
+  if (existsSync(SSHD)) sftp = await startSftpServer();
+  f = await clientApiFixture('Platform IO Agency', {
+    ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ATRIUM_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+    ATRIUM_SMTP_FROM: 'Atrium <atrium@test.example>',
+    ATRIUM_AZURE_AD_AUTHORITY: `${stub}/azure`,
+  });
+});
+
+after(async () => {
+  await f?.close();
+  await smtp?.close();
+  await sftp?.close();
+  await new Promise((resolve) => stubServer?.close(resolve));
+});
+
+async function save(definition: Record<string, unknown>): Promise<string> {
+  const res = await f.server.request('POST', '/api/v3/automations', { headers: f.h, json: definition });
+  assert.equal(res.status, 201, res.text);
+  return res.body.id;
+}
+
+async function runNow(id: string, input: unknown = null): Promise<any> {
+  const res = await f.server.request('POST', `/api/v3/automations/${id}/run`, { headers: f.h, json: { input } });
+  assert.equal(res.status, 200, res.text);
+  return res.body;
+}
+
+/** The execute URL, as a trigger calls it: the answer is the reached Result's httpResponse. */
+async function execute(id: string, body: unknown): Promise<{ status: number; text: string; body: any }> {
+  return f.server.request('POST', `/api/tenants/${f.tenant.tenantId}/integration-workflows/${id}/execute`, { headers: f.h, json: body });
+}
+
+const output = (run: any, name: string) => run.actions.find((a: any) => a.name === name)?.output;
+const succeeded = (run: any) => assert.equal(run.status, 'Succeeded', JSON.stringify(run, null, 1).slice(0, 3000));
+
+/** The text a PDF shows: its content streams inflated, the strings of their Tj/TJ operators decoded. */
+function pdfText(pdf: Buffer): string {
+  assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+  const raw = pdf.toString('latin1');
+  const out: string[] = [];
+  const re = /stream\r?\n/g;
+  for (let m = re.exec(raw); m; m = re.exec(raw)) {
+    const start = m.index + m[0].length;
+    const end = raw.indexOf('endstream', start);
+    if (end < 0) break;
+    const dict = raw.slice(Math.max(0, m.index - 300), m.index);
+    let data = Buffer.from(raw.slice(start, end), 'latin1');
+    if (/FlateDecode/.test(dict.slice(dict.lastIndexOf('<<'))))
+      try {
+        data = inflateSync(data);
+      } catch {
+        continue;
+      }
+    const content = data.toString('latin1');
+    for (const t of content.matchAll(/<([0-9A-Fa-f]*)>\s*Tj|\(((?:\\.|[^\\)])*)\)\s*Tj/g))
+      out.push(t[1] !== undefined ? Buffer.from(t[1], 'hex').toString('latin1') : t[2].replace(/\\(.)/g, '$1'));
+    re.lastIndex = end;
+  }
+  return out.join('\n');
+}
+
+/** An attachment of a received mail: its MIME part named `fileName`, decoded from Base64. */
+function attachment(mail: string, fileName: string): Buffer | null {
+  const boundary = /boundary="?([^";\r\n]+)"?/.exec(mail)?.[1];
+  if (!boundary) return null;
+  for (const part of mail.split(`--${boundary}`).flatMap((p) => {
+    const inner = /boundary="?([^";\r\n]+)"?/.exec(p)?.[1];
+    return inner ? p.split(`--${inner}`) : [p];
+  })) {
+    const split = part.indexOf('\r\n\r\n');
+    if (split < 0) continue;
+    const headers = part.slice(0, split);
+    if (!new RegExp(`filename="?${fileName.replace(/\./g, '\\.')}"?`).test(headers)) continue;
+    const body = part.slice(split + 4).replace(/\s+/g, '');
+    return /base64/i.test(headers) ? Buffer.from(body, 'base64') : Buffer.from(part.slice(split + 4), 'utf8');
+  }
+  return null;
+}
+
+describe('the published recipes, end to end', () => {
+  test('Build your first automation (NotifyOnProjectCreated): the project name reaches the external endpoint; 200 with content-type json', async () => {
+    const id = await save({
+      name: 'NotifyOnProjectCreated',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'NotifyChannel' },
+        {
+          actionType: 'Rest',
+          name: 'NotifyChannel',
+          next: 'Exit',
+          Method: 'POST',
+          bodyMediaType: 'Json',
+          url: `${stub}/projects`,
+          body: '{"text":"New project created: {{[\'#HttpRequest\'].Body.Name}}"}',
+          isApiCall: false,
+          ensureSuccessStatusCode: true,
+        },
+        { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '' } },
+      ],
+    });
+    const before = hits.length;
+    const res = await execute(id, { Id: '5b4c3d2e-0000-4000-8000-000000000001', Name: 'Summer Campaign 2026' });
+    assert.equal(res.status, 200, res.text);
+    const sent = hits.slice(before).find((h) => h.url === '/projects');
+    assert.ok(sent, 'NotifyChannel called the endpoint');
+    assert.equal(sent.headers['content-type'], 'application/json');
+    assert.deepEqual(JSON.parse(sent.body.toString()), { text: 'New project created: Summer Campaign 2026' });
+  });
+
+  test("Export data to a CSV file: the CSV text, Base64 in the delivered body, columns as listed; Result is DeliverFile's result", async () => {
+    const id = await save({
+      name: 'ExportExpensesToCsv',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'GetData' },
+        {
+          actionType: 'Rest',
+          name: 'GetData',
+          next: 'CreateCsv',
+          Method: 'POST',
+          bodyMediaType: 'Json',
+          url: `${stub}/api/analytics/globalQuery/Expense - Export/execute`,
+          body: '{}',
+        },
+        {
+          actionType: 'CreateCsv',
+          name: 'CreateCsv',
+          next: 'DeliverFile',
+          hasHeaderRecord: true,
+          delimiter: ',',
+          quote: '"',
+          data: "{{['GetData'].Content.Data}}",
+          dataColumns: ['Employee', 'CostCenter', 'TotalValue', 'ExpenseDate'],
+        },
+        {
+          actionType: 'Rest',
+          name: 'DeliverFile',
+          next: 'Exit',
+          Method: 'POST',
+          bodyMediaType: 'Raw',
+          url: `${stub}/api/files`,
+          body: '{"fileName":"expenses.csv","content":"{{[\'CreateCsv\']$ | ToBase64}}"}',
+          requestHeaders: [{ name: 'Content-Type', value: 'application/json' }],
+        },
+        { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, headers: {}, body: "{{['DeliverFile']}}" } },
+      ],
+    });
+    const before = hits.length;
+    const run = await runNow(id);
+    succeeded(run);
+    const csv = 'Employee,CostCenter,TotalValue,ExpenseDate\r\n"Smith, Ann",CC-1,120.5,2026-03-01\r\n"Zoe ""Z"" Doe",CC-2,80,2026-03-02\r\n';
+    assert.equal(output(run, 'CreateCsv'), csv, 'the CSV action hands on the CSV text itself');
+    const delivered = hits.slice(before).find((h) => h.url === '/api/files');
+    assert.ok(delivered);
+    assert.equal(delivered.headers['content-type'], 'application/json');
+    const sent = JSON.parse(delivered.body.toString());
+    assert.equal(sent.fileName, 'expenses.csv');
+    assert.equal(Buffer.from(sent.content, 'base64').toString('utf8'), csv, "{{['CreateCsv']$ | ToBase64}} is the Base64 of the CSV text");
+    assert.equal(run.result.statusCode, 200);
+    assert.equal(run.result.body.StatusCode, 201);
+    assert.deepEqual(run.result.body.Content, { received: true, id: 'F-1' });
+  });
+
+  test("Send an email notification: the project name from GetDetails in the HTML body, the sender's display name; with a CSV attached by its name", async () => {
+    const recipe = (extra: Record<string, unknown>, before: Record<string, unknown>[] = [], next = 'SendEmail') => ({
+      name: `NotifyByEmail ${Object.keys(extra).length}`,
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'GetDetails' },
+        { actionType: 'Rest', name: 'GetDetails', next, Method: 'GET', url: `${stub}/api/projects/{{['#HttpRequest'].Body.Id}}` },
+        ...before,
+        {
+          actionType: 'Email',
+          name: 'SendEmail',
+          next: 'Exit',
+          subject: 'New project created',
+          body: "<p>Project <strong>{{['GetDetails'].Content.Name}}</strong> was just created.</p>",
+          fromDisplayName: 'Notifications | Skills Workflow',
+          toAddress: 'team@example.com',
+          ...extra,
+        },
+        { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, headers: {}, body: '' } },
+      ],
+    });
+    const id = await save(recipe({}));
+    const projectId = '5b4c3d2e-0000-4000-8000-000000000002';
+    const mailsBefore = smtp.mails.length;
+    const res = await execute(id, { Id: projectId });
+    assert.equal(res.status, 200, res.text);
+    assert.ok(
+      hits.some((h) => h.url === `/api/projects/${projectId}`),
+      'GetDetails read the project named by the trigger',
+    );
+    const mail = smtp.mails[mailsBefore];
+    assert.ok(mail, 'one mail sent');
+    assert.deepEqual(mail.to, ['team@example.com']);
+    assert.match(mail.body, /Subject: New project created/);
+    assert.match(mail.body, /From: "?Notifications \| Skills Workflow"? <atrium@test\.example>/);
+    assert.match(mail.body.replace(/=\r\n/g, ''), /<strong>Summer Campaign 2026<\/strong>/);
+
+    // The recipe's "Adapt it": a generated CSV attached by the file's name.
+    const withCsv = await save(
+      recipe(
+        { attachments: ['projects.csv'] },
+        [
+          {
+            actionType: 'CreateCsv',
+            name: 'ProjectsCsv',
+            next: 'SendEmail',
+            fileName: 'projects.csv',
+            data: ["{{['GetDetails'].Content}}"],
+            dataColumns: ['Id', 'Name'],
+          },
+        ],
+        'ProjectsCsv',
+      ),
+    );
+    const n = smtp.mails.length;
+    assert.equal((await execute(withCsv, { Id: projectId })).status, 200);
+    const csv = attachment(smtp.mails[n].body, 'projects.csv');
+    assert.ok(csv, smtp.mails[n].body.slice(0, 2000));
+    assert.equal(csv.toString('utf8'), `Id,Name\r\n${projectId},Summer Campaign 2026\r\n`);
+  });
+});
