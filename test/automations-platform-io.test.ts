@@ -366,3 +366,252 @@ describe('the published recipes, end to end', () => {
     assert.equal(csv.toString('utf8'), `Id,Name\r\n${projectId},Summer Campaign 2026\r\n`);
   });
 });
+
+describe('files and documents', () => {
+  test('Download then Rest with bodyMediaType File: $.Content hands the downloaded bytes on unchanged', async () => {
+    const id = await save({
+      name: 'Copy a file',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'GetProjectFile' },
+        { actionType: 'Rest', name: 'GetProjectFile', next: 'DownloadFile', Method: 'GET', url: `${stub}/project-file` },
+        { actionType: 'Download', name: 'DownloadFile', next: 'UploadFile', url: "{{['GetProjectFile']$.Content.Uri}}" },
+        {
+          actionType: 'Rest',
+          name: 'UploadFile',
+          next: 'Exit',
+          Method: 'Post',
+          url: `${stub}/upload?name=Summer Campaign 2019`,
+          body: "{{['DownloadFile']$.Content}}",
+          bodyMediaType: 'File',
+          RequestHeaders: [
+            { name: 'Accept', value: 'application/json; odata=verbose' },
+            { name: 'Authorization', value: 'Bearer {Token}' },
+          ],
+        },
+        { actionType: 'Result', name: 'Exit' },
+      ],
+    });
+    const before = hits.length;
+    const run = await runNow(id);
+    succeeded(run);
+    const upload = hits.slice(before).find((h) => h.url.startsWith('/upload'));
+    assert.ok(upload);
+    assert.deepEqual(upload.body, BINARY, 'the bytes, not a text or JSON form of them');
+    assert.equal(upload.headers.accept, 'application/json; odata=verbose');
+    const downloaded = output(run, 'DownloadFile');
+    assert.equal(downloaded.Content, BINARY.toString('base64'), "a binary file's Content reads as its Base64");
+    assert.equal(downloaded.FileName, 'logo.bin');
+    assert.equal(output(run, 'UploadFile').Content.size, BINARY.length);
+  });
+
+  test('CSVMap as its examples show: a header row with selectColumns (case-insensitive), Field1.. without one, read via $.Content; ignoreSaveToContext', async () => {
+    const id = await save({
+      name: 'Timesheets',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'DownloadFile' },
+        { actionType: 'Download', name: 'DownloadFile', next: 'ParseTimesheet', url: `${stub}/files/timesheet.csv` },
+        {
+          actionType: 'CSVMap',
+          name: 'ParseTimesheet',
+          next: 'ParseNoHeaders',
+          data: "{{['DownloadFile']}}",
+          delimiter: ';',
+          namesInFirstRow: true,
+          selectColumns: ['Nome do funcionário', 'id do FUNCIONÁRIO', 'Entrada 1', 'Saída 1'],
+        },
+        {
+          actionType: 'CSVMap',
+          name: 'ParseNoHeaders',
+          next: 'Quiet',
+          data: 'John Doe,john@example.com,Engineering\nJane Smith,jane@example.com,Marketing',
+          namesInFirstRow: false,
+          delimiter: ',',
+        },
+        {
+          actionType: 'CSVMap',
+          name: 'Quiet',
+          next: 'Exit',
+          data: "{{['DownloadFile']$.Content}}",
+          delimiter: ';',
+          namesInFirstRow: true,
+          ignoreSaveToContext: true,
+        },
+        {
+          actionType: 'Result',
+          name: 'Exit',
+          httpResponse: {
+            statusCode: 200,
+            body: { first: "{{['ParseTimesheet']$.Content[0]}}", second: "{{['ParseNoHeaders']$.Content[1].Field2}}", quiet: "{{['Quiet']}}" },
+          },
+        },
+      ],
+    });
+    const run = await runNow(id);
+    succeeded(run);
+    assert.deepEqual(run.result.body.first, { 'Nome do funcionário': 'John Doe', 'ID do funcionário': '12345', 'Entrada 1': '09:00', 'Saída 1': '12:00' });
+    assert.deepEqual(output(run, 'ParseNoHeaders').Content[0], { Field1: 'John Doe', Field2: 'john@example.com', Field3: 'Engineering' });
+    assert.equal(run.result.body.second, 'jane@example.com');
+    assert.deepEqual(run.result.body.quiet, {
+      Count: 2,
+      Columns: ['Nome do funcionário', 'ID do funcionário', 'Departamento', 'Entrada 1', 'Saída 1', 'Entrada 2', 'Saída 2'],
+    });
+  });
+
+  test('ApplyTemplate: data is the Liquid template (never an expression), body its model; the three examples render as documented', async () => {
+    const id = await save({
+      name: 'Templates',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'BuildDocumentTypeMessage' },
+        {
+          actionType: 'ApplyTemplate',
+          name: 'BuildDocumentTypeMessage',
+          next: 'BuildStatusMessage',
+          body: '{"documentType":"Skill.Module.BusinessObjects.CommercialClient"}',
+          data: '<p>Document Type: {{ documentType }}</p>',
+        },
+        {
+          actionType: 'ApplyTemplate',
+          name: 'BuildStatusMessage',
+          next: 'BuildUserList',
+          body: '{"documentName":"Campaign Brief","approved":true}',
+          data: '{% if approved %}<p>{{ documentName }} was approved.</p>{% else %}<p>{{ documentName }} is awaiting approval.</p>{% endif %}',
+        },
+        {
+          actionType: 'ApplyTemplate',
+          name: 'BuildUserList',
+          next: 'Filters',
+          body: '{"users":[{"name":"Adam"},{"name":"Maria"}]}',
+          data: '<ul>{% for user in users %}<li>{{ user.name }}</li>{% endfor %}</ul>',
+        },
+        {
+          actionType: 'ApplyTemplate',
+          name: 'Filters',
+          next: 'Exit',
+          body: '{"documentName":"brief","userName":"ann","description":"<b>&</b>","from":"{{[\'#HttpRequest\'].Body.From}}"}',
+          data: '{{ documentName | upcase }}|{{ missing | default: "Unknown user" }}|{{ description | escape }}|{{ userName | capitalize | prepend: "Hello " }}|{{ from }}',
+        },
+        { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, body: "{{['BuildDocumentTypeMessage']}}" } },
+      ],
+    });
+    const run = await runNow(id, { From: 'Lisbon' });
+    succeeded(run);
+    assert.equal(run.result.body, '<p>Document Type: Skill.Module.BusinessObjects.CommercialClient</p>');
+    assert.equal(output(run, 'BuildStatusMessage'), '<p>Campaign Brief was approved.</p>');
+    assert.equal(output(run, 'BuildUserList'), '<ul><li>Adam</li><li>Maria</li></ul>');
+    assert.equal(output(run, 'Filters'), 'BRIEF|Unknown user|&lt;b&gt;&amp;&lt;/b&gt;|Hello Ann|Lisbon');
+    // A broken Liquid template is refused on save, at its path.
+    const bad = await f.server.request('POST', '/api/v3/automations', {
+      headers: f.h,
+      json: {
+        name: 'Bad template',
+        actions: [
+          { actionType: 'Start', name: 'Start', next: 'T' },
+          { actionType: 'ApplyTemplate', name: 'T', next: 'Exit', body: '{}', data: '{% if x %}never closed' },
+          { actionType: 'Result', name: 'Exit' },
+        ],
+      },
+    });
+    assert.equal(bad.status, 400, bad.text);
+    assert.ok(JSON.stringify(bad.body).includes('/actions/1/data'), bad.text);
+  });
+
+  test('CreatePdfFromDocument renders the project to a PDF holding its fields; Email attaches it as document.pdf', async () => {
+    const project = await f.send('POST', '/api/v3/projects', {
+      OperationType: 0,
+      CreateModel: { Name: 'Atlas Rebrand 2026', CompanyId: f.tenant.companyId, ClientId: f.clientId },
+    });
+    const id = await save({
+      name: 'Project PDF',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'GetPdfFromDocument' },
+        { actionType: 'CreatePdfFromDocument', name: 'GetPdfFromDocument', next: 'SendEmail', documentType: 'Project', documentId: project.Id, layoutId: '20' },
+        {
+          actionType: 'Email',
+          name: 'SendEmail',
+          next: 'Exit',
+          body: 'This body can also be HTML.',
+          subject: 'This is the e-mail subject',
+          fromDisplayName: 'Notification | Skills Workflow',
+          toAddress: 'user@example.com',
+          attachments: ['document.pdf'],
+        },
+        {
+          actionType: 'Result',
+          name: 'Exit',
+          httpResponse: {
+            statusCode: 200,
+            body: { name: "{{['GetPdfFromDocument'].FileName}}", type: "{{['GetPdfFromDocument'].ContentType}}", size: "{{['GetPdfFromDocument'].Size}}" },
+          },
+        },
+      ],
+    });
+    const n = smtp.mails.length;
+    const run = await runNow(id);
+    succeeded(run);
+    const made = run.result.body;
+    assert.equal(made.name, 'document.pdf');
+    assert.equal(made.type, 'application/pdf');
+    const mailed = attachment(smtp.mails[n].body, 'document.pdf');
+    assert.ok(mailed, smtp.mails[n].body.slice(0, 1500));
+    assert.equal(mailed.length, made.size);
+    const text = pdfText(mailed);
+    assert.match(text, /Project/);
+    assert.match(text, /Atlas Rebrand 2026/);
+    assert.ok(text.includes(project.Id), text);
+
+    // An unknown document fails the action with the reason; an attachment naming no file fails the Email.
+    const missing = await save({
+      name: 'Missing PDF',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'Pdf' },
+        {
+          actionType: 'CreatePdfFromDocument',
+          name: 'Pdf',
+          next: 'Exit',
+          documentType: 'Project',
+          documentId: '00000000-0000-4000-8000-000000000000',
+          layoutId: '20',
+        },
+        { actionType: 'Result', name: 'Exit' },
+      ],
+    });
+    const failed = await runNow(missing);
+    assert.equal(failed.status, 'Failed');
+    assert.match(failed.error, /There is no Project/);
+    const noFile = await save({
+      name: 'No attachment',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'SendEmail' },
+        {
+          actionType: 'Email',
+          name: 'SendEmail',
+          next: 'Exit',
+          body: 'x',
+          subject: 'x',
+          fromDisplayName: 'x',
+          toAddress: 'user@example.com',
+          attachments: ['document.pdf'],
+        },
+        { actionType: 'Result', name: 'Exit' },
+      ],
+    });
+    const refused = await runNow(noFile);
+    assert.equal(refused.status, 'Failed');
+    assert.match(refused.error, /attachments\/0 names no file of this run: "document\.pdf"/);
+  });
+
+  test('Rest responseHeaders brings back only the headers it names', async () => {
+    const id = await save({
+      name: 'Headers',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'Call' },
+        { actionType: 'Rest', name: 'Call', next: 'Exit', Method: 'GET', url: `${stub}/headers`, responseHeaders: ['date', 'x-api-version'] },
+        { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, body: "{{['Call'].Headers}}" } },
+      ],
+    });
+    const run = await runNow(id);
+    succeeded(run);
+    assert.deepEqual(Object.keys(run.result.body).sort(), ['date', 'x-api-version']);
+    assert.equal(run.result.body['x-api-version'], '2.1');
+  });
+});
