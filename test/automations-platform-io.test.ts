@@ -615,3 +615,212 @@ describe('files and documents', () => {
     assert.equal(run.result.body['x-api-version'], '2.1');
   });
 });
+
+describe('authentication actions against a token endpoint stub', () => {
+  const noLeak = (run: any, ...secrets: string[]) => {
+    const text = JSON.stringify(run);
+    for (const s of secrets) assert.ok(!text.includes(s), `"${s}" shows in the run: ${text.slice(0, 2000)}`);
+  };
+
+  test('OAuth2Authentication: the authorization code flow with state verification; the token reaches a Rest call and is masked everywhere', async () => {
+    const definition = (clientId: string) => ({
+      name: `OAuth ${clientId}`,
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'GetToken' },
+        {
+          actionType: 'OAuth2Authentication',
+          name: 'GetToken',
+          next: 'Call',
+          oauthClientId: clientId,
+          oauthClientSecret: 'MyClientSecret',
+          oauthBaseUrl: `${stub}/oauth`,
+          oauthScope: 'commercial',
+          oauthCallbackUrl: 'http://127.0.0.1:4080/oauth/callback',
+          OauthUseStateVerification: true,
+        },
+        {
+          actionType: 'Rest',
+          name: 'Call',
+          next: 'Exit',
+          Method: 'POST',
+          url: `${stub}/echo`,
+          body: '{"token":"{{[\'GetToken\'].access_token}}"}',
+          requestHeaders: [{ name: 'Authorization', value: "Bearer {{['GetToken'].access_token}}" }],
+        },
+        { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, body: "{{['GetToken']}}" } },
+      ],
+    });
+    const before = hits.length;
+    const run = await runNow(await save(definition('MyClientId')));
+    succeeded(run);
+    const mine = hits.slice(before);
+    const authorize = mine.find((h) => h.url.startsWith('/oauth/authorize'));
+    assert.ok(authorize);
+    const q = new URL(authorize.url, stub).searchParams;
+    assert.equal(q.get('response_type'), 'code');
+    assert.equal(q.get('client_id'), 'MyClientId');
+    assert.equal(q.get('redirect_uri'), 'http://127.0.0.1:4080/oauth/callback');
+    assert.equal(q.get('scope'), 'commercial');
+    assert.ok((q.get('state') ?? '').length >= 16);
+    const token = new URLSearchParams(mine.find((h) => h.url === '/oauth/token')?.body.toString());
+    assert.equal(token.get('grant_type'), 'authorization_code');
+    assert.equal(token.get('redirect_uri'), 'http://127.0.0.1:4080/oauth/callback');
+    const call = mine.find((h) => h.url === '/echo');
+    assert.equal(call?.headers.authorization, 'Bearer oauth-access-7f3c9d2e1b');
+    assert.deepEqual(JSON.parse(call?.body.toString() ?? ''), { token: 'oauth-access-7f3c9d2e1b' });
+    assert.equal(run.result.body.access_token, '********');
+    assert.equal(run.result.body.refresh_token, '********');
+    assert.equal(run.result.body.expires_in, 14400);
+    noLeak(run, 'oauth-access-7f3c9d2e1b', 'oauth-refresh-55aa66bb', 'MyClientSecret', 'CODE-0123456789');
+
+    // A state that is not the one sent fails the action.
+    const forged = await runNow(await save(definition('BadStateClient')));
+    assert.equal(forged.status, 'Failed');
+    assert.match(forged.error, /state .* not the one sent/);
+  });
+
+  test('AzureAdAuthentication (client secret) and AzureAdCertificateAuthentication (client assertion signed with the PFX key), tokens masked', async () => {
+    const tenantGuid = '3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b';
+    await f.server.request('PUT', '/api/configuration-keys/AZURE-APP', { headers: f.h, json: { ClientSecret: 'azure-client-secret-1' } });
+    const id = await save({
+      name: 'Azure tokens',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'Cfg' },
+        { actionType: 'ConfigurationKeys', name: 'Cfg', next: 'GetAzureAdToken', value: 'AZURE-APP' },
+        {
+          actionType: 'AzureAdAuthentication',
+          name: 'GetAzureAdToken',
+          next: 'GetPfx',
+          tenantId: tenantGuid,
+          clientId: 'a1b2c3d4-0000-4000-8000-00000000000a',
+          clientSecret: "{{['Cfg'].ClientSecret}}",
+          resource: 'https://graph.microsoft.com',
+        },
+        { actionType: 'Download', name: 'GetPfx', next: 'GetCertToken', url: `${stub}/files/file.pfx` },
+        {
+          actionType: 'AzureAdCertificateAuthentication',
+          name: 'GetCertToken',
+          next: 'GetCertTokenAsTemplate',
+          tenantId: tenantGuid,
+          clientId: '3c2b1a00-0000-4000-8000-00000000000b',
+          CertificatePfx: 'file.pfx',
+          CertificatePfxPassword: PFX_PASSWORD,
+        },
+        {
+          // The platform's certificate template writes this type with CertificatePfx: read as the certificate variant.
+          actionType: 'AzureAdAuthentication',
+          name: 'GetCertTokenAsTemplate',
+          next: 'Exit',
+          tenantId: tenantGuid,
+          clientId: '3c2b1a00-0000-4000-8000-00000000000b',
+          CertificatePfx: 'file.pfx',
+          CertificatePfxPassword: PFX_PASSWORD,
+          resource: 'https://graph.microsoft.com',
+        },
+        {
+          actionType: 'Result',
+          name: 'Exit',
+          httpResponse: {
+            statusCode: 200,
+            body: { fromKey: "{{['GetAzureAdToken']}}", cert: "{{['GetCertToken'].token_type}}", template: "{{['GetCertTokenAsTemplate'].resource}}" },
+          },
+        },
+      ],
+    });
+    const before = hits.length;
+    const run = await runNow(id);
+    succeeded(run);
+    const mine = hits.slice(before).filter((h) => h.url.startsWith('/azure/'));
+    assert.equal(mine.length, 3);
+    assert.ok(mine.every((h) => h.url === `/azure/${tenantGuid}/oauth2/token`));
+    const secretForm = new URLSearchParams(mine[0].body.toString());
+    assert.equal(secretForm.get('client_secret'), 'azure-client-secret-1', 'the configuration key secret reaches the token endpoint in clear');
+    assert.equal(secretForm.get('resource'), 'https://graph.microsoft.com');
+    const certForm = new URLSearchParams(mine[1].body.toString());
+    assert.equal(certForm.get('client_secret'), null);
+    assert.ok(assertionOk(certForm.get('client_assertion') ?? '', `${stub}/azure/${tenantGuid}/oauth2/token`, '3c2b1a00-0000-4000-8000-00000000000b'));
+    assert.equal(run.result.body.fromKey.access_token, '********');
+    assert.equal(run.result.body.fromKey.expires_in, 3599);
+    assert.equal(run.result.body.cert, 'Bearer');
+    assert.equal(run.result.body.template, 'https://graph.microsoft.com');
+    noLeak(run, 'azure-token-secret-9c8b7a', 'azure-token-cert-9c8b7a', 'azure-client-secret-1', PFX_PASSWORD, certForm.get('client_assertion') ?? '');
+
+    // A wrong secret: the endpoint's error in the run error, the secret still masked.
+    const wrong = await save({
+      name: 'Azure wrong secret',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'T' },
+        { actionType: 'AzureAdAuthentication', name: 'T', next: 'Exit', tenantId: tenantGuid, clientId: 'x-client', clientSecret: 'not-the-secret-42' },
+        { actionType: 'Result', name: 'Exit' },
+      ],
+    });
+    const failed = await runNow(wrong);
+    assert.equal(failed.status, 'Failed');
+    assert.match(failed.error, /401: AADSTS7000215/);
+    noLeak(failed, 'not-the-secret-42');
+  });
+});
+
+describe('XmlMap', () => {
+  const UBL = `<?xml version="1.0" encoding="UTF-8"?>
+<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2" xmlns:cac="urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2" xmlns:c="urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2">
+  <c:ID>INV-2026-0042</c:ID>
+  <cac:AccountingSupplierParty><cac:Party><cac:PartyName><c:Name>Acme &amp; Sons</c:Name></cac:PartyName>
+    <cac:PostalAddress><c:StreetName>Rua Augusta 10</c:StreetName></cac:PostalAddress></cac:Party></cac:AccountingSupplierParty>
+  <cac:AccountingCustomerParty><cac:Party><cac:PostalAddress><c:PostalZone>1100-053</c:PostalZone></cac:PostalAddress></cac:Party></cac:AccountingCustomerParty>
+</Invoice>`;
+  const xmlMap = (xmldata: string) => ({
+    name: `XmlMap ${xmldata.length}`,
+    actions: [
+      { actionType: 'Start', name: 'Start', next: 'XmlMap' },
+      {
+        actionType: 'XmlMap',
+        name: 'XmlMap',
+        next: 'Exit',
+        xmldata: "{{['#HttpRequest'].Body.xml}}",
+        namespaces: {
+          cac: 'urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2',
+          cbc: 'urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2',
+          ubl: 'urn:oasis:names:specification:ubl:schema:xsd:Invoice-2',
+        },
+        values: {
+          Id: '/cbc:ID',
+          AccountingSupplierName: '/cac:AccountingSupplierParty/cac:Party/cac:PartyName/cbc:Name',
+          StreetName: '/cac:AccountingSupplierParty/cac:Party/cac:PostalAddress/cbc:StreetName',
+          PostalCode: '/cac:AccountingCustomerParty/cac:Party/cac:PostalAddress/cbc:PostalZone',
+          Name: '/sender/name',
+        },
+      },
+      { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, body: "{{['XmlMap'].Content}}" } },
+    ],
+  });
+
+  test('the template over a UBL invoice: XPaths by namespace URI (the document may use other prefixes), JSON out', async () => {
+    const run = await runNow(await save(xmlMap(UBL)), { xml: UBL });
+    succeeded(run);
+    assert.deepEqual(run.result.body, {
+      Id: 'INV-2026-0042',
+      AccountingSupplierName: 'Acme & Sons',
+      StreetName: 'Rua Augusta 10',
+      PostalCode: '1100-053',
+      Name: null,
+    });
+  });
+
+  test('XML bombs, external entities and deep nesting are refused with a clear run error', async () => {
+    const id = await save(xmlMap('x'));
+    const lol = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">]><lolz>&lol2;</lolz>`;
+    const bomb = await runNow(id, { xml: lol });
+    assert.equal(bomb.status, 'Failed');
+    assert.match(bomb.error, /declares entities .*refused/);
+    const external = await runNow(id, { xml: '<?xml version="1.0"?><!DOCTYPE a SYSTEM "file:///etc/passwd"><a>&x;</a>' });
+    assert.equal(external.status, 'Failed');
+    assert.match(external.error, /external DTD .*refused/);
+    const deep = await runNow(id, { xml: `${'<a>'.repeat(5000)}x${'</a>'.repeat(5000)}` });
+    assert.equal(deep.status, 'Failed');
+    assert.match(deep.error, /nests elements more than 64 deep: refused/);
+    const broken = await runNow(id, { xml: '<a><b></a>' });
+    assert.equal(broken.status, 'Failed');
+    assert.match(broken.error, /not well-formed XML/);
+  });
+});
