@@ -824,3 +824,77 @@ describe('XmlMap', () => {
     assert.match(broken.error, /not well-formed XML/);
   });
 });
+
+describe('SFTP actions as the sheet writes them, on a real OpenSSH server', () => {
+  test('SftpListFiles (filePath), SftpDownload (ftpPath + fileName) → ReadFileData, SftpUpload of a Download (filePath), SftpMoveTo (ftpPath → ftpToPath)', async () => {
+    assert.ok(sftp, 'openssh-server is installed (.ci/run installs it)');
+    const inbox = path.join(sftp.root, 'Users');
+    await mkdir(inbox, { recursive: true });
+    await writeFile(path.join(inbox, 'Users.csv'), 'username,Name,email\nann.lee,Ann Lee,ann@example.com\nbo.chen,"Chen, Bo",bo@example.com\n');
+    await writeFile(path.join(inbox, 'notes.txt'), 'not a user file');
+    await f.server.request('PUT', '/api/configuration-keys/SFTP-IO', {
+      headers: f.h,
+      json: { ftpHostIp: sftp.address, ftpUsername: sftp.username, ftpPrivateKeyFile: sftp.privateKey },
+    });
+    const connection = {
+      ftpHostIp: "{{['Cfg'].ftpHostIp}}",
+      ftpUsername: "{{['Cfg'].ftpUsername}}",
+      ftpPassword: '',
+      ftpPrivateKeyFile: "{{['Cfg'].ftpPrivateKeyFile}}",
+    };
+    const id = await save({
+      name: 'SFTP round trip',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'Cfg' },
+        { actionType: 'ConfigurationKeys', name: 'Cfg', next: 'SftpListFiles', value: 'SFTP-IO' },
+        {
+          actionType: 'SftpListFiles',
+          name: 'SftpListFiles',
+          next: 'SftpDownload',
+          ...connection,
+          filePath: inbox,
+          fileNameContains: 'Users',
+          fileNameEndsWith: '.csv',
+        },
+        { actionType: 'SftpDownload', name: 'SftpDownload', next: 'ReadFileData', ...connection, ftpPath: inbox, fileName: "{{['SftpListFiles'][0].name}}" },
+        { actionType: 'ReadFileData', name: 'ReadFileData', next: 'DownloadFile', fileName: "{{['SftpDownload']}}" },
+        { actionType: 'Download', name: 'DownloadFile', next: 'SftpUpload', url: `${stub}/files/timesheet.csv` },
+        {
+          actionType: 'SftpUpload',
+          name: 'SftpUpload',
+          next: 'MoveSftpFileSuccess',
+          ...connection,
+          ftpPath: path.join(sftp.root, 'out'),
+          filePath: "{{['DownloadFile'].FilePath}}",
+          fileName: 'NewFilename.csv',
+        },
+        {
+          actionType: 'SftpMoveTo',
+          name: 'MoveSftpFileSuccess',
+          next: 'Exit',
+          ...connection,
+          ftpPath: inbox,
+          ftpToPath: path.join(inbox, 'Success'),
+          fileName: 'Users.csv',
+        },
+        {
+          actionType: 'Result',
+          name: 'Exit',
+          httpResponse: { statusCode: 200, headers: {}, body: { listed: "{{['SftpListFiles'][*].name}}", rows: "{{['ReadFileData']}}" } },
+        },
+      ],
+    });
+    const run = await runNow(id);
+    succeeded(run);
+    assert.deepEqual(run.result.body.listed, ['Users.csv']);
+    assert.deepEqual(run.result.body.rows, [
+      { username: 'ann.lee', Name: 'Ann Lee', email: 'ann@example.com' },
+      { username: 'bo.chen', Name: 'Chen, Bo', email: 'bo@example.com' },
+    ]);
+    assert.equal(output(run, 'SftpDownload'), 'tmp/SftpDownload/Users.csv');
+    assert.equal(await readFile(path.join(sftp.root, 'out', 'NewFilename.csv'), 'utf8'), TIMESHEET);
+    assert.deepEqual(await readdir(path.join(inbox, 'Success')), ['Users.csv']);
+    assert.deepEqual((await readdir(inbox)).sort(), ['Success', 'notes.txt']);
+    assert.ok(!JSON.stringify(run).includes('PRIVATE KEY'), 'the private key is masked');
+  });
+});
