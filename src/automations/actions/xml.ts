@@ -91,8 +91,41 @@ function toElements(nodes: Ordered[], scope: Map<string, string>, depth: number)
   return out;
 }
 
+/**
+ * Refuses nesting past MAX_DEPTH in one linear pass, before the validator and the parser walk the text
+ * (comments, CDATA, declarations and quoted attribute values skipped).
+ */
+function checkDepth(xml: string): void {
+  let depth = 0;
+  let i = xml.indexOf('<');
+  while (i >= 0 && i < xml.length) {
+    if (xml.startsWith('<!--', i)) i = xml.indexOf('-->', i + 4);
+    else if (xml.startsWith('<![CDATA[', i)) i = xml.indexOf(']]>', i + 9);
+    else if (xml[i + 1] === '?' || xml[i + 1] === '!') i = xml.indexOf('>', i + 2);
+    else if (xml[i + 1] === '/') {
+      depth--;
+      i = xml.indexOf('>', i + 2);
+    } else {
+      let j = i + 1;
+      let quote = '';
+      for (; j < xml.length; j++) {
+        const c = xml[j];
+        if (quote) {
+          if (c === quote) quote = '';
+        } else if (c === '"' || c === "'") quote = c;
+        else if (c === '>') break;
+      }
+      if (xml[j - 1] !== '/' && ++depth > MAX_DEPTH) throw new ActionError(`xmldata nests elements more than ${MAX_DEPTH} deep: refused`);
+      i = j;
+    }
+    if (i < 0) return;
+    i = xml.indexOf('<', i + 1);
+  }
+}
+
 export function parseXml(xml: string): Element {
   checkDoctype(xml);
+  checkDepth(xml);
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw new ActionError(`xmldata is not well-formed XML: ${valid.err.msg} (line ${valid.err.line})`);
   let ordered: Ordered[];
