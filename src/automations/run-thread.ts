@@ -27,7 +27,7 @@ export type FromThread =
   | { type: 'call'; call: number; method: RemoteMethod; args: unknown[] };
 
 /** The run services the main thread answers (contained.ts). */
-export type RemoteMethod = 'loadAutomation' | 'configurationKey' | 'appRoles' | 'namedQuery' | 'issueAppToken' | 'openCredentials';
+export type RemoteMethod = 'loadAutomation' | 'configurationKey' | 'appRoles' | 'namedQuery' | 'issueAppToken' | 'openCredentials' | 'enqueueBackgroundWork';
 
 const port = parentPort;
 if (port) {
@@ -67,6 +67,7 @@ if (port) {
     namedQuery: remote('namedQuery') as (principal: Principal, name: string, body: unknown) => Promise<string>,
     issueAppToken: remote('issueAppToken'),
     openCredentials: remote('openCredentials'),
+    enqueueBackgroundWork: remote('enqueueBackgroundWork'),
   };
   port.on('message', (m: ToThread) => {
     switch (m.type) {

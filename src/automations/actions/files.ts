@@ -5,6 +5,7 @@ import { Liquid } from 'liquidjs';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
 import { fileText, fileValue } from './file-value.ts';
+import { jsonText } from './flow.ts';
 
 /** Largest Liquid template parsed (liquidjs parseLimit, characters), at save and at run. */
 export const TEMPLATE_MAX_CHARS = 256 * 1024;
@@ -133,11 +134,15 @@ const liquid = new Liquid({
   memoryLimit: 16 * 1024 * 1024,
 });
 
-/** ApplyTemplate: the Liquid `template` rendered with `data` (or `body`); output the text. */
+/**
+ * ApplyTemplate: the Liquid template `data` rendered with the model `body` (the platform's fields; a JSON
+ * text model is parsed); output the text. (Atrium's older `template` + `data` model is rewritten to these.)
+ */
 const applyTemplate: Handler = async (call) => {
-  const source = asText(call.raw('template'));
+  const older = call.raw('template') !== undefined;
+  const source = asText(older ? call.raw('template') : call.raw('data'));
   call.input.template = source;
-  const model = call.get('data') ?? call.get('body') ?? {};
+  const model = (older ? (call.get('data') ?? call.get('body')) : jsonText(call.get('body'))) ?? {};
   try {
     // renderLimit: ATRIUM_AUTOMATION_TEMPLATE_TIMEOUT; memoryLimit: what liquidjs counts of the strings and
     // lists it makes, at most the action's output limit.
