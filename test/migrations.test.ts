@@ -8,6 +8,10 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
+import { validateDefinition } from '../src/automations/definition.ts';
+import { type AutomationToRun, runAutomation } from '../src/automations/engine.ts';
+import type { RunServices } from '../src/automations/run-services.ts';
+import { loadConfig } from '../src/config.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import { migrateToLatest, migrations } from '../src/platform/db/migrate.ts';
 import { Jobs } from '../src/platform/jobs/jobs.ts';
@@ -182,4 +186,135 @@ test('released migrations are frozen', () => {
   }
   assert.deepEqual(actual, FROZEN, 'a released migration changed: revert it and put the change in a new migration');
   for (const name of Object.keys(migrations)) assert.ok(files.includes(`${name}.ts`), `migration ${name} has its file`);
+});
+
+/** A definition in Atrium's older shape (before 0031): `type`, Case `value`, Map `body`, lists by action name, the old Reduce fold… */
+const OLDER_SHAPE = {
+  name: 'Older shape',
+  active: true,
+  logLevelType: 'Info',
+  requiresAuthentication: false,
+  subWorkflows: [
+    {
+      name: 'collect',
+      actions: [
+        { name: 'Start', type: 'Start', next: 'Note' },
+        { name: 'Note', type: 'AddToList', list: 'Seen', value: "{{['#Item']$.sku | ToUpperCase}}", next: 'Out' },
+        { name: 'Out', type: 'Result', httpResponse: { body: "{{['#Index']}}" } },
+      ],
+    },
+    {
+      name: 'add',
+      actions: [
+        { name: 'Start', type: 'Start', next: 'Sum' },
+        { name: 'Sum', type: 'Result', httpResponse: { body: "{{['#Accumulator'] | AddDecimal(['#Item']$.n)}}" } },
+      ],
+    },
+  ],
+  actions: [
+    { name: 'Start', type: 'Start', next: 'Seen' },
+    { name: 'Seen', type: 'CreateList', next: 'Each' },
+    { name: 'Each', type: 'Loop', body: "{{['#HttpRequest']$.Body.items}}", subWorkflow: 'collect', next: 'Total' },
+    { name: 'Total', type: 'Reduce', body: "{{['#HttpRequest']$.Body.items}}", subWorkflow: 'add', initialValue: 0, next: 'Pairs' },
+    { name: 'Pairs', type: 'MapFromObject', body: { a: 1, b: 2 }, next: 'Both' },
+    { name: 'Both', type: 'Merge', body: [{ x: 1, y: 1 }, { y: 2 }], next: 'Shape' },
+    { name: 'Shape', type: 'Map', body: { total: "{{['Total']}}" }, next: 'Stamp' },
+    { name: 'Stamp', type: 'SetParameter', value: 'v1', next: 'Check' },
+    { name: 'Check', type: 'ValidateJson', body: { id: 'x' }, schema: { type: 'object', required: ['id', 'name'] }, next: 'Route', nextOnError: 'Route' },
+    {
+      name: 'Route',
+      type: 'Case',
+      value: "{{['Stamp']}}",
+      nextActions: [
+        { value: 'v1', name: 'Done' },
+        { default: true, value: '', name: 'Other' },
+      ],
+    },
+    { name: 'Other', type: 'Result', httpResponse: { statusCode: 500 } },
+    {
+      name: 'Done',
+      type: 'Result',
+      httpResponse: {
+        body: {
+          seen: "{{['Seen']}}",
+          indexes: "{{['Each']}}",
+          total: "{{['Total']}}",
+          pairs: "{{['Pairs']}}",
+          both: "{{['Both']}}",
+          shape: "{{['Shape']}}",
+          invalid: "{{['Check']$.Error}}",
+        },
+      },
+    },
+  ],
+  scheduler: null,
+};
+
+test('0031: a definition stored in the older shape is rewritten to the platform format and runs as it did', async () => {
+  const db = await emptyDatabase();
+  const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => migrations } });
+  const before = await migrator.migrateTo('0030_mcp_oauth');
+  if (before.error) throw before.error;
+  const tenant = (await db.pool.query<{ id: string }>("insert into tenants (name, slug) values ('Older', 'older') returning id")).rows[0].id;
+  const id = (
+    await db.pool.query<{ id: string }>('insert into automations (tenant_id, name, definition) values ($1, $2, $3::jsonb) returning id', [
+      tenant,
+      OLDER_SHAPE.name,
+      JSON.stringify(OLDER_SHAPE),
+    ])
+  ).rows[0].id;
+  const after = await migrator.migrateToLatest();
+  if (after.error) throw after.error;
+  const stored = (await db.pool.query('select definition from automations where id = $1', [id])).rows[0].definition;
+  const types = (actions: any[]) => actions.map((a) => [a.actionType, Object.hasOwn(a, 'type')]);
+  assert.deepEqual(types(stored.actions), [
+    ['Start', false],
+    ['CreateList', false],
+    ['Loop', false],
+    ['AtriumFold', false],
+    ['AtriumObjectEntries', false],
+    ['AtriumMergeList', false],
+    ['Map', false],
+    ['SetParameter', false],
+    ['ValidateJson', false],
+    ['Case', false],
+    ['Result', false],
+    ['Result', false],
+  ]);
+  const byName = Object.fromEntries(stored.actions.map((a: any) => [a.name, a]));
+  assert.equal(byName.Route.test, "{{['Stamp']}}");
+  assert.deepEqual(byName.Shape.values, { total: "{{['Total']}}" });
+  assert.deepEqual([byName.Seen.listName, byName.Seen.listValues], ['Seen', []]);
+  assert.deepEqual([byName.Stamp.parameterName, byName.Check.payload], ['Stamp', { id: 'x' }]);
+  assert.deepEqual(stored.subWorkflows[0].actions[1], {
+    actionType: 'AddToList',
+    name: 'Note',
+    listName: 'Seen',
+    next: 'Out',
+    listValues: ["{{['#Item']$.sku | ToUpperCase}}"],
+  });
+  // The rewritten definition is valid as the platform's format, and runs with the outcome the older one had.
+  const { definition, errors } = validateDefinition(stored);
+  assert.deepEqual(errors, []);
+  const config = loadConfig({ ATRIUM_SECRET_KEY: 'a'.repeat(64), ATRIUM_AUTOMATION_ISOLATION: 'none' });
+  const automation: AutomationToRun = { tenantId: tenant, id, version: 1, definition: definition!, runAsAppId: null, runAsUserId: null, apiCredentials: null };
+  const items = [
+    { sku: 'a', n: 1 },
+    { sku: 'b', n: 2 },
+    { sku: 'c', n: 3 },
+  ];
+  const request = { Scheme: 'internal', Host: 'atrium', Path: '/', Method: 'POST', Query: {}, Headers: {}, Body: { items } };
+  const outcome = await runAutomation(automation, { config } as RunServices, request);
+  assert.equal(outcome.status, 'Succeeded', JSON.stringify(outcome));
+  const body = outcome.result?.body as any;
+  assert.deepEqual(body.seen, ['A', 'B', 'C']);
+  assert.deepEqual(body.indexes, [0, 1, 2]);
+  assert.equal(body.total, 6);
+  assert.deepEqual(body.pairs, [
+    { Key: 'a', Value: 1 },
+    { Key: 'b', Value: 2 },
+  ]);
+  assert.deepEqual(body.both, { x: 1, y: 2 });
+  assert.deepEqual(body.shape, { total: 6 });
+  assert.match(body.invalid, /name/);
 });

@@ -14,7 +14,7 @@ import { traceparentOf } from '../platform/tracing.ts';
 import { type Action, actionTypeOf } from './definition.ts';
 import { type AutomationToRun, type HttpRequestValue, type RunOutcome, runAutomation } from './engine.ts';
 import { ENGINE_ACTION_TYPES } from './handlers.ts';
-import type { RunServices } from './run-services.ts';
+import type { BackgroundWork, RunServices } from './run-services.ts';
 import type { FromThread, RemoteMethod, ToThread } from './run-thread.ts';
 import { servicesFor } from './runtime.ts';
 
@@ -264,6 +264,9 @@ class RunPool {
           break;
         case 'issueAppToken':
           value = await s.issueAppToken(tenantId, String(args[1]));
+          break;
+        case 'enqueueBackgroundWork':
+          value = await s.enqueueBackgroundWork(tenantId, args[1] as BackgroundWork);
           break;
         case 'openCredentials':
           if (![...thread.runs.values()].some((r) => r.job.automation.apiCredentials === args[0])) throw new Error('no run holds these credentials');

@@ -6,6 +6,7 @@ import { parseDuration } from '../config.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { CronError, validateCron } from '../schedules/cron.ts';
 import { ExpressionError, parseTemplate, referencedNames } from './expressions.ts';
+import { upgradeDefinition } from './older-shape.ts';
 import { jsonBytes } from './size.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -24,6 +25,8 @@ export interface Scheduler {
   isActive?: boolean;
   /** Atrium's alternative to unit/periodicity: five-field cron, UTC. */
   cronExpression?: string;
+  /** The platform's notification settings (shape not documented): kept as given. */
+  notification?: { [k: string]: Json };
 }
 
 export interface Definition {
@@ -83,16 +86,21 @@ function canonicalAction(a: Action): Action {
   return out;
 }
 
-/** Each action type and the fields it cannot run without. */
+/**
+ * Each action type and the fields it cannot run without, by the platform's field names (fact sheet §5).
+ * `Atrium*` types are Atrium's extensions: older actions with no platform equivalent (older-shape.ts).
+ */
 export const ACTION_TYPES: Record<string, readonly string[]> = {
   Start: [],
   Result: [],
-  Case: ['nextActions'],
+  Case: ['test', 'nextActions'],
   Loop: ['body', 'subWorkflow'],
-  Reduce: ['body', 'subWorkflow'],
+  Reduce: ['data', 'GroupBy', 'Operation', 'OperationResult'],
   Await: ['duration'],
   ExecuteSubWorkflow: ['subWorkflow'],
   ExecuteIntegrationWorkflow: ['targetWorkflowId'],
+  EnqueueBackgroundWork: ['targetWorkflowId'],
+  ClearContext: [],
   Rest: ['method', 'url'],
   SftpListFiles: ['ftpHostIp', 'ftpUsername'],
   SftpDownload: ['ftpHostIp', 'ftpUsername', 'fileName|filePath'],
@@ -106,19 +114,30 @@ export const ACTION_TYPES: Record<string, readonly string[]> = {
   OAuth2Authentication: ['oauthBaseUrl|url'],
   AzureAdAuthentication: ['tenantId', 'clientId', 'clientSecret|CertificatePfx'],
   AzureAdCertificateAuthentication: ['tenantId', 'clientId', 'CertificatePfx'],
-  Map: ['body'],
-  MapFromObject: ['body'],
-  Merge: ['body'],
-  SetParameter: ['value'],
+  Map: ['values'],
+  MapFromObject: ['data', 'body'],
+  Merge: ['payload', 'values'],
+  ConvertFromJsonDataTable: ['columns', 'rows'],
+  ValidateJson: ['payload'],
+  SetParameter: ['parameterName', 'value'],
   ConfigurationKeys: ['value'],
   AnalyticsNamedQuery: ['namedQuery'],
-  ValidateJson: ['body', 'schema'],
-  CreateList: [],
-  AddToList: ['list', 'value'],
+  CreateList: ['listName'],
+  AddToList: ['listName', 'listValues'],
+  RemoveFromList: ['listName', 'RemoveValues'],
   ApplyTemplate: ['data|template'],
   XmlMap: ['xmldata', 'values'],
   CreatePdfFromDocument: ['documentType', 'documentId', 'layoutId'],
+  AtriumFold: ['body', 'subWorkflow'],
+  AtriumObjectEntries: ['body'],
+  AtriumMergeList: ['parts'],
 };
+
+const REDUCE_OPERATIONS = ['SUM', 'MIN', 'MAX', 'AVG', 'NONE'];
+const INNER_ARRAY_STRATEGIES = ['NONE', 'MIN', 'MAX', 'FIRST', 'LAST'];
+/** Fields naming an entry of the run's context: what expressions may read besides the actions' names. */
+const CONTEXT_NAME_FIELDS = ['parameterName', 'listName'];
+const EMPTY_GUID = '00000000-0000-0000-0000-000000000000';
 
 /** Fields that hold something other than expressions (Liquid source is not ours to parse). */
 const NOT_EXPRESSIONS: Record<string, string[]> = { ApplyTemplate: ['template', 'data'] };
@@ -177,7 +196,8 @@ export function validateDefinition(body: unknown, limits: DefinitionLimits = DEF
       definition: null,
       errors: [{ path: '/actions', message: `the definition declares ${declared} actions; the limit is ${limits.maxActions} (ATRIUM_AUTOMATION_MAX_ACTIONS)` }],
     };
-  const result = validateFields(body, err, () => errors.length > 0);
+  // Atrium's older shape is read as a synonym of the platform's (older-shape.ts); what is stored is the platform's.
+  const result = validateFields(upgradeDefinition(body as Json) as Record<string, unknown>, err, () => errors.length > 0);
   if (more > 0) errors.push({ path: '', message: `and ${more} more errors` });
   return errors.length > 0 ? { definition: null, errors } : result;
 }
@@ -220,7 +240,16 @@ function validateFields(
     });
   }
   const allNames = new Set<string>();
-  for (const { wf } of workflows) for (const a of wf.actions) if (isObject(a) && typeof a.name === 'string') allNames.add(a.name);
+  for (const { wf } of workflows)
+    for (const a of wf.actions) {
+      if (!isObject(a)) continue;
+      if (typeof a.name === 'string') allNames.add(a.name);
+      // SetParameter and list names are entries of the context too: expressions read them like action results.
+      for (const f of CONTEXT_NAME_FIELDS) {
+        const v = field(a, f);
+        if (typeof v === 'string' && v !== '') allNames.add(v);
+      }
+    }
   for (const { path, wf } of workflows) validateWorkflow(wf, path, subNames, allNames, err);
   const scheduler = validateScheduler(get('scheduler'), err);
   if (failed()) return { definition: null, errors: [] };
@@ -272,7 +301,7 @@ function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, all
       if (!present) err(`${p}/${keyOf(a, names[0])}`, `is required for a ${type} action`);
     }
     const sub = field(a, 'subWorkflow');
-    if ((type === 'Loop' || type === 'Reduce' || type === 'ExecuteSubWorkflow') && typeof sub === 'string' && !subNames.has(sub))
+    if ((type === 'Loop' || type === 'AtriumFold' || type === 'ExecuteSubWorkflow') && typeof sub === 'string' && !subNames.has(sub))
       err(`${p}/${keyOf(a, 'subWorkflow')}`, `names no sub-workflow: "${sub}"`);
     if (type === 'Await') {
       const d = field(a, 'duration');
@@ -291,7 +320,26 @@ function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, all
         }
       }
     }
+    if (type === 'Reduce') checkReduce(a, p, err);
+    if (type === 'ValidateJson') {
+      const req = field(a, 'requiredProperties');
+      const schema = field(a, 'schema');
+      if ((req === undefined || req === null) && (schema === undefined || schema === null))
+        err(`${p}/requiredProperties`, 'is required for a ValidateJson action (a list of property names)');
+      else if (req !== undefined && req !== null && !Array.isArray(req) && !(typeof req === 'string' && req.includes('{{')))
+        err(`${p}/${keyOf(a, 'requiredProperties')}`, 'must be a list of property names');
+    }
+    if (type === 'EnqueueBackgroundWork') {
+      const session = field(a, 'sessionId');
+      if (typeof session === 'string' && !session.includes('{{') && session.length > 60) err(`${p}/${keyOf(a, 'sessionId')}`, 'must be at most 60 characters');
+    }
+    if (type === 'ClearContext') {
+      const lv = field(a, 'listValues');
+      if (lv !== undefined && lv !== null && !Array.isArray(lv)) err(`${p}/${keyOf(a, 'listValues')}`, 'must be a list of context entry names');
+    }
     if (type === 'Case') {
+      // A default branch is advised, not required (fact sheet §10.8: the two pages disagree; Atrium takes the
+      // reading that refuses fewer definitions). Without one, a value no branch matches fails the Case.
       const branches = field(a, 'nextActions');
       if (branches !== undefined && !Array.isArray(branches)) err(`${p}/${keyOf(a, 'nextActions')}`, 'must be a list of {default, value, name}');
     }
@@ -303,6 +351,18 @@ function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, all
   if (starts !== 1) err(where, `${label} must have exactly one Start action (it has ${starts})`);
   if (results < 1) err(where, `${label} must have at least one Result action`);
   checkGraph(wf, base, names, err);
+}
+
+function checkReduce(a: Action, p: string, err: (p: string, m: string) => void): void {
+  const groupBy = field(a, 'GroupBy');
+  if (groupBy !== undefined && groupBy !== null && !(Array.isArray(groupBy) && groupBy.every((g) => typeof g === 'string')) && typeof groupBy !== 'string')
+    err(`${p}/${keyOf(a, 'GroupBy')}`, 'must be a list of property names');
+  const op = field(a, 'Operation');
+  if (typeof op === 'string' && !op.includes('{{') && !REDUCE_OPERATIONS.includes(op.toUpperCase()))
+    err(`${p}/${keyOf(a, 'Operation')}`, `must be one of ${REDUCE_OPERATIONS.join(', ')}`);
+  const inner = field(a, 'InnerArrayStrategy');
+  if (typeof inner === 'string' && !inner.includes('{{') && !INNER_ARRAY_STRATEGIES.includes(inner.toUpperCase()))
+    err(`${p}/${keyOf(a, 'InnerArrayStrategy')}`, `must be one of ${INNER_ARRAY_STRATEGIES.join(', ')}`);
 }
 
 /** Every string parses as a template, and names only actions of the definition (or a #-value of the run). */
@@ -400,12 +460,23 @@ function validateScheduler(raw: unknown, err: (p: string, m: string) => void): S
     if (typeof periodicity !== 'string' || !PERIODICITIES.includes(periodicity)) err('/scheduler/periodicity', `must be one of ${PERIODICITIES.join(', ')}`);
     else out.periodicity = periodicity as Scheduler['periodicity'];
   }
+  // The platform: startDateUtc must not be left at its default, userId must not be the empty GUID (§8.4).
   const start = field(s, 'startDateUtc');
   if (start !== undefined && start !== null) {
     if (typeof start !== 'string' || Number.isNaN(Date.parse(start))) err('/scheduler/startDateUtc', 'must be a date-time');
+    else if (Date.parse(start) <= Date.parse('0001-01-02T00:00:00Z'))
+      err('/scheduler/startDateUtc', 'must be set: the default date-time (0001-01-01) is not a start');
     else out.startDateUtc = new Date(start).toISOString();
-  }
+  } else if (cron === undefined || cron === null) err('/scheduler/startDateUtc', 'is required: when the schedule starts (UTC)');
   const userId = field(s, 'userId');
-  if (userId !== undefined && userId !== null) out.userId = String(userId);
+  if (userId !== undefined && userId !== null) {
+    if (String(userId).toLowerCase() === EMPTY_GUID) err('/scheduler/userId', 'must not be the empty GUID (leave it out or null instead)');
+    else out.userId = String(userId);
+  }
+  const notification = field(s, 'notification');
+  if (notification !== undefined && notification !== null) {
+    if (!isObject(notification)) err('/scheduler/notification', 'must be an object');
+    else out.notification = notification as { [k: string]: Json };
+  }
   return out;
 }

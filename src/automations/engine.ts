@@ -166,6 +166,8 @@ export class ActionCall {
   readonly input: Record<string, unknown> = {};
   /** What the action's fields may still produce (ATRIUM_AUTOMATION_MAX_OUTPUT_BYTES for all of them). */
   readonly budget: Budget;
+  /** The outputs of the actions of this (sub-)workflow so far (ClearContext removes from them). */
+  outputs: Map<string, unknown> = new Map();
 
   constructor(action: Action, run: RunContext, scope: Scope, workflow: WorkflowRunner) {
     this.action = action;
@@ -227,15 +229,37 @@ export class WorkflowRunner {
   readonly run: RunContext;
   readonly definition: Definition;
   readonly workflow: Workflow;
+  /**
+   * The context entries the author names (SetParameter's parameterName, CreateList's listName): kept in the
+   * parent context, so one map is shared by the automation's workflow and all its sub-workflows (§5.22, §5.29).
+   */
+  readonly globals: Map<string, unknown>;
   readonly #byName = new Map<string, Action>();
   readonly #nested: boolean;
 
-  constructor(run: RunContext, definition: Definition, workflow: Workflow, nested = false) {
+  constructor(run: RunContext, definition: Definition, workflow: Workflow, nested = false, globals: Map<string, unknown> = new Map()) {
     this.run = run;
     this.definition = definition;
     this.workflow = workflow;
     this.#nested = nested;
+    this.globals = globals;
     for (const a of workflow.actions) this.#byName.set(String(a.name), a);
+  }
+
+  /** A context entry by the name its author gave it: exactly, else without regard to case (`Mylist` read as `MyList`). */
+  global(name: string): { found: boolean; value: unknown } {
+    if (this.globals.has(name)) return { found: true, value: this.globals.get(name) };
+    const lower = name.toLowerCase();
+    for (const [k, v] of this.globals) if (k.toLowerCase() === lower) return { found: true, value: v };
+    return { found: false, value: undefined };
+  }
+
+  /** Removes a context entry the author named (ClearContext). */
+  forget(name: string): boolean {
+    let removed = this.globals.delete(name);
+    const lower = name.toLowerCase();
+    for (const k of [...this.globals.keys()]) if (k.toLowerCase() === lower) removed = this.globals.delete(k) || removed;
+    return removed;
   }
 
   /** A sub-workflow of the same definition (its runs nest at most MAX_SUB_WORKFLOW_DEPTH deep). */
@@ -246,7 +270,7 @@ export class WorkflowRunner {
       throw new RunFailure(
         `sub-workflow "${name}" would run ${MAX_SUB_WORKFLOW_DEPTH + 1} sub-workflows deep (a sub-workflow that calls itself without end?); the limit is ${MAX_SUB_WORKFLOW_DEPTH}`,
       );
-    return new WorkflowRunner(this.run, this.definition, wf, true);
+    return new WorkflowRunner(this.run, this.definition, wf, true, this.globals);
   }
 
   /**
@@ -280,7 +304,10 @@ export class WorkflowRunner {
     const scope: Scope = (name) => {
       if (outputs.has(name)) return { found: true, value: outputs.get(name) };
       if (Object.hasOwn(names, name)) return { found: true, value: names[name] };
-      return parent ? parent(name) : { found: false, value: undefined };
+      const g = this.global(name);
+      if (g.found) return g;
+      if (parent) return parent(name);
+      return name === '#ImportFile' ? importFile(scope) : { found: false, value: undefined };
     };
     let action = this.workflow.actions.find((a) => actionTypeOf(a) === 'Start');
     if (!action) throw new RunFailure('the workflow has no Start action');
@@ -294,6 +321,7 @@ export class WorkflowRunner {
         throw new RunFailure(`the run reached its limit of ${run.services.config.automationMaxSteps} actions (ATRIUM_AUTOMATION_MAX_STEPS)`);
       const type = String(actionTypeOf(action));
       const call = new ActionCall(action, run, scope, this);
+      call.outputs = outputs;
       const started = Date.now();
       let result: HandlerResult;
       let error: string | null = null;
@@ -361,6 +389,27 @@ export class WorkflowRunner {
     entry.next = next;
     run.log.push(entry);
   }
+}
+
+/**
+ * `['#ImportFile']` (fact sheet §6.2, never defined by the platform): the file a run imports. Inside a Loop,
+ * the current element when it is a file name or a file listing entry (`name`/`fileName`); else the
+ * `fileName` (or `ImportFile`) of the request body.
+ */
+function importFile(scope: Scope): { found: boolean; value: unknown } {
+  const nameOf = (v: unknown): unknown => {
+    if (typeof v === 'string') return v;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const k of ['ImportFile', 'fileName', 'FileName', 'name', 'Name']) if (Object.hasOwn(v, k)) return (v as Record<string, unknown>)[k];
+    }
+    return undefined;
+  };
+  const item = scope('#Item');
+  if (item.found && nameOf(item.value) !== undefined) return { found: true, value: nameOf(item.value) };
+  const req = scope('#HttpRequest');
+  const body = req.found && req.value && typeof req.value === 'object' ? (req.value as { Body?: unknown }).Body : undefined;
+  const v = nameOf(body);
+  return v === undefined || typeof body === 'string' ? { found: false, value: undefined } : { found: true, value: v };
 }
 
 /** Runs an automation to its end: never throws for what the automation does, only answers how it went. */

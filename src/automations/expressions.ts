@@ -130,6 +130,11 @@ export function parseExpression(text: string, offset = 0): Expr {
     let end = i + id.length;
     if (id === 'true' || id === 'false') return { expr: { kind: 'literal', value: id === 'true' }, end };
     if (id === 'null') return { expr: { kind: 'literal', value: null }, end };
+    if (id === 'EmptyGuid') {
+      const j = ws(end);
+      if (text[j] === '(' && text[ws(j + 1)] === ')') end = ws(j + 1) + 1;
+      return { expr: { kind: 'literal', value: '00000000-0000-0000-0000-000000000000' }, end };
+    }
     if (id === 'NewGuid') {
       const j = ws(end);
       if (text[j] === '(' && text[ws(j + 1)] === ')') end = ws(j + 1) + 1;

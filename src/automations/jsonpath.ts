@@ -136,6 +136,14 @@ function parseBracket(src: string, pos: number, depth: number): { selectors: Sel
     if (src[i] !== ']') throw new ExpressionError('"]" expected after the filter', i);
     return { selectors: [{ kind: 'filter', filter: r.filter }], end: i + 1 };
   }
+  if (src[i] === '(') {
+    // A script expression: the platform's `[(@.length-1)]` (the last element); only @.length ± n is read.
+    const m = /^\(\s*@\.length\s*(?:([+-])\s*(\d+))?\s*\)\s*\]/.exec(src.slice(i));
+    if (!m) throw new ExpressionError('a script expression in [ ] may only be (@.length - n)', i);
+    const n = m[2] === undefined ? 0 : Number(m[2]);
+    const index = m[1] === '-' && n > 0 ? -n : Number.MAX_SAFE_INTEGER;
+    return { selectors: [{ kind: 'index', index }], end: i + m[0].length };
+  }
   for (;;) {
     i = skipSpaces(src, i);
     if (src[i] === "'" || src[i] === '"') {

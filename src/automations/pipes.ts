@@ -34,8 +34,14 @@ function split(v: unknown, sep: string, limit: number): string[] {
   return s.split(sep);
 }
 
-function join(v: unknown, sep: string, limit: number): string {
-  if (!Array.isArray(v)) return text(v, limit);
+/** Join: on a list, its items with `sep` between them; on text, the text with `sep` appended (the platform's reading). */
+function join(v: unknown, sep: string, limit: number, given: boolean): string {
+  if (!Array.isArray(v)) {
+    const s = text(v, limit);
+    if (!given) return s;
+    if (s.length + sep.length > limit) throw tooLarge('Join', limit);
+    return s + sep;
+  }
   let bytes = Math.max(0, v.length - 1) * sep.length;
   for (const item of v) {
     bytes += typeof item === 'string' ? item.length : jsonBytes(item, limit);
@@ -133,7 +139,7 @@ export const PIPES: Record<string, PipeSpec> = Object.assign(Object.create(null)
   Join: {
     min: 0,
     max: 1,
-    fn: (v: unknown, [sep]: unknown[], limit: number) => join(v, sep === undefined ? ',' : text(sep), limit),
+    fn: (v: unknown, [sep]: unknown[], limit: number) => join(v, sep === undefined ? ',' : text(sep), limit, sep !== undefined),
   },
   Split: {
     min: 0,
@@ -198,4 +204,16 @@ export const PIPES: Record<string, PipeSpec> = Object.assign(Object.create(null)
   Trim: { min: 0, max: 0, fn: (v: unknown) => text(v).trim() },
   ToLowerCase: { min: 0, max: 0, fn: (v: unknown) => text(v).toLowerCase() },
   ToUpperCase: { min: 0, max: 0, fn: (v: unknown) => text(v).toUpperCase() },
+  ToLowerCamelCase: { min: 0, max: 0, fn: (v: unknown) => camel(text(v), false) },
+  ToUpperCamelCase: { min: 0, max: 0, fn: (v: unknown) => camel(text(v), true) },
 });
+
+/**
+ * lowerCamelCase / UpperCamelCase: words are the runs of letters and digits (`first name`, `first_name`,
+ * `first-name`); each word after the first (every word, upper) starts with a capital, the first word of
+ * lowerCamelCase with a small letter; the rest of each word is kept (`HTTPRequest` → `hTTPRequest`).
+ */
+function camel(s: string, upper: boolean): string {
+  const words = s.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return words.map((w, i) => (i === 0 && !upper ? w[0].toLowerCase() : w[0].toUpperCase()) + w.slice(1)).join('');
+}

@@ -10,6 +10,20 @@ import type { DatabaseHandle } from '../platform/db/database.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
 import type { AutomationToRun } from './engine.ts';
 
+/** A run EnqueueBackgroundWork asks for (background.ts). */
+export interface BackgroundWork {
+  automationId: string;
+  body: unknown;
+  /** Runs sharing a session id execute one after another; null: no ordering. */
+  sessionId: string | null;
+  /** ISO date-time before which the run does not start. */
+  startAfter: string;
+  /** The automation that asked (the run's x-calling-automation header). */
+  callerId: string;
+  /** The app the asking automation acts as, for a target saved without one. */
+  runAsAppId: string | null;
+}
+
 export interface RunServices {
   config: Config;
   /**
@@ -39,6 +53,8 @@ export interface RunServices {
   documentView: (tenantId: string, appId: string, documentType: string, documentId: string) => Promise<Record<string, unknown>>;
   /** An access token for one of the tenant's apps (isApiCall). */
   issueAppToken: (tenantId: string, appId: string) => Promise<{ accessToken: string; expiresIn: number }>;
+  /** Queues a background run of one of the tenant's automations (EnqueueBackgroundWork); answers the job id. */
+  enqueueBackgroundWork: (tenantId: string, work: BackgroundWork) => Promise<string>;
   /** The saving app's sealed credentials, opened (isApiCall). */
   openCredentials: (sealed: string) => Promise<string>;
 }

@@ -27,7 +27,15 @@ export type FromThread =
   | { type: 'call'; call: number; method: RemoteMethod; args: unknown[] };
 
 /** The run services the main thread answers (contained.ts). */
-export type RemoteMethod = 'loadAutomation' | 'configurationKey' | 'appRoles' | 'namedQuery' | 'documentView' | 'issueAppToken' | 'openCredentials';
+export type RemoteMethod =
+  | 'loadAutomation'
+  | 'configurationKey'
+  | 'appRoles'
+  | 'namedQuery'
+  | 'documentView'
+  | 'issueAppToken'
+  | 'openCredentials'
+  | 'enqueueBackgroundWork';
 
 const port = parentPort;
 if (port) {
@@ -68,6 +76,7 @@ if (port) {
     documentView: remote('documentView'),
     issueAppToken: remote('issueAppToken'),
     openCredentials: remote('openCredentials'),
+    enqueueBackgroundWork: remote('enqueueBackgroundWork'),
   };
   port.on('message', (m: ToThread) => {
     switch (m.type) {

@@ -13,6 +13,7 @@ import type { AppContext } from '../platform/context.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
 import { createOutboundAgent } from '../webhooks/outbound.ts';
+import { enqueueBackgroundWork } from './background.ts';
 import type { RunServices } from './run-services.ts';
 import { toRunnable } from './service.ts';
 
@@ -62,6 +63,7 @@ export function servicesFor(ctx: AppContext): RunServices {
       const t = await ctx.auth.issueForApp({ tenantId, appId, userId: null, userName: null, roles: new Set(), via: 'token' });
       return { accessToken: t.accessToken, expiresIn: t.expiresIn };
     },
+    enqueueBackgroundWork: (tenantId, work) => enqueueBackgroundWork(ctx, tenantId, work),
     openCredentials: async (sealed) => ctx.box.decrypt(sealed),
     close: async () => {
       byContext.delete(ctx);

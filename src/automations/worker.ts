@@ -11,6 +11,7 @@ import type { AppContext } from '../platform/context.ts';
 import type { Jobs } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/log.ts';
 import { contextOf, failSpan, SpanKind, tracingOn, withSpan } from '../platform/tracing.ts';
+import { defineBackgroundWork } from './background.ts';
 import { closeRunPool, runContained } from './contained.ts';
 import type { Definition } from './definition.ts';
 import type { AutomationToRun, HttpRequestValue, RunOutcome } from './engine.ts';
@@ -379,6 +380,7 @@ function responseText(body: unknown): string | null {
 }
 
 export function defineAutomations(jobs: Jobs, ctx: AppContext): void {
+  defineBackgroundWork(jobs, ctx);
   if (ctx.config.role !== 'api') {
     const worker = new AutomationWorker(ctx);
     worker.start();

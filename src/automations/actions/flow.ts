@@ -1,4 +1,5 @@
-// Flow actions: Start, Result, Case, Loop, Reduce, Await, ExecuteSubWorkflow, ExecuteIntegrationWorkflow.
+// Flow actions: Start, Result, Case, Loop, Reduce, Await, ExecuteSubWorkflow, ExecuteIntegrationWorkflow,
+// EnqueueBackgroundWork, ClearContext, and AtriumFold (Atrium's older Reduce, kept for stored definitions).
 import { field } from '../definition.ts';
 import { type ActionCall, ActionError, durationMs, type Handler, type HttpRequestValue, type HttpResponseValue, RunFailure, runNested } from '../engine.ts';
 import { asText, evaluateValue } from '../expressions.ts';
@@ -24,9 +25,12 @@ const result: Handler = async (call) => {
   return { output: response, response };
 };
 
-/** Case: `value` compared (as text) with each branch of `nextActions [{default, value, name}]`. */
+/**
+ * Case: `test` compared (as text, exactly) with each branch of `nextActions [{default, value, name}]`; the
+ * first match wins, else the default branch; with neither the Case fails (its nextOnError may take it).
+ */
 const caseAction: Handler = async (call) => {
-  const value = call.get('value') ?? call.get('expression');
+  const value = call.raw('test') !== undefined ? call.get('test') : (call.get('value') ?? call.get('expression'));
   const branches = (call.raw('nextActions') as unknown[]) ?? [];
   let chosen: string | null = null;
   let fallback: string | null = null;
@@ -64,13 +68,17 @@ function items(call: ActionCall): unknown[] {
 /** The body a sub-workflow answers: its Result's body (or the whole response when it has none). */
 const subOutput = (r: HttpResponseValue | null): unknown => (r ? r.body : null);
 
-/** Loop: runs `subWorkflow` once per item of `body`; inside, `['#Item']` and `['#Index']`. Output: each iteration's result. */
+/**
+ * Loop: runs `subWorkflow` once per item of `body`, in order; inside, the item is `['#<subWorkflowName>']`
+ * (the platform's reading) and `['#Item']`, its position `['#Index']`. Output: each iteration's Result body.
+ */
 const loop: Handler = async (call) => {
   const list = items(call);
-  const sub = call.workflow.sub(String(call.raw('subWorkflow')));
+  const name = String(call.raw('subWorkflow'));
+  const sub = call.workflow.sub(name);
   const out: unknown[] = [];
   for (let i = 0; i < list.length; i++) {
-    const { response } = await sub.execute(list[i], { '#Item': list[i], '#Index': i }, call.scope);
+    const { response } = await sub.execute(list[i], { [`#${name}`]: list[i], '#Item': list[i], '#Index': i }, call.scope);
     const value = subOutput(response);
     try {
       call.budget.charge(value);
@@ -82,8 +90,8 @@ const loop: Handler = async (call) => {
   return { output: out };
 };
 
-/** Reduce: like Loop, with `['#Accumulator']` starting at `initialValue`; each iteration's result is the next accumulator. */
-const reduce: Handler = async (call) => {
+/** AtriumFold (Atrium's older Reduce): like Loop, with `['#Accumulator']` starting at `initialValue`; each iteration's result is the next accumulator. */
+const fold: Handler = async (call) => {
   const list = items(call);
   const sub = call.workflow.sub(String(call.raw('subWorkflow')));
   let acc: unknown = call.get('initialValue') ?? null;
@@ -100,11 +108,179 @@ const awaitAction: Handler = async (call) => {
   return { output: { WaitedMs: ms } };
 };
 
+/** ExecuteSubWorkflow: the sub-workflow reads `body` (JSON text parsed) as `['#<subWorkflowName>']`, `['#Input']` and its Start's output. */
 const executeSubWorkflow: Handler = async (call) => {
-  const sub = call.workflow.sub(String(call.raw('subWorkflow')));
-  const input = call.get('body') ?? null;
-  const { response } = await sub.execute(input, { '#Input': input }, call.scope);
+  const name = String(call.raw('subWorkflow'));
+  const sub = call.workflow.sub(name);
+  const input = jsonText(call.get('body')) ?? null;
+  const { response } = await sub.execute(input, { [`#${name}`]: input, '#Input': input }, call.scope);
   return { output: subOutput(response) };
+};
+
+/** A field the platform writes as JSON text (`"body": "{\"a\": 1}"`): parsed when it is an object's or a list's text. */
+export function jsonText(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim();
+  if (!(t.startsWith('{') && t.endsWith('}')) && !(t.startsWith('[') && t.endsWith(']'))) return v;
+  try {
+    return JSON.parse(t);
+  } catch {
+    return v;
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A value as a number for an aggregate: numbers, and text that is a number; anything else is skipped. */
+function numeric(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return null;
+}
+
+function innerArray(v: unknown, strategy: string): unknown {
+  if (!Array.isArray(v)) return v;
+  switch (strategy) {
+    case 'FIRST':
+      return v.length ? v[0] : null;
+    case 'LAST':
+      return v.length ? v[v.length - 1] : null;
+    case 'MIN':
+    case 'MAX': {
+      const ns = v.map(numeric).filter((n): n is number => n !== null);
+      if (!ns.length) return null;
+      return strategy === 'MIN' ? Math.min(...ns) : Math.max(...ns);
+    }
+    default:
+      return v;
+  }
+}
+
+/**
+ * Reduce: groups `data` by the `GroupBy` properties and aggregates `OperationResult` per group with
+ * `Operation` (SUM, MIN, MAX, AVG over the numbers; NONE the group's first value); array values are first
+ * brought to one value by `InnerArrayStrategy`. Output: one object per group, in the order groups first
+ * appear, holding the GroupBy properties and the aggregated property.
+ */
+const reduce: Handler = async (call) => {
+  const data = jsonText(call.get('data'));
+  if (!Array.isArray(data)) throw new ActionError(`data must be a list of objects (got ${data === null ? 'null' : typeof data})`);
+  const max = call.run.services.config.automationMaxLoopIterations * 100;
+  if (data.length > max) throw new ActionError(`data has ${data.length} items; Reduce takes at most ${max}`);
+  const rawGroup = call.get('GroupBy');
+  const groupBy = (Array.isArray(rawGroup) ? rawGroup : rawGroup === undefined || rawGroup === null || rawGroup === '' ? [] : [rawGroup]).map((g) => asText(g));
+  const operation = asText(call.get('Operation')).toUpperCase();
+  if (!['SUM', 'MIN', 'MAX', 'AVG', 'NONE'].includes(operation)) throw new ActionError(`Operation must be SUM, MIN, MAX, AVG or NONE (got "${operation}")`);
+  const property = asText(call.get('OperationResult'));
+  const strategy = asText(call.get('InnerArrayStrategy') ?? 'NONE').toUpperCase() || 'NONE';
+  const groups = new Map<string, { keys: Record<string, unknown>; values: unknown[] }>();
+  for (const item of data) {
+    const row = isRecord(item) ? item : {};
+    const keys: Record<string, unknown> = {};
+    for (const g of groupBy) keys[g] = ownValue(row, g) ?? null;
+    const id = JSON.stringify(groupBy.map((g) => keys[g]));
+    let group = groups.get(id);
+    if (!group) {
+      group = { keys, values: [] };
+      groups.set(id, group);
+    }
+    group.values.push(innerArray(ownValue(row, property), strategy));
+  }
+  const out: Record<string, unknown>[] = [];
+  for (const { keys, values } of groups.values()) {
+    let value: unknown;
+    if (operation === 'NONE') value = values.length ? values[0] : null;
+    else {
+      const ns = values.map(numeric).filter((n): n is number => n !== null);
+      if (operation === 'SUM') value = Math.round(ns.reduce((a, b) => a + b, 0) * 1e10) / 1e10;
+      else if (!ns.length) value = null;
+      else if (operation === 'MIN') value = Math.min(...ns);
+      else if (operation === 'MAX') value = Math.max(...ns);
+      else value = Math.round((ns.reduce((a, b) => a + b, 0) / ns.length) * 1e10) / 1e10;
+    }
+    out.push({ ...keys, [property]: value });
+  }
+  return { output: out };
+};
+
+/** The object's own property, exactly or without regard to case. */
+function ownValue(row: Record<string, unknown>, name: string): unknown {
+  if (Object.hasOwn(row, name)) return row[name];
+  const lower = name.toLowerCase();
+  for (const k of Object.keys(row)) if (k.toLowerCase() === lower) return row[k];
+  return undefined;
+}
+
+/** ClearContext: drops the named context entries (`listValues`), or all of them (`clearAll`); output the names dropped. */
+const clearContext: Handler = async (call) => {
+  const outputs = call.outputs;
+  const self = String(call.action.name);
+  if (call.bool('clearAll')) {
+    const names = [...outputs.keys(), ...call.workflow.globals.keys()].filter((n) => n !== self);
+    for (const n of names) outputs.delete(n);
+    call.workflow.globals.clear();
+    return { output: { Cleared: [...new Set(names)] } };
+  }
+  const list = call.get('listValues');
+  const names = (Array.isArray(list) ? list : list === undefined || list === null ? [] : [list]).map((n) => asText(n));
+  const cleared: string[] = [];
+  for (const n of names) {
+    const a = outputs.delete(n);
+    const b = call.workflow.forget(n);
+    if (a || b) cleared.push(n);
+  }
+  return { output: { Cleared: cleared } };
+};
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `wait` as the platform writes a time span: `dd:HH:mm:ss` or `HH:mm:ss` (the template's three parts), in ms. */
+export function timeSpanMs(text: string): number | null {
+  const m = /^(?:(\d{1,4})[:.])?(\d{1,2}):(\d{1,2}):(\d{1,2})$/.exec(text.trim());
+  if (!m) return null;
+  const [d, h, min, sec] = [Number(m[1] ?? 0), Number(m[2]), Number(m[3]), Number(m[4])];
+  if (h > 23 || min > 59 || sec > 59) return null;
+  return (((d * 24 + h) * 60 + min) * 60 + sec) * 1000;
+}
+
+/** Longest a background run may be put off (executeOnUtc or wait). */
+const MAX_DELAY_MS = 366 * 86_400_000;
+
+/**
+ * EnqueueBackgroundWork: asks for a run of the automation `targetWorkflowId` with `body` as its request body
+ * and goes on without waiting. The run is a job (pg-boss), so it survives a restart; `executeOnUtc` or `wait`
+ * puts it off; runs sharing a `sessionId` execute one after another. Output: the job.
+ */
+const enqueueBackgroundWork: Handler = async (call) => {
+  const id = call.text('targetWorkflowId');
+  if (!GUID.test(id)) throw new ActionError(`targetWorkflowId must be an automation id (a GUID), got "${id.slice(0, 60)}"`);
+  const body = jsonText(call.get('body') ?? null);
+  const session = call.text('sessionId');
+  if (session.length > 60) throw new ActionError('sessionId must be at most 60 characters');
+  let startAfter = Date.now();
+  const at = call.text('executeOnUtc');
+  if (at !== '') {
+    const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(at) ? at : `${at}Z`);
+    if (Number.isNaN(t)) throw new ActionError(`executeOnUtc must be a date-time such as 2024-09-18T18:30:00 (got "${at.slice(0, 40)}")`);
+    startAfter = Math.max(startAfter, t);
+  }
+  const wait = call.text('wait');
+  if (wait !== '') {
+    const ms = timeSpanMs(wait);
+    if (ms === null) throw new ActionError(`wait must be a time span dd:HH:mm:ss or HH:mm:ss (got "${wait.slice(0, 40)}")`);
+    startAfter += ms;
+  }
+  if (startAfter - Date.now() > MAX_DELAY_MS) throw new ActionError('the background run would start more than 366 days from now');
+  const run = call.run;
+  const jobId = await run.services.enqueueBackgroundWork(run.tenantId, {
+    automationId: id,
+    body,
+    sessionId: session === '' ? null : session,
+    startAfter: new Date(startAfter).toISOString(),
+    callerId: run.automation.id,
+    runAsAppId: run.automation.runAsAppId,
+  });
+  return { output: { JobId: jobId, TargetWorkflowId: id, SessionId: session || null, ExecuteOnUtc: new Date(startAfter).toISOString() } };
 };
 
 /** Another automation of the tenant, as if its execute URL received a POST with `body`; output its response. */
@@ -120,7 +296,7 @@ const executeIntegrationWorkflow: Handler = async (call) => {
     Method: 'POST',
     Query: {},
     Headers: { 'content-type': 'application/json', 'x-calling-automation': caller.id },
-    Body: call.get('body') ?? null,
+    Body: jsonText(call.get('body')) ?? null,
   };
   const response = await runNested(call.run, { ...target, runAsAppId: target.runAsAppId ?? caller.runAsAppId }, request);
   return { output: response ?? { statusCode: 204, headers: {}, body: null } };
@@ -132,7 +308,10 @@ export const FLOW_HANDLERS: Record<string, Handler> = {
   Case: caseAction,
   Loop: loop,
   Reduce: reduce,
+  AtriumFold: fold,
   Await: awaitAction,
   ExecuteSubWorkflow: executeSubWorkflow,
   ExecuteIntegrationWorkflow: executeIntegrationWorkflow,
+  EnqueueBackgroundWork: enqueueBackgroundWork,
+  ClearContext: clearContext,
 };

@@ -1,6 +1,6 @@
 // Background jobs and cron schedules on pg-boss, in the same database. Surfaces declare their
 // queues here; a process with ATRIUM_ROLE=api only sends, one with worker or all also works them.
-import { PgBoss, type QueueOptions } from 'pg-boss';
+import { PgBoss, type QueueOptions, type QueuePolicy } from 'pg-boss';
 import type { DatabaseHandle } from '../db/database.ts';
 import { contextOf, linkTo, SpanKind, traceparentOf, tracingOn, withSpan } from '../tracing.ts';
 import { WorkStatus } from './work-status.ts';
@@ -15,6 +15,8 @@ export interface QueueDefinition<T extends object = object> {
   localConcurrency?: number;
   /** Expiry, retries and retention of the queue's jobs (pg-boss defaults otherwise). */
   options?: QueueOptions;
+  /** The queue's policy, set when it is created (pg-boss cannot change it later); standard otherwise. */
+  policy?: QueuePolicy;
   work: (jobs: { id: string; data: T; createdOn: Date }[]) => Promise<void>;
   /** Called once the workers run (processes that work jobs only). */
   onStart?: () => Promise<void>;
@@ -59,7 +61,7 @@ export class Jobs {
     this.#started = true;
     for (const q of this.#queues) {
       // createQueue leaves an existing queue as it is; updateQueue brings its options up to date.
-      await this.boss.createQueue(q.name, q.options).catch(() => {});
+      await this.boss.createQueue(q.name, q.policy ? { ...q.options, policy: q.policy } : q.options).catch(() => {});
       if (q.options) await this.boss.updateQueue(q.name, q.options);
       if (!work) continue;
       if (q.cron) await this.boss.schedule(q.name, q.cron, {}, { tz: 'UTC' });
