@@ -103,6 +103,10 @@ async function startStub(): Promise<void> {
       if (p === '/files/timesheet.csv') return res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' }).end(TIMESHEET);
       if (p === '/files/file.pfx') return res.writeHead(200, { 'content-type': 'application/x-pkcs12' }).end(pfx);
       if (p === '/upload') return json(res, 200, { size: body.length });
+      if (p === '/api/users' && req.method === 'POST') {
+        const user = JSON.parse(body.toString());
+        return json(res, 200, { userName: user.userName, externalId: user.externalId });
+      }
       if (p === '/headers') return json(res, 200, { ok: true }, { 'x-api-version': '2.1', 'x-other': 'not asked for' });
       if (p === '/oauth/authorize') {
         const back = new URL(url.searchParams.get('redirect_uri') ?? '');
@@ -896,5 +900,78 @@ describe('SFTP actions as the sheet writes them, on a real OpenSSH server', () =
     assert.deepEqual(await readdir(path.join(inbox, 'Success')), ['Users.csv']);
     assert.deepEqual((await readdir(inbox)).sort(), ['Success', 'notes.txt']);
     assert.ok(!JSON.stringify(run).includes('PRIVATE KEY'), 'the private key is masked');
+  });
+
+  test("the Loop import example: SftpDownload → ReadFileData → Loop over the rows (['#ImportFileData'] per row) → SftpMoveTo ['#ImportFile']", async () => {
+    assert.ok(sftp, 'openssh-server is installed (.ci/run installs it)');
+    const folder = path.join(sftp.root, 'Import', 'Users');
+    await mkdir(folder, { recursive: true });
+    const columns = 'username,Name,externalId,CompanyCode,departmentid,email,hiredate,ssoUsername,expirationDate,weeklyRequiredHours,externalNumber,workphone,isActive';
+    await writeFile(
+      path.join(folder, 'Users.csv'),
+      `${columns}\nann.lee,Ann Lee,U-1,C1,D1,ann@example.com,2026-01-05,ann,,40,N1,+351 1,true\nbo.chen,Bo Chen,U-2,C1,D2,bo@example.com,2026-02-01,bo,,38,N2,+351 2,true\n`,
+    );
+    await f.server.request('PUT', '/api/configuration-keys/SFTP-IMPORT', {
+      headers: f.h,
+      json: { ftpHostIp: sftp.address, ftpUsername: sftp.username, ftpPrivateKeyFile: sftp.privateKey },
+    });
+    const connection = { ftpHostIp: "{{['Cfg'].ftpHostIp}}", ftpUsername: "{{['Cfg'].ftpUsername}}", ftpPassword: '', ftpPrivateKeyFile: "{{['Cfg'].ftpPrivateKeyFile}}" };
+    const id = await save({
+      name: 'ImportUsers',
+      actions: [
+        { actionType: 'Start', name: 'Starting', next: 'Cfg' },
+        { actionType: 'ConfigurationKeys', name: 'Cfg', next: 'SftpDownload', value: 'SFTP-IMPORT' },
+        { actionType: 'SftpDownload', name: 'SftpDownload', next: 'ReadFileData', ...connection, filePath: folder, fileName: 'Users.csv', fileType: 'Csv' },
+        { actionType: 'ReadFileData', name: 'ReadFileData', next: 'LoopFileData', fileName: "{{['SftpDownload']}}" },
+        { actionType: 'Loop', name: 'LoopFileData', next: 'MoveSftpFileSuccess', body: "{{['ReadFileData']}}", subWorkflow: 'ImportFileData' },
+        {
+          actionType: 'SftpMoveTo',
+          name: 'MoveSftpFileSuccess',
+          next: 'ExitSftpSucess',
+          ...connection,
+          filePath: folder,
+          toFilePath: path.join(folder, 'Success'),
+          fileName: "{{['#ImportFile']}}",
+          fileType: 'Csv',
+          hasHeaderRecord: false,
+        },
+        { actionType: 'Result', name: 'ExitSftpSucess', httpResponse: { statusCode: 200, headers: {}, body: 'File moved to Success folder.' } },
+      ],
+      subWorkflow: [
+        {
+          name: 'ImportFileData',
+          actions: [
+            { actionType: 'Start', name: 'Starting', next: 'ImportUser' },
+            {
+              actionType: 'Rest',
+              name: 'ImportUser',
+              // The published example says "CheckUserCreated", which names no action (fact sheet §10.3).
+              next: 'ExitUserNotCreated',
+              Method: 'Post',
+              url: `${stub}/api/users`,
+              body: '{"userName":"{{[\'#ImportFileData\'].username}}","name":"{{[\'#ImportFileData\'].Name}}","externalId":"{{[\'#ImportFileData\'].externalId}}","companyCode":"{{[\'#ImportFileData\'].CompanyCode}}","departmentExternalId":"{{[\'#ImportFileData\'].departmentid}}","mail":"{{[\'#ImportFileData\'].email}}","isActive":true,"hireDate":"{{[\'#ImportFileData\'].hiredate}}","ssoUserName":"{{[\'#ImportFileData\'].ssoUsername}}","ssoUserNameUpdatable":true,"expirationDate":"{{[\'#ImportFileData\'].expirationDate}}","requiredWeeklyHours":"{{[\'#ImportFileData\'].weeklyRequiredHours}}","externalNumberUpdatable":true,"externalNumber":"{{[\'#ImportFileData\'].externalNumber}}","phone":"{{[\'#ImportFileData\'].workphone}}","isActive":"{{[\'#ImportFileData\'].isActive}}"}',
+              bodyMediaType: 'Json',
+            },
+            { actionType: 'Result', name: 'ExitUserNotCreated', httpResponse: { statusCode: 200, headers: {}, body: "User {{['ImportUser'].Content.userName}} imported.." } },
+          ],
+        },
+      ],
+    });
+    const before = hits.length;
+    const res = await execute(id, { fileName: 'Users.csv' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.text, 'File moved to Success folder.');
+    const posted = hits
+      .slice(before)
+      .filter((h) => h.url === '/api/users')
+      .map((h) => JSON.parse(h.body.toString()));
+    assert.deepEqual(
+      posted.map((u) => [u.userName, u.name, u.mail, u.departmentExternalId, u.phone]),
+      [
+        ['ann.lee', 'Ann Lee', 'ann@example.com', 'D1', '+351 1'],
+        ['bo.chen', 'Bo Chen', 'bo@example.com', 'D2', '+351 2'],
+      ],
+    );
+    assert.deepEqual(await readdir(path.join(folder, 'Success')), ['Users.csv']);
   });
 });
