@@ -103,6 +103,7 @@ async function startStub(): Promise<void> {
       if (p === '/files/timesheet.csv') return res.writeHead(200, { 'content-type': 'text/csv; charset=utf-8' }).end(TIMESHEET);
       if (p === '/files/file.pfx') return res.writeHead(200, { 'content-type': 'application/x-pkcs12' }).end(pfx);
       if (p === '/upload') return json(res, 200, { size: body.length });
+      if (p === '/files/id_ed25519') return res.writeHead(200, { 'content-type': 'text/plain' }).end(sftp?.privateKey ?? '');
       if (p === '/api/users' && req.method === 'POST') {
         const user = JSON.parse(body.toString());
         return json(res, 200, { userName: user.userName, externalId: user.externalId });
@@ -900,13 +901,39 @@ describe('SFTP actions as the sheet writes them, on a real OpenSSH server', () =
     assert.deepEqual(await readdir(path.join(inbox, 'Success')), ['Users.csv']);
     assert.deepEqual((await readdir(inbox)).sort(), ['Success', 'notes.txt']);
     assert.ok(!JSON.stringify(run).includes('PRIVATE KEY'), 'the private key is masked');
+
+    // ftpPrivateKeyFile naming a file of the run (the sheet: "private key file name").
+    const byFile = await save({
+      name: 'SFTP key file',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'GetKey' },
+        { actionType: 'Download', name: 'GetKey', next: 'SftpListFiles', url: `${stub}/files/id_ed25519` },
+        {
+          actionType: 'SftpListFiles',
+          name: 'SftpListFiles',
+          next: 'Exit',
+          ftpHostIp: sftp.address,
+          ftpUsername: sftp.username,
+          ftpPrivateKeyFile: 'id_ed25519',
+          ftpPath: inbox,
+          fileNameContains: '',
+          fileNameEndsWith: '.txt',
+        },
+        { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, body: "{{['SftpListFiles'][*].name}}" } },
+      ],
+    });
+    const listed = await runNow(byFile);
+    succeeded(listed);
+    assert.deepEqual(listed.result.body, ['notes.txt']);
+    assert.ok(!JSON.stringify(listed).includes('PRIVATE KEY'), 'a key downloaded as a file is masked in the log too');
   });
 
   test("the Loop import example: SftpDownload → ReadFileData → Loop over the rows (['#ImportFileData'] per row) → SftpMoveTo ['#ImportFile']", async () => {
     assert.ok(sftp, 'openssh-server is installed (.ci/run installs it)');
     const folder = path.join(sftp.root, 'Import', 'Users');
     await mkdir(folder, { recursive: true });
-    const columns = 'username,Name,externalId,CompanyCode,departmentid,email,hiredate,ssoUsername,expirationDate,weeklyRequiredHours,externalNumber,workphone,isActive';
+    const columns =
+      'username,Name,externalId,CompanyCode,departmentid,email,hiredate,ssoUsername,expirationDate,weeklyRequiredHours,externalNumber,workphone,isActive';
     await writeFile(
       path.join(folder, 'Users.csv'),
       `${columns}\nann.lee,Ann Lee,U-1,C1,D1,ann@example.com,2026-01-05,ann,,40,N1,+351 1,true\nbo.chen,Bo Chen,U-2,C1,D2,bo@example.com,2026-02-01,bo,,38,N2,+351 2,true\n`,
@@ -915,7 +942,12 @@ describe('SFTP actions as the sheet writes them, on a real OpenSSH server', () =
       headers: f.h,
       json: { ftpHostIp: sftp.address, ftpUsername: sftp.username, ftpPrivateKeyFile: sftp.privateKey },
     });
-    const connection = { ftpHostIp: "{{['Cfg'].ftpHostIp}}", ftpUsername: "{{['Cfg'].ftpUsername}}", ftpPassword: '', ftpPrivateKeyFile: "{{['Cfg'].ftpPrivateKeyFile}}" };
+    const connection = {
+      ftpHostIp: "{{['Cfg'].ftpHostIp}}",
+      ftpUsername: "{{['Cfg'].ftpUsername}}",
+      ftpPassword: '',
+      ftpPrivateKeyFile: "{{['Cfg'].ftpPrivateKeyFile}}",
+    };
     const id = await save({
       name: 'ImportUsers',
       actions: [
@@ -952,7 +984,11 @@ describe('SFTP actions as the sheet writes them, on a real OpenSSH server', () =
               body: '{"userName":"{{[\'#ImportFileData\'].username}}","name":"{{[\'#ImportFileData\'].Name}}","externalId":"{{[\'#ImportFileData\'].externalId}}","companyCode":"{{[\'#ImportFileData\'].CompanyCode}}","departmentExternalId":"{{[\'#ImportFileData\'].departmentid}}","mail":"{{[\'#ImportFileData\'].email}}","isActive":true,"hireDate":"{{[\'#ImportFileData\'].hiredate}}","ssoUserName":"{{[\'#ImportFileData\'].ssoUsername}}","ssoUserNameUpdatable":true,"expirationDate":"{{[\'#ImportFileData\'].expirationDate}}","requiredWeeklyHours":"{{[\'#ImportFileData\'].weeklyRequiredHours}}","externalNumberUpdatable":true,"externalNumber":"{{[\'#ImportFileData\'].externalNumber}}","phone":"{{[\'#ImportFileData\'].workphone}}","isActive":"{{[\'#ImportFileData\'].isActive}}"}',
               bodyMediaType: 'Json',
             },
-            { actionType: 'Result', name: 'ExitUserNotCreated', httpResponse: { statusCode: 200, headers: {}, body: "User {{['ImportUser'].Content.userName}} imported.." } },
+            {
+              actionType: 'Result',
+              name: 'ExitUserNotCreated',
+              httpResponse: { statusCode: 200, headers: {}, body: "User {{['ImportUser'].Content.userName}} imported.." },
+            },
           ],
         },
       ],

@@ -9,8 +9,11 @@ export const MASK = '********';
 export const SECRET_NAME = /password|secret|token|authorization|privatekey|apikey|cookie/i;
 const LOG_LIMIT = 4096;
 
+/** A PEM private key block: a secret wherever it shows (a key downloaded as a file, then used by SFTP). */
+const PEM_PRIVATE_KEY = /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|$)/g;
+
 function maskString(s: string, secrets: Set<string>): string {
-  let out = s;
+  let out = s.includes('PRIVATE KEY-----') ? s.replace(PEM_PRIVATE_KEY, MASK) : s;
   for (const secret of secrets) if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join(MASK);
   return out;
 }
