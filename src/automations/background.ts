@@ -38,7 +38,7 @@ async function runBackground(ctx: AppContext, job: BackgroundJob): Promise<void>
     Headers: { 'content-type': 'application/json', 'x-calling-automation': job.callerId },
     Body: job.body,
   };
-  const outcome = await runContained(ctx, { ...automation, runAsAppId: automation.runAsAppId ?? job.runAsAppId }, request);
+  const outcome = await runContained(ctx, { ...automation, runAsAppId: automation.runAsAppId ?? job.runAsAppId }, request, { trigger: 'workflow' });
   await ctx.db.withTenant(job.tenantId, (trx) =>
     insertRun(trx, { tenantId: job.tenantId, automationId: automation.id, version: automation.version, trigger: 'workflow', outcome }),
   );

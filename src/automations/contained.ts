@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import type { AppContext } from '../platform/context.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import type { Logger } from '../platform/log.ts';
+import { automationRunDuration, automationRuns, automationRunsInFlight } from '../platform/metrics.ts';
 import { traceparentOf } from '../platform/tracing.ts';
 import { type Action, actionTypeOf } from './definition.ts';
 import { type AutomationToRun, type HttpRequestValue, type RunOutcome, runAutomation } from './engine.ts';
@@ -17,6 +18,7 @@ import { ENGINE_ACTION_TYPES } from './handlers.ts';
 import type { BackgroundWork, RunServices } from './run-services.ts';
 import type { FromThread, RemoteMethod, ToThread } from './run-thread.ts';
 import { servicesFor } from './runtime.ts';
+import type { RunTrigger } from './service.ts';
 
 /** An idle thread is ended after this long without a run. */
 const IDLE_MS = 60_000;
@@ -309,8 +311,26 @@ export function runContained(
   ctx: AppContext,
   automation: AutomationToRun,
   request: HttpRequestValue,
-  opts: { signal?: AbortSignal } = {},
+  opts: { signal?: AbortSignal; trigger?: RunTrigger } = {},
 ): Promise<RunOutcome> {
+  const trigger = opts.trigger ?? 'manual';
+  automationRunsInFlight.inc({ trigger });
+  const started = performance.now();
+  return startRun(ctx, automation, request, opts).then((outcome) => {
+    const outcomeLabel = outcome.status === 'Succeeded' ? 'succeeded' : 'failed';
+    automationRunsInFlight.dec({ trigger });
+    automationRuns.inc({ trigger, outcome: outcomeLabel });
+    automationRunDuration.observe({ trigger, outcome: outcomeLabel }, (performance.now() - started) / 1000);
+    if (outcome.status === 'Failed')
+      ctx.log.warn(
+        { tenantId: automation.tenantId, automationId: automation.id, version: automation.version, trigger, error: outcome.error },
+        'automation run failed',
+      );
+    return outcome;
+  });
+}
+
+function startRun(ctx: AppContext, automation: AutomationToRun, request: HttpRequestValue, opts: { signal?: AbortSignal }): Promise<RunOutcome> {
   if (ctx.config.automationIsolation === 'none' || !containable(automation)) return runAutomation(automation, servicesFor(ctx), request, opts);
   let pool = pools.get(ctx);
   if (!pool) {

@@ -247,7 +247,11 @@ function validateFields(
       // SetParameter and list names are entries of the context too: expressions read them like action results.
       for (const f of CONTEXT_NAME_FIELDS) {
         const v = field(a, f);
-        if (typeof v === 'string' && v !== '') allNames.add(v);
+        if (typeof v === 'string' && v !== '') {
+          allNames.add(v);
+          // Read in any case (the platform's own example stores `Mylist` and reads `MyList`).
+          allNames.add(`\u0000${v.toLowerCase()}`);
+        }
       }
     }
   for (const { path, wf } of workflows) validateWorkflow(wf, path, subNames, allNames, err);
@@ -372,7 +376,8 @@ function checkExpressions(v: unknown, path: string, allNames: Set<string>, err: 
     try {
       const t = parseTemplate(v);
       for (const n of referencedNames(t))
-        if (!n.startsWith('#') && !allNames.has(n)) err(path, `the expression reads ['${n}'], which is no action of this automation`);
+        if (!n.startsWith('#') && !allNames.has(n) && !allNames.has(`\u0000${n.toLowerCase()}`))
+          err(path, `the expression reads ['${n}'], which is no action of this automation`);
     } catch (e) {
       if (e instanceof ExpressionError) err(path, `the expression does not parse at character ${e.position + 1}: ${e.message}`);
       else throw e;

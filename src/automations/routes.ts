@@ -165,7 +165,7 @@ async function executeAndRecord(ctx: AppContext, tenantId: string, id: string, t
   // A run now is recorded before it starts (it leaves a record whatever happens to the process); an
   // execute call, the hot path, is recorded once, at its end.
   const early = trigger === 'manual' ? await ctx.db.withTenant(tenantId, (trx) => startRun(trx, record)) : null;
-  const outcome = await runContained(ctx, automation, request);
+  const outcome = await runContained(ctx, automation, request, { trigger });
   const runId = await ctx.db.withTenant(tenantId, async (trx) => {
     if (!early) return insertRun(trx, { ...record, outcome });
     await finishRun(trx, early, outcome);

@@ -210,7 +210,9 @@ export class AutomationWorker {
         Body: body,
       };
       // Traced: the run continues the trace of the event's dispatch (and so of the request that raised it).
-      outcome = await tracedRun(automation, inv.trace_context, inv.id, () => runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal }));
+      outcome = await tracedRun(automation, inv.trace_context, inv.id, () =>
+        runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal, trigger: 'webhook' }),
+      );
       // Stopped by the shutdown, not by anything the automation did: the event runs again on another worker.
       if (this.#abortRuns.signal.aborted && outcome.status === 'Failed') {
         this.#abandoned.push(inv);
@@ -337,7 +339,9 @@ export class AutomationWorker {
       Headers: { 'x-fire-time-utc': fireTime.toISOString() },
       Body: { FireTimeUtc: fireTime.toISOString() },
     };
-    const outcome = await tracedRun(automation, null, null, () => runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal }));
+    const outcome = await tracedRun(automation, null, null, () =>
+      runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal, trigger: 'schedule' }),
+    );
     await sql`
       update automation_runs set status = ${outcome.status}, started_on_utc = ${outcome.startedOnUtc}, finished_on_utc = ${outcome.finishedOnUtc},
         error = ${outcome.error}, actions = ${JSON.stringify(outcome.actions)}::jsonb, result = ${outcome.result ? JSON.stringify(outcome.result) : null}::jsonb

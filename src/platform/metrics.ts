@@ -51,6 +51,28 @@ export const scheduleRunDuration = new Histogram({
   registers: [workRegistry],
 });
 
+export const automationRuns = new Counter({
+  name: 'atrium_automation_runs_total',
+  help: 'Automation runs finished by this process, by trigger (webhook, schedule, manual, http, workflow) and outcome (succeeded, failed)',
+  labelNames: ['trigger', 'outcome'] as const,
+  registers: [workRegistry],
+});
+
+export const automationRunDuration = new Histogram({
+  name: 'atrium_automation_run_duration_seconds',
+  help: 'Duration of automation runs, by trigger and outcome',
+  labelNames: ['trigger', 'outcome'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60, 300],
+  registers: [workRegistry],
+});
+
+export const automationRunsInFlight = new Gauge({
+  name: 'atrium_automation_runs_in_flight',
+  help: 'Automation runs executing now in this process, by trigger',
+  labelNames: ['trigger'] as const,
+  registers: [workRegistry],
+});
+
 export const exportsInFlight = new Gauge({
   name: 'atrium_exports_in_flight',
   help: 'CSV and NDJSON exports streaming now (HTTP exports and scheduled runs), by format',
