@@ -1,6 +1,6 @@
-// How actions pass files to each other (Download, SftpDownload, CreateCsv → Email attachments, SftpUpload,
-// a Rest File body): a JSON object with the name, the media type and the bytes in base64, plus the text
-// when the content is text, so that expressions can read it.
+// Atrium's older file object ({fileName, contentType, size, contentBase64, text}), still accepted wherever a
+// file is taken (a definition that kept one in a SetParameter, an SFTP key given so); files made in a run
+// now travel as the platform hands them on (run-files.ts).
 
 export interface FileValue {
   fileName: string;
@@ -16,12 +16,6 @@ export function isTextual(contentType: string): boolean {
   return TEXTUAL.test(contentType);
 }
 
-export function fileValue(fileName: string, contentType: string, bytes: Buffer, withText = isTextual(contentType)): FileValue {
-  const f: FileValue = { fileName, contentType, size: bytes.length, contentBase64: bytes.toString('base64') };
-  if (withText) f.text = bytes.toString('utf8');
-  return f;
-}
-
 const isFile = (v: unknown): v is FileValue =>
   v !== null && typeof v === 'object' && typeof (v as FileValue).contentBase64 === 'string' && typeof (v as FileValue).fileName === 'string';
 
@@ -30,10 +24,4 @@ export function fileBytes(v: unknown, fallbackName = 'file'): { fileName: string
   if (isFile(v)) return { fileName: v.fileName, contentType: v.contentType || 'application/octet-stream', bytes: Buffer.from(v.contentBase64, 'base64') };
   if (typeof v === 'string') return { fileName: fallbackName, contentType: 'text/plain; charset=utf-8', bytes: Buffer.from(v, 'utf8') };
   return { fileName: fallbackName, contentType: 'application/json', bytes: Buffer.from(JSON.stringify(v ?? null), 'utf8') };
-}
-
-/** A file object's text (or a string as it is): what CSVMap and similar read. */
-export function fileText(v: unknown): string {
-  if (isFile(v)) return v.text ?? Buffer.from(v.contentBase64, 'base64').toString('utf8');
-  return typeof v === 'string' ? v : JSON.stringify(v ?? null);
 }
