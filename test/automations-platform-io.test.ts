@@ -796,13 +796,14 @@ describe('XmlMap', () => {
           Name: '/sender/name',
         },
       },
-      { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, body: "{{['XmlMap'].Content}}" } },
+      { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200, body: "{{['XmlMap'].Content}}", headers: { 'x-invoice': "{{['XmlMap'].Id}}" } } },
     ],
   });
 
   test('the template over a UBL invoice: XPaths by namespace URI (the document may use other prefixes), JSON out', async () => {
     const run = await runNow(await save(xmlMap(UBL)), { xml: UBL });
     succeeded(run);
+    assert.equal(run.result.headers['x-invoice'], 'INV-2026-0042', 'read at the root as well as under Content');
     assert.deepEqual(run.result.body, {
       Id: 'INV-2026-0042',
       AccountingSupplierName: 'Acme & Sons',

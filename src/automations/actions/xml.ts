@@ -7,6 +7,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
+import { withContent } from './data.ts';
 
 /** Deepest element nesting XmlMap reads. */
 export const MAX_DEPTH = 64;
@@ -253,7 +254,7 @@ export function xpathText(root: Element, path: string, namespaces: Record<string
   return textOf(first).trim();
 }
 
-/** XmlMap: each property of `values` is the text at its XPath in `xmldata`; the result under `Content`. */
+/** XmlMap: each property of `values` is the text at its XPath in `xmldata`; the object read at its root or under `Content`. */
 const xmlMap: Handler = async (call) => {
   const xml = call.text('xmldata');
   if (xml.trim() === '') throw new ActionError('xmldata is empty');
@@ -265,8 +266,8 @@ const xmlMap: Handler = async (call) => {
   const namespaces: Record<string, string> = Object.create(null);
   if (given && typeof given === 'object' && !Array.isArray(given)) for (const [p, u] of Object.entries(given)) namespaces[p] = asText(u);
   const root = parseXml(xml);
-  const out = Object.fromEntries(entries.map(([name, path]) => [name, xpathText(root, asText(path), namespaces)]));
-  return { output: { Content: out } };
+  // Read at the root and under Content, like Map (data.ts withContent).
+  return { output: withContent(Object.fromEntries(entries.map(([name, path]) => [name, xpathText(root, asText(path), namespaces)]))) };
 };
 
 export const XML_HANDLERS: Record<string, Handler> = { XmlMap: xmlMap };
