@@ -115,7 +115,7 @@ test('SFTP list, download, upload and move on a real OpenSSH server; CSV in and 
   // CSV parsing keeps quoted delimiters.
   const second = await server.request('POST', `/api/v3/automations/${created.body.id}/run`, { headers: h, json: {} });
   assert.equal(second.body.status, 'Succeeded', JSON.stringify(second.body));
-  const rows = second.body.actions.find((a: any) => a.name === 'Rows').output.Content;
+  const rows = second.body.actions.find((a: any) => a.name === 'Rows').output;
   assert.deepEqual(rows, [
     { name: 'Zoe', email: 'zoe@example.com' },
     { name: 'Smith, Ann', email: 'ann@example.com' },

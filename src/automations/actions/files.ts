@@ -125,18 +125,24 @@ function rowsAsObjects(rows: string[][], namesInFirstRow: boolean): { columns: s
 
 /**
  * CSVMap: `data` (CSV text, or a file of the run) parsed into objects whose values are all text, read as
- * `$.Content`; `namesInFirstRow` (Atrium's older `hasHeaderRecord` as a synonym; true when neither is set)
- * or columns Field1, Field2, …; `selectColumns` keeps those columns (names matched without regard to case;
- * ignored without names); `ignoreSaveToContext` keeps only the counts in the context, not the rows.
+ * `$.Content`; `namesInFirstRow` true (the first row names the columns) or false (columns Field1, Field2, …);
+ * `selectColumns` keeps those columns (names matched without regard to case; ignored without names);
+ * `ignoreSaveToContext` keeps only the counts in the context, not the rows. Without `namesInFirstRow` (the
+ * platform requires it) the action is Atrium's older CSVMap, unchanged: `hasHeaderRecord` (default true), the
+ * rows themselves as the result, lists when there is no header.
  */
 const csvMap: Handler = async (call) => {
   const rows = parseCsv(fileTextOf(call.run, call.get('data')), oneChar(call, 'delimiter', ','), oneChar(call, 'quote', '"'));
   boundRows(call, rows);
-  const named = call.raw('namesInFirstRow') !== undefined ? call.bool('namesInFirstRow', true) : call.bool('hasHeaderRecord', true);
+  if (call.raw('namesInFirstRow') === undefined) {
+    if (!call.bool('hasHeaderRecord', true)) return { output: rows };
+    return { output: rowsAsObjects(rows, true).records };
+  }
+  const named = call.bool('namesInFirstRow', true);
   let { columns, records } = rowsAsObjects(rows, named);
   const select = call.get('selectColumns');
   if (named && Array.isArray(select) && select.length > 0) {
-    const wanted = new Map(select.map((c) => [asText(c).toLowerCase(), asText(c)]));
+    const wanted = new Set(select.map((c) => asText(c).toLowerCase()));
     const kept = columns.filter((c) => wanted.has(c.toLowerCase()));
     columns = kept;
     records = records.map((r) => Object.fromEntries(kept.map((c) => [c, r[c]])));
