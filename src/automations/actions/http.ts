@@ -223,7 +223,12 @@ const download: Handler = async (call) => {
   const name = call.text('fileName') || decodeURIComponent(url.pathname.split('/').pop() || '') || 'download';
   const type = res.headers.get('content-type') || mediaTypeOf(name);
   const file = keepFile(call, name, type, bytes);
-  return { output: { Content: file.content, FileName: file.fileName, ContentType: type, Size: bytes.length, FilePath: file.path } };
+  const output = { Content: file.content, FileName: file.fileName, ContentType: type, Size: bytes.length, FilePath: file.path };
+  // Atrium's older file object read the text and the Base64 as `$.text` and `$.contentBase64` (its other
+  // names match these case-insensitively): kept readable, not enumerable, so never serialised or logged.
+  Object.defineProperty(output, 'contentBase64', { get: () => bytes.toString('base64'), enumerable: false });
+  if (isTextual(type)) Object.defineProperty(output, 'text', { get: () => file.content, enumerable: false });
+  return { output };
 };
 
 export const HTTP_HANDLERS: Record<string, Handler> = { Rest: rest, Download: download };
