@@ -30,29 +30,30 @@ const canonical = (v: unknown): string =>
     x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1))) : x,
   );
 
+/** In the platform's format (issue 29): actionType, Map `values`, SetParameter `parameterName`, paths without `$`. */
 function automation(receiverUrl: string) {
   return {
     name: 'bench forward',
     logLevelType: 'Info',
     actions: [
-      { name: 'Start', type: 'Start', next: 'Pick' },
+      { actionType: 'Start', name: 'Start', next: 'Pick' },
       {
+        actionType: 'Map',
         name: 'Pick',
-        type: 'Map',
-        body: { i: "{{['#HttpRequest']$.Body.detail.i}}", action: "{{['#HttpRequest']$.Body.actionType | ToLowerCase}}" },
+        values: { i: "{{['#HttpRequest'].Body.detail.i}}", action: "{{['#HttpRequest'].Body.actionType | ToLowerCase}}" },
         next: 'Source',
       },
-      { name: 'Source', type: 'SetParameter', value: 'atrium', next: 'Forward' },
+      { actionType: 'SetParameter', name: 'Source', parameterName: 'Source', value: 'atrium', next: 'Forward' },
       {
+        actionType: 'Rest',
         name: 'Forward',
-        type: 'Rest',
         method: 'POST',
         url: `${receiverUrl}/hook`,
-        body: { detail: { i: "{{['Pick']$.i}}" }, action: "{{['Pick']$.action}}", source: "{{['Source']}}" },
+        body: { detail: { i: "{{['Pick'].i}}" }, action: "{{['Pick'].action}}", source: "{{['Source']}}" },
         ensureSuccessStatusCode: true,
         next: 'Done',
       },
-      { name: 'Done', type: 'Result', httpResponse: { statusCode: 200, body: { forwarded: "{{['Pick']$.i}}" } } },
+      { actionType: 'Result', name: 'Done', httpResponse: { statusCode: 200, body: { forwarded: "{{['Pick'].i}}" } } },
     ],
   };
 }

@@ -3,6 +3,7 @@
 // through the HTTP API with the outcome the sheet states: one test per flow and data action type at least.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { eventBody } from '../src/automations/worker.ts';
 import { type AutomationsSetup, startAutomationsServer } from './automations-helpers.ts';
 import type { TestServer } from './helpers.ts';
 
@@ -285,7 +286,7 @@ describe('flow', () => {
           actionType: 'EnqueueBackgroundWork',
           name: 'First',
           targetWorkflowId: target.id,
-          body: '{"n": 1, "pause": "400ms"}',
+          body: '{"n": 1, "pause": "1s"}',
           sessionId: 'client-42',
           next: 'Second',
         },
@@ -297,7 +298,7 @@ describe('flow', () => {
           sessionId: 'client-42',
           next: 'Later',
         },
-        { actionType: 'EnqueueBackgroundWork', name: 'Later', targetWorkflowId: target.id, body: '{"n": 3, "pause": "1ms"}', wait: '00:00:01', next: 'Result' },
+        { actionType: 'EnqueueBackgroundWork', name: 'Later', targetWorkflowId: target.id, body: '{"n": 3, "pause": "1ms"}', wait: '00:00:04', next: 'Result' },
         Result("{{['First'].JobId | IsNullOrEmpty}}"),
       ],
     });
@@ -566,5 +567,78 @@ describe('expressions', () => {
       { title: 'first name', code: 'INV', tags: ['a', 'b'], client: [{ Name: 'A' }, { Name: 'B' }], fileName: 'Users.csv' },
     );
     assert.deepEqual(r.result.body, { lower: 'firstName', upper: 'FirstName', joined: 'INV-01', joinedList: 'a;b', last: 'B', file: 'Users.csv' });
+  });
+});
+
+describe('requests and sandbox', () => {
+  test('#HttpRequest Query and Headers values are lists of strings (text where a text is wanted)', async () => {
+    const a = await t.create({
+      name: 'Request',
+      actions: [
+        Start('Route'),
+        {
+          actionType: 'Case',
+          name: 'Route',
+          test: "{{['#HttpRequest'].Query.mode}}",
+          nextActions: [
+            { default: false, value: 'short', name: 'Result' },
+            { default: true, value: '', name: 'Other' },
+          ],
+        },
+        Result({
+          tenant: "{{['#HttpRequest'].Query.TenantName}}",
+          first: "{{['#HttpRequest'].Query.TenantName[0]}}",
+          tags: "{{['#HttpRequest'].Query.tag}}",
+          accept: "{{['#HttpRequest'].Headers.Accept}}",
+          text: "mode={{['#HttpRequest'].Query.mode}}",
+        }),
+        { actionType: 'Result', name: 'Other', httpResponse: { statusCode: 500 } },
+      ],
+    });
+    const res = await server.request('POST', `/api/integration-workflows/${a.id}/execute?TenantName=playground-dev&mode=short&tag=a&tag=b`, {
+      headers: { ...h, accept: 'application/json' },
+      json: {},
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body, { tenant: ['playground-dev'], first: 'playground-dev', tags: ['a', 'b'], accept: ['application/json'], text: 'mode=short' });
+  });
+
+  test("an event's Body carries the document's id and fields beside Atrium's envelope", () => {
+    const envelope = {
+      id: 'evt-1',
+      action: 'created',
+      actionType: 'Created',
+      document: { type: 'Skill.Module.BusinessObjects.Project', id: 'p-7', url: 'https://atrium.invalid/api/projects/p-7' },
+      businessObjectTypeName: 'Project',
+      detail: { Name: 'Apollo', action: 'ignored: the envelope keeps its own' },
+      tenantId: 't-1',
+      occurredOnUtc: '2026-11-26T10:00:00.000Z',
+      subscriptionId: 's-1',
+    };
+    const body = eventBody(envelope) as Record<string, unknown>;
+    assert.equal(body.Id, 'p-7');
+    assert.equal(body.Name, 'Apollo');
+    assert.equal(body.id, 'evt-1');
+    assert.equal(body.action, 'created');
+    assert.deepEqual(body.document, envelope.document);
+    assert.deepEqual(body.detail, envelope.detail);
+  });
+
+  test('values nesting too deep are refused: a request body at the API, an action output with a clear run error', async () => {
+    const a = await t.create({
+      name: 'Deep',
+      actions: [
+        Start('Deep'),
+        { actionType: 'SetParameter', name: 'Deep', parameterName: 'Deep', value: `{{'${'['.repeat(150)}${']'.repeat(150)}' | ToJson}}`, next: 'Result' },
+        Result("{{['Deep']}}"),
+      ],
+    });
+    let body: unknown = { x: 1 };
+    for (let i = 0; i < 500; i++) body = { a: body };
+    const refused = await server.request('POST', `/api/v3/automations/${a.id}/run`, { headers: h, json: { input: body } });
+    assert.equal(refused.status, 400, refused.text);
+    const r = await t.runNow(a.id, null);
+    assert.equal(r.status, 'Failed');
+    assert.match(r.error, /action "Deep" produced a value nesting deeper than 100 levels/);
   });
 });

@@ -62,3 +62,9 @@ test("['X'].path without $ reads as ['X']$.path", () => {
   assert.equal(ev("{{['#HttpRequest']['Body'].Name | ToUpperCase}}"), 'APOLLO');
   assert.equal(ev("User {{['ImportUser'].Content.userName}} imported"), 'User ada imported');
 });
+
+test('every action type validation knows has a handler, and every handler is a type validation knows', async () => {
+  const { HANDLERS } = await import('./handlers.ts');
+  const { ACTION_TYPES } = await import('./definition.ts');
+  assert.deepEqual(Object.keys(ACTION_TYPES).sort(), Object.keys(HANDLERS).sort());
+});

@@ -9,9 +9,10 @@ import { type Action, actionTypeOf, type Definition, field, type Json, type Work
 import { Budget, ExpressionError, evaluateValue, type Scope } from './expressions.ts';
 import { HANDLERS } from './handlers.ts';
 import { forLog, maskForLog } from './mask.ts';
+import { stringValues } from './pipes.ts';
 import type { RunServices } from './run-services.ts';
 import { CREDENTIAL_FIELDS, conceal, HEADER_FIELDS, reveal, revealAuthHeaders } from './secret.ts';
-import { jsonBytes } from './size.ts';
+import { jsonBytes, MAX_VALUE_DEPTH, nestsDeeperThan } from './size.ts';
 
 /** The request an automation sees as `{{['#HttpRequest']}}`. */
 export interface HttpRequestValue {
@@ -19,9 +20,20 @@ export interface HttpRequestValue {
   Host: string;
   Path: string;
   Method: string;
-  Query: Record<string, string>;
-  Headers: Record<string, string>;
+  /** Values are lists of strings, as the platform hands them (a single string is read as a list of it). */
+  Query: Record<string, string | string[]>;
+  Headers: Record<string, string | string[]>;
   Body: unknown;
+}
+
+/** The request with its Query and Headers values as lists of strings that read as text joined with ",". */
+function withStringValues(request: HttpRequestValue): HttpRequestValue {
+  const lists = (o: Record<string, string | string[]> | undefined) => {
+    const out: Record<string, string[]> = {};
+    for (const [k, v] of Object.entries(o ?? {})) out[k] = stringValues(Array.isArray(v) ? v.map(String) : [String(v)]);
+    return out;
+  };
+  return { ...request, Query: lists(request.Query), Headers: lists(request.Headers) };
 }
 
 export interface HttpResponseValue {
@@ -344,6 +356,10 @@ export class WorkflowRunner {
       }
       first = false;
       const limit = run.services.config.automationMaxOutputBytes;
+      if (nestsDeeperThan(result.output, MAX_VALUE_DEPTH)) {
+        this.#record(call, type, started, undefined, 'output nests too deeply', null);
+        throw new RunFailure(`action "${String(action.name)}" produced a value nesting deeper than ${MAX_VALUE_DEPTH} levels; the limit is ${MAX_VALUE_DEPTH}`);
+      }
       const bytes = jsonBytes(result.output, limit);
       if (bytes > limit) {
         this.#record(call, type, started, undefined, 'output too large', null);
@@ -427,7 +443,12 @@ export async function runAutomation(
     const masked = response ? (maskForLog(conceal(response), run.secrets) as HttpResponseValue) : null;
     return finish(run, startedOnUtc, 'Succeeded', null, masked);
   } catch (err) {
-    const message = err instanceof RunFailure ? err.message : `unexpected error: ${(err as Error).message ?? err}`;
+    const message =
+      err instanceof RunFailure
+        ? err.message
+        : err instanceof RangeError && /call stack/i.test(err.message)
+          ? "the run's values nest too deeply to handle (Maximum call stack size exceeded)"
+          : `unexpected error: ${(err as Error).message ?? err}`;
     return finish(run, startedOnUtc, 'Failed', maskForLog(message, run.secrets) as string, null);
   } finally {
     await Promise.allSettled([...run.connections.values()].map((c) => c.close()));
@@ -443,7 +464,12 @@ export async function runNested(run: RunContext, automation: AutomationToRun, re
       name: run.depth > 1 ? automation.definition.name : '',
       actions: automation.definition.actions,
     });
-    const { response } = await main.execute(request, { '#HttpRequest': request }, null);
+    if (nestsDeeperThan(request.Body, MAX_VALUE_DEPTH))
+      throw new RunFailure(
+        `the request body nests deeper than ${MAX_VALUE_DEPTH} levels (objects and lists inside one another); the limit is ${MAX_VALUE_DEPTH}`,
+      );
+    const req = withStringValues(request);
+    const { response } = await main.execute(req, { '#HttpRequest': req }, null);
     return response;
   } finally {
     run.depth--;

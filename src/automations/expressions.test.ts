@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ExpressionError, evaluateTemplate, evaluateValue, parseTemplate, type Scope } from './expressions.ts';
+import { stringValues } from './pipes.ts';
 
 const outputs: Record<string, unknown> = {
   '#HttpRequest': { Method: 'POST', Body: { name: 'ada', tags: ['a', 'b'], n: '3' } },
@@ -118,4 +119,37 @@ test('parse errors give a position', () => {
   }
   assert.throws(() => parseTemplate("{{['A']$.a"), /not closed/);
   assert.throws(() => parseTemplate("{{['A']$[?(@.a == )]}}"), ExpressionError);
+});
+
+test('#eval substitutes its value as text into the expression: in a lookup name, a path member, a filter; nested', () => {
+  const values: Record<string, unknown> = {
+    MapCustomDatabaseForm: { Name: 'Records', Id: 'k2', Day: '2024-01-02' },
+    Records: { Content: { k1: 'one', k2: 'two' } },
+    RecordsList: { Content: { a: { k2: 'deep' } } },
+    Clients: {
+      client: [
+        { Code: '2024-01-01', Name: 'Old' },
+        { Code: '2024-01-02', Name: 'New' },
+      ],
+    },
+  };
+  const scope: Scope = (n) => (Object.hasOwn(values, n) ? { found: true, value: values[n] } : { found: false, value: undefined });
+  const ev = (s: string) => evaluateTemplate(parseTemplate(s), scope);
+  assert.deepEqual(ev("{{['#eval(['MapCustomDatabaseForm'].Name)'].Content}}"), { k1: 'one', k2: 'two' });
+  assert.deepEqual(ev("{{['RecordsList'].Content..#eval(['MapCustomDatabaseForm'].Id)}}"), ['deep']);
+  assert.deepEqual(ev("{{['Clients']$..client[?(@.Code=='#eval(['MapCustomDatabaseForm'].Day)')].Name}}"), ['New']);
+  // The platform's nested form: the inner value (a date) is no expression, so the outer #eval keeps it as text.
+  assert.deepEqual(ev("{{['Clients']$..client[?(@.Code=='#eval(#eval(['MapCustomDatabaseForm'].Day))')].Name}}"), ['New']);
+  assert.throws(() => ev("{{['#eval(['Nobody'].Name)'].Content}}"), /has no value/);
+  assert.throws(() => parseTemplate("{{['#eval(['X'].Name'].Content}}"), ExpressionError);
+});
+
+test('request Query and Headers values are lists that read as their text joined with ","', () => {
+  const values: Record<string, unknown> = { '#HttpRequest': { Query: { mode: stringValues(['short']), tag: stringValues(['a', 'b']) } } };
+  const scope: Scope = (n) => (Object.hasOwn(values, n) ? { found: true, value: values[n] } : { found: false, value: undefined });
+  const ev = (s: string) => evaluateTemplate(parseTemplate(s), scope);
+  assert.deepEqual(ev("{{['#HttpRequest'].Query.mode}}"), ['short']);
+  assert.equal(ev("{{['#HttpRequest'].Query.mode[0]}}"), 'short');
+  assert.equal(ev("mode={{['#HttpRequest'].Query.mode}} tags={{['#HttpRequest'].Query.tag}}"), 'mode=short tags=a,b');
+  assert.equal(ev("{{['#HttpRequest'].Query.mode | ToUpperCase}}"), 'SHORT');
 });

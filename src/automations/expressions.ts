@@ -4,7 +4,7 @@
 // Function, and the only values an expression sees are the run's own action outputs.
 import { randomUUID } from 'node:crypto';
 import { ExpressionError, evaluatePath, type JsonPath, parsePath, parseRootlessPath, readQuoted } from './jsonpath.ts';
-import { PIPES } from './pipes.ts';
+import { isStringValues, PIPES } from './pipes.ts';
 import { reveal, Secret, taint } from './secret.ts';
 import { boundedJson, jsonBytes } from './size.ts';
 
@@ -15,7 +15,9 @@ export type Expr =
   | { kind: 'guid' }
   | { kind: 'date'; which: DateWord }
   | { kind: 'literal'; value: unknown }
-  | { kind: 'pipe'; input: Expr; pipe: string; args: Expr[] };
+  | { kind: 'pipe'; input: Expr; pipe: string; args: Expr[] }
+  /** An expression with `#eval(...)` in it: its shape is known only once the #eval arguments have values. */
+  | { kind: 'dynamic'; text: string };
 
 const DATE_WORDS = ['Now', 'Today', 'Yesterday', 'FirstDayOfYear', 'LastDayOfYear'] as const;
 type DateWord = (typeof DATE_WORDS)[number];
@@ -67,7 +69,8 @@ export function parseTemplate(src: string): Template {
     }
     if (open > i) parts.push(src.slice(i, open));
     const end = closing(src, open + 2);
-    parts.push(parseExpression(src.slice(open + 2, end), open + 2));
+    const body = src.slice(open + 2, end);
+    parts.push(body.includes(EVAL) ? parseDynamic(body, open + 2) : parseExpression(body, open + 2));
     i = end + 2;
   }
   let t: Template;
@@ -83,6 +86,67 @@ export function parseTemplate(src: string): Template {
     cacheChars += src.length;
   }
   return t;
+}
+
+const EVAL = '#eval(';
+/** #eval substitutions one expression may make (nested ones included). */
+export const MAX_EVALS = 32;
+
+/** The `)` closing the `(` at `open`, skipping quoted text; -1 when there is none. */
+function matchingParen(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"') {
+      const close = text.indexOf(c, i + 1);
+      if (close < 0) return -1;
+      i = close;
+    } else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * `#eval(<expression>)` (the platform's preprocessor, fact sheet §6.6): checked on save as far as it can be
+ * (every #eval closed, at most MAX_EVALS of them); the expression is parsed once its #eval values are known.
+ */
+function parseDynamic(text: string, offset: number): Expr {
+  let count = 0;
+  for (let at = text.indexOf(EVAL); at >= 0; at = text.indexOf(EVAL, at + 1)) {
+    if (++count > MAX_EVALS) throw new ExpressionError(`an expression may hold at most ${MAX_EVALS} #eval`, offset + at);
+    if (matchingParen(text, at + EVAL.length - 1) < 0) throw new ExpressionError('"#eval(" is not closed by ")"', offset + at);
+  }
+  return { kind: 'dynamic', text };
+}
+
+/**
+ * Replaces each #eval, innermost (last) first, by its argument's value as text; every argument and the final
+ * text go through this parser and interpreter — nothing is ever handed to JavaScript's eval.
+ */
+function expandEvals(text: string, scope: Scope, budget: Budget): string {
+  let t = text;
+  for (let n = 0; ; n++) {
+    const at = t.lastIndexOf(EVAL);
+    if (at < 0) return t;
+    if (n >= MAX_EVALS) throw new ExpressionError(`an expression may make at most ${MAX_EVALS} #eval substitutions`, 0);
+    const close = matchingParen(t, at + EVAL.length - 1);
+    if (close < 0) throw new ExpressionError('"#eval(" is not closed by ")"', at);
+    // An argument that is no expression (the value an inner #eval put there, such as a date) is its own text.
+    const arg = t.slice(at + EVAL.length, close);
+    let parsed: Expr | null = null;
+    try {
+      parsed = parseExpression(arg);
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+    }
+    const value = parsed ? evaluateExpr(parsed, scope, budget) : arg.trim();
+    if (value instanceof Secret) throw new ExpressionError('#eval cannot take a secret (it would become part of an expression)', at);
+    const piece = asText(value, MAX_TEMPLATE_LENGTH);
+    if (t.length - (close + 1 - at) + piece.length > MAX_TEMPLATE_LENGTH)
+      throw new ExpressionError(`#eval would make the expression longer than ${MAX_TEMPLATE_LENGTH} characters`, at);
+    t = t.slice(0, at) + piece + t.slice(close + 1);
+  }
 }
 
 /** One expression (the text between `{{` and `}}`); offset places error positions in the whole string. */
@@ -249,6 +313,8 @@ export function evaluateExpr(expr: Expr, scope: Scope, budget: Budget = new Budg
       // A path into a secret reads the clear value, and what it finds stays a secret.
       return r.value instanceof Secret ? taint(evaluatePath(expr.path, r.value.reveal())) : evaluatePath(expr.path, r.value);
     }
+    case 'dynamic':
+      return evaluateExpr(parseExpression(expandEvals(expr.text, scope, budget)), scope, budget);
     case 'pipe': {
       const input = evaluateExpr(expr.input, scope, budget);
       const args = expr.args.map((a) => evaluateExpr(a, scope, budget));
@@ -262,6 +328,7 @@ export function evaluateExpr(expr: Expr, scope: Scope, budget: Budget = new Budg
 const asText = (v: unknown, limit = UNLIMITED): string => {
   if (v === undefined || v === null) return '';
   if (typeof v === 'string') return v;
+  if (isStringValues(v)) return v.join(',');
   if (typeof v !== 'object' || v instanceof Secret) return String(v);
   const json = boundedJson(v, limit);
   if (json === null) throw new ExpressionError(`the value as text would pass the output limit of ${limit} bytes`, 0);

@@ -12,9 +12,22 @@ export interface PipeSpec {
   fn: (input: unknown, args: unknown[], limit: number) => unknown;
 }
 
+/**
+ * Lists of strings that read as their text joined with "," where a text is wanted (the platform's request
+ * Query and Headers values, .NET StringValues): `{{['#HttpRequest'].Query.mode}}` in a text is `short`, and
+ * `.Query.mode[0]` is `short` too. Everywhere else they are plain lists.
+ */
+const STRING_VALUES = new WeakSet<object>();
+export function stringValues(list: string[]): string[] {
+  STRING_VALUES.add(list);
+  return list;
+}
+export const isStringValues = (v: unknown): v is string[] => Array.isArray(v) && STRING_VALUES.has(v);
+
 const text = (v: unknown, limit = Number.MAX_SAFE_INTEGER): string => {
   if (v === undefined || v === null) return '';
   if (typeof v === 'string') return v;
+  if (isStringValues(v)) return v.join(',');
   if (typeof v !== 'object' || v instanceof Secret) return String(v);
   const json = boundedJson(v, limit);
   if (json === null) throw tooLarge('the value as text', limit);

@@ -136,15 +136,18 @@ const CALLER_CREDENTIAL = /^(authorization|proxy-authorization|cookie|x-appsecre
 /** The request as the automation reads it: {Scheme, Host, Path, Method, Query, Headers, Body}. */
 function requestValue(request: FastifyRequest, body: unknown): HttpRequestValue {
   const url = new URL(request.url, 'http://x');
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(request.headers))
-    if (v !== undefined) headers[k] = CALLER_CREDENTIAL.test(k) ? MASK : Array.isArray(v) ? v.join(', ') : v;
+  // Query and Headers values are lists of strings, as the platform hands them (§6.3); the engine reads them
+  // as text (joined with ",") where a text is wanted.
+  const headers: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(request.headers)) if (v !== undefined) headers[k] = CALLER_CREDENTIAL.test(k) ? [MASK] : Array.isArray(v) ? v : [v];
+  const query: Record<string, string[]> = {};
+  for (const k of new Set(url.searchParams.keys())) query[k] = url.searchParams.getAll(k);
   return {
     Scheme: request.protocol,
     Host: request.host,
     Path: url.pathname,
     Method: request.method,
-    Query: Object.fromEntries(url.searchParams),
+    Query: query,
     Headers: headers,
     Body: body,
   };

@@ -83,3 +83,26 @@ export function jsonPrefix(value: unknown, max: number): { text: string; complet
   walk(value, 0);
   return { text: out, complete: !full() };
 }
+
+/** How deep the values a run holds may nest (objects and lists inside one another). */
+export const MAX_VALUE_DEPTH = 100;
+
+/** Whether the value nests deeper than `max` levels, found without recursion (so a hostile depth cannot overflow the stack). */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: { v: unknown; d: number }[] = [{ v: value, d: 1 }];
+  while (stack.length > 0) {
+    const { v, d } = stack.pop() as { v: unknown; d: number };
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) return true;
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === 'object') stack.push({ v: x, d: d + 1 });
+    } else
+      for (const k in v as object)
+        if (Object.hasOwn(v as object, k)) {
+          const x = (v as Record<string, unknown>)[k];
+          if (x !== null && typeof x === 'object') stack.push({ v: x, d: d + 1 });
+        }
+  }
+  return false;
+}

@@ -198,7 +198,7 @@ export class AutomationWorker {
     } else {
       let body: unknown = inv.payload;
       try {
-        body = JSON.parse(inv.payload);
+        body = eventBody(JSON.parse(inv.payload));
       } catch {}
       const request: HttpRequestValue = {
         Scheme: 'https',
@@ -355,6 +355,27 @@ export class AutomationWorker {
       update automation_runs set status = 'Failed', finished_on_utc = now(), error = 'the worker running it stopped before it finished'
       where status = 'Running' and started_on_utc < now() - ${limitMs} * interval '1 millisecond'`.execute(this.#ctx.db.kysely);
   }
+}
+
+/**
+ * What an event hands an automation as `['#HttpRequest'].Body`: the platform hands the document's fields
+ * (`Body.Name`, `Body.Id`, §6.3/§8.1). Atrium's event carries the document's id and the event's detail, so
+ * Body is the envelope URL subscriptions receive (`id`, `action`, `actionType`, `document`, `detail`,
+ * `occurredOnUtc`, …, all still read as before) with the document's id as `Id` and the detail's fields added
+ * beside them where they do not collide with the envelope's own names. Decision 0050.
+ */
+export function eventBody(envelope: unknown): unknown {
+  if (envelope === null || typeof envelope !== 'object' || Array.isArray(envelope)) return envelope;
+  const e = envelope as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...e };
+  const document = e.document as { id?: unknown } | null | undefined;
+  if (document && typeof document === 'object' && document.id !== undefined && !Object.hasOwn(out, 'Id')) out.Id = document.id;
+  const detail = e.detail;
+  if (detail && typeof detail === 'object' && !Array.isArray(detail)) {
+    const taken = new Set(Object.keys(out).map((k) => k.toLowerCase()));
+    for (const [k, v] of Object.entries(detail)) if (!taken.has(k.toLowerCase())) out[k] = v;
+  }
+  return out;
 }
 
 /** The run's span (decision 0048): its actions' spans are its children; untraced, the run as it is. */
