@@ -256,6 +256,33 @@ describe('the published recipes, end to end', () => {
     assert.ok(sent, 'NotifyChannel called the endpoint');
     assert.equal(sent.headers['content-type'], 'application/json');
     assert.deepEqual(JSON.parse(sent.body.toString()), { text: 'New project created: Summer Campaign 2026' });
+
+    // "Saving makes it fire on every project creation": attached to the project-created event.
+    const sub = await f.server.request('POST', '/api/webhook-subscriptions', {
+      headers: f.h,
+      json: {
+        Name: 'projects created',
+        ActionType: 'Created',
+        DocumentType: 'Skill.Module.BusinessObjects.Project',
+        IsAutomation: true,
+        AutomationId: id,
+        Active: true,
+      },
+    });
+    assert.equal(sub.status, 201, sub.text);
+    const fromEvent = hits.length;
+    await f.send('POST', '/api/v3/projects', {
+      OperationType: 0,
+      CreateModel: { Name: 'Harbour Lights 2026', CompanyId: f.tenant.companyId, ClientId: f.clientId },
+    });
+    const until = Date.now() + 30_000;
+    let notified: Hit | undefined;
+    while (!notified && Date.now() < until) {
+      notified = hits.slice(fromEvent).find((h) => h.url === '/projects');
+      if (!notified) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(notified, 'the event ran the automation');
+    assert.deepEqual(JSON.parse(notified.body.toString()), { text: 'New project created: Harbour Lights 2026' });
   });
 
   test("Export data to a CSV file: the CSV text, Base64 in the delivered body, columns as listed; Result is DeliverFile's result", async () => {
