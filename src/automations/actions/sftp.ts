@@ -8,7 +8,7 @@ import SftpClient from 'ssh2-sftp-client';
 import { blockedReason } from '../../webhooks/outbound.ts';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
-import { fileBytes } from './file-value.ts';
+import { type FileValue, fileBytes } from './file-value.ts';
 import { fileInput, findFile, keepFile, mediaTypeOf } from './run-files.ts';
 
 interface Target {
@@ -168,7 +168,14 @@ const download: Handler = async (call) => {
   });
   const name = path.basename(file);
   const type = binary ? 'application/octet-stream' : mediaTypeOf(name, 'text/plain');
-  return { output: keepFile(call, name, type, bytes).path };
+  const kept = keepFile(call, name, type, bytes);
+  // Atrium's older shape (`filePath` alone, the whole path) keeps its older result, the file object.
+  if (call.raw('fileName') === undefined) {
+    const older: FileValue = { fileName: name, contentType: type, size: bytes.length, contentBase64: bytes.toString('base64') };
+    if (!binary) older.text = bytes.toString('utf8');
+    return { output: older };
+  }
+  return { output: kept.path };
 };
 
 /**
