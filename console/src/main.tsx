@@ -13,7 +13,7 @@ import { UserFeedPage } from './pages/user-feed.tsx';
 import { WebhookPage, WebhooksPage } from './pages/webhooks.tsx';
 import { match, navigate, usePath } from './router.ts';
 import './styles.css';
-import { Link } from './ui.tsx';
+import { applyTheme, installKeyboardNavigation, Link, storedTheme, ThemeToggle } from './ui.tsx';
 
 interface Page {
   path: string;
@@ -114,6 +114,7 @@ function App() {
             </Link>
           ))}
         </nav>
+        <ThemeToggle />
         <span class="who" title={s.tenantId}>
           {s.userName} · {s.tenant}
         </span>
@@ -133,4 +134,6 @@ function App() {
   );
 }
 
+applyTheme(storedTheme());
+installKeyboardNavigation();
 render(<App />, document.getElementById('app') as HTMLElement);
