@@ -10,6 +10,7 @@ import { ExplorerPage } from './pages/explorer.tsx';
 import { SchedulePage, SchedulesPage } from './pages/schedules.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { UserFeedPage } from './pages/user-feed.tsx';
+import { WebhookEventsPage } from './pages/webhook-events.tsx';
 import { WebhookPage, WebhooksPage } from './pages/webhooks.tsx';
 import { match, navigate, usePath } from './router.ts';
 import './styles.css';
@@ -32,6 +33,8 @@ const PAGES: Page[] = [
     routes: [
       { pattern: '/webhooks', render: () => <WebhooksPage /> },
       { pattern: '/webhooks/:id', render: (p) => <WebhookPage id={p.id} /> },
+      // After /webhooks/:id, so that this address is the catalogue, not a subscription.
+      { pattern: '/webhooks/events', render: () => <WebhookEventsPage /> },
     ],
   },
   {
