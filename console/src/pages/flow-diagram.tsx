@@ -179,7 +179,12 @@ function WorkflowDiagram(props: {
     <figure class="flow-figure" data-workflow={props.name}>
       <figcaption>{props.title}</figcaption>
       {layout.dangling.length ? <p class="error">{layout.dangling.map((d) => `${d.from} → ${d.to} (${d.kind}): no such action`).join('; ')}</p> : null}
-      <div class="flow-scroll">
+      <section
+        class="flow-scroll"
+        aria-label={`${props.title}, scrolling`}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus for keyboard users to scroll it
+        tabIndex={0}
+      >
         {/* biome-ignore lint/a11y/useSemanticElements: the drawing is one SVG; the group role names it for assistive technology. */}
         <svg
           role="group"
@@ -225,7 +230,15 @@ function WorkflowDiagram(props: {
               .filter(Boolean)
               .join(' ');
             const goes = layout.edges.filter((e) => e.from === n.name).map((e) => `${e.label} ${e.to}`);
-            const label = `${n.name} (${n.type})${goes.length ? `, goes to ${goes.join(', ')}` : ''}${status ? `: ${state?.failing ? 'failed the run' : status}` : ''}${total !== undefined ? `, ${ms(total)}` : ''}`;
+            const shownName = n.name.length > 22 ? `${n.name.slice(0, 21)}…` : n.name;
+            const typeLine = `${n.runs ? `${n.type} → ${n.runs}` : n.type}${total !== undefined ? ` · ${ms(total)}` : ''}`;
+            // The name starts with the box's visible text (WCAG 2.5.3), then what the drawing shows around it.
+            const label = [
+              `${shownName} ${typeLine}`,
+              shownName !== n.name ? `(${n.name})` : '',
+              goes.length ? `, goes to ${goes.join(', ')}` : '',
+              status ? `: ${state?.failing ? 'failed the run' : status}` : '',
+            ].join('');
             const select = () => props.onSelect(n.name);
             return (
               // biome-ignore lint/a11y/useSemanticElements: an SVG group cannot be a <button>; it takes the role, a name and the keys of one.
@@ -233,7 +246,7 @@ function WorkflowDiagram(props: {
                 key={n.name}
                 class={cls}
                 role="button"
-                tabIndex={0}
+                tabindex={0}
                 aria-label={label}
                 aria-pressed={props.selected === n.name}
                 data-action={n.name}
@@ -250,18 +263,18 @@ function WorkflowDiagram(props: {
               >
                 <title>{label}</title>
                 <rect width={BOX_W} height={BOX_H} rx={6} />
-                <text x={10} y={20} class="node-name">
-                  {n.name.length > 22 ? `${n.name.slice(0, 21)}…` : n.name}
-                </text>
-                <text x={10} y={38} class="node-type">
-                  {n.runs ? `${n.type} → ${n.runs}` : n.type}
-                  {total !== undefined ? ` · ${ms(total)}` : ''}
+                {/* One text, so its content reads "name type" as the label does (the space starts the second line). */}
+                <text x={10} y={20}>
+                  <tspan class="node-name">{shownName}</tspan>
+                  <tspan class="node-type" x={10} dy={18}>
+                    {` ${typeLine}`}
+                  </tspan>
                 </text>
               </g>
             );
           })}
         </svg>
-      </div>
+      </section>
     </figure>
   );
 }

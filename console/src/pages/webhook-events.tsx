@@ -109,7 +109,14 @@ export function WebhookEventsPage() {
                   ? `The tenant's newest ${example.data.actionType} event on this document type, as a subscription receives it.`
                   : `No ${example.data.actionType} event on this document type yet: built from the catalogue.`}
               </p>
-              <pre data-testid="example-payload">{text}</pre>
+              <section
+                aria-label="Example payload"
+                // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus for keyboard users to scroll it
+                tabIndex={0}
+                class="payload"
+              >
+                <pre data-testid="example-payload">{text}</pre>
+              </section>
               <CopyButton text={text} label="Copy payload" />
             </>
           ) : null}
