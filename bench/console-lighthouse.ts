@@ -39,6 +39,9 @@ try {
     await Promise.all([page.waitForSelector('h1 ::-p-text(Query explorer)'), page.click('button[type=submit]')]);
     // The session is the tab's sessionStorage: a navigation in the same tab keeps it (storage is not reset).
     await flow.navigate(`${server.baseUrl}/console/explorer`, { name: 'Query explorer' });
+    // Measured signed in: the explorer, not the sign-in page it would fall back to.
+    await page.waitForSelector('h1 ::-p-text(Query explorer)', { timeout: 5000 });
+    if (await page.$('label ::-p-text(Password)')) throw new Error('the explorer step was not signed in');
     const result = await flow.createFlowResult();
     for (const step of result.steps) {
       const c = step.lhr.categories;
