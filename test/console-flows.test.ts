@@ -94,6 +94,37 @@ test('the automation diagram shows every action and labelled arrow of a 12-actio
   assert.equal(boxes.length, 9);
   for (const b of boxes) assert.ok(b.width > 100 && b.height > 30, 'a box is drawn at its size');
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) assert.ok(!overlaps(boxes[i], boxes[j]), `boxes ${i} and ${j} overlap`);
+  // No arrow runs through a box it does not join, and no two labels cover each other.
+  const crossings = await main.locator('svg').evaluate((svg) => {
+    const found: string[] = [];
+    const boxes = [...svg.querySelectorAll('g[data-action]')].map((g) => ({
+      name: g.getAttribute('data-action'),
+      r: (g.querySelector('rect') as SVGRectElement).getBBox(),
+      g: g as SVGGElement,
+    }));
+    for (const path of svg.querySelectorAll<SVGPathElement>('path[data-edge]')) {
+      const [from, to] = (path.getAttribute('data-edge') ?? '').split('>');
+      const length = path.getTotalLength();
+      for (let i = 1; i < 60; i++) {
+        const p = path.getPointAtLength((length * i) / 60);
+        for (const b of boxes) {
+          if (b.name === from || b.name === to) continue;
+          const m = b.g.transform.baseVal.consolidate()?.matrix;
+          const x = p.x - (m?.e ?? 0);
+          const y = p.y - (m?.f ?? 0);
+          if (x > 1 && y > 1 && x < b.r.width - 1 && y < b.r.height - 1) found.push(`${from}>${to} through ${b.name}`);
+        }
+      }
+    }
+    const labels = [...svg.querySelectorAll('g.edge-label rect')].map((r) => (r as SVGRectElement).getBBox());
+    for (let i = 0; i < labels.length; i++)
+      for (let j = i + 1; j < labels.length; j++) {
+        const [a, c] = [labels[i], labels[j]];
+        if (a.x < c.x + c.width && c.x < a.x + a.width && a.y < c.y + c.height && c.y < a.y + a.height) found.push(`labels ${i} and ${j} overlap`);
+      }
+    return [...new Set(found)];
+  });
+  assert.deepEqual(crossings, []);
   // The Loop names the sub-workflow it runs.
   assert.match((await main.locator('g[data-action="Each"]').textContent()) ?? '', /Loop → PerItem/);
   // Keyboard: a box is a button; Enter opens its definition.

@@ -195,7 +195,17 @@ function WorkflowDiagram(props: {
         >
           <defs>
             {(['next', 'nextOnError', 'nextActions'] as const).map((k) => (
-              <marker key={k} id={`${id}-${k}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+              <marker
+                key={k}
+                id={`${id}-${k}`}
+                viewBox="0 0 10 10"
+                refX="9"
+                refY="5"
+                markerUnits="userSpaceOnUse"
+                markerWidth="10"
+                markerHeight="10"
+                orient="auto-start-reverse"
+              >
                 <path d="M0,0 L10,5 L0,10 z" class={`arrowhead ${k}`} />
               </marker>
             ))}

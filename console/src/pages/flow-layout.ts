@@ -42,6 +42,8 @@ export const BOX_H = 52;
 const GAP_X = 36;
 const GAP_Y = 56;
 const MARGIN = 16;
+/** At most this many pass-through slots for arrows that span layers. */
+const MAX_SLOTS = 20_000;
 /** Room on the right for back edges and their labels. */
 const SIDE = 72;
 
@@ -144,46 +146,90 @@ export function layoutWorkflow(actions: Action[]): FlowLayout {
       if (--indegree[t] === 0) queue.push(t);
     }
   }
+  // A forward arrow that spans several layers passes through a slot (a dummy) in each layer between,
+  // so that it is routed beside the boxes of those layers rather than through them.
+  const slotW = 20;
+  let count = list.length;
+  const widthOf = (i: number) => (i < list.length ? BOX_W : slotW);
+  const layerOf: number[] = [...layer];
+  const down: number[][] = list.map(() => []);
+  const via = new Map<(typeof raw)[number], number[]>();
+  // A definition is bounded (1,000 actions), but its arrows times its layers need not be: past this many
+  // slots, long arrows are drawn straight rather than routed.
+  const span = raw.reduce((n, e) => n + Math.max(0, layer[e.to] - layer[e.from] - 1), 0);
+  const route = span <= MAX_SLOTS;
+  for (const e of raw) {
+    if (back.has(`${e.from}>${e.to}`) || e.from === e.to || !route) continue;
+    const chain: number[] = [];
+    let prev = e.from;
+    for (let l = layer[e.from] + 1; l < layer[e.to]; l++) {
+      const d = count++;
+      layerOf[d] = l;
+      down[d] = [];
+      down[prev].push(d);
+      chain.push(d);
+      prev = d;
+    }
+    down[prev].push(e.to);
+    via.set(e, chain);
+  }
+  const up: number[][] = Array.from({ length: count }, () => []);
+  for (const [from, ts] of down.entries()) for (const t of ts) up[t].push(from);
   const layers: number[][] = [];
-  list.forEach((_, i) => {
-    layers[layer[i]] ??= [];
-    layers[layer[i]].push(i);
-  });
-  // Order inside a layer: the mean position of the parents in the layer above (one sweep down).
-  const pos = new Array<number>(list.length).fill(0);
-  const parents: number[][] = list.map(() => []);
-  for (const [from, ts] of forward.entries()) for (const t of ts) parents[t].push(from);
+  for (let i = 0; i < count; i++) {
+    layers[layerOf[i]] ??= [];
+    layers[layerOf[i]].push(i);
+  }
+  // Order inside a layer: the mean position of the neighbours in the layer above, then below, then above
+  // again (barycentre sweeps), which keeps branches apart and arrows short.
+  const pos = new Array<number>(count).fill(0);
+  const place = (row: number[]) => {
+    for (const [i, n] of row.entries()) pos[n] = i;
+  };
+  for (const row of layers) if (row) place(row);
+  const sweep = (rows: number[][], neighbours: number[][]) => {
+    for (const row of rows) {
+      if (!row) continue;
+      const key = new Map(row.map((i) => [i, neighbours[i].length ? neighbours[i].reduce((s, p) => s + pos[p], 0) / neighbours[i].length : pos[i]]));
+      row.sort((a, b) => (key.get(a) as number) - (key.get(b) as number) || pos[a] - pos[b]);
+      place(row);
+    }
+  };
+  sweep(layers, up);
+  sweep([...layers].reverse(), down);
+  sweep(layers, up);
+  const rowWidth = (row: number[]) => row.reduce((w, i) => w + widthOf(i), 0) + (row.length - 1) * GAP_X;
+  const inner = Math.max(BOX_W, ...layers.map((r) => (r ? rowWidth(r) : 0)));
+  const xs = new Array<number>(count).fill(0);
   for (const row of layers) {
     if (!row) continue;
-    const key = (i: number) => (parents[i].length ? parents[i].reduce((s, p) => s + pos[p], 0) / parents[i].length : i);
-    row.sort((a, b) => key(a) - key(b) || a - b);
-    row.forEach((n, i) => {
-      pos[n] = i;
-    });
+    let x = MARGIN + (inner - rowWidth(row)) / 2;
+    for (const i of row) {
+      xs[i] = x;
+      x += widthOf(i) + GAP_X;
+    }
   }
-  const widest = Math.max(1, ...layers.map((r) => r?.length ?? 0));
-  const inner = widest * BOX_W + (widest - 1) * GAP_X;
+  const top = (l: number) => MARGIN + l * (BOX_H + GAP_Y);
   const nodes: FlowNode[] = list.map((a, i) => {
-    const row = layers[layer[i]];
-    const rowWidth = row.length * BOX_W + (row.length - 1) * GAP_X;
     const runs = field(a, 'subWorkflow');
     return {
       name: names[i],
       type: actionTypeOf(a),
       runs: typeof runs === 'string' && runs ? runs : null,
       layer: layer[i],
-      x: MARGIN + (inner - rowWidth) / 2 + pos[i] * (BOX_W + GAP_X),
-      y: MARGIN + layer[i] * (BOX_H + GAP_Y),
+      x: xs[i],
+      y: top(layer[i]),
     };
   });
   const right = MARGIN + inner;
+  const forwardEdges = raw.filter((r) => !(back.has(`${r.from}>${r.to}`) || r.from === r.to));
   let sideLane = 0;
   const edges: FlowEdge[] = raw.map((e) => {
     const a = nodes[e.from];
     const b = nodes[e.to];
     const isBack = back.has(`${e.from}>${e.to}`) || e.from === e.to;
     // Several arrows leaving one box start at spread points of its bottom edge.
-    const siblings = raw.filter((r) => r.from === e.from);
+    const siblings = forwardEdges.filter((r) => r.from === e.from);
     const k = siblings.indexOf(e);
     const sx = a.x + (BOX_W * (k + 1)) / (siblings.length + 1);
     if (isBack) {
@@ -194,23 +240,31 @@ export function layoutWorkflow(actions: Action[]): FlowLayout {
       const d = `M${a.x + BOX_W},${y1} H${lane} V${y2} H${b.x + BOX_W + 2}`;
       return { from: a.name, to: b.name, kind: e.kind, label: e.label, back: true, d, lx: lane, ly: (y1 + y2) / 2 };
     }
-    const sy = a.y + BOX_H;
-    const tx = b.x + BOX_W / 2;
-    const ty = b.y - 2;
-    const mid = (sy + ty) / 2;
-    const d = `M${sx},${sy} C${sx},${mid} ${tx},${mid} ${tx},${ty}`;
-    // A long arrow (skipping layers) has its label near its start, clear of the boxes it passes.
-    const skips = b.layer - a.layer > 1;
-    return {
-      from: a.name,
-      to: b.name,
-      kind: e.kind,
-      label: e.label,
-      back: false,
-      d,
-      lx: skips ? sx : (sx + tx) / 2,
-      ly: skips ? sy + GAP_Y / 2 : mid,
-    };
+    // Down through the slots between, then into the top of the target.
+    const points: [number, number][] = [[sx, a.y + BOX_H]];
+    for (const d of via.get(e) ?? []) {
+      const cx = xs[d] + slotW / 2;
+      points.push([cx, top(layerOf[d])], [cx, top(layerOf[d]) + BOX_H]);
+    }
+    // Several arrows into one box end at spread points of its top edge.
+    const incoming = forwardEdges.filter((r) => r.to === e.to);
+    points.push([b.x + (BOX_W * (incoming.indexOf(e) + 1)) / (incoming.length + 1), b.y - 2]);
+    let d = `M${points[0][0]},${points[0][1]}`;
+    for (let i = 1; i < points.length; i++) {
+      const [x0, y0] = points[i - 1];
+      const [x1, y1] = points[i];
+      if (x0 === x1) d += ` L${x1},${y1}`;
+      else {
+        const mid = (y0 + y1) / 2;
+        d += ` C${x0},${mid} ${x1},${mid} ${x1},${y1}`;
+      }
+    }
+    const [x0, y0] = points[0];
+    const [x1, y1] = points[1];
+    // One arrow: its label halfway. Branches of one box: each label just below its own start point,
+    // every other one lower, so that neighbouring labels do not cover each other.
+    const label = siblings.length > 1 ? { lx: x0, ly: y0 + 13 + (k % 2) * 19 } : { lx: (x0 + x1) / 2, ly: (y0 + y1) / 2 };
+    return { from: a.name, to: b.name, kind: e.kind, label: e.label, back: false, d, ...label };
   });
   return {
     nodes,
