@@ -343,7 +343,7 @@ export function WebhookPage({ id }: { id: string }) {
               <thead>
                 <tr>
                   <th scope="col">Created (UTC)</th>
-                  <th scope="col">Kind</th>
+                  <th scope="col">Event</th>
                   <th scope="col">Status</th>
                   <th scope="col">Attempts</th>
                   <th scope="col">Last answer</th>
