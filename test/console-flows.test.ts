@@ -289,6 +289,24 @@ test('arrow keys move through the navigation menu and down a table’s column', 
   assert.equal(await page.evaluate(() => document.activeElement?.textContent), first);
 });
 
+test('the error banner shows the problem’s title, status, detail and trace id', async () => {
+  const missing = '0b7e6c6e-0000-4000-8000-000000000000';
+  const before = problems.length;
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith(`/api/webhook-subscriptions/${missing}`)),
+    page.goto(`/console/webhooks/${missing}`),
+  ]);
+  const problem = await answer.json();
+  assert.equal(answer.status(), 404);
+  assert.ok(problem.traceId);
+  const banner = page.getByRole('alert');
+  await banner.getByTestId('trace-id').waitFor();
+  assert.equal(await banner.getByTestId('trace-id').textContent(), problem.traceId);
+  assert.match((await banner.textContent()) ?? '', new RegExp(`\\(404\\) No webhook subscription ${missing}`));
+  // The 404 was this test's own doing; any other problem stays for the walk below to report.
+  problems.splice(before, problems.length - before, ...problems.slice(before).filter((p) => !p.includes(missing)));
+});
+
 /** axe-core's violations on the page as it is: rule, impact and the first elements. */
 async function axe(p: Page): Promise<string[]> {
   // Injected over the DevTools protocol: the console's Content-Security-Policy allows no inline script.
