@@ -202,7 +202,7 @@ export function AutomationPage({ id }: { id: string }) {
             <dt>Actions</dt>
             <dd>
               {a.actions.length}
-              {a.subWorkflows.length ? `, and ${a.subWorkflows.length} sub-workflows` : ''}
+              {a.subWorkflows.length ? `, and ${a.subWorkflows.length} sub-workflow${a.subWorkflows.length === 1 ? '' : 's'}` : ''}
             </dd>
           </dl>
           <div class="actions">

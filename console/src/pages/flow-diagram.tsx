@@ -49,7 +49,12 @@ export function workflowsOf(definition: unknown): { name: string; actions: Actio
 function statesOf(run: FlowRun | null, workflow: string): Map<string, ActionState> {
   const states = new Map<string, ActionState>();
   if (!run) return states;
-  const failing = run.status === 'Failed' ? run.actions.findLast((a) => a.error && a.type !== 'LogTruncated') : undefined;
+  // A run stops at the action that fails it, so that action is the log's last entry (when it has an error:
+  // a run can also fail between actions, a time limit). A truncated log no longer ends with it: then the
+  // last entry with an error.
+  const logged = run.actions.filter((a) => a.type !== 'LogTruncated');
+  const last = logged[logged.length - 1];
+  const failing = run.status !== 'Failed' ? undefined : logged.length < run.actions.length ? logged.findLast((a) => a.error) : last?.error ? last : undefined;
   for (const entry of run.actions) {
     if ((entry.workflow ?? '') !== workflow) continue;
     const s = states.get(entry.name) ?? { status: 'succeeded', runs: [], failing: false };
