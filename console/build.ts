@@ -68,12 +68,17 @@ export async function buildConsole(): Promise<BuildReport> {
   if (!entry) throw new Error('console build: no entry output');
   const base = (file: string) => path.basename(file);
   const css = entry[1].cssBundle ? base(entry[1].cssBundle) : null;
+  // The icon is an asset like the others (content-hashed, immutable), named by the page.
+  const icon = readFileSync(path.join(here, 'src', 'favicon.svg'));
+  const favicon = `favicon-${createHash('sha256').update(icon).digest('hex').slice(0, 8).toUpperCase()}.svg`;
+  await writeFile(path.join(staging, 'assets', favicon), icon);
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
+<meta name="color-scheme" content="light dark">
+<link rel="icon" href="/console/assets/${favicon}" type="image/svg+xml">
 <title>Atrium console</title>
 ${css ? `<link rel="stylesheet" href="/console/assets/${css}">\n` : ''}<script type="module" src="/console/assets/${base(entry[0])}"></script>
 </head>
@@ -85,7 +90,7 @@ ${css ? `<link rel="stylesheet" href="/console/assets/${css}">\n` : ''}<script t
   await writeFile(path.join(staging, 'index.html'), html);
   await writeFile(path.join(staging, STAMP), `${JSON.stringify({ source, builtAt: new Date().toISOString() })}\n`);
   const files = [];
-  for (const file of [...outputs.map(([f]) => path.join('assets', base(f))), 'index.html']) {
+  for (const file of [...outputs.map(([f]) => path.join('assets', base(f))), path.join('assets', favicon), 'index.html']) {
     const full = path.join(staging, file);
     const bytes = readFileSync(full);
     // Compressed once here at the highest levels, so serving a file costs a read, not a compression.

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { benchDatabase, benchEnv, runCli, startServerProcess } from '../bench/lib.ts';
+import { FAILS, FLOW } from '../test/console-flow-fixtures.ts';
 import { buildConsole, isStale } from './build.ts';
 
 const out = path.resolve(import.meta.dirname, '..', 'docs', 'console');
@@ -73,6 +74,8 @@ try {
         { name: 'Done', type: 'Result', httpResponse: { statusCode: 200, body: { hello: "{{['Shout']}}" } } },
       ],
     });
+    const flow = await api('POST', '/api/v3/automations', { ...FLOW, name: 'Order intake' });
+    const fails = await api('POST', '/api/v3/automations', FAILS);
     const token = (await api('POST', '/api/auth/token')).accessToken;
     await api(
       'POST',
@@ -160,6 +163,43 @@ try {
     await page.getByRole('button', { name: 'Run now' }).click();
     await page.getByRole('table', { name: 'Actions of the run' }).waitFor();
     await shot('13-automation-run-log');
+    // The flow of a 12-action automation with a run on it, its editor, and a failed run.
+    await page.goto(`/console/automations/${flow.id}`);
+    await page.getByLabel('Run input (JSON)').fill('{"mode":"each","items":[2,3]}');
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.locator('g[data-action="Done"][data-status="succeeded"]').waitFor();
+    await page.locator('figure[data-workflow=""] g[data-action="Prepare"]').click();
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    await page.locator('figure[data-workflow=""]').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.querySelector('figure[data-workflow=""]')?.scrollIntoView({ block: 'start' }));
+    await shot('15-automation-flow-run');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('button', { name: 'Edit definition' }).click();
+    await page.getByRole('dialog', { name: 'Edit automation' }).locator('g[data-action="Check"]').waitFor();
+    await shot('16-automation-editor-diagram');
+    await page.keyboard.press('Escape');
+    await page.goto(`/console/automations/${fails.id}`);
+    await page.getByLabel('Run input (JSON)').fill('{"order":1}');
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.locator('g[data-failing="true"]').click();
+    await page.evaluate(() => document.querySelector('h2 + p, figure')?.scrollIntoView({ block: 'start' }));
+    await shot('17-automation-failed-run');
+    await page.goto('/console/webhooks/events');
+    await page.getByLabel('Document type').selectOption({ label: 'User' });
+    await page.getByTestId('example-payload').waitFor();
+    await page.getByRole('heading', { name: 'Example payload' }).scrollIntoViewIfNeeded();
+    await shot('18-webhook-event-catalogue');
+    // Dark mode (the system's setting): the explorer and a run on the flow.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto(`/console/webhooks/${sub.id}`);
+    await page.getByRole('table', { name: 'Invocation history' }).locator('tbody tr').first().waitFor();
+    await shot('19-dark-webhook-history');
+    await page.goto(`/console/automations/${fails.id}`);
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.locator('g[data-failing="true"]').waitFor();
+    await page.evaluate(() => document.querySelector('figure')?.scrollIntoView({ block: 'center' }));
+    await shot('20-dark-automation-failed-run');
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.getByRole('link', { name: 'User feed' }).click();
     await page.getByLabel('Schedule (cron, UTC)').waitFor();
     await shot('14-user-feed');

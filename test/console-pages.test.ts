@@ -89,6 +89,9 @@ test('webhooks: a new subscription receives its test delivery, shown in the invo
   await dialog.getByLabel('Condition 1').selectOption('Contains');
   await dialog.getByLabel('Value 1').fill('a');
   await dialog.getByRole('button', { name: 'Save' }).click();
+  // The signing secret is shown once, then the subscription's page.
+  await expectShown(page.getByTestId('created-secret'));
+  await page.getByRole('button', { name: 'Done' }).click();
   await expectShown(page.getByRole('heading', { name: 'Users to CRM' }));
 
   await page.getByRole('button', { name: 'Send test' }).click();

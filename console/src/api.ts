@@ -19,6 +19,8 @@ export interface Problem {
   status?: number;
   detail?: string;
   errors?: { path: string; message: string }[];
+  /** The request's trace id (the trace when traced, else the request id): what the server's logs know it by. */
+  traceId?: string;
 }
 
 export class ApiError extends Error {

@@ -10,10 +10,11 @@ import { ExplorerPage } from './pages/explorer.tsx';
 import { SchedulePage, SchedulesPage } from './pages/schedules.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { UserFeedPage } from './pages/user-feed.tsx';
+import { WebhookEventsPage } from './pages/webhook-events.tsx';
 import { WebhookPage, WebhooksPage } from './pages/webhooks.tsx';
 import { match, navigate, usePath } from './router.ts';
 import './styles.css';
-import { Link } from './ui.tsx';
+import { applyTheme, installKeyboardNavigation, Link, storedTheme, ThemeToggle } from './ui.tsx';
 
 interface Page {
   path: string;
@@ -32,6 +33,8 @@ const PAGES: Page[] = [
     routes: [
       { pattern: '/webhooks', render: () => <WebhooksPage /> },
       { pattern: '/webhooks/:id', render: (p) => <WebhookPage id={p.id} /> },
+      // After /webhooks/:id, so that this address is the catalogue, not a subscription.
+      { pattern: '/webhooks/events', render: () => <WebhookEventsPage /> },
     ],
   },
   {
@@ -114,6 +117,7 @@ function App() {
             </Link>
           ))}
         </nav>
+        <ThemeToggle />
         <span class="who" title={s.tenantId}>
           {s.userName} · {s.tenant}
         </span>
@@ -133,4 +137,6 @@ function App() {
   );
 }
 
+applyTheme(storedTheme());
+installKeyboardNavigation();
 render(<App />, document.getElementById('app') as HTMLElement);

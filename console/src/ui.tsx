@@ -23,7 +23,17 @@ export function ErrorBox({ error }: { error: unknown }) {
   const problem = error instanceof ApiError ? error.problem : null;
   return (
     <div class="error" role="alert">
-      <strong>{problem?.title ?? 'Error'}</strong> {error instanceof Error ? error.message : String(error)}
+      <strong>
+        {problem?.title ?? 'Error'}
+        {problem?.status ? ` (${problem.status})` : ''}
+      </strong>{' '}
+      {error instanceof Error ? error.message : String(error)}
+      {problem?.traceId ? (
+        <div class="trace">
+          Trace id <code data-testid="trace-id">{problem.traceId}</code> <CopyButton text={problem.traceId} label="Copy trace id" />
+          <span class="muted"> (give it to whoever runs the server: it finds this request in the logs)</span>
+        </div>
+      ) : null}
       {problem?.errors?.length ? (
         <ul>
           {problem.errors.map((e) => (
@@ -55,7 +65,7 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
 }
 
 /** A modal dialog (the native <dialog>: focus is trapped and Escape closes it). */
-export function Dialog(props: { title: string; open: boolean; onClose: () => void; children: ComponentChildren }) {
+export function Dialog(props: { title: string; open: boolean; onClose: () => void; children: ComponentChildren; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const d = ref.current;
@@ -64,7 +74,7 @@ export function Dialog(props: { title: string; open: boolean; onClose: () => voi
     if (!props.open && d.open) d.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} aria-label={props.title} onClose={props.onClose}>
+    <dialog ref={ref} aria-label={props.title} onClose={props.onClose} class={props.wide ? 'wide' : undefined}>
       <h2>{props.title}</h2>
       {props.open ? props.children : null}
     </dialog>
@@ -143,4 +153,104 @@ export function bytes(n: number | null | undefined): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** What an empty list says: that it is empty, and what to do next. */
+export function EmptyState(props: { children: ComponentChildren }) {
+  return (
+    <p class="empty" data-testid="empty-state">
+      {props.children}
+    </p>
+  );
+}
+
+const THEME_KEY = 'atrium.console.theme';
+export type Theme = 'system' | 'light' | 'dark';
+
+/** The theme chosen in this browser ('system' follows prefers-color-scheme); set on <html data-theme>. */
+export function storedTheme(): Theme {
+  try {
+    const t = localStorage.getItem(THEME_KEY);
+    return t === 'light' || t === 'dark' ? t : 'system';
+  } catch {
+    return 'system';
+  }
+}
+
+export function applyTheme(t: Theme): void {
+  if (t === 'system') document.documentElement.removeAttribute('data-theme');
+  else document.documentElement.setAttribute('data-theme', t);
+  try {
+    if (t === 'system') localStorage.removeItem(THEME_KEY);
+    else localStorage.setItem(THEME_KEY, t);
+  } catch {
+    // storage refused (private mode): the choice lasts for the page
+  }
+}
+
+/** Light, dark, or as the system says; remembered in this browser. */
+export function ThemeToggle() {
+  const [theme, setTheme] = useState<Theme>(storedTheme());
+  const id = useId();
+  return (
+    <span class="theme-toggle">
+      <label for={id} class="sr-only">
+        Colour theme
+      </label>
+      <select
+        id={id}
+        value={theme}
+        onChange={(e) => {
+          const t = e.currentTarget.value as Theme;
+          setTheme(t);
+          applyTheme(t);
+        }}
+      >
+        <option value="system">Theme: system</option>
+        <option value="light">Theme: light</option>
+        <option value="dark">Theme: dark</option>
+      </select>
+    </span>
+  );
+}
+
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex="0"]';
+
+/**
+ * Arrow keys inside tables and menus: in a table, Up/Down move to the same column's control in the row
+ * above or below (Home/End with Ctrl: the first or last row); in a navigation menu, Left/Right/Up/Down and
+ * Home/End move between its links. Tab still walks everything; text fields keep their own arrow keys.
+ */
+export function installKeyboardNavigation(): void {
+  addEventListener('keydown', (e) => {
+    if (e.altKey || e.metaKey || e.defaultPrevented) return;
+    const el = e.target as HTMLElement | null;
+    if (!el || el.isContentEditable) return;
+    const checkbox = el.tagName === 'INPUT' && (el as HTMLInputElement).type === 'checkbox';
+    if (!checkbox && /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName)) return;
+    const nav = el.closest('nav');
+    if (nav && el.tagName === 'A') {
+      const links = [...nav.querySelectorAll<HTMLElement>('a[href]')];
+      const i = links.indexOf(el);
+      const to = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: links.length - 1 }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
+      links[(to + links.length) % links.length]?.focus();
+      return;
+    }
+    const cell = el.closest('td, th');
+    const row = cell?.parentElement as HTMLTableRowElement | null;
+    const body = row?.closest('table');
+    if (!cell || !row || !body || !['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(e.key)) return;
+    if ((e.key === 'Home' || e.key === 'End') && !e.ctrlKey) return;
+    const rows = [...body.querySelectorAll<HTMLTableRowElement>('tbody > tr')].filter((r) => r.querySelector(FOCUSABLE));
+    const column = [...row.children].indexOf(cell);
+    const at = rows.indexOf(row);
+    const target = e.key === 'Home' ? rows[0] : e.key === 'End' ? rows[rows.length - 1] : rows[at + (e.key === 'ArrowDown' ? 1 : -1)];
+    if (!target || target === row) return;
+    e.preventDefault();
+    const sameColumn = target.children[column]?.querySelector<HTMLElement>(FOCUSABLE);
+    (sameColumn ?? target.querySelector<HTMLElement>(FOCUSABLE))?.focus();
+    target.scrollIntoView({ block: 'nearest' });
+  });
 }

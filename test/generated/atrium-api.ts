@@ -1986,6 +1986,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhook-subscriptions/{id}/send-example": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the subscription's example payload (as GET /api/v3/webhook-events/example shows it) as a test delivery
+         * @description The payload of the tenant's newest event of the subscription's action and document type (source event), else one built from the catalogue (source catalogue); with action "test" and a new id. Delivered and recorded like POST …/test.
+         *
+         *     Roles: WebhookSubscriptionWrite (or Administrator).
+         */
+        post: operations["webhookSubscriptions_sendExample"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event catalogue: every event with its detail fields, and the document types of the tenant
+         * @description Roles: WebhookSubscriptionGet or WebhookSubscriptionCreate or WebhookSubscriptionWrite or WebhookSubscriptionNavigate (or Administrator).
+         */
+        get: operations["webhookEvents_catalogue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/webhook-events/example": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An example payload of an event on a document type, as a subscription receives it
+         * @description The tenant's newest event of the kind (among its newest 5000) when there is one (source event), else one built from the catalogue (source catalogue). Without actionType, any event of the document type.
+         *
+         *     Roles: WebhookSubscriptionGet or WebhookSubscriptionCreate or WebhookSubscriptionWrite or WebhookSubscriptionNavigate (or Administrator).
+         */
+        get: operations["webhookEvents_example"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v3/document-types/lookup": {
         parameters: {
             query?: never;
@@ -5153,6 +5217,37 @@ export interface components {
             webhookId: string;
             /** @enum {string} */
             status: "Pending";
+        };
+        WebhookExampleQueued: {
+            /** Format: uuid */
+            invocationId: string;
+            webhookId: string;
+            /** @enum {string} */
+            status: "Pending";
+            source: "event" | "catalogue";
+        };
+        WebhookCatalogueEvent: {
+            actionType: string;
+            group: string;
+            firesWhen: string;
+            /** @description The event detail's fields (what DetailFilters test); dynamic: every changed persistent property of the document */
+            detailFields: string[] | "dynamic";
+        };
+        WebhookEventCatalogue: {
+            events: components["schemas"]["WebhookCatalogueEvent"][];
+            documentTypes: {
+                name: string;
+                fullName: string;
+            }[];
+        };
+        WebhookEventExample: {
+            source: "event" | "catalogue";
+            actionType: string;
+            documentType: string;
+            /** @description The JSON body a subscription receives (signed as every delivery is) */
+            payload: {
+                [key: string]: unknown;
+            };
         };
         DocumentType: {
             /**
@@ -15349,6 +15444,141 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookQueued"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    webhookSubscriptions_sendExample: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "status": "Pending",
+                     *       "source": "event"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookExampleQueued"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    webhookEvents_catalogue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "actionType": "example",
+                     *           "group": "example",
+                     *           "firesWhen": "example",
+                     *           "detailFields": [
+                     *             "example"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "documentTypes": [
+                     *         {
+                     *           "name": "Spring campaign",
+                     *           "fullName": "Spring campaign"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEventCatalogue"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    webhookEvents_example: {
+        parameters: {
+            query: {
+                /** @description Full type name or class name, as GET /api/v3/document-types/lookup lists */
+                documentType: string;
+                actionType?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "source": "event",
+                     *       "actionType": "example",
+                     *       "documentType": "example",
+                     *       "payload": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEventExample"];
                 };
             };
             400: components["responses"]["Problem"];

@@ -3,7 +3,8 @@
 import { useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
 import { navigate } from '../router.ts';
-import { Dialog, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
+import { Dialog, EmptyState, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
+import { FlowDiagram } from './flow-diagram.tsx';
 
 interface Automation {
   id: string;
@@ -31,11 +32,12 @@ interface RunSummary {
 interface ActionLog {
   name: string;
   type: string;
-  workflow?: string;
+  workflow?: string | null;
   durationMs?: number;
   input?: unknown;
   output?: unknown;
   error?: string | null;
+  next?: string | null;
 }
 interface Run extends RunSummary {
   actions: ActionLog[];
@@ -108,8 +110,15 @@ export function AutomationsPage() {
           </tbody>
         </table>
       </div>
-      {list.data && !list.data.length ? <p class="muted">No automations yet.</p> : null}
-      <Dialog title="New automation" open={creating} onClose={() => setCreating(false)}>
+      {list.data && !list.data.length ? (
+        <EmptyState>
+          No automations yet.{' '}
+          {hasRole(session(), 'AutomationCreate')
+            ? 'Choose New automation: it starts as Start → Result, and the diagram beside the JSON shows the flow as you edit it.'
+            : 'Someone with the AutomationCreate role can create the first one.'}
+        </EmptyState>
+      ) : null}
+      <Dialog wide title="New automation" open={creating} onClose={() => setCreating(false)}>
         <DefinitionForm
           onCancel={() => setCreating(false)}
           onSaved={(a) => {
@@ -125,6 +134,12 @@ export function AutomationsPage() {
 function DefinitionForm(props: { existing?: Automation; onSaved: (a: Automation) => void; onCancel: () => void }) {
   const [text, setText] = useState(JSON.stringify(props.existing ? editable(props.existing) : TEMPLATE, null, 2));
   const save = useAction();
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // drawn again once the text parses
+  }
   return (
     <form
       onSubmit={(e) => {
@@ -138,9 +153,14 @@ function DefinitionForm(props: { existing?: Automation; onSaved: (a: Automation)
         });
       }}
     >
-      <Field label="Definition (JSON)" hint="The platform's format: name, active, actions from a Start to a Result, subWorkflows, scheduler.">
-        <textarea rows={18} spellcheck={false} class="code" value={text} onInput={(e) => setText(e.currentTarget.value)} />
-      </Field>
+      <div class="editor-split">
+        <Field label="Definition (JSON)" hint="The platform's format: name, active, actions from a Start to a Result, subWorkflows, scheduler.">
+          <textarea rows={24} spellcheck={false} class="code" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        </Field>
+        <div class="editor-diagram">
+          {parsed ? <FlowDiagram definition={parsed} label="Flow as written" /> : <p class="muted">The diagram follows once the JSON parses.</p>}
+        </div>
+      </div>
       <ErrorBox error={save.error} />
       <FormActions busy={save.busy} onCancel={props.onCancel} />
     </form>
@@ -180,7 +200,10 @@ export function AutomationPage({ id }: { id: string }) {
             <dt>Scheduler</dt>
             <dd>{a.scheduler ? `${JSON.stringify(a.scheduler)}; next run ${when(a.nextRunUtc)}` : 'none'}</dd>
             <dt>Actions</dt>
-            <dd>{a.actions.map((x) => `${String(x.name)} (${String(x.type)})`).join(' · ')}</dd>
+            <dd>
+              {a.actions.length}
+              {a.subWorkflows.length ? `, and ${a.subWorkflows.length} sub-workflow${a.subWorkflows.length === 1 ? '' : 's'}` : ''}
+            </dd>
           </dl>
           <div class="actions">
             {hasRole(s, 'AutomationWrite') ? (
@@ -227,6 +250,15 @@ export function AutomationPage({ id }: { id: string }) {
             </form>
           ) : null}
           <ErrorBox error={action.error ?? runs.error} />
+          <h2>{shown ? `Flow of the run of ${when(shown.startedOnUtc)}` : 'Flow'}</h2>
+          {shown ? (
+            <p>
+              <button type="button" class="secondary" onClick={() => setShown(null)}>
+                Show the definition without the run
+              </button>
+            </p>
+          ) : null}
+          <FlowDiagram key={shown?.id ?? 'definition'} definition={a} run={shown} label={a.name} />
           {shown ? <RunLog run={shown} /> : null}
           <h2>Runs</h2>
           <div class="scroll">
@@ -262,7 +294,10 @@ export function AutomationPage({ id }: { id: string }) {
               </tbody>
             </table>
           </div>
-          <Dialog title="Edit automation" open={editing} onClose={() => setEditing(false)}>
+          {runs.data && !runs.data.length ? (
+            <EmptyState>No runs yet. Run it now above, call its execute URL, or give it a scheduler; each run then shows on the flow.</EmptyState>
+          ) : null}
+          <Dialog wide title="Edit automation" open={editing} onClose={() => setEditing(false)}>
             <DefinitionForm
               existing={a}
               onCancel={() => setEditing(false)}

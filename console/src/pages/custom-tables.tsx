@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { call, download, enc, getJson, hasRole, session } from '../api.ts';
 import { navigate } from '../router.ts';
-import { Dialog, ErrorBox, Link, useAction, useLoad, when } from '../ui.tsx';
+import { Dialog, EmptyState, ErrorBox, Link, useAction, useLoad, when } from '../ui.tsx';
 import { inputType, jsonValue, MAX_LENGTH, TYPE_NAMES, textOf } from './column-types.ts';
 import { PermissionsForm, T, type Table, TableForm } from './custom-table-forms.tsx';
 
@@ -54,7 +54,14 @@ export function CustomTablesPage() {
           </tbody>
         </table>
       </div>
-      {list.data && !list.data.length ? <p class="muted">No custom tables you may read.</p> : null}
+      {list.data && !list.data.length ? (
+        <EmptyState>
+          No custom tables you may read.{' '}
+          {hasRole(session(), 'CustomTablesSave')
+            ? 'Choose New table to make one: a key column and typed columns; rows are then edited here or imported from a file.'
+            : 'A table shows here once someone with CustomTablesSave creates it and its Read roles include one of yours.'}
+        </EmptyState>
+      ) : null}
       <Dialog title="New custom table" open={creating} onClose={() => setCreating(false)}>
         <TableForm
           onCancel={() => setCreating(false)}

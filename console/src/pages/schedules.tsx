@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { download, enc, getJson, hasRole, session } from '../api.ts';
 import { navigate } from '../router.ts';
-import { bytes, Dialog, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
+import { bytes, Dialog, EmptyState, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
 
 interface Schedule {
   id: string;
@@ -76,7 +76,14 @@ export function SchedulesPage() {
           </tbody>
         </table>
       </div>
-      {list.data && !list.data.length ? <p class="muted">No schedules yet.</p> : null}
+      {list.data && !list.data.length ? (
+        <EmptyState>
+          No schedules yet.{' '}
+          {hasRole(session(), 'ScheduleWrite')
+            ? 'Choose New schedule: pick a named query, a cron expression (its next fire times show as you type) and the file format.'
+            : 'Someone with the ScheduleWrite role can create one.'}
+        </EmptyState>
+      ) : null}
       <Dialog title="New schedule" open={creating} onClose={() => setCreating(false)}>
         <ScheduleForm
           onCancel={() => setCreating(false)}

@@ -2,7 +2,7 @@
 // runs per file and per row. The SFTP-HRFEED configuration key itself is set through the Integration API.
 import { useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
-import { ErrorBox, Field, useAction, useLoad, when } from '../ui.tsx';
+import { EmptyState, ErrorBox, Field, useAction, useLoad, when } from '../ui.tsx';
 
 interface Settings {
   enabled: boolean;
@@ -131,7 +131,11 @@ export function UserFeedPage() {
           </tbody>
         </table>
       </div>
-      {runs.data && !runs.data.length ? <p class="muted">No runs yet.</p> : null}
+      {runs.data && !runs.data.length ? (
+        <EmptyState>
+          No runs yet. Run now (or Dry run, which changes nothing) once a file is in the feed's folder; each run lists its files and rows here.
+        </EmptyState>
+      ) : null}
     </section>
   );
 }

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
 import { navigate } from '../router.ts';
-import { Dialog, ErrorBox, Link, useAction, useLoad, when } from '../ui.tsx';
+import { CopyButton, Dialog, EmptyState, ErrorBox, Field, Link, useAction, useLoad, when } from '../ui.tsx';
 import { DeliveriesChart } from './deliveries-chart.tsx';
 import { bodyOf, SubscriptionForm } from './webhook-form.tsx';
 
@@ -48,6 +48,8 @@ export interface Invocation {
 export function WebhooksPage() {
   const list = useLoad(() => getJson<Subscription[]>('/api/webhook-subscriptions'), []);
   const [creating, setCreating] = useState(false);
+  // The new subscription's signing secret, shown once right after it is created.
+  const [created, setCreated] = useState<(Subscription & { secret?: string }) | null>(null);
   const s = session();
   const toggle = useAction();
   // The switch shows the state asked for while it is saved; a new list is the truth again.
@@ -56,11 +58,16 @@ export function WebhooksPage() {
   return (
     <section>
       <h1>Webhooks</h1>
-      {hasRole(s, 'WebhookSubscriptionCreate') ? (
-        <button type="button" onClick={() => setCreating(true)}>
-          New subscription
-        </button>
-      ) : null}
+      <div class="actions">
+        {hasRole(s, 'WebhookSubscriptionCreate') ? (
+          <button type="button" onClick={() => setCreating(true)}>
+            New subscription
+          </button>
+        ) : null}
+        <Link to="/webhooks/events" class="button secondary">
+          Event catalogue
+        </Link>
+      </div>
       <ErrorBox error={list.error ?? toggle.error} />
       <div class="scroll">
         <table>
@@ -112,29 +119,84 @@ export function WebhooksPage() {
           </tbody>
         </table>
       </div>
-      {list.data && !list.data.length ? <p class="muted">No subscriptions yet.</p> : null}
+      {list.data && !list.data.length ? (
+        <EmptyState>
+          No subscriptions yet.{' '}
+          {hasRole(s, 'WebhookSubscriptionCreate')
+            ? 'Choose New subscription to send an event to your URL; the event catalogue shows what each event carries.'
+            : 'Someone with the WebhookSubscriptionCreate role can create one; the event catalogue shows what each event carries.'}
+        </EmptyState>
+      ) : null}
       <Dialog title="New webhook subscription" open={creating} onClose={() => setCreating(false)}>
         <SubscriptionForm
           onCancel={() => setCreating(false)}
           onSaved={(w) => {
             setCreating(false);
-            navigate(`/webhooks/${w.id}`);
+            setCreated(w);
           }}
         />
+      </Dialog>
+      <Dialog
+        title="Subscription created"
+        open={created !== null}
+        onClose={() => {
+          if (created) navigate(`/webhooks/${created.id}`);
+          setCreated(null);
+        }}
+      >
+        {created ? (
+          <>
+            <p>
+              <strong>Copy the signing secret now.</strong> Your receiver verifies each delivery with it (Standard Webhooks). It is shown once here; later only
+              on demand, on the subscription's page.
+            </p>
+            <dl class="facts">
+              <dt>Signing secret</dt>
+              <dd>
+                <code class="secret" data-testid="created-secret">
+                  {created.secret}
+                </code>
+              </dd>
+            </dl>
+            <div class="actions">
+              <CopyButton text={created.secret ?? ''} label="Copy secret" />
+              <button
+                type="button"
+                onClick={() => {
+                  navigate(`/webhooks/${created.id}`);
+                  setCreated(null);
+                }}
+              >
+                Done
+              </button>
+            </div>
+          </>
+        ) : null}
       </Dialog>
     </section>
   );
 }
+
+const STATUSES = ['Pending', 'Retrying', 'Succeeded', 'Failed'] as const;
+/** The event of an invocation as the log's filter names it: `test`, or the event's action type. */
+const eventOf = (inv: Invocation) => (inv.kind === 'test' ? 'test' : inv.actionType);
 
 export function WebhookPage({ id }: { id: string }) {
   const sub = useLoad(() => getJson<Subscription & { secret: string }>(`/api/webhook-subscriptions/${enc(id)}`), [id]);
   const history = useLoad(() => getJson<Invocation[]>(`/api/webhook-subscriptions/${enc(id)}/invocation-history?take=1000`), [id]);
   const [editing, setEditing] = useState(false);
   const [open, setOpen] = useState<string | null>(null);
+  const [revealed, setRevealed] = useState(false);
+  const [status, setStatus] = useState('');
+  const [event, setEvent] = useState('');
+  const [sent, setSent] = useState('');
   const action = useAction();
   const s = session();
   const canWrite = hasRole(s, 'WebhookSubscriptionWrite');
   const w = sub.data;
+  const all = history.data ?? [];
+  const events = [...new Set(all.map(eventOf))].sort();
+  const shownHistory = all.filter((inv) => (!status || inv.status === status) && (!event || eventOf(inv) === event));
   return (
     <section>
       <p>
@@ -153,6 +215,27 @@ export function WebhookPage({ id }: { id: string }) {
             <dd class="url">{w.url}</dd>
             <dt>Active</dt>
             <dd>{w.active ? 'yes' : 'no'}</dd>
+            <dt>Signing secret</dt>
+            <dd>
+              {revealed ? (
+                <>
+                  <code class="secret" data-testid="revealed-secret">
+                    {w.secret}
+                  </code>{' '}
+                  <CopyButton text={w.secret} label="Copy secret" />{' '}
+                  <button type="button" class="secondary" onClick={() => setRevealed(false)}>
+                    Hide secret
+                  </button>
+                </>
+              ) : (
+                <>
+                  <span aria-hidden="true">••••••••••••</span>{' '}
+                  <button type="button" class="secondary" onClick={() => setRevealed(true)}>
+                    Reveal secret
+                  </button>
+                </>
+              )}
+            </dd>
             <dt>Detail filters</dt>
             <dd>
               {w.detailFilters.length
@@ -181,6 +264,27 @@ export function WebhookPage({ id }: { id: string }) {
                 Send test
               </button>
             ) : null}
+            {canWrite ? (
+              <button
+                type="button"
+                class="secondary"
+                disabled={action.busy}
+                onClick={() =>
+                  action.run(async () => {
+                    setSent('');
+                    const r = await getJson<{ source: 'event' | 'catalogue' }>(`/api/webhook-subscriptions/${enc(id)}/send-example`, { method: 'POST' });
+                    setSent(
+                      r.source === 'event'
+                        ? `Example sent: the newest ${w.actionType} event of this tenant, as a test.`
+                        : `Example sent, built from the catalogue (no ${w.actionType} event yet), as a test.`,
+                    );
+                    history.reload();
+                  })
+                }
+              >
+                Send example
+              </button>
+            ) : null}
             <button type="button" class="secondary" onClick={() => history.reload()}>
               Refresh history
             </button>
@@ -201,15 +305,45 @@ export function WebhookPage({ id }: { id: string }) {
             ) : null}
           </div>
           <ErrorBox error={action.error ?? history.error} />
+          {sent ? (
+            <p role="status" data-testid="sent-example">
+              {sent}
+            </p>
+          ) : null}
           <h2>Deliveries per hour, last 24 hours</h2>
           <DeliveriesChart invocations={history.data ?? []} />
           <h2>Invocation history</h2>
+          <div class="row">
+            <Field label="Status">
+              <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+                <option value="">all</option>
+                {STATUSES.map((x) => (
+                  <option key={x} value={x}>
+                    {x}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Event">
+              <select value={event} onChange={(e) => setEvent(e.currentTarget.value)}>
+                <option value="">all</option>
+                {events.map((x) => (
+                  <option key={x} value={x}>
+                    {x}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <p class="muted" role="status" data-testid="history-count">
+              {shownHistory.length} of {all.length} newest invocations
+            </p>
+          </div>
           <div class="scroll">
             <table aria-label="Invocation history">
               <thead>
                 <tr>
                   <th scope="col">Created (UTC)</th>
-                  <th scope="col">Kind</th>
+                  <th scope="col">Event</th>
                   <th scope="col">Status</th>
                   <th scope="col">Attempts</th>
                   <th scope="col">Last answer</th>
@@ -220,12 +354,12 @@ export function WebhookPage({ id }: { id: string }) {
                 </tr>
               </thead>
               <tbody>
-                {(history.data ?? []).map((inv) => {
+                {shownHistory.map((inv) => {
                   const last = inv.attempts[inv.attempts.length - 1];
                   return [
                     <tr key={inv.id} data-status={inv.status}>
                       <td>{when(inv.createdOnUtc)}</td>
-                      <td>{inv.kind}</td>
+                      <td>{inv.kind === 'test' ? 'test' : `event: ${inv.actionType}`}</td>
                       <td>
                         <span class={`status ${inv.status.toLowerCase()}`}>{inv.status}</span>
                       </td>
@@ -273,6 +407,15 @@ export function WebhookPage({ id }: { id: string }) {
               </tbody>
             </table>
           </div>
+          {history.data && !shownHistory.length ? (
+            <EmptyState>
+              {all.length
+                ? 'No invocation matches these filters: choose "all" to see every one.'
+                : canWrite
+                  ? 'Nothing delivered yet. Send test or Send example to see a delivery, its signature check and your endpoint’s answer here.'
+                  : 'Nothing delivered yet: deliveries show here as events happen.'}
+            </EmptyState>
+          ) : null}
           <Dialog title="Edit webhook subscription" open={editing} onClose={() => setEditing(false)}>
             <SubscriptionForm
               existing={w}

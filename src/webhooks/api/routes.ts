@@ -10,6 +10,7 @@ import { Guid, nullable } from '../../platform/http/schemas.ts';
 import { basePathOf, requestBaseUrl } from '../../platform/http/tenant-address.ts';
 import { createTestInvocation, resendInvocation } from '../invocations.ts';
 import { FILTER_CONDITIONS, GROUP_CONDITIONS } from '../match.ts';
+import { EXAMPLE_SCAN, eventCatalogue, examplePayload, sendExample } from './catalogue.ts';
 import { DEFAULT_TAKE, invocationHistory, MAX_TAKE } from './history.ts';
 import {
   canonicalActionType,
@@ -119,6 +120,51 @@ const Invocation = named(
   }),
 );
 const Queued = named('WebhookQueued', Type.Object({ invocationId: Guid, webhookId: Type.String(), status: Type.Literal('Pending') }));
+const ExampleQueued = named(
+  'WebhookExampleQueued',
+  Type.Object({
+    invocationId: Guid,
+    webhookId: Type.String(),
+    status: Type.Literal('Pending'),
+    source: Type.Union([Type.Literal('event'), Type.Literal('catalogue')]),
+  }),
+);
+
+const CatalogueEvent = named(
+  'WebhookCatalogueEvent',
+  Type.Object({
+    actionType: Type.String(),
+    group: Type.String(),
+    firesWhen: Type.String(),
+    detailFields: Type.Union([Type.Array(Type.String()), Type.Literal('dynamic')], {
+      description: "The event detail's fields (what DetailFilters test); dynamic: every changed persistent property of the document",
+    }),
+  }),
+);
+const EventCatalogue = named(
+  'WebhookEventCatalogue',
+  Type.Object({
+    events: Type.Array(CatalogueEvent),
+    documentTypes: Type.Array(Type.Object({ name: Type.String(), fullName: Type.String() })),
+  }),
+);
+const EventExample = named(
+  'WebhookEventExample',
+  Type.Object({
+    source: Type.Union([Type.Literal('event'), Type.Literal('catalogue')]),
+    actionType: Type.String(),
+    documentType: Type.String(),
+    payload: Type.Object({}, { additionalProperties: true, description: 'The JSON body a subscription receives (signed as every delivery is)' }),
+  }),
+);
+const ExampleQuery = Type.Object(
+  {
+    documentType: Type.String({ minLength: 1, maxLength: 400, description: 'Full type name or class name, as GET /api/v3/document-types/lookup lists' }),
+    actionType: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+const CATALOGUE_ROLES = ['WebhookSubscriptionGet', 'WebhookSubscriptionCreate', 'WebhookSubscriptionWrite', 'WebhookSubscriptionNavigate'];
 
 const IdParams = Type.Object({ id: Guid });
 const HistoryQuery = Type.Object(
@@ -328,6 +374,63 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       reply.code(202);
       return { invocationId: request.params.invocationId, webhookId: request.params.invocationId, status: 'Pending' as const };
     },
+  );
+
+  app.post(
+    '/api/webhook-subscriptions/:id/send-example',
+    {
+      config: roles('WebhookSubscriptionWrite'),
+      schema: {
+        tags,
+        operationId: 'webhookSubscriptions_sendExample',
+        summary: "Send the subscription's example payload (as GET /api/v3/webhook-events/example shows it) as a test delivery",
+        description:
+          "The payload of the tenant's newest event of the subscription's action and document type (source event), else one built from the catalogue " +
+          '(source catalogue); with action "test" and a new id. Delivered and recorded like POST …/test.',
+        params: IdParams,
+        response: { 202: ExampleQueued },
+      },
+    },
+    async (request, reply) => {
+      const sent = await request.writeTenant((trx, p) => sendExample(trx, p.tenantId, request.params.id, requestBaseUrl(request)));
+      reply.code(202);
+      return { invocationId: sent.invocationId, webhookId: sent.invocationId, status: 'Pending' as const, source: sent.source };
+    },
+  );
+
+  app.get(
+    '/api/v3/webhook-events',
+    {
+      config: { roles: CATALOGUE_ROLES },
+      schema: {
+        tags,
+        operationId: 'webhookEvents_catalogue',
+        summary: 'The event catalogue: every event with its detail fields, and the document types of the tenant',
+        response: { 200: EventCatalogue },
+      },
+    },
+    async (request) => request.readTenant((trx) => eventCatalogue(trx)),
+  );
+
+  app.get(
+    '/api/v3/webhook-events/example',
+    {
+      config: { roles: CATALOGUE_ROLES },
+      schema: {
+        tags,
+        operationId: 'webhookEvents_example',
+        summary: 'An example payload of an event on a document type, as a subscription receives it',
+        description: `The tenant's newest event of the kind (among its newest ${EXAMPLE_SCAN}) when there is one (source event), else one built from the catalogue (source catalogue). Without actionType, any event of the document type.`,
+        querystring: ExampleQuery,
+        response: { 200: EventExample },
+      },
+    },
+    async (request) =>
+      answer(
+        await request.readTenant((trx, p) =>
+          examplePayload(trx, p.tenantId, requestBaseUrl(request), { documentType: request.query.documentType, actionType: request.query.actionType }),
+        ),
+      ),
   );
 
   app.get(
