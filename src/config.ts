@@ -27,6 +27,8 @@ export interface Config {
   /** Largest member or row of a custom-table import file, held whole while it is parsed. */
   customTableImportRowLimitBytes: number;
   rateLimitPerMinute: number;
+  /** Development: a directory where the server writes the JSON bodies it sees, for `npm run openapi:examples`. */
+  recordExamplesDir: string | null;
   /** MCP (src/mcp): requests per minute per user (ATRIUM_MCP_RATE_LIMIT_PER_MINUTE; 0: none). */
   mcpRateLimitPerMinute: number;
   /** MCP sessions one process holds at most (ATRIUM_MCP_MAX_SESSIONS); each user at most a tenth of them, and 32. */
@@ -202,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     customTableImportLimitBytes: intVar(env, 'ATRIUM_CUSTOM_TABLE_IMPORT_LIMIT_BYTES', 512 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024, problems),
     customTableImportRowLimitBytes: intVar(env, 'ATRIUM_CUSTOM_TABLE_IMPORT_ROW_LIMIT_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024, problems),
     rateLimitPerMinute: intVar(env, 'ATRIUM_RATE_LIMIT_PER_MINUTE', 6000, 0, 10_000_000, problems),
+    recordExamplesDir: env.ATRIUM_RECORD_OPENAPI_EXAMPLES ? path.resolve(env.ATRIUM_RECORD_OPENAPI_EXAMPLES) : null,
     mcpRateLimitPerMinute: intVar(env, 'ATRIUM_MCP_RATE_LIMIT_PER_MINUTE', 600, 0, 10_000_000, problems),
     mcpMaxSessions: intVar(env, 'ATRIUM_MCP_MAX_SESSIONS', 2000, 1, 1_000_000, problems),
     mcpSessionIdleMs: durationVar(env, 'ATRIUM_MCP_SESSION_IDLE', 30 * 60_000, 1000, 7 * 86_400_000, problems),

@@ -69,6 +69,8 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     ATRIUM_ADMIN_TOKEN: ADMIN_TOKEN,
     ATRIUM_SECRET_KEY: randomBytes(32).toString('hex'),
     ATRIUM_RATE_LIMIT_PER_MINUTE: '0',
+    // `npm run openapi:examples` records the tests' real bodies for the API document's examples.
+    ...(process.env.ATRIUM_RECORD_OPENAPI_EXAMPLES ? { ATRIUM_RECORD_OPENAPI_EXAMPLES: process.env.ATRIUM_RECORD_OPENAPI_EXAMPLES } : {}),
     DATA_DIR: `${process.env.TMPDIR ?? '/tmp'}/atrium-test-data-${database.connectionString.split('/').pop()}`,
     ...env,
   });

@@ -7973,11 +7973,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "UserName": "Spring campaign",
-                 *       "Password": "example",
-                 *       "Persistent": true,
-                 *       "LoginAsDelegate": true,
-                 *       "DelegatedUserName": "Spring campaign"
+                 *       "UserName": "user26",
+                 *       "Password": "masked-example-value"
                  *     }
                  */
                 "application/json": {
@@ -8101,8 +8098,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign"
+                     *       "id": "ba6cf65d-7276-45a1-99e5-688f0747470b",
+                     *       "name": "Temporary"
                      *     }
                      */
                     "application/json": components["schemas"]["UserType"];
@@ -8135,33 +8132,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "UserName": "Spring campaign",
-                 *       "Name": "Spring campaign",
-                 *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Mail": "jane.doe@example.com",
+                 *       "UserName": "user1",
+                 *       "Name": "User 1",
+                 *       "ExternalId": "EXT-1",
+                 *       "CompanyCode": "USERSAGENC",
+                 *       "DepartmentExternalId": "DEP-001",
+                 *       "TypologyExternalId": "TYP-001",
                  *       "IsActive": true,
-                 *       "HireDate": "2026-03-02",
-                 *       "StartDate": "2026-03-02",
-                 *       "ExpirationDate": "2026-03-02",
-                 *       "SsoUserName": "Spring campaign",
-                 *       "SsoOnly": true,
-                 *       "AdUserName": "Spring campaign",
-                 *       "Phone": "example",
-                 *       "TaxPayerNumber": "example",
-                 *       "ChangePasswordOnFirstLogon": true,
-                 *       "RequiredWeeklyHours": 10,
-                 *       "RequiredHours": 10,
-                 *       "LeaveDayHours": 10,
-                 *       "WeeklyOvertimeThresholdHours": 10,
-                 *       "Tolerance": 1,
-                 *       "TimesheetRequired": true,
-                 *       "CompanyCode": "ACME",
-                 *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       "Mail": "a@example.com",
+                 *       "HireDate": "2024-03-01T00:00:00",
+                 *       "RequiredWeeklyHours": 37.5,
+                 *       "Tolerance": 5,
+                 *       "SsoOnly": false
                  *     }
                  */
                 "application/json": components["schemas"]["UserBody"];
@@ -8176,49 +8158,49 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserName": "Spring campaign",
-                     *       "Name": "Spring campaign",
-                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ExternalNumber": "example",
-                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Mail": "jane.doe@example.com",
+                     *       "Id": "1b1c2f3d-1dcf-472e-a0f1-ff973a0c9b0a",
+                     *       "UserName": "user2",
+                     *       "Name": "Renamed",
+                     *       "ExternalId": "EXT-2",
+                     *       "ExternalNumber": null,
+                     *       "EmployeeId": null,
+                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
+                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "ResponsibleId": null,
+                     *       "UserTypeId": null,
+                     *       "CityId": null,
+                     *       "Mail": null,
                      *       "IsActive": true,
-                     *       "HireDate": "2026-03-02",
-                     *       "StartDate": "2026-03-02",
-                     *       "ExpirationDate": "2026-03-02",
-                     *       "SsoUserName": "Spring campaign",
-                     *       "SsoOnly": true,
-                     *       "AdUserName": "Spring campaign",
-                     *       "Phone": "example",
-                     *       "TaxPayerNumber": "example",
-                     *       "ChangePasswordOnFirstLogon": true,
-                     *       "RequiredWeeklyHours": 10,
-                     *       "RequiredHours": 10,
-                     *       "LeaveDayHours": 10,
-                     *       "WeeklyOvertimeThresholdHours": 10,
-                     *       "Tolerance": 1,
-                     *       "EntryTimeTotalMinutes": 1,
-                     *       "ExitTimeTotalMinutes": 1,
-                     *       "EntryTimeToleranceTotalMinutes": 1,
-                     *       "ExitTimeToleranceTotalMinutes": 1,
-                     *       "OffsetTotalMinutes": 1,
-                     *       "PaidUndertime": true,
-                     *       "PaidOvertime": true,
+                     *       "HireDate": null,
+                     *       "StartDate": null,
+                     *       "ExpirationDate": null,
+                     *       "SsoUserName": null,
+                     *       "SsoOnly": false,
+                     *       "AdUserName": null,
+                     *       "Phone": "222",
+                     *       "TaxPayerNumber": null,
+                     *       "ChangePasswordOnFirstLogon": false,
+                     *       "RequiredWeeklyHours": null,
+                     *       "RequiredHours": null,
+                     *       "LeaveDayHours": null,
+                     *       "WeeklyOvertimeThresholdHours": null,
+                     *       "Tolerance": 3,
+                     *       "EntryTimeTotalMinutes": null,
+                     *       "ExitTimeTotalMinutes": null,
+                     *       "EntryTimeToleranceTotalMinutes": null,
+                     *       "ExitTimeToleranceTotalMinutes": null,
+                     *       "OffsetTotalMinutes": null,
+                     *       "PaidUndertime": false,
+                     *       "PaidOvertime": false,
                      *       "TimesheetRequired": true,
-                     *       "CompanyCode": "ACME",
-                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "HasPassword": true,
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "Action": "Created"
+                     *       "CompanyCode": "USERSAGENC",
+                     *       "DepartmentExternalId": "DEP-001",
+                     *       "TypologyExternalId": "TYP-001",
+                     *       "HasPassword": false,
+                     *       "CreatedOnUtc": "2026-11-26T20:53:49.603191+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T20:53:49.631692+00:00",
+                     *       "Action": "Updated"
                      *     }
                      */
                     "application/json": components["schemas"]["UserSaved"];
@@ -8232,48 +8214,48 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserName": "Spring campaign",
-                     *       "Name": "Spring campaign",
-                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ExternalNumber": "example",
-                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Mail": "jane.doe@example.com",
+                     *       "Id": "1b1c2f3d-1dcf-472e-a0f1-ff973a0c9b0a",
+                     *       "UserName": "user2",
+                     *       "Name": "User 2",
+                     *       "ExternalId": "EXT-2",
+                     *       "ExternalNumber": null,
+                     *       "EmployeeId": null,
+                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
+                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "ResponsibleId": null,
+                     *       "UserTypeId": null,
+                     *       "CityId": null,
+                     *       "Mail": null,
                      *       "IsActive": true,
-                     *       "HireDate": "2026-03-02",
-                     *       "StartDate": "2026-03-02",
-                     *       "ExpirationDate": "2026-03-02",
-                     *       "SsoUserName": "Spring campaign",
-                     *       "SsoOnly": true,
-                     *       "AdUserName": "Spring campaign",
-                     *       "Phone": "example",
-                     *       "TaxPayerNumber": "example",
-                     *       "ChangePasswordOnFirstLogon": true,
-                     *       "RequiredWeeklyHours": 10,
-                     *       "RequiredHours": 10,
-                     *       "LeaveDayHours": 10,
-                     *       "WeeklyOvertimeThresholdHours": 10,
-                     *       "Tolerance": 1,
-                     *       "EntryTimeTotalMinutes": 1,
-                     *       "ExitTimeTotalMinutes": 1,
-                     *       "EntryTimeToleranceTotalMinutes": 1,
-                     *       "ExitTimeToleranceTotalMinutes": 1,
-                     *       "OffsetTotalMinutes": 1,
-                     *       "PaidUndertime": true,
-                     *       "PaidOvertime": true,
+                     *       "HireDate": null,
+                     *       "StartDate": null,
+                     *       "ExpirationDate": null,
+                     *       "SsoUserName": null,
+                     *       "SsoOnly": false,
+                     *       "AdUserName": null,
+                     *       "Phone": "111",
+                     *       "TaxPayerNumber": null,
+                     *       "ChangePasswordOnFirstLogon": false,
+                     *       "RequiredWeeklyHours": null,
+                     *       "RequiredHours": null,
+                     *       "LeaveDayHours": null,
+                     *       "WeeklyOvertimeThresholdHours": null,
+                     *       "Tolerance": 3,
+                     *       "EntryTimeTotalMinutes": null,
+                     *       "ExitTimeTotalMinutes": null,
+                     *       "EntryTimeToleranceTotalMinutes": null,
+                     *       "ExitTimeToleranceTotalMinutes": null,
+                     *       "OffsetTotalMinutes": null,
+                     *       "PaidUndertime": false,
+                     *       "PaidOvertime": false,
                      *       "TimesheetRequired": true,
-                     *       "CompanyCode": "ACME",
-                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "HasPassword": true,
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "CompanyCode": "USERSAGENC",
+                     *       "DepartmentExternalId": "DEP-001",
+                     *       "TypologyExternalId": "TYP-001",
+                     *       "HasPassword": false,
+                     *       "CreatedOnUtc": "2026-11-26T20:53:49.603191+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T20:53:49.603191+00:00",
                      *       "Action": "Created"
                      *     }
                      */
@@ -8312,48 +8294,48 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserName": "Spring campaign",
-                     *       "Name": "Spring campaign",
-                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ExternalNumber": "example",
-                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Mail": "jane.doe@example.com",
+                     *       "Id": "2d4d9195-05a4-4979-b206-0aeceb6550d5",
+                     *       "UserName": "user26",
+                     *       "Name": "User 26",
+                     *       "ExternalId": "EXT-26",
+                     *       "ExternalNumber": null,
+                     *       "EmployeeId": null,
+                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
+                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "ResponsibleId": null,
+                     *       "UserTypeId": null,
+                     *       "CityId": null,
+                     *       "Mail": null,
                      *       "IsActive": true,
-                     *       "HireDate": "2026-03-02",
-                     *       "StartDate": "2026-03-02",
-                     *       "ExpirationDate": "2026-03-02",
-                     *       "SsoUserName": "Spring campaign",
-                     *       "SsoOnly": true,
-                     *       "AdUserName": "Spring campaign",
-                     *       "Phone": "example",
-                     *       "TaxPayerNumber": "example",
-                     *       "ChangePasswordOnFirstLogon": true,
-                     *       "RequiredWeeklyHours": 10,
-                     *       "RequiredHours": 10,
-                     *       "LeaveDayHours": 10,
-                     *       "WeeklyOvertimeThresholdHours": 10,
-                     *       "Tolerance": 1,
-                     *       "EntryTimeTotalMinutes": 1,
-                     *       "ExitTimeTotalMinutes": 1,
-                     *       "EntryTimeToleranceTotalMinutes": 1,
-                     *       "ExitTimeToleranceTotalMinutes": 1,
-                     *       "OffsetTotalMinutes": 1,
-                     *       "PaidUndertime": true,
-                     *       "PaidOvertime": true,
+                     *       "HireDate": null,
+                     *       "StartDate": null,
+                     *       "ExpirationDate": null,
+                     *       "SsoUserName": null,
+                     *       "SsoOnly": false,
+                     *       "AdUserName": null,
+                     *       "Phone": null,
+                     *       "TaxPayerNumber": null,
+                     *       "ChangePasswordOnFirstLogon": false,
+                     *       "RequiredWeeklyHours": null,
+                     *       "RequiredHours": null,
+                     *       "LeaveDayHours": null,
+                     *       "WeeklyOvertimeThresholdHours": null,
+                     *       "Tolerance": null,
+                     *       "EntryTimeTotalMinutes": null,
+                     *       "ExitTimeTotalMinutes": null,
+                     *       "EntryTimeToleranceTotalMinutes": null,
+                     *       "ExitTimeToleranceTotalMinutes": null,
+                     *       "OffsetTotalMinutes": null,
+                     *       "PaidUndertime": false,
+                     *       "PaidOvertime": false,
                      *       "TimesheetRequired": true,
-                     *       "CompanyCode": "ACME",
-                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "HasPassword": true,
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "CompanyCode": "USERSAGENC",
+                     *       "DepartmentExternalId": "DEP-001",
+                     *       "TypologyExternalId": "TYP-001",
+                     *       "HasPassword": false,
+                     *       "CreatedOnUtc": "2026-11-26T20:53:50.95281+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T20:53:50.95281+00:00"
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
@@ -8385,113 +8367,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Password": {
-                 *         "value": "example"
-                 *       },
-                 *       "UserName": {
-                 *         "value": "example"
-                 *       },
-                 *       "Name": {
-                 *         "value": "example"
-                 *       },
-                 *       "ExternalId": {
-                 *         "value": "example"
-                 *       },
-                 *       "ExternalNumber": {
-                 *         "value": "example"
-                 *       },
-                 *       "EmployeeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "CompanyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "DepartmentId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "TypologyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ResponsibleId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "UserTypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "CityId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "Mail": {
-                 *         "value": "example"
-                 *       },
-                 *       "IsActive": {
-                 *         "value": true
-                 *       },
-                 *       "HireDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "StartDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "ExpirationDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "SsoUserName": {
-                 *         "value": "example"
-                 *       },
-                 *       "SsoOnly": {
-                 *         "value": true
-                 *       },
-                 *       "AdUserName": {
-                 *         "value": "example"
-                 *       },
-                 *       "Phone": {
-                 *         "value": "example"
-                 *       },
-                 *       "TaxPayerNumber": {
-                 *         "value": "example"
-                 *       },
-                 *       "ChangePasswordOnFirstLogon": {
-                 *         "value": true
-                 *       },
-                 *       "RequiredWeeklyHours": {
-                 *         "value": 125
-                 *       },
-                 *       "RequiredHours": {
-                 *         "value": 125
-                 *       },
-                 *       "LeaveDayHours": {
-                 *         "value": 125
-                 *       },
-                 *       "WeeklyOvertimeThresholdHours": {
-                 *         "value": 125
-                 *       },
                  *       "Tolerance": {
-                 *         "value": 125
-                 *       },
-                 *       "EntryTimeTotalMinutes": {
-                 *         "value": 125
-                 *       },
-                 *       "ExitTimeTotalMinutes": {
-                 *         "value": 125
-                 *       },
-                 *       "EntryTimeToleranceTotalMinutes": {
-                 *         "value": 125
-                 *       },
-                 *       "ExitTimeToleranceTotalMinutes": {
-                 *         "value": 125
-                 *       },
-                 *       "OffsetTotalMinutes": {
-                 *         "value": 125
-                 *       },
-                 *       "PaidUndertime": {
-                 *         "value": true
-                 *       },
-                 *       "PaidOvertime": {
-                 *         "value": true
-                 *       },
-                 *       "TimesheetRequired": {
-                 *         "value": true
+                 *         "value": 7
                  *       }
                  *     }
                  */
@@ -8507,48 +8384,48 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserName": "Spring campaign",
-                     *       "Name": "Spring campaign",
-                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ExternalNumber": "example",
-                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Mail": "jane.doe@example.com",
+                     *       "Id": "2d4d9195-05a4-4979-b206-0aeceb6550d5",
+                     *       "UserName": "user26",
+                     *       "Name": "Patched Name",
+                     *       "ExternalId": "EXT-26",
+                     *       "ExternalNumber": "P-0042",
+                     *       "EmployeeId": null,
+                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
+                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "ResponsibleId": null,
+                     *       "UserTypeId": null,
+                     *       "CityId": null,
+                     *       "Mail": null,
                      *       "IsActive": true,
-                     *       "HireDate": "2026-03-02",
-                     *       "StartDate": "2026-03-02",
-                     *       "ExpirationDate": "2026-03-02",
-                     *       "SsoUserName": "Spring campaign",
-                     *       "SsoOnly": true,
-                     *       "AdUserName": "Spring campaign",
-                     *       "Phone": "example",
-                     *       "TaxPayerNumber": "example",
-                     *       "ChangePasswordOnFirstLogon": true,
-                     *       "RequiredWeeklyHours": 10,
-                     *       "RequiredHours": 10,
-                     *       "LeaveDayHours": 10,
-                     *       "WeeklyOvertimeThresholdHours": 10,
-                     *       "Tolerance": 1,
-                     *       "EntryTimeTotalMinutes": 1,
-                     *       "ExitTimeTotalMinutes": 1,
-                     *       "EntryTimeToleranceTotalMinutes": 1,
-                     *       "ExitTimeToleranceTotalMinutes": 1,
-                     *       "OffsetTotalMinutes": 1,
-                     *       "PaidUndertime": true,
+                     *       "HireDate": null,
+                     *       "StartDate": null,
+                     *       "ExpirationDate": null,
+                     *       "SsoUserName": null,
+                     *       "SsoOnly": false,
+                     *       "AdUserName": null,
+                     *       "Phone": null,
+                     *       "TaxPayerNumber": null,
+                     *       "ChangePasswordOnFirstLogon": false,
+                     *       "RequiredWeeklyHours": null,
+                     *       "RequiredHours": null,
+                     *       "LeaveDayHours": null,
+                     *       "WeeklyOvertimeThresholdHours": null,
+                     *       "Tolerance": 7,
+                     *       "EntryTimeTotalMinutes": 540,
+                     *       "ExitTimeTotalMinutes": null,
+                     *       "EntryTimeToleranceTotalMinutes": null,
+                     *       "ExitTimeToleranceTotalMinutes": null,
+                     *       "OffsetTotalMinutes": null,
+                     *       "PaidUndertime": false,
                      *       "PaidOvertime": true,
                      *       "TimesheetRequired": true,
-                     *       "CompanyCode": "ACME",
-                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "HasPassword": true,
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "CompanyCode": "USERSAGENC",
+                     *       "DepartmentExternalId": "DEP-001",
+                     *       "TypologyExternalId": "TYP-001",
+                     *       "HasPassword": false,
+                     *       "CreatedOnUtc": "2026-11-26T20:53:50.95281+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T20:53:51.170598+00:00"
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
@@ -8586,48 +8463,48 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserName": "Spring campaign",
-                     *       "Name": "Spring campaign",
-                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ExternalNumber": "example",
-                     *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ResponsibleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Mail": "jane.doe@example.com",
+                     *       "Id": "14756d17-9a2a-48da-acca-d42f7ec06a4f",
+                     *       "UserName": "user29",
+                     *       "Name": "User 29",
+                     *       "ExternalId": "EXT-29",
+                     *       "ExternalNumber": null,
+                     *       "EmployeeId": null,
+                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
+                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "ResponsibleId": null,
+                     *       "UserTypeId": null,
+                     *       "CityId": null,
+                     *       "Mail": null,
                      *       "IsActive": true,
-                     *       "HireDate": "2026-03-02",
-                     *       "StartDate": "2026-03-02",
-                     *       "ExpirationDate": "2026-03-02",
-                     *       "SsoUserName": "Spring campaign",
-                     *       "SsoOnly": true,
-                     *       "AdUserName": "Spring campaign",
-                     *       "Phone": "example",
-                     *       "TaxPayerNumber": "example",
-                     *       "ChangePasswordOnFirstLogon": true,
-                     *       "RequiredWeeklyHours": 10,
-                     *       "RequiredHours": 10,
-                     *       "LeaveDayHours": 10,
-                     *       "WeeklyOvertimeThresholdHours": 10,
-                     *       "Tolerance": 1,
-                     *       "EntryTimeTotalMinutes": 1,
-                     *       "ExitTimeTotalMinutes": 1,
-                     *       "EntryTimeToleranceTotalMinutes": 1,
-                     *       "ExitTimeToleranceTotalMinutes": 1,
-                     *       "OffsetTotalMinutes": 1,
-                     *       "PaidUndertime": true,
-                     *       "PaidOvertime": true,
+                     *       "HireDate": null,
+                     *       "StartDate": null,
+                     *       "ExpirationDate": null,
+                     *       "SsoUserName": null,
+                     *       "SsoOnly": false,
+                     *       "AdUserName": null,
+                     *       "Phone": null,
+                     *       "TaxPayerNumber": null,
+                     *       "ChangePasswordOnFirstLogon": false,
+                     *       "RequiredWeeklyHours": null,
+                     *       "RequiredHours": null,
+                     *       "LeaveDayHours": null,
+                     *       "WeeklyOvertimeThresholdHours": null,
+                     *       "Tolerance": null,
+                     *       "EntryTimeTotalMinutes": null,
+                     *       "ExitTimeTotalMinutes": null,
+                     *       "EntryTimeToleranceTotalMinutes": null,
+                     *       "ExitTimeToleranceTotalMinutes": null,
+                     *       "OffsetTotalMinutes": null,
+                     *       "PaidUndertime": false,
+                     *       "PaidOvertime": false,
                      *       "TimesheetRequired": true,
-                     *       "CompanyCode": "ACME",
-                     *       "DepartmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "HasPassword": true,
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "CompanyCode": "USERSAGENC",
+                     *       "DepartmentExternalId": "DEP-001",
+                     *       "TypologyExternalId": "TYP-001",
+                     *       "HasPassword": false,
+                     *       "CreatedOnUtc": "2026-11-26T20:53:51.846371+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T20:53:51.846371+00:00"
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
@@ -8660,11 +8537,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Name": "Spring campaign",
-                 *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "IsActive": true
+                 *       "Name": "Ana Maria",
+                 *       "ExternalId": "EMP-1b",
+                 *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                 *       "IsActive": false,
+                 *       "Id": "f06b17aa-1752-42f0-b477-78e939e1a657"
                  *     }
                  */
                 "application/json": components["schemas"]["EmployeeBody"];
@@ -8679,12 +8556,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "ff90347f-f9b4-4665-b035-27b0f77c522f",
+                     *       "Name": "Par",
+                     *       "ExternalId": "EMP-PAR",
+                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
                      *       "IsActive": true,
-                     *       "Action": "Created"
+                     *       "Action": "Updated"
                      *     }
                      */
                     "application/json": components["schemas"]["EmployeeSaved"];
@@ -8698,10 +8575,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "f06b17aa-1752-42f0-b477-78e939e1a657",
+                     *       "Name": "Ana",
+                     *       "ExternalId": "EMP-1",
+                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
                      *       "IsActive": true,
                      *       "Action": "Created"
                      *     }
@@ -9132,14 +9009,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "code": "ACME",
-                 *       "name": "Spring campaign",
-                 *       "requiredHours": 10,
-                 *       "timesheetStart": "2026-03-02",
-                 *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "currencyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "countryExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       "code": "OTHERCO",
+                 *       "name": "Other Co"
                  *     }
                  */
                 "application/json": components["schemas"]["CompanyBody"];
@@ -9175,13 +9046,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "code": "ACME",
-                     *       "name": "Spring campaign",
-                     *       "requiredHours": 10,
-                     *       "timesheetStart": "2026-03-02",
-                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "id": "5d8af3c0-6436-4980-9eba-ebbfa89997f9",
+                     *       "code": "OTHERCO",
+                     *       "name": "Other Co",
+                     *       "requiredHours": 8,
+                     *       "timesheetStart": null,
+                     *       "currencyId": null,
+                     *       "countryId": null,
                      *       "action": "Created"
                      *     }
                      */
@@ -9369,9 +9240,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "isoCode": "ACME"
+                 *       "externalId": "PT",
+                 *       "name": "Portugal"
                  *     }
                  */
                 "application/json": components["schemas"]["CountryBody"];
@@ -9386,11 +9256,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "isoCode": "ACME",
-                     *       "action": "Created"
+                     *       "id": "72cd4517-b51a-4b9a-9fc1-d00fcaaa9d4b",
+                     *       "externalId": "PT",
+                     *       "name": "Portugal",
+                     *       "isoCode": "PT",
+                     *       "action": "Updated"
                      *     }
                      */
                     "application/json": components["schemas"]["CountrySaved"];
@@ -9441,10 +9311,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "countryExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       "externalId": "LIS",
+                 *       "name": "Lisbon",
+                 *       "countryExternalId": "PT"
                  *     }
                  */
                 "application/json": components["schemas"]["CityBody"];
@@ -9477,10 +9346,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "id": "79520f63-342b-46ab-96ca-c4ec42674fba",
+                     *       "externalId": "LIS",
+                     *       "name": "Lisbon",
+                     *       "countryId": "72cd4517-b51a-4b9a-9fc1-d00fcaaa9d4b",
                      *       "action": "Created"
                      *     }
                      */
@@ -14974,30 +14843,82 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "name": "Spring campaign",
-                     *         "description": "example",
-                     *         "url": "https://example.com/hooks/atrium",
-                     *         "secret": "example",
-                     *         "actionType": "example",
-                     *         "documentType": "example",
+                     *         "id": "5b1e7779-a87e-4ec5-acfe-f1a722248aae",
+                     *         "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *         "name": "lower",
+                     *         "description": null,
+                     *         "url": "https://x.example.com/",
+                     *         "secret": "masked-example-value",
+                     *         "actionType": "StageUpdated",
+                     *         "documentType": "Skill.Module.BusinessObjects.Deliverable",
+                     *         "active": false,
+                     *         "isAutomation": false,
+                     *         "automationId": null,
+                     *         "businessObjectTypeName": null,
+                     *         "detailFilters": [
+                     *           {
+                     *             "groupCondition": "Or",
+                     *             "jsonPathExpression": "$.ToWorkflowStageName",
+                     *             "condition": "NotEqual",
+                     *             "value": "Closed"
+                     *           }
+                     *         ],
+                     *         "createdOnUtc": "2026-11-26T20:54:04.161Z",
+                     *         "createdById": null,
+                     *         "modifiedOnUtc": "2026-11-26T20:54:04.161Z",
+                     *         "modifiedById": null
+                     *       },
+                     *       {
+                     *         "id": "abf1d929-bac1-47ab-8786-8971df4b5194",
+                     *         "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *         "name": "Users to CRM",
+                     *         "description": "Pushes users",
+                     *         "url": null,
+                     *         "secret": "masked-example-value",
+                     *         "actionType": "Created",
+                     *         "documentType": "Skill.Module.BusinessObjects.User",
                      *         "active": true,
                      *         "isAutomation": true,
-                     *         "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "businessObjectTypeName": "Spring campaign",
+                     *         "automationId": "0f5c1a52-7b0e-4b8e-9d8e-1c2b3a4d5e6f",
+                     *         "businessObjectTypeName": null,
                      *         "detailFilters": [
                      *           {
                      *             "groupCondition": "And",
-                     *             "jsonPathExpression": "example",
-                     *             "condition": "Equal",
-                     *             "value": "example"
+                     *             "jsonPathExpression": "Name",
+                     *             "condition": "Contains",
+                     *             "value": "a"
                      *           }
                      *         ],
-                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *         "createdOnUtc": "2026-11-26T20:54:04.180Z",
+                     *         "createdById": null,
+                     *         "modifiedOnUtc": "2026-11-26T20:54:04.180Z",
+                     *         "modifiedById": null
+                     *       },
+                     *       {
+                     *         "id": "72e9d41c-cb84-40ea-84aa-18dbbfe977c6",
+                     *         "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *         "name": "Users to CRM",
+                     *         "description": "Pushes users",
+                     *         "url": "https://hooks.example.com/users",
+                     *         "secret": "masked-example-value",
+                     *         "actionType": "Created",
+                     *         "documentType": "Skill.Module.BusinessObjects.User",
+                     *         "active": true,
+                     *         "isAutomation": false,
+                     *         "automationId": null,
+                     *         "businessObjectTypeName": null,
+                     *         "detailFilters": [
+                     *           {
+                     *             "groupCondition": "And",
+                     *             "jsonPathExpression": "Name",
+                     *             "condition": "Contains",
+                     *             "value": "a"
+                     *           }
+                     *         ],
+                     *         "createdOnUtc": "2026-11-26T20:54:04.296Z",
+                     *         "createdById": null,
+                     *         "modifiedOnUtc": "2026-11-26T20:54:04.296Z",
+                     *         "modifiedById": null
                      *       }
                      *     ]
                      */
@@ -15029,24 +14950,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Name": "Spring campaign",
-                 *       "Description": "example",
-                 *       "ActionType": "example",
-                 *       "DocumentType": "example",
-                 *       "Url": "https://example.com/hooks/atrium",
-                 *       "Secret": "example",
-                 *       "Active": false,
-                 *       "IsAutomation": false,
-                 *       "AutomationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "BusinessObjectTypeName": "Spring campaign",
+                 *       "Name": "Users to CRM",
+                 *       "Description": "Pushes users",
+                 *       "ActionType": "Created",
+                 *       "DocumentType": "Skill.Module.BusinessObjects.User",
+                 *       "Url": "https://hooks.example.com/users",
+                 *       "Active": true,
                  *       "DetailFilters": [
                  *         {
                  *           "groupCondition": "And",
-                 *           "jsonPathExpression": "example",
-                 *           "condition": "Equal",
-                 *           "value": "example"
+                 *           "jsonPathExpression": "Name",
+                 *           "condition": "Contains",
+                 *           "value": "a"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "IsAutomation": false
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookSubscriptionBody"];
@@ -15061,30 +14979,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "description": "example",
-                     *       "url": "https://example.com/hooks/atrium",
-                     *       "secret": "example",
-                     *       "actionType": "example",
-                     *       "documentType": "example",
+                     *       "id": "252b8638-58e3-4775-9b85-c55a86c658e5",
+                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *       "name": "Users to CRM",
+                     *       "description": "Pushes users",
+                     *       "url": "https://hooks.example.com/users",
+                     *       "secret": "masked-example-value",
+                     *       "actionType": "Created",
+                     *       "documentType": "Skill.Module.BusinessObjects.User",
                      *       "active": true,
-                     *       "isAutomation": true,
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "isAutomation": false,
+                     *       "automationId": null,
+                     *       "businessObjectTypeName": null,
                      *       "detailFilters": [
                      *         {
                      *           "groupCondition": "And",
-                     *           "jsonPathExpression": "example",
-                     *           "condition": "Equal",
-                     *           "value": "example"
+                     *           "jsonPathExpression": "Name",
+                     *           "condition": "Contains",
+                     *           "value": "a"
                      *         }
                      *       ],
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "createdOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -15122,30 +15040,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "description": "example",
-                     *       "url": "https://example.com/hooks/atrium",
-                     *       "secret": "example",
-                     *       "actionType": "example",
-                     *       "documentType": "example",
+                     *       "id": "252b8638-58e3-4775-9b85-c55a86c658e5",
+                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *       "name": "Users to CRM",
+                     *       "description": "Pushes users",
+                     *       "url": "https://hooks.example.com/users",
+                     *       "secret": "masked-example-value",
+                     *       "actionType": "Created",
+                     *       "documentType": "Skill.Module.BusinessObjects.User",
                      *       "active": true,
-                     *       "isAutomation": true,
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "isAutomation": false,
+                     *       "automationId": null,
+                     *       "businessObjectTypeName": null,
                      *       "detailFilters": [
                      *         {
                      *           "groupCondition": "And",
-                     *           "jsonPathExpression": "example",
-                     *           "condition": "Equal",
-                     *           "value": "example"
+                     *           "jsonPathExpression": "Name",
+                     *           "condition": "Contains",
+                     *           "value": "a"
                      *         }
                      *       ],
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "createdOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -15178,24 +15096,22 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Name": "Spring campaign",
-                 *       "Description": "example",
-                 *       "ActionType": "example",
-                 *       "DocumentType": "example",
-                 *       "Url": "https://example.com/hooks/atrium",
-                 *       "Secret": "example",
-                 *       "Active": false,
-                 *       "IsAutomation": false,
-                 *       "AutomationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "BusinessObjectTypeName": "Spring campaign",
+                 *       "Name": "Users to CRM",
+                 *       "Description": "Pushes users",
+                 *       "ActionType": "Created",
+                 *       "DocumentType": "Skill.Module.BusinessObjects.User",
+                 *       "Url": "https://hooks.example.com/users",
+                 *       "Active": true,
                  *       "DetailFilters": [
                  *         {
                  *           "groupCondition": "And",
-                 *           "jsonPathExpression": "example",
-                 *           "condition": "Equal",
-                 *           "value": "example"
+                 *           "jsonPathExpression": "Name",
+                 *           "condition": "Contains",
+                 *           "value": "a"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "Secret": "masked-example-value",
+                 *       "IsAutomation": false
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookSubscriptionBody"];
@@ -15210,30 +15126,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "description": "example",
-                     *       "url": "https://example.com/hooks/atrium",
-                     *       "secret": "example",
-                     *       "actionType": "example",
-                     *       "documentType": "example",
+                     *       "id": "252b8638-58e3-4775-9b85-c55a86c658e5",
+                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *       "name": "Users to CRM",
+                     *       "description": "Pushes users",
+                     *       "url": "https://hooks.example.com/users",
+                     *       "secret": "masked-example-value",
+                     *       "actionType": "Created",
+                     *       "documentType": "Skill.Module.BusinessObjects.User",
                      *       "active": true,
-                     *       "isAutomation": true,
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "isAutomation": false,
+                     *       "automationId": null,
+                     *       "businessObjectTypeName": null,
                      *       "detailFilters": [
                      *         {
                      *           "groupCondition": "And",
-                     *           "jsonPathExpression": "example",
-                     *           "condition": "Equal",
-                     *           "value": "example"
+                     *           "jsonPathExpression": "Name",
+                     *           "condition": "Contains",
+                     *           "value": "a"
                      *         }
                      *       ],
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "createdOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T20:54:03.798Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -15271,30 +15187,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "description": "example",
-                     *       "url": "https://example.com/hooks/atrium",
-                     *       "secret": "example",
-                     *       "actionType": "example",
-                     *       "documentType": "example",
+                     *       "id": "252b8638-58e3-4775-9b85-c55a86c658e5",
+                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *       "name": "Users to CRM",
+                     *       "description": "Pushes users",
+                     *       "url": "https://hooks.example.com/users",
+                     *       "secret": "masked-example-value",
+                     *       "actionType": "Created",
+                     *       "documentType": "Skill.Module.BusinessObjects.User",
                      *       "active": true,
-                     *       "isAutomation": true,
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "businessObjectTypeName": "Spring campaign",
+                     *       "isAutomation": false,
+                     *       "automationId": null,
+                     *       "businessObjectTypeName": null,
                      *       "detailFilters": [
                      *         {
                      *           "groupCondition": "And",
-                     *           "jsonPathExpression": "example",
-                     *           "condition": "Equal",
-                     *           "value": "example"
+                     *           "jsonPathExpression": "Name",
+                     *           "condition": "Contains",
+                     *           "value": "a"
                      *         }
                      *       ],
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "createdOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T20:54:03.798Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookSubscription"];
@@ -15612,10 +15528,22 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "name": "Spring campaign",
-                     *         "className": "Spring campaign",
-                     *         "fullName": "Spring campaign"
+                     *         "id": "5d4904e0-b970-4be0-bebf-7282dd6ae3cf",
+                     *         "name": "Assignment",
+                     *         "className": "Assignment",
+                     *         "fullName": "Skill.Module.BusinessObjects.Assignment"
+                     *       },
+                     *       {
+                     *         "id": "ec990324-5f31-482b-bf4d-1ae01af1d051",
+                     *         "name": "Bill",
+                     *         "className": "Bill",
+                     *         "fullName": "Skill.Module.BusinessObjects.Bill"
+                     *       },
+                     *       {
+                     *         "id": "8657ec04-5829-4c6e-b2c8-1d9112f1c2b5",
+                     *         "name": "Brand",
+                     *         "className": "Brand",
+                     *         "fullName": "Skill.Module.BusinessObjects.Brand"
                      *       }
                      *     ]
                      */
@@ -15646,11 +15574,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "actionType": "example",
-                 *       "documentType": "example",
-                 *       "documentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "businessObjectTypeName": "Spring campaign",
-                 *       "detail": {}
+                 *       "actionType": "InvoiceApproved",
+                 *       "documentType": "Skill.Module.BusinessObjects.Deliverable",
+                 *       "documentId": "d5b5e7d8-a6a6-4727-8576-98b39602d053",
+                 *       "businessObjectTypeName": "Retainer",
+                 *       "detail": {
+                 *         "Amount": 12
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["EventBody"];
@@ -15665,10 +15595,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "actionType": "example",
-                     *       "documentType": "example",
-                     *       "documentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "id": "a0010f0e-bf74-418e-a571-726376028c85",
+                     *       "actionType": "InvoiceApproved",
+                     *       "documentType": "Skill.Module.BusinessObjects.Deliverable",
+                     *       "documentId": "d5b5e7d8-a6a6-4727-8576-98b39602d053"
                      *     }
                      */
                     "application/json": components["schemas"]["RaisedEvent"];
@@ -21343,8 +21273,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Spring campaign",
-                 *       "slug": "example",
+                 *       "name": "Users Agency",
                  *       "demoData": false,
                  *       "scale": 1
                  *     }
@@ -21369,22 +21298,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "slug": "example",
-                     *       "baseUrl": "https://example.com/hooks/atrium",
-                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "appSecret": "example",
-                     *       "userId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "username": "Spring campaign",
-                     *       "password": "example",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "typologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "typologyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "tenantId": "7f557562-5eb0-4265-ad3b-be2337ca7559",
+                     *       "slug": "users-agency",
+                     *       "baseUrl": "https://example.com/t/users-agency",
+                     *       "appId": "app_jdccRfhpIBPbOSi6",
+                     *       "appSecret": "masked-example-value",
+                     *       "userId": "0533b57d-3a15-4c85-a4b6-8b2587581558",
+                     *       "username": "admin",
+                     *       "password": "masked-example-value",
+                     *       "companyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                     *       "companyCode": "USERSAGENC",
+                     *       "divisionId": "08545d31-df9c-4057-b6d8-9ba63d807cde",
+                     *       "departmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
+                     *       "departmentExternalId": "DEP-001",
+                     *       "typologyGroupId": "37f17b2d-2864-469d-ba94-a1181c941e25",
+                     *       "typologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "typologyExternalId": "TYP-001"
                      *     }
                      */
                     "application/json": {
@@ -21442,9 +21371,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Spring campaign",
+                 *       "name": "HR",
                  *       "roles": [
-                 *         "example"
+                 *         "IntegrationWrite"
                  *       ]
                  *     }
                  */
@@ -21463,11 +21392,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "appSecret": "example",
+                     *       "tenantId": "7f557562-5eb0-4265-ad3b-be2337ca7559",
+                     *       "appId": "app_X_evseToB5CZRar3",
+                     *       "appSecret": "masked-example-value",
                      *       "roles": [
-                     *         "example"
+                     *         "IntegrationWrite"
                      *       ]
                      *     }
                      */
@@ -21602,12 +21531,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "userName": "Spring campaign",
-                 *       "password": "examplex",
-                 *       "name": "Spring campaign",
-                 *       "email": "jane.doe@example.com",
+                 *       "userName": "webhook-reader",
+                 *       "password": "masked-example-value",
                  *       "roles": [
-                 *         "example"
+                 *         "WebhookSubscriptionGet"
                  *       ]
                  *     }
                  */
@@ -21629,12 +21556,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "userId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "username": "Spring campaign",
-                     *       "password": "example",
+                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *       "userId": "f5055319-9e45-442d-b027-69d25d4c4447",
+                     *       "username": "webhook-reader",
+                     *       "password": "masked-example-value",
                      *       "roles": [
-                     *         "example"
+                     *         "WebhookSubscriptionGet"
                      *       ]
                      *     }
                      */

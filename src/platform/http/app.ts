@@ -1,5 +1,6 @@
 // The Fastify app factory: schema-first routes (TypeBox), auth per route, problem+json errors,
 // one log line per request, metrics, OpenAPI at /openapi.json and the reference at /docs.
+
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import swagger from '@fastify/swagger';
@@ -13,6 +14,7 @@ import { traceLogMixin } from '../tracing.ts';
 import { boundedValidatorFactory } from './bounded-validation.ts';
 import { sendProblem, toProblem } from './errors.ts';
 import { sendJsonWithEtag } from './etag.ts';
+import { recordExamples } from './example-recorder.ts';
 import { clientErrorHandler, depthLimitedJsonParser, frameworkErrors, rejectUnsafeText } from './input-guard.ts';
 import { Metrics } from './metrics.ts';
 import { registerHttpNiceties } from './niceties.ts';
@@ -234,6 +236,8 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       'request',
     );
   });
+
+  if (config.recordExamplesDir) recordExamples(app, config.recordExamplesDir);
 
   app.setErrorHandler((error, request, reply) => sendProblem(reply, request, toProblem(error, request, timeoutDetail(request, config.requestTimeoutMs))));
   app.setNotFoundHandler((request, reply) =>

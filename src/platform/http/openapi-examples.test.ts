@@ -3,10 +3,12 @@
 // a licence, and the server from ATRIUM_PUBLIC_URL.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { exampleChecker } from '../../../test/openapi-example-validator.ts';
 import { openApiDocument } from './openapi-document.ts';
-import { exampleOf } from './openapi-examples.ts';
+import { exampleOf, recordedExamples } from './openapi-examples.ts';
+
+/** The share of examples that must come from the tests' recorded bodies (raised as tests cover more). */
+const MIN_RECORDED_SHARE = 0.1;
 
 type Media = { schema?: object; example?: unknown };
 type Operation = { description?: string; requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> };
@@ -18,11 +20,7 @@ test('every JSON request body and 2xx answer has an example its schema accepts; 
     info: any;
     servers: any;
   };
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-  (addFormats as unknown as (a: Ajv2020) => void)(ajv);
-  // The components as one schema of $defs, so that each $ref of the document resolves within it.
-  const toDefs = (schema: object) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"urn:atrium:components#/$defs/'));
-  ajv.addSchema({ $id: 'urn:atrium:components', $defs: toDefs(doc.components.schemas) });
+  const check = exampleChecker(doc.components.schemas);
   const problems: string[] = [];
   let bodies = 0;
   let answers = 0;
@@ -43,8 +41,9 @@ test('every JSON request body and 2xx answer has an example its schema accepts; 
           problems.push(`${method} ${path} ${where} ${type}: no example`);
           continue;
         }
-        const validate = ajv.compile(toDefs(m.schema));
-        if (!validate(m.example)) problems.push(`${method} ${path} ${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(m.example).slice(0, 300)}`);
+        const errors = check(m.schema, m.example);
+        if (errors !== null)
+          problems.push(`${method} ${path} ${where}: ${errors} in ${JSON.stringify(m.example).slice(0, 300)} (npm run openapi:examples records new ones)`);
       }
     }
   }
@@ -52,6 +51,35 @@ test('every JSON request body and 2xx answer has an example its schema accepts; 
   assert.deepEqual(problems, []);
   assert.ok(doc.info.license?.name);
   assert.deepEqual(doc.servers, [{ url: '/', description: 'This deployment' }]);
+});
+
+test("the tests' recorded bodies are the document's examples, and each names a body or answer the document has", async () => {
+  const doc = (await openApiDocument()) as { paths: Record<string, Record<string, Operation>> };
+  const recorded = recordedExamples();
+  const stale: string[] = [];
+  let used = 0;
+  let media = 0;
+  for (const [key, body] of Object.entries(recorded)) {
+    const [method, path, where] = key.split(' ');
+    const op = doc.paths[path]?.[method.toLowerCase()];
+    const content = where === 'request' ? op?.requestBody?.content : op?.responses[where]?.content;
+    const json = Object.entries(content ?? {}).find(([type]) => type.includes('json'))?.[1];
+    if (!json) stale.push(key);
+    else if (JSON.stringify(json.example) === JSON.stringify(body)) used++;
+  }
+  for (const item of Object.values(doc.paths))
+    for (const op of Object.values(item))
+      for (const m of [
+        op.requestBody?.content,
+        ...Object.entries(op.responses)
+          .filter(([s]) => s.startsWith('2'))
+          .map(([, r]) => r.content),
+      ])
+        if (Object.keys(m ?? {}).some((type) => type.includes('json'))) media++;
+  assert.deepEqual(stale, [], 'recorded examples of bodies the document no longer has: run npm run openapi:examples');
+  assert.equal(used, Object.keys(recorded).length);
+  // Most bodies and answers show what a test really sent or received; the rest are written from their schemas.
+  assert.ok(used >= MIN_RECORDED_SHARE * media, `${used} of ${media} examples recorded from the tests`);
 });
 
 test('the server is ATRIUM_PUBLIC_URL, under a tenant base path that path', async () => {

@@ -1,7 +1,15 @@
-// Examples for the OpenAPI document: every JSON request body and every JSON 2xx answer gets one, written
-// from its schema (a value of every required property, the first of an enum or union, a plausible value for
-// each string format), so the document never shows an example its own schema refuses; a schema's own
-// `examples`/`default` is taken first. openapi-examples.test.ts validates each one against its schema.
+// Examples for the OpenAPI document: every JSON request body and every JSON 2xx answer gets one. First the
+// body a test really sent or received (openapi-examples.recorded.json, written by `npm run openapi:examples`
+// from a recorded test run); where no test recorded one, an example written from the schema (a value of every
+// required property, the first of an enum or union, a plausible value for each string format; a schema's own
+// `examples`/`default` first). openapi-examples.test.ts validates each one against its schema.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const RECORDED_EXAMPLES_FILE = path.join(import.meta.dirname, 'openapi-examples.recorded.json');
+/** `METHOD /path/{template} where` (where: `request` or the answer's status) → the recorded body. */
+export const recordedExamples = (): Record<string, unknown> =>
+  existsSync(RECORDED_EXAMPLES_FILE) ? JSON.parse(readFileSync(RECORDED_EXAMPLES_FILE, 'utf8')) : {};
 type Schema = Record<string, any>;
 
 const FORMATS: Record<string, string> = {
@@ -125,18 +133,20 @@ interface Operation {
 /** Adds an example to every JSON request body and JSON 2xx answer of the document that has none. */
 export function withExamples<T extends { paths?: object; components?: { schemas?: Record<string, unknown> } }>(document: T): T {
   const components = (document.components?.schemas ?? {}) as Record<string, Schema>;
-  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation>>)) {
-    for (const op of Object.values(item)) {
+  const recorded = recordedExamples();
+  for (const [route, item] of Object.entries((document.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+    for (const [method, op] of Object.entries(item)) {
       if (!op || typeof op !== 'object') continue;
+      const key = (where: string) => `${method.toUpperCase()} ${route} ${where}`;
       const media = [
-        ...Object.entries(op.requestBody?.content ?? {}),
+        ...Object.entries(op.requestBody?.content ?? {}).map(([type, m]) => [key('request'), type, m] as const),
         ...Object.entries(op.responses ?? {})
           .filter(([status]) => status.startsWith('2'))
-          .flatMap(([, r]) => Object.entries(r.content ?? {})),
+          .flatMap(([status, r]) => Object.entries(r.content ?? {}).map(([type, m]) => [key(status), type, m] as const)),
       ];
-      for (const [type, m] of media) {
+      for (const [where, type, m] of media) {
         if (!isJson(type) || m.example !== undefined || !m.schema) continue;
-        const example = exampleOf(m.schema, components);
+        const example = Object.hasOwn(recorded, where) ? recorded[where] : exampleOf(m.schema, components);
         if (example !== undefined) m.example = example;
       }
     }
