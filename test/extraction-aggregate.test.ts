@@ -81,7 +81,10 @@ describe('aggregates over the whole filtered set', () => {
     // Ordered by the key, ignoring case, nulls last.
     const keys = answer.data.map((d) => d.keys[0]);
     const named = keys.filter((k) => k !== null) as string[];
-    assert.deepEqual(named, [...named].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())));
+    assert.deepEqual(
+      named,
+      [...named].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
+    );
   });
 
   test('count, sum, avg, min and max of the whole set, filtered as dynamic-execute filters, match SQL', async () => {
@@ -127,7 +130,11 @@ describe('aggregates over the whole filtered set', () => {
         close(d.value, e[i].v as number, `${interval} ${d.keys[0]}`);
         assert.equal(d.count, e[i].n);
       });
-      if (interval === 'week') assert.ok(a.data.every((d) => new Date(`${d.keys[0]}T00:00:00Z`).getUTCDay() === 1), 'ISO weeks start on Monday');
+      if (interval === 'week')
+        assert.ok(
+          a.data.every((d) => new Date(`${d.keys[0]}T00:00:00Z`).getUTCDay() === 1),
+          'ISO weeks start on Monday',
+        );
     });
   }
 
@@ -202,7 +209,11 @@ describe('bad input is a 400 naming what is wrong', () => {
     const res = await aggregate(name, body);
     assert.equal(res.status, 400, res.text);
     assert.match(String(res.body.detail), words);
-    if (path) assert.ok((res.body.errors as { path: string }[]).some((e) => e.path === path), `${path} in ${res.text}`);
+    if (path)
+      assert.ok(
+        (res.body.errors as { path: string }[]).some((e) => e.path === path),
+        `${path} in ${res.text}`,
+      );
   };
   test('unknown fields, a non-numeric sum, a misplaced interval, a count query, bounds', async () => {
     await bad({ groupBy: [{ field: 'Nope' }], aggregate: { function: 'count' } }, '/groupBy/0/field', /unknown field "Nope"/);
