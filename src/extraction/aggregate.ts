@@ -52,17 +52,26 @@ interface Grouping {
   interval?: Interval;
 }
 
-/** A group's key as SQL: a date or datetime truncated to its interval (datetimes in UTC) as 'YYYY-MM-DD'. */
-function groupKey(g: Grouping): RawBuilder<unknown> {
+/**
+ * What a group is formed by: the column, or a date or datetime truncated to its interval as a date (a date as a
+ * timestamp without time zone, which truncates without the session's time zone; a datetime at its UTC time).
+ */
+function groupExpression(g: Grouping): RawBuilder<unknown> {
   const c = sql.id('q', g.column.name);
-  if (g.column.type === 'date') return g.interval ? sql`date_trunc(${g.interval}, ${c})::date::text` : sql`${c}::text`;
-  if (g.column.type === 'datetime') return sql`date_trunc(${g.interval ?? 'day'}, ${c} at time zone 'UTC')::date::text`;
+  if (g.column.type === 'date') return g.interval ? sql`date_trunc(${sql.lit(g.interval)}, ${c}::timestamp)::date` : c;
+  if (g.column.type === 'datetime') return sql`date_trunc(${sql.lit(g.interval ?? 'day')}, ${c} at time zone 'UTC')::date`;
   return c;
 }
 
-// An output name cannot take a collation in ORDER BY: strings are ordered by their grouped expression.
-const keyOrder = (g: Grouping, i: number): RawBuilder<unknown> =>
-  g.column.type === 'string' ? sql`${groupKey(g)} collate atrium_ci asc nulls last, ${sql.id(`g${i}`)} asc` : sql`${sql.id(`g${i}`)} asc nulls last`;
+/** A group's key as answered: dates as 'YYYY-MM-DD' (printed once per group, after grouping). */
+const groupKey = (g: Grouping): RawBuilder<unknown> =>
+  g.column.type === 'date' || g.column.type === 'datetime' ? sql`(${groupExpression(g)})::text` : groupExpression(g);
+
+// Ordered by the grouped expressions (a date orders as its text); strings ignoring case, then exactly.
+const keyOrder = (g: Grouping): RawBuilder<unknown> =>
+  g.column.type === 'string'
+    ? sql`${groupExpression(g)} collate atrium_ci asc nulls last, ${groupExpression(g)} asc`
+    : sql`${groupExpression(g)} asc nulls last`;
 
 /** The aggregate of one group and the window over every group that makes it the whole set's. */
 function aggregateSql(fn: AggregateFunction, column: CatalogueColumn | null): { value: RawBuilder<unknown>; total: RawBuilder<unknown> } {
@@ -159,7 +168,7 @@ export function aggregateStatement(q: ResolvedQuery, body: AggregateBody): { sta
     sql`count(*) over () as "groupCount"`,
   ]);
   const where = plan.where.length ? sql` where ${sql.join(plan.where, sql` and `)}` : sql``;
-  const groupBy = keys.length ? sql` group by ${sql.join(v.groupings.map((_, i) => sql.raw(String(i + 1))))}` : sql``;
+  const groupBy = keys.length ? sql` group by ${sql.join(v.groupings.map(groupExpression))}` : sql``;
   const byValue = v.order === 'key' ? [] : [sql`"value" ${v.order === 'valueDesc' ? sql`desc` : sql`asc`} nulls last`];
   const order = [...byValue, ...v.groupings.map(keyOrder)];
   const limit = Math.max(v.take, 1);
