@@ -67,33 +67,38 @@ try {
     },
   ];
   const url = `${server.baseUrl}/api/v3/analytics/named-query/DE-TimeSheets/aggregate`;
-  const load = () => os.loadavg()[0].toFixed(2);
-  const time = async (fn: () => Promise<unknown>) => {
-    await fn(); // warm
-    const ms: number[] = [];
+  /** The three ways alternate within each run, so the shared machine's load weighs on them alike. */
+  const alternate = async (ways: (() => Promise<unknown>)[]) => {
+    for (const w of ways) await w(); // warm
+    const ms: number[][] = ways.map(() => []);
+    const loads: number[] = [];
     for (let i = 0; i < RUNS; i++) {
-      const s = performance.now();
-      await fn();
-      ms.push(performance.now() - s);
+      for (const [j, w] of ways.entries()) {
+        const s = performance.now();
+        await w();
+        ms[j].push(performance.now() - s);
+      }
+      loads.push(os.loadavg()[0]);
     }
-    return median(ms);
+    return { medians: ms.map(median), load: median(loads).toFixed(2) };
   };
   for (const c of cases) {
     const engine = await handle.withTenant(creds.tenantId, async (trx) =>
       aggregateStatement(await resolveQuery(trx, principal, 'DE-TimeSheets'), c.body).statement.compile(trx),
     );
-    const http = await time(async () => {
+    const http = async () => {
       const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(c.body) });
       if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`);
       await res.json();
-    });
-    const httpLoad = load();
-    const sent = await time(() => handle.withTenant(creds.tenantId, (trx) => trx.executeQuery(engine)));
-    const sentLoad = load();
-    const hand = await time(() => owner.query(c.sql, [creds.tenantId, ...c.params]));
-    const handLoad = load();
+    };
+    const sent = () => handle.withTenant(creds.tenantId, (trx) => trx.executeQuery(engine));
+    const hand = () => owner.query(c.sql, [creds.tenantId, ...c.params]);
+    const {
+      medians: [h, e, w],
+      load,
+    } = await alternate([http, sent, hand]);
     console.log(
-      `${c.name}: HTTP ${fmt(http, 1)} ms (load ${httpLoad}) · engine SQL via pg ${fmt(sent, 1)} ms (load ${sentLoad}) · hand-written ${fmt(hand, 1)} ms (load ${handLoad}) · HTTP / hand ${fmt(http / hand, 2)}×`,
+      `${c.name}: HTTP ${fmt(h, 1)} ms · engine SQL via pg ${fmt(e, 1)} ms · hand-written ${fmt(w, 1)} ms · HTTP / hand ${fmt(h / w, 2)}×, engine SQL / hand ${fmt(e / w, 2)}× (median load ${load})`,
     );
   }
   await handle.close?.();
