@@ -162,6 +162,7 @@ export function ExplorerPage({ savedId }: { savedId?: string } = {}) {
     setChart(state.chart ?? null);
     setView(q.view.type === 'chart' ? 'chart' : 'table');
     setResult(null);
+    setAutoDraw(false);
     setOpening(q);
   }, [saved.data]);
   useEffect(() => {
