@@ -197,9 +197,7 @@ test('names before ids, ids on hover; the search box filters text fields; the co
   await page.getByLabel('Show id columns').check();
   assert.ok((await page.locator('.vtable thead th').allTextContents()).includes('UserId'), 'ids on demand');
 
-  const [{ name }] = (
-    await owner.query(`select name from users where tenant_id = $1 and length(name) > 3 order by 1 limit 1`, [tenant.tenantId])
-  ).rows;
+  const [{ name }] = (await owner.query(`select name from users where tenant_id = $1 and length(name) > 3 order by 1 limit 1`, [tenant.tenantId])).rows;
   const needle = String(name).slice(0, 3).toLowerCase();
   await page.getByLabel('Search text fields').fill(needle);
   await page.getByRole('button', { name: 'Run query' }).click();
