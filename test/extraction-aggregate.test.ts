@@ -3,17 +3,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
+import { apiFor, appToken } from './custom-tables-helpers.ts';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 
 let server: TestServer;
 let headers: Record<string, string>;
 let otherHeaders: Record<string, string>;
 let tenantId: string;
+let tenant: Awaited<ReturnType<TestServer['createTenant']>>;
 let owner: pg.Client;
 
 before(async () => {
   server = await startTestServer();
-  const tenant = await server.createTenant('Aggregates', { demoData: true, scale: 0.05 });
+  tenant = await server.createTenant('Aggregates', { demoData: true, scale: 0.05 });
   tenantId = tenant.tenantId;
   headers = appHeaders(tenant);
   otherHeaders = appHeaders(await server.createTenant('Other agency'));
@@ -188,6 +190,55 @@ describe('aggregates over the whole filtered set', () => {
     assert.deepEqual([grouped.groupCount, grouped.total], [0, { value: null, count: 0 }]);
     const counted = await ok('DE-TimeSheets', { queryBuilder: { filters }, groupBy: [{ field: 'Client' }], aggregate: { function: 'count' } });
     assert.deepEqual(counted.total, { value: 0, count: 0 });
+  });
+});
+
+describe('custom tables', () => {
+  test('CT-{tableName} aggregates its own columns: decimals, integers and dates by month', async () => {
+    const api = apiFor(server, await appToken(server, tenant));
+    const created = await api('POST', '/custom-tables/Sales', {
+      KeyColumnName: 'Code',
+      KeyDataTypeId: 5,
+      Columns: [
+        { ColumnName: 'Region', ColumnDataTypeId: 5 },
+        { ColumnName: 'Amount', ColumnDataTypeId: 4 },
+        { ColumnName: 'Qty', ColumnDataTypeId: 3 },
+        { ColumnName: 'Sold', ColumnDataTypeId: 1 },
+      ],
+    });
+    assert.ok(created.status < 300, created.text);
+    const rows = [
+      ['a', 'North', '10.25', 2, '2024-01-03'],
+      ['b', 'North', '4.50', 1, '2024-02-10'],
+      ['c', 'South', '7.00', 5, '2024-01-31'],
+      ['d', null, '1.00', 1, '2024-02-01'],
+    ] as const;
+    const put = await api('PUT', '/custom-tables/Sales/rows', {
+      OperationType: 'UpsertMany',
+      UpsertManyModel: rows.map(([key, Region, Amount, Qty, Sold]) => ({
+        KeyValue: key,
+        Columns: Object.entries({ Region, Amount, Qty, Sold }).map(([ColumnName, Value]) => ({ ColumnName, Value })),
+      })),
+    });
+    assert.ok(put.status < 300, put.text);
+    const byRegion = await ok('CT-Sales', { groupBy: [{ field: 'Region' }], aggregate: { function: 'sum', field: 'Amount' } });
+    assert.deepEqual(
+      byRegion.data.map((d) => [d.keys[0], d.value, d.count]),
+      [
+        ['North', 14.75, 2],
+        ['South', 7, 1],
+        [null, 1, 1],
+      ],
+    );
+    assert.deepEqual(byRegion.total, { value: 22.75, count: 4 });
+    const byMonth = await ok('CT-Sales', { groupBy: [{ field: 'Sold', interval: 'month' }], aggregate: { function: 'max', field: 'Qty' } });
+    assert.deepEqual(
+      byMonth.data.map((d) => [d.keys[0], d.value]),
+      [
+        ['2024-01-01', 5],
+        ['2024-02-01', 1],
+      ],
+    );
   });
 });
 
