@@ -37,6 +37,7 @@ import { defineMaintenance } from './platform/jobs/maintenance.ts';
 import { createLogger } from './platform/log.ts';
 import { mkdirPrivate } from './platform/private-files.ts';
 import { startTracing } from './platform/tracing.ts';
+import { savedQueryRoutes } from './saved-queries/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
 import { scimRoutes } from './scim/routes.ts';
@@ -124,6 +125,7 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await webhookRoutes(app, ctx);
   await extractionRoutes(app, ctx);
   await scheduleRoutes(app, ctx);
+  await savedQueryRoutes(app);
   await tenantAdministrationRoutes(app, ctx);
   await consoleRoutes(app);
   await automationRoutes(app, ctx);

@@ -7,6 +7,7 @@ import type { App } from '../platform/http/app.ts';
 import { sendJsonWithEtag } from '../platform/http/etag.ts';
 import { named } from '../platform/http/openapi.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
+import { aggregateRoutes } from './aggregate-routes.ts';
 import type { CsvOptions } from './copy-csv.ts';
 import type { ExportFormat } from './export.ts';
 import { EXPORT_CONTENT_TYPES } from './export.ts';
@@ -188,5 +189,6 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
     async (request, reply) => sendJsonWithEtag(request, reply, await request.readTenant((trx, p) => describeNamedQuery(trx, p, request.params.NamedQuery))),
   );
 
+  await aggregateRoutes(app);
   await odataRoutes(app, ctx);
 }

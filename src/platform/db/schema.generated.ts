@@ -1336,6 +1336,21 @@ export interface Roles {
   tenant_id: string;
 }
 
+export interface SavedQueries {
+  created_on_utc: Generated<Timestamp>;
+  id: Generated<string>;
+  modified_on_utc: Generated<Timestamp>;
+  name: string;
+  named_query: string;
+  owner_app_id: string | null;
+  owner_user_id: string | null;
+  parameters: Generated<Json>;
+  query_builder: Generated<Json>;
+  shared: Generated<boolean>;
+  tenant_id: string;
+  view: Generated<Json>;
+}
+
 export interface ScimSettings {
   modified_by_id: string | null;
   modified_on_utc: Generated<Timestamp>;
@@ -1978,6 +1993,7 @@ export interface DB {
   refresh_tokens: RefreshTokens;
   requests: Requests;
   roles: Roles;
+  saved_queries: SavedQueries;
   scim_settings: ScimSettings;
   scim_tokens: ScimTokens;
   scim_users: ScimUsers;
