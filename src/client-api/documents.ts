@@ -3,7 +3,7 @@
 // Updated event with every changed property and its type (the spec's note 2).
 import { randomUUID } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
-import { updateRow } from '../integration/upsert.ts';
+import { updateRow } from '../domain/writes.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import { commercialClientsWithoutBilling } from '../integration/clients.ts';
 import { upsertResource } from '../integration/resources.ts';
-import { type Actor, emitWrite, naming, updateRow, upsertRow } from '../integration/upsert.ts';
+import { type Actor, emitWrite, naming, updateRow, upsertRow } from '../domain/writes.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvents } from '../platform/events/outbox.ts';

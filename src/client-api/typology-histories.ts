@@ -2,7 +2,7 @@
 // overlap (409), and the user's current typology follows it (the period holding today, else the latest
 // started), with Updated on User when that changes.
 import { sql } from 'kysely';
-import { type Actor, emitWrite, updateRow } from '../integration/upsert.ts';
+import { type Actor, emitWrite, updateRow } from '../domain/writes.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';

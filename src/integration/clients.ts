@@ -10,7 +10,7 @@ import { appendEvent } from '../platform/events/outbox.ts';
 import type { FieldDef } from './fields.ts';
 import { companyCurrency, defaultCompany, defaultPaymentCondition, defaultVat, firstPaymentCondition } from './master-data.ts';
 import type { RefDef, ResourceDef } from './resources.ts';
-import { type Actor, constraintProblem, type Row } from './upsert.ts';
+import { type Actor, constraintProblem, type Row } from '../domain/writes.ts';
 
 const str = (name: string, column: string): FieldDef => ({ name, column, kind: 'string' });
 const externalId: FieldDef = { name: 'externalId', column: 'external_id', kind: 'string', required: true };

@@ -5,7 +5,7 @@
 import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { notFound } from '../platform/errors.ts';
-import { type Actor, emitWrite, upsertRow } from './upsert.ts';
+import { type Actor, emitWrite, upsertRow } from '../domain/writes.ts';
 
 export const MASK = '********';
 // privateKey: the SFTP-HRFEED key may hold an SSH private key instead of ftpPassword.

@@ -8,7 +8,7 @@ import type { Trx } from '../platform/db/database.ts';
 import type { TableName } from '../platform/db/schema.ts';
 import { badRequest, HttpProblem } from '../platform/errors.ts';
 import { columnValues, type FieldDef, GUID_PATTERN, nullable, requestProperties, responseProperties, viewOf } from './fields.ts';
-import { type Actor, type EventOptions, emitWrite, naming, type Row, upsertRow, type WriteResult } from './upsert.ts';
+import { type Actor, type EventOptions, emitWrite, naming, type Row, upsertRow, type WriteResult } from '../domain/writes.ts';
 
 export interface Company {
   id: string;

@@ -5,7 +5,7 @@ import { hashSecret } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 import { columnValues, type FieldDef, viewOf } from './fields.ts';
-import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from './upsert.ts';
+import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from '../domain/writes.ts';
 
 /** Every stored user field: `post` marks the fields of the POST body, `patch` those of the PATCH table. */
 interface UserField extends FieldDef {

@@ -4,7 +4,7 @@
 // feed's own rule (expiration date, IsActive false, login names freed with the externalId suffix).
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { type Actor, emitWrite, updateRow } from '../integration/upsert.ts';
+import { type Actor, emitWrite, updateRow } from '../domain/writes.ts';
 import { patchUser, upsertUser } from '../integration/users.ts';
 import { sha256 } from '../platform/auth/hashing.ts';
 import { isUuid, type Trx } from '../platform/db/database.ts';

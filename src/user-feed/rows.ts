@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { typologies, typologyGroups } from '../integration/master-data.ts';
 import { upsertResource } from '../integration/resources.ts';
 import { findUserTypeByName } from '../integration/service.ts';
-import type { Actor } from '../integration/upsert.ts';
+import type { Actor } from '../domain/writes.ts';
 import { patchUser, upsertUser } from '../integration/users.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
