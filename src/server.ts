@@ -13,7 +13,7 @@ import { defineAutomations, sweepAutomationRuns } from './automations/worker.ts'
 import { clientApiRoutes } from './client-api/routes.ts';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
-import type { LoadProgress } from './domain/demo-data.ts';
+import type { LoadProgress } from './demo/demo-data.ts';
 import { sweepChangeLog } from './extraction/count-cache.ts';
 import { readAheadSettled } from './extraction/read-ahead.ts';
 import { extractionRoutes } from './extraction/routes.ts';

@@ -1,28 +1,28 @@
 // Demo data generator: fills every table of the agency model with one coherent, deterministic agency (same
 // seed + scale => same rows and ids). One module per area under demo-data/, each over the shared context
 // (random streams, row sink, audit columns) and handing on what later areas need; rows are loaded with COPY.
-import type { TenantDefaults } from './bootstrap.ts';
-import { addCatalogues } from './demo-data/catalogues.ts';
-import { addClients } from './demo-data/clients.ts';
-import { addCollaboration } from './demo-data/collaboration.ts';
-import { createDemoContext, type DemoOptions } from './demo-data/context.ts';
-import { addEstimates } from './demo-data/estimates.ts';
-import { addExpenses } from './demo-data/expenses.ts';
-import { addFiles } from './demo-data/files.ts';
-import { addGeography } from './demo-data/geography.ts';
-import { addLeaves } from './demo-data/leaves.ts';
-import { loadDemoData } from './demo-data/load.ts';
-import { addOrganisation } from './demo-data/organisation.ts';
-import { addPeople } from './demo-data/people.ts';
-import { addProjects } from './demo-data/projects.ts';
-import { addPurchases } from './demo-data/purchases.ts';
-import type { Db } from './demo-data/sink.ts';
-import { prepareTimesheets } from './demo-data/timesheets.ts';
-import { addUserFields } from './demo-data/user-fields.ts';
-import { addWorkflows } from './demo-data/workflows.ts';
+import type { TenantDefaults } from '../domain/bootstrap.ts';
+import { addCatalogues } from './catalogues.ts';
+import { addClients } from './clients.ts';
+import { addCollaboration } from './collaboration.ts';
+import { createDemoContext, type DemoOptions } from './context.ts';
+import { addEstimates } from './estimates.ts';
+import { addExpenses } from './expenses.ts';
+import { addFiles } from './files.ts';
+import { addGeography } from './geography.ts';
+import { addLeaves } from './leaves.ts';
+import { loadDemoData } from './load.ts';
+import { addOrganisation } from './organisation.ts';
+import { addPeople } from './people.ts';
+import { addProjects } from './projects.ts';
+import { addPurchases } from './purchases.ts';
+import type { Db } from './sink.ts';
+import { prepareTimesheets } from './timesheets.ts';
+import { addUserFields } from './user-fields.ts';
+import { addWorkflows } from './workflows.ts';
 
-export type { DemoOptions, LoadProgress } from './demo-data/context.ts';
-export { LOAD_ORDER as DEMO_TABLES } from './demo-data/sink.ts';
+export type { DemoOptions, LoadProgress } from './context.ts';
+export { LOAD_ORDER as DEMO_TABLES } from './sink.ts';
 
 export async function generateDemoData(db: Db, tenantId: string, defaults: TenantDefaults, opts: DemoOptions): Promise<{ rows: Record<string, number> }> {
   const started = Date.now();

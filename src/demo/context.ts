@@ -1,7 +1,7 @@
 // Demo data: the context every area works over: the tenant and scale, one random stream per area, the row
 // sink with the audit columns, and what the tenant bootstrap already created (looked up once).
 import type pg from 'pg';
-import type { TenantDefaults } from '../bootstrap.ts';
+import type { TenantDefaults } from '../domain/bootstrap.ts';
 import { ts } from './dates.ts';
 import { hashString, Rng } from './random.ts';
 import { type Db, LOAD_ORDER, Table, type TableName } from './sink.ts';

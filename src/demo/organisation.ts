@@ -1,5 +1,5 @@
 // Demo data: companies of the group, divisions, departments, VAT rates, payment conditions and holidays.
-import { companyCodeFromName } from '../bootstrap.ts';
+import { companyCodeFromName } from '../domain/bootstrap.ts';
 import type { DemoContext } from './context.ts';
 import { ds, mkDay } from './dates.ts';
 import type { Agency, Company } from './model.ts';
