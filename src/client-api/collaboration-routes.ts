@@ -1,11 +1,11 @@
 // Client API routes around documents: posts (comments that may act), briefs, teams, custom fields and
 // file links. HTTP only; the services check roles and team membership against the document.
 import { Type } from 'typebox';
-import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
+import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { requireRead, requireStageWrite, requireWrite } from './access.ts';
 import { type AssignmentDelete, type AssignmentPost, assignmentBatch } from './assignments.ts';

@@ -1,11 +1,11 @@
 // Client API routes for estimates beyond the v3 create / read / PATCH (routes.ts): the items, the quote
 // lines of an item on its three sides, and the billing conditions. HTTP only; every write takes Idempotency-Key.
 import { Type } from 'typebox';
-import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
+import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { addDetail, type BillingConditionInput, DETAIL_SIDES, type DetailInput, type DetailSide, putBillingConditions } from './estimate-details.ts';
 import { estimateTotals, type ItemInput, putItems } from './estimate-items.ts';

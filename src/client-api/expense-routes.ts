@@ -1,10 +1,10 @@
 // Client API routes for expense sheets and their items: HTTP only, over expenses.ts. Writes take Idempotency-Key.
 import { Type } from 'typebox';
-import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
+import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { updateDocument } from './documents.ts';
 import { unwrap } from './envelope.ts';

@@ -3,11 +3,11 @@
 // failing item named by its path. Managing people needs the Administrator role.
 import { Type } from 'typebox';
 import { nullable } from '../integration/fields.ts';
-import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
+import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { type Envelope, envelopeSchema, type Operation, openEnvelope, unwrap, wrapped } from './envelope.ts';

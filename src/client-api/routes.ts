@@ -2,11 +2,11 @@
 // Authentication is the app headers with X-AppUser or an access token; the acting user's roles and team
 // membership are checked by the services, which know the document. Every write takes Idempotency-Key.
 import { type TSchema, Type } from 'typebox';
-import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
+import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { requireRead } from './access.ts';

@@ -2,11 +2,11 @@
 // DELETE). HTTP only, over time.ts; every write takes Idempotency-Key.
 import { Type } from 'typebox';
 import { nullable } from '../integration/fields.ts';
-import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
+import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { type Envelope, envelopeSchema, openEnvelope, unwrap, wrapped } from './envelope.ts';

@@ -6,12 +6,12 @@
 // A request that fails releases its key (it changed nothing, so it may be retried), and a claim left
 // unfinished by a crashed process is taken over after ABANDONED_AFTER_MS.
 import { Type } from 'typebox';
-import { sha256 } from '../platform/auth/hashing.ts';
-import type { AppContext } from '../platform/context.ts';
-import type { RowOf } from '../platform/db/schema.ts';
-import { badRequest, conflict, HttpProblem } from '../platform/errors.ts';
-import type { FastifyReply, FastifyRequest } from '../platform/http/app.ts';
-import { requirePrincipal } from '../platform/http/tenant-seam.ts';
+import { sha256 } from '../auth/hashing.ts';
+import type { AppContext } from '../context.ts';
+import type { RowOf } from '../db/schema.ts';
+import { badRequest, conflict, HttpProblem } from '../errors.ts';
+import type { FastifyReply, FastifyRequest } from './app.ts';
+import { requirePrincipal } from './tenant-seam.ts';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const TTL_MS = 24 * 60 * 60 * 1000;
