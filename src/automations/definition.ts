@@ -3,8 +3,8 @@
 // be fixed from the answer alone.
 import { Liquid } from 'liquidjs';
 import { parseDuration } from '../config.ts';
+import { CronError, validateCron } from '../platform/cron.ts';
 import type { FieldError } from '../platform/errors.ts';
-import { CronError, validateCron } from '../schedules/cron.ts';
 import { ExpressionError, parseTemplate, referencedNames } from './expressions.ts';
 import { jsonBytes } from './size.ts';
 

@@ -4,11 +4,11 @@ import { sql } from 'kysely';
 import type { ExecuteBody } from '../extraction/query-builder.ts';
 import { plan } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
+import { CronError, describeCron, nextRuns, normalizeCron, validateCron } from '../platform/cron.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { jsonObject, type RowOf } from '../platform/db/schema.ts';
 import { badRequest, type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { CronError, describeCron, nextRuns, normalizeCron, validateCron } from './cron.ts';
 
 export const DOCUMENT_TYPE = 'DataExtractionSchedule';
 export const FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;

@@ -5,9 +5,9 @@ import { sql } from 'kysely';
 import type { Definition } from '../automations/definition.ts';
 import { createAutomation, updateAutomation } from '../automations/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
+import { CronError, normalizeCron, validateCron } from '../platform/cron.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
-import { CronError, normalizeCron, validateCron } from '../schedules/cron.ts';
 import { USER_FEED_ACTION } from './action.ts';
 import type { FileSummary, RowReport } from './process-file.ts';
 
