@@ -5,7 +5,7 @@ import { getConfigurationKey } from '../integration/configuration-keys.ts';
 import { appRoles } from '../platform/auth/service.ts';
 import type { AppContext } from '../platform/context.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
-import { createOutboundAgent } from '../webhooks/outbound.ts';
+import { createOutboundAgent } from '../platform/outbound.ts';
 import type { RunServices } from './run-services.ts';
 import { toRunnable } from './service.ts';
 

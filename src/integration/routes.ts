@@ -11,7 +11,7 @@ import type { App } from '../platform/http/app.ts';
 import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
-import { literalAddressErrors } from '../webhooks/outbound.ts';
+import { literalAddressErrors } from '../platform/outbound.ts';
 import { adBlockerRoutes } from './ad-blocker-routes.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';

@@ -8,7 +8,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import os from 'node:os';
 import { Agent, buildConnector } from 'undici';
-import { FieldErrorList } from '../platform/errors.ts';
+import { FieldErrorList } from './errors.ts';
 
 const BLOCKED: [string, number, 'ipv4' | 'ipv6', string][] = [
   ['0.0.0.0', 8, 'ipv4', 'unspecified'],
