@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { openApiDocument } from './openapi-document.ts';
+import { openApiDocument } from '../../openapi-document.ts';
 import { exampleOf } from './openapi-examples.ts';
 
 type Media = { schema?: object; example?: unknown };

@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from '../../config.ts';
-import { createContext, registerSurfaces } from '../../server.ts';
-import { DatabaseHandle } from '../db/database.ts';
-import { buildApp } from './app.ts';
+import { loadConfig } from './config.ts';
+import { DatabaseHandle } from './platform/db/database.ts';
+import { buildApp } from './platform/http/app.ts';
+import { createContext, registerSurfaces } from './server.ts';
 
 export async function openApiDocument(env: Record<string, string> = {}, url = '/openapi.json'): Promise<Record<string, unknown>> {
   // The operator API is part of the document only when an admin token is configured; any value shows it.
