@@ -1,6 +1,6 @@
 // TypeBox shapes of the estimate bodies and answers (older published model names; designed where unpublished).
 import { type TSchema, Type } from 'typebox';
-import { nullable } from '../integration/fields.ts';
+import { nullable } from '../domain/fields.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
 

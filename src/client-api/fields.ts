@@ -2,7 +2,7 @@
 // schema, the column values of a write, the answer and the typed detail of Created/Updated events all
 // come from one table, so a property cannot be accepted by the schema and lost by the write.
 import { type TSchema, Type } from 'typebox';
-import { type Kind as IntegrationKind, kindSchema, nullable, toDate } from '../integration/fields.ts';
+import { type Kind as IntegrationKind, kindSchema, nullable, toDate } from '../domain/fields.ts';
 import { badRequest } from '../platform/errors.ts';
 
 /** The Integration API's kinds plus `datetime` (a timestamptz column). */

@@ -2,7 +2,7 @@
 // envelopes over people.ts and typology-histories.ts). CreateMany is one transaction: all or none, the
 // failing item named by its path. Managing people needs the Administrator role.
 import { Type } from 'typebox';
-import { nullable } from '../integration/fields.ts';
+import { nullable } from '../domain/fields.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';

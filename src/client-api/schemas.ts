@@ -1,7 +1,7 @@
 // TypeBox schemas of the Client API's bodies and answers, named as OpenAPI components. Document models
 // and views are derived from the registry's field tables, so the schema and the write agree.
 import { type TSchema, Type } from 'typebox';
-import { nullable } from '../integration/fields.ts';
+import { nullable } from '../domain/fields.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { wrapped } from './envelope.ts';

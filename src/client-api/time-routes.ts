@@ -1,7 +1,7 @@
 // Client API routes for time: timesheet entries and leaves (v3 create envelope, value-wrapped PATCH,
 // DELETE). HTTP only, over time.ts; every write takes Idempotency-Key.
 import { Type } from 'typebox';
-import { nullable } from '../integration/fields.ts';
+import { nullable } from '../domain/fields.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';

@@ -7,7 +7,7 @@ import type { Trx } from '../platform/db/database.ts';
 import type { TableName } from '../platform/db/schema.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { pascalCase } from '../integration/fields.ts';
+import { pascalCase } from './fields.ts';
 
 export type Row = Record<string, unknown>;
 

@@ -3,6 +3,7 @@
 // creates or updates honours Idempotency-Key; property names are matched case-insensitively.
 
 import { type TSchema, Type } from 'typebox';
+import { nullable, requestProperties, requestSchema, responseProperties } from '../domain/fields.ts';
 import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
@@ -15,7 +16,6 @@ import { literalAddressErrors } from '../platform/outbound.ts';
 import { adBlockerRoutes } from './ad-blocker-routes.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
-import { nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
 import { departments, MASTER_DATA, typologies } from './master-data.ts';
 import { bodySchema, findResource, type ResourceDef, upsertResource, viewSchema } from './resources.ts';
 import { findUserTypeByName } from './service.ts';

@@ -1,11 +1,11 @@
 // Users and employees of the Integration API: POST create-or-update (matched by Id, else by ExternalId),
 // PATCH of value-wrapped fields, and the lookups the user feed calls. Field names are the spec's (PascalCase).
 import { sql } from 'kysely';
+import { columnValues, type FieldDef, viewOf } from '../domain/fields.ts';
+import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from '../domain/writes.ts';
 import { hashSecret } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
-import { columnValues, type FieldDef, viewOf } from './fields.ts';
-import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from '../domain/writes.ts';
 
 /** Every stored user field: `post` marks the fields of the POST body, `patch` those of the PATCH table. */
 interface UserField extends FieldDef {
