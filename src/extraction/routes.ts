@@ -7,13 +7,13 @@ import type { App } from '../platform/http/app.ts';
 import { sendJsonWithEtag } from '../platform/http/etag.ts';
 import { named } from '../platform/http/openapi.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
-import type { CsvOptions } from './copy-csv.ts';
-import type { ExportFormat } from './export.ts';
-import { EXPORT_CONTENT_TYPES } from './export.ts';
+import type { CsvOptions } from './exports/copy-csv.ts';
+import type { ExportFormat } from './exports/export.ts';
+import { EXPORT_CONTENT_TYPES } from './exports/export.ts';
+import { xlsxFromNdjson } from './exports/xlsx.ts';
 import { odataRoutes } from './odata/routes.ts';
-import { pageRowsOf, withPageBudget } from './page-budget.ts';
+import { pageRowsOf, withPageBudget } from './pages/page-budget.ts';
 import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, MAX_PAGE_SIZE, plan, TIMEOUT_ADVICE } from './service.ts';
-import { xlsxFromNdjson } from './xlsx.ts';
 
 const tags = ['Data Extraction API'];
 

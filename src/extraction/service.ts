@@ -5,13 +5,13 @@ import { listTables } from '../custom-tables/catalogue.ts';
 import { NAMED_QUERY_PREFIX } from '../custom-tables/extraction.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
-import { OPERATIONS } from './compile-filter.ts';
-import type { CsvOptions } from './copy-csv.ts';
 import { CATALOGUE, type CatalogueColumn } from './definition.ts';
-import { executePageJson, rowsQuery } from './execute.ts';
-import { type ExportFormat, openExport } from './export.ts';
-import { type ExecuteBody, MAX_PAGE_SIZE, type Plan, planQuery } from './query-builder.ts';
-import { type ResolvedQuery, resolveQuery } from './resolve.ts';
+import type { CsvOptions } from './exports/copy-csv.ts';
+import { type ExportFormat, openExport } from './exports/export.ts';
+import { executePageJson, rowsQuery } from './pages/execute.ts';
+import { OPERATIONS } from './query/compile-filter.ts';
+import { type ExecuteBody, MAX_PAGE_SIZE, type Plan, planQuery } from './query/query-builder.ts';
+import { type ResolvedQuery, resolveQuery } from './query/resolve.ts';
 
 export { MAX_PAGE_SIZE };
 

@@ -6,7 +6,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { CATALOGUE } from '../extraction/definition.ts';
-import { pageRowsOf, withPageBudget } from '../extraction/page-budget.ts';
+import { pageRowsOf, withPageBudget } from '../extraction/pages/page-budget.ts';
 import { describeNamedQuery, dynamicExecute, listNamedQueries } from '../extraction/service.ts';
 import { hasRole, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';

@@ -3,7 +3,7 @@
 // and writes typed cells. Every path streams with backpressure.
 import type { Readable } from 'node:stream';
 import type { CatalogueColumn } from '../extraction/definition.ts';
-import { xlsxFromNdjson } from '../extraction/xlsx.ts';
+import { xlsxFromNdjson } from '../extraction/exports/xlsx.ts';
 import type { ExportStore } from '../platform/export-store.ts';
 import type { ScheduleFormat } from './service.ts';
 

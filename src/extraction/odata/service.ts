@@ -6,7 +6,7 @@ import type { Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { CATALOGUE } from '../definition.ts';
-import { executePage } from '../execute.ts';
+import { executePage } from '../pages/execute.ts';
 import { plan } from '../service.ts';
 import { compileODataFilter } from './compile-filter.ts';
 import { type EntityModel, entityModel, odataName } from './model.ts';

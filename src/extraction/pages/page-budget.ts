@@ -1,7 +1,7 @@
 // Bounds the rows of JSON pages a server computes at once (decision 0035). A page's rows are strings in
 // V8's heap until it is sent, and the server runs with a capped old space (npm start) so that memory
 // taken by a burst of large pages is given back: the cap is only safe if pages cannot pile up under it.
-import { MAX_PAGE_SIZE } from './query-builder.ts';
+import { MAX_PAGE_SIZE } from '../query/query-builder.ts';
 
 /**
  * Rows of pages in flight at once: two pages of the maximum size. A DE-TimeSheets row (38 fields, the

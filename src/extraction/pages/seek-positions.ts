@@ -4,7 +4,7 @@
 // nothing the key statement reads has changed for the tenant since the snapshot it was read in — the
 // count cache's change log and check (count-cache.ts) — so the page is exactly the offset page.
 import { type RawBuilder, sql } from 'kysely';
-import { extractionSeeks } from '../platform/metrics.ts';
+import { extractionSeeks } from '../../platform/metrics.ts';
 import { KeptAnswers, keptKey } from './count-cache.ts';
 
 /** One term of a page's ORDER BY: the value sorted on and its direction (PostgreSQL's default nulls placement). */

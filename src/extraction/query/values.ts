@@ -1,6 +1,6 @@
 // Input values of filters and parameters, converted to a column's data type (or refused with the
 // reason), and the date formats the query builder accepts: ISO 8601, yyyy/MM/dd and MM/dd/yyyy.
-import type { ColumnType } from './definition.ts';
+import type { ColumnType } from '../definition.ts';
 
 export interface DateValue {
   /** The calendar date as written, 'yyyy-mm-dd' (what a `date` column compares with). */

@@ -1,8 +1,8 @@
 // DevExtreme filter expressions -> one SQL boolean over the output columns of a named query (the
 // subquery `q`). Values are always bound parameters; identifiers come only from the query's columns.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
-import { badRequest, type FieldError, FieldErrorList, moreErrors } from '../platform/errors.ts';
-import type { CatalogueColumn, ColumnType } from './definition.ts';
+import { badRequest, type FieldError, FieldErrorList, moreErrors } from '../../platform/errors.ts';
+import type { CatalogueColumn, ColumnType } from '../definition.ts';
 import { convertValue, type DateValue, nextDayInstant } from './values.ts';
 
 /** Operations per data type, the first being the default (spec table; guid: equality and text matching). */

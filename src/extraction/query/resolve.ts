@@ -1,11 +1,11 @@
 // Finds what a named query name means for a tenant: a catalogue query (with its aliases, count
 // queries and user-field columns expanded) or a custom table `CT-{tableName}`, as one ResolvedQuery.
 import { type RawBuilder, sql } from 'kysely';
-import { mayAccess } from '../custom-tables/catalogue.ts';
-import { type CustomTableExtraction, describeCustomTableForExtraction, NAMED_QUERY_PREFIX } from '../custom-tables/extraction.ts';
-import type { Principal } from '../platform/auth/principal.ts';
-import type { Trx } from '../platform/db/database.ts';
-import { HttpProblem, notFound } from '../platform/errors.ts';
+import { mayAccess } from '../../custom-tables/catalogue.ts';
+import { type CustomTableExtraction, describeCustomTableForExtraction, NAMED_QUERY_PREFIX } from '../../custom-tables/extraction.ts';
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { Trx } from '../../platform/db/database.ts';
+import { HttpProblem, notFound } from '../../platform/errors.ts';
 import {
   CATALOGUE,
   type CatalogueColumn,
@@ -14,8 +14,8 @@ import {
   type NamedQueryDefinition,
   type ParameterName,
   type QueryContext,
-} from './definition.ts';
-import { NAMED_QUERIES } from './queries/index.ts';
+} from '../definition.ts';
+import { NAMED_QUERIES } from '../queries/index.ts';
 
 export interface ResolvedQuery {
   /** The canonical name (catalogue spelling, or `CT-{tableName}`). */

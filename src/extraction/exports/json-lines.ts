@@ -8,9 +8,9 @@
 // field becomes a JSON string by escaping `"` and control characters and rewriting \v, and a field holding
 // JSON text (jsonb) by undoing COPY's escapes.
 import { type RawBuilder, sql } from 'kysely';
+import type { CatalogueColumn } from '../definition.ts';
 import { ISO_INSTANT, OID } from './copy-csv.ts';
 import { BACKSLASH, CopyTextRows, isNull, LF, QUOTE, TAB, UNESCAPE } from './copy-text.ts';
-import type { CatalogueColumn } from './definition.ts';
 
 export const JSONB_OID = 3802;
 const JSON_OID = 114;

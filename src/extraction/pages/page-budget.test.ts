@@ -2,8 +2,8 @@
 // the budget still runs (alone).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { MAX_PAGE_SIZE } from '../query/query-builder.ts';
 import { MAX_PAGE_ROWS_IN_FLIGHT, pageRowsInFlight, pageRowsOf, withPageBudget } from './page-budget.ts';
-import { MAX_PAGE_SIZE } from './query-builder.ts';
 
 function gate(): { open: () => void; wait: Promise<void> } {
   let open = () => {};

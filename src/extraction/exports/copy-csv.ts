@@ -3,9 +3,9 @@
 import { createRequire } from 'node:module';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import pg from 'pg';
-import { tenantBinding } from '../platform/db/database.ts';
+import { tenantBinding } from '../../platform/db/database.ts';
+import type { CatalogueColumn } from '../definition.ts';
 import { CsvRows, openCopyText } from './copy-text.ts';
-import type { CatalogueColumn } from './definition.ts';
 
 // pg's own conversion of a bound value to the text it sends (dates, arrays, Buffers, objects), so an
 // inlined literal is exactly what the parameter would have been. Not in pg's typed exports.

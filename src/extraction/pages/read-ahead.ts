@@ -4,7 +4,7 @@
 // receives and parses the current one. This module keeps those pages and the batches in flight; execute.ts
 // computes a batch and answers a page from here only after checking, in the request's own transaction,
 // that nothing the page reads changed since the batch's snapshot.
-import { extractionReadAhead } from '../platform/metrics.ts';
+import { extractionReadAhead } from '../../platform/metrics.ts';
 import { keptKey } from './count-cache.ts';
 
 /** Rows a batch reads at most; pages larger than this are never read ahead. */

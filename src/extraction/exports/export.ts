@@ -2,12 +2,12 @@
 // client reads, so memory stays flat at any row count: all through COPY (./copy-csv.ts, ./copy-ndjson.ts).
 import { Readable } from 'node:stream';
 import type { RawBuilder } from 'kysely';
-import type { DatabaseHandle } from '../platform/db/database.ts';
-import { exportsInFlight } from '../platform/metrics.ts';
+import type { DatabaseHandle } from '../../platform/db/database.ts';
+import { exportsInFlight } from '../../platform/metrics.ts';
+import type { CatalogueColumn } from '../definition.ts';
 import { type CsvOptions, copyTransaction, type ExportSource, openCopyCsv } from './copy-csv.ts';
 import { openCopyJson } from './copy-ndjson.ts';
 import { EXPORT_STAGE } from './copy-out.ts';
-import type { CatalogueColumn } from './definition.ts';
 
 export type ExportFormat = 'csv' | 'ndjson' | 'json';
 

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import type { CatalogueColumn, ColumnType } from './definition.ts';
+import type { CatalogueColumn, ColumnType } from '../definition.ts';
 
 export type XlsxCellType = 'string' | 'number' | 'boolean' | 'date' | 'datetime';
 

@@ -4,8 +4,8 @@
 // log of migration 0015: one row per writing statement, appended by triggers, bulk COPYs included).
 import { createHash } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
-import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
-import { extractionCounts } from '../platform/metrics.ts';
+import type { DatabaseHandle, Trx } from '../../platform/db/database.ts';
+import { extractionCounts } from '../../platform/metrics.ts';
 
 /**
  * How long a count is kept. The maintenance sweep deletes change rows only below a horizon taken at

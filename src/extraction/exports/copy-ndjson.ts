@@ -2,9 +2,9 @@
 // COPY's text format, and JsonLines writes the keys and quotes around them (./json-lines.ts, decision 0040).
 import type { Kysely, RawBuilder } from 'kysely';
 import type pg from 'pg';
+import type { CatalogueColumn } from '../definition.ts';
 import { columnTypes, copyStatement, type ExportSource } from './copy-csv.ts';
 import { openCopyText } from './copy-text.ts';
-import type { CatalogueColumn } from './definition.ts';
 import { JsonLines, jsonTextSelect } from './json-lines.ts';
 
 /**

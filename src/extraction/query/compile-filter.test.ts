@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
-import { HttpProblem } from '../platform/errors.ts';
+import { HttpProblem } from '../../platform/errors.ts';
 import { compileFilter, FieldSet } from './compile-filter.ts';
 import { parseDate } from './values.ts';
 

@@ -6,16 +6,16 @@
 
 import { type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
-import { type DatabaseHandle, kyselyOnClient, type Trx } from '../platform/db/database.ts';
-import { extractionReadAhead } from '../platform/metrics.ts';
-import { columnTypes, copyStatement, copyTransaction, OID } from './copy-csv.ts';
-import { CopyOut } from './copy-out.ts';
+import { type DatabaseHandle, kyselyOnClient, type Trx } from '../../platform/db/database.ts';
+import { extractionReadAhead } from '../../platform/metrics.ts';
+import type { CatalogueColumn, ColumnType } from '../definition.ts';
+import { columnTypes, copyStatement, copyTransaction, OID } from '../exports/copy-csv.ts';
+import { CopyOut } from '../exports/copy-out.ts';
+import { JSONB_OID, JsonLines, jsonObjects, jsonTextSelect } from '../exports/json-lines.ts';
+import type { Plan } from '../query/query-builder.ts';
+import { isCustomTableName, type ResolvedQuery } from '../query/resolve.ts';
 import { type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
-import type { CatalogueColumn, ColumnType } from './definition.ts';
-import { JSONB_OID, JsonLines, jsonObjects, jsonTextSelect } from './json-lines.ts';
-import type { Plan } from './query-builder.ts';
 import { type AheadPage, answerOf, dropPager, PageSplitter, pagerOf, pagesPerBatch, readAhead, takePage } from './read-ahead.ts';
-import { isCustomTableName, type ResolvedQuery } from './resolve.ts';
 import { after, keptPositions, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
 
 export interface Page {

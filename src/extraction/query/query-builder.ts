@@ -1,9 +1,9 @@
 // Validates a dynamic-execute body (queryBuilder and parameters) against a resolved query and turns
 // it into a plan: the fields to answer, the WHERE conditions, the order and the page.
 import { type SqlBool, sql } from 'kysely';
-import { badRequest, type FieldError, FieldErrorList, moreErrors } from '../platform/errors.ts';
+import { badRequest, type FieldError, FieldErrorList, moreErrors } from '../../platform/errors.ts';
+import type { CatalogueColumn, ParameterName } from '../definition.ts';
 import { type Bool, compileCondition, compileFilter, FieldSet } from './compile-filter.ts';
-import type { CatalogueColumn, ParameterName } from './definition.ts';
 import type { ResolvedQuery } from './resolve.ts';
 
 /** The largest page a JSON call may ask for; CSV and NDJSON exports have no maximum. */
