@@ -1,7 +1,7 @@
 // The engine's services, one set per process context: routes (execute, run now) and the worker share
 // them. Also where the process tells automations the address its API listens on (isApiCall's default).
 import { dynamicExecute } from '../extraction/service.ts';
-import { getConfigurationKey } from '../integration/configuration-keys.ts';
+import { getConfigurationKey } from '../integration/service.ts';
 import { appRoles } from '../platform/auth/service.ts';
 import type { AppContext } from '../platform/context.ts';
 import { Mailer } from '../platform/mail/mailer.ts';

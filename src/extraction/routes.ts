@@ -13,32 +13,11 @@ import { EXPORT_CONTENT_TYPES } from './exports/export.ts';
 import { xlsxFromNdjson } from './exports/xlsx.ts';
 import { odataRoutes } from './odata/routes.ts';
 import { pageRowsOf, withPageBudget } from './pages/page-budget.ts';
-import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, MAX_PAGE_SIZE, plan, TIMEOUT_ADVICE } from './service.ts';
+import { QueryBuilder, Scalar } from './query/schema.ts';
+import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, plan, TIMEOUT_ADVICE } from './service.ts';
 
 const tags = ['Data Extraction API'];
 
-export const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
-export const QueryBuilder = named(
-  'QueryBuilder',
-  Type.Object(
-    {
-      skip: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip (paging).' })),
-      take: Type.Optional(Type.Integer({ minimum: 0, description: `Rows to return; at most ${MAX_PAGE_SIZE} for JSON (omitted: up to ${MAX_PAGE_SIZE}).` })),
-      orderBy: Type.Optional(
-        Type.Array(
-          Type.Object(
-            { field: Type.String(), direction: Type.Optional(Type.String({ pattern: '^(?i:asc|desc)$', description: 'asc (default) or desc' })) },
-            { additionalProperties: false },
-          ),
-          { maxItems: 100 },
-        ),
-      ),
-      fields: Type.Optional(Type.Array(Type.String(), { maxItems: 2000, description: 'Keys to answer, in this order.' })),
-      filters: Type.Optional(Type.Array(Type.Unknown(), { description: 'DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates.' })),
-    },
-    { additionalProperties: false },
-  ),
-);
 const ExecuteBody = named(
   'DynamicExecuteBody',
   Type.Object(

@@ -5,9 +5,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { CATALOGUE } from '../extraction/definition.ts';
-import { pageRowsOf, withPageBudget } from '../extraction/pages/page-budget.ts';
-import { describeNamedQuery, dynamicExecute, listNamedQueries } from '../extraction/service.ts';
+import { CATALOGUE, describeNamedQuery, dynamicExecute, listNamedQueries, pageRowsOf, withPageBudget } from '../extraction/service.ts';
 import { hasRole, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';

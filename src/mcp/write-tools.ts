@@ -5,14 +5,20 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { createPost, type PostBody } from '../client-api/collaboration/posts.ts';
-import { documentInput } from '../client-api/documents/document-input.ts';
-import { job } from '../client-api/documents/document-types.ts';
-import { createDocument, documentView } from '../client-api/documents/documents.ts';
-import { modelProperties } from '../client-api/documents/fields.ts';
-import { documentDefs } from '../client-api/documents/registry.ts';
-import { documentModel, postBody } from '../client-api/documents/schemas.ts';
-import { createTime, timesheet } from '../client-api/time/time.ts';
+import {
+  createDocument,
+  createPost,
+  createTime,
+  documentDefs,
+  documentInput,
+  documentModel,
+  documentView,
+  job,
+  modelProperties,
+  type PostBody,
+  postBody,
+  timesheet,
+} from '../client-api/service.ts';
 import { hasRole, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
-import { QueryBuilder, Scalar } from '../extraction/routes.ts';
+import { QueryBuilder, Scalar } from '../extraction/service.ts';
 import { hasRole } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import { conflict, forbidden, HttpProblem } from '../platform/errors.ts';

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { Config } from '../config.ts';
-import type { ExecuteBody } from '../extraction/query/query-builder.ts';
+import type { ExecuteBody } from '../extraction/service.ts';
 import { dynamicExport } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { appRoles, userRoles } from '../platform/auth/service.ts';

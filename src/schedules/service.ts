@@ -1,7 +1,7 @@
 // Schedules of a tenant: validation of the body (cron, query, format, and the query builder planned
 // exactly as dynamic-execute plans it), storage with events, the views the API answers, and runs.
 import { sql } from 'kysely';
-import type { ExecuteBody } from '../extraction/query/query-builder.ts';
+import type { ExecuteBody } from '../extraction/service.ts';
 import { plan } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { CronError, describeCron, nextRuns, normalizeCron, validateCron } from '../platform/cron.ts';

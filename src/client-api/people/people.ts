@@ -5,8 +5,7 @@
 // API's, spec Errors 3; issue 31).
 import { sql } from 'kysely';
 import { type Actor, emitWrite, naming, updateRow, upsertRow } from '../../domain/writes.ts';
-import { commercialClientsWithoutBilling } from '../../integration/clients.ts';
-import { upsertResource } from '../../integration/resources.ts';
+import { commercialClientsWithoutBilling, upsertResource } from '../../integration/service.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import { HttpProblem, notFound } from '../../platform/errors.ts';
 import { appendEvents } from '../../platform/events/outbox.ts';

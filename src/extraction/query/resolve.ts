@@ -1,8 +1,7 @@
 // Finds what a named query name means for a tenant: a catalogue query (with its aliases, count
 // queries and user-field columns expanded) or a custom table `CT-{tableName}`, as one ResolvedQuery.
 import { type RawBuilder, sql } from 'kysely';
-import { mayAccess } from '../../custom-tables/catalogue.ts';
-import { type CustomTableExtraction, describeCustomTableForExtraction, NAMED_QUERY_PREFIX } from '../../custom-tables/extraction.ts';
+import { type CustomTableExtraction, describeCustomTableForExtraction, mayAccess, NAMED_QUERY_PREFIX } from '../../custom-tables/service.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import { HttpProblem, notFound } from '../../platform/errors.ts';
