@@ -1,7 +1,7 @@
 // Quote lines (details) of an estimate item on the data model's three sides (resource, third party,
 // expense) and the estimate's billing conditions, which must add up to the estimate's income.
 import { sql } from 'kysely';
-import { estimateAmounts } from '../../extraction/queries/fragments.ts';
+import { estimateAmounts } from '../../domain/money.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import { HttpProblem } from '../../platform/errors.ts';

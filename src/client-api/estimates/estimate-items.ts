@@ -2,7 +2,7 @@
 // them through estimateAmounts, the one money rule the Data Extraction queries use (fragments.ts), so
 // GET /api/v3/estimates/{id}, DE-Estimates and DE-EstimatesQuotes show the same cents.
 import { sql } from 'kysely';
-import { estimateAmounts } from '../../extraction/queries/fragments.ts';
+import { estimateAmounts } from '../../domain/money.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import { HttpProblem } from '../../platform/errors.ts';

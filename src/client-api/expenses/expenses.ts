@@ -4,7 +4,7 @@
 // required), and a mileage type makes the value kilometres × rate. Totals come from documentTotals, the
 // fragment DE-ExpenseSheets uses.
 import { sql } from 'kysely';
-import { documentTotals, lineVat } from '../../extraction/queries/fragments.ts';
+import { documentTotals, lineVat } from '../../domain/money.ts';
 import { hasRole, type Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import { forbidden, HttpProblem, notFound } from '../../platform/errors.ts';
