@@ -10,6 +10,7 @@ import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts'
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
 import { collaborationRoutes } from './collaboration/collaboration-routes.ts';
+import { CLIENT_DOCUMENT_TYPES } from './document-type-list.ts';
 import { requireRead } from './documents/access.ts';
 import { contractProjectTemplate } from './documents/contract-template.ts';
 import { documentInput } from './documents/document-input.ts';
@@ -17,8 +18,18 @@ import { contract, job, project, request as requestDef } from './documents/docum
 import { createDocument, documentView, loadDocument, updateDocument } from './documents/documents.ts';
 import { type Envelope, envelopeSchema, openEnvelope, unwrap } from './documents/envelope.ts';
 import type { DocumentDef, Row } from './documents/registry.ts';
-import { DOCUMENT_ROLES, documentDef } from './documents/registry.ts';
-import { documentModel, documentPatch, ProjectExtraView, ProjectTemplate, Transitions, documentView as viewSchema, Workflows } from './documents/schemas.ts';
+import { DOCUMENT_ROLES } from './documents/registry.ts';
+import {
+  DOCUMENT_READ_ONLY,
+  documentModel,
+  documentPatch,
+  ESTIMATE_READ_ONLY,
+  ProjectExtraView,
+  ProjectTemplate,
+  Transitions,
+  documentView as viewSchema,
+  Workflows,
+} from './documents/schemas.ts';
 import { estimateRoutes } from './estimates/estimate-routes.ts';
 import { EstimateExtraView } from './estimates/estimate-schemas.ts';
 import { estimate } from './estimates/estimate-type.ts';
@@ -31,8 +42,6 @@ export const tags = ['Client API'];
 
 /** Service answers are plain records; the route's response schema serializes them. */
 export const answer = (view: unknown): never => view as never;
-
-export { documentInput };
 
 interface DocumentRoutes {
   def: DocumentDef;
@@ -52,29 +61,6 @@ const DOCUMENTS: DocumentRoutes[] = [
   { def: requestDef, v3: '/api/v3/requests', patch: '/api/requests/:id', plural: 'requests' },
   { def: estimate, v3: '/api/v3/estimates', patch: '/api/estimates/:id', plural: 'estimates', extra: EstimateExtraView },
 ];
-
-/** What a document's GET answers and its PATCH does not change, with the reason (X-Read-Only-Properties). */
-export const DOCUMENT_READ_ONLY: Readonly<Record<string, string>> = {
-  Id: 'the document’s identity',
-  WorkflowId: 'set when the document is created from its type',
-  StageId: 'moved by a transition: POST /api/posts with Actions.Transition',
-  Stage: 'moved by a transition: POST /api/posts with Actions.Transition',
-  StageTypeId: 'follows from the stage',
-  StageType: 'follows from the stage',
-  FileSystemRootId: 'made with the document; links go in with POST /api/v3/file-system/folders/{folderId}/links',
-  CreatedOnUtc: 'kept by the server',
-  CreatedById: 'kept by the server',
-  ModifiedOnUtc: 'kept by the server',
-  ModifiedById: 'kept by the server',
-};
-
-/** An estimate's answer also carries its items, totals and billing conditions, each written by its own route. */
-export const ESTIMATE_READ_ONLY: Readonly<Record<string, string>> = {
-  ...DOCUMENT_READ_ONLY,
-  Items: 'written by PUT /api/estimates/{id}/items',
-  Totals: 'follow from the items and quote lines',
-  BillingConditions: 'written by POST /api/billing-conditions',
-};
 
 export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> {
   for (const { def, v3, patch, plural, extra } of DOCUMENTS) {
@@ -220,7 +206,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
     async (request) =>
       answer(
         await request.readTenant(async (trx, actor) => {
-          const def = documentDef(request.query.documentTypeName, '/querystring/documentTypeName');
+          const def = CLIENT_DOCUMENT_TYPES.get(request.query.documentTypeName, '/querystring/documentTypeName');
           requireRead(actor, def);
           return availableTransitions(trx, actor, await loadDocument(trx, def, request.query.documentId, false));
         }),
@@ -231,5 +217,5 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
   await peopleRoutes(app, ctx);
   await timeRoutes(app, ctx);
   await expenseRoutes(app, ctx);
-  await collaborationRoutes(app, ctx);
+  await collaborationRoutes(app, ctx, CLIENT_DOCUMENT_TYPES);
 }

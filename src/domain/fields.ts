@@ -1,7 +1,7 @@
 // The Integration API's field tables: each API field names its column and its spec type (string, int,
 // double, bool, DateTime, Guid). Request and response schemas, value checks and the column values of a
 // write are all derived from one table, so a field cannot be accepted by the schema and lost by the write.
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, type TUnsafe, Type } from 'typebox';
 import { badRequest } from '../platform/errors.ts';
 import { GUID_PATTERN } from '../platform/http/schemas.ts';
 
@@ -45,9 +45,9 @@ export function kindSchema(kind: Kind, description?: string): TSchema {
  * A scalar schema that also admits null, written as a type array (`["string", "null"]`) rather than
  * anyOf: the response serializer handles a type array directly but checks anyOf branches one by one.
  */
-export function nullable(schema: TSchema): TSchema {
+export function nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const s = schema as TSchema & { type?: string };
-  return Type.Unsafe({ ...s, type: [s.type, 'null'] });
+  return Type.Unsafe<Static<T> | null>({ ...s, type: [s.type, 'null'] });
 }
 
 /** The schema of a field in a request: nullable unless required or NOT NULL. */

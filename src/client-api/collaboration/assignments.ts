@@ -9,7 +9,7 @@ import { appendEvent } from '../../platform/events/outbox.ts';
 import { requireStageWrite, requireWrite } from '../documents/access.ts';
 import { documentTypeId } from '../documents/document-type-ids.ts';
 import { loadDocument } from '../documents/documents.ts';
-import { type DocumentDef, documentDef, documentDefs, type Row } from '../documents/registry.ts';
+import type { DocumentDef, DocumentTypes, Row } from '../documents/registry.ts';
 
 export interface AssignmentPost {
   User: string;
@@ -99,15 +99,15 @@ export async function removeMember(trx: Trx, actor: Principal, def: DocumentDef,
 }
 
 /** The registered type a document id belongs to (deletes name only the document). */
-async function defOfDocument(trx: Trx, documentId: string, path: string): Promise<DocumentDef> {
-  for (const def of documentDefs()) {
+async function defOfDocument(trx: Trx, types: DocumentTypes, documentId: string, path: string): Promise<DocumentDef> {
+  for (const def of types.all()) {
     const { rows } = await sql`select 1 from ${sql.table(def.table)} where id = ${documentId}`.execute(trx);
     if (rows.length) return def;
   }
   throw new HttpProblem(422, `There is no document with id ${documentId}.`, { errors: [{ path, message: 'no such document' }] });
 }
 
-export async function assignmentBatch(trx: Trx, actor: Principal, posts: AssignmentPost[], deletes: AssignmentDelete[]): Promise<Row> {
+export async function assignmentBatch(trx: Trx, actor: Principal, types: DocumentTypes, posts: AssignmentPost[], deletes: AssignmentDelete[]): Promise<Row> {
   const checked = new Set<string>();
   const mayChange = async (def: DocumentDef, documentId: string): Promise<void> => {
     if (checked.has(documentId)) return;
@@ -119,7 +119,7 @@ export async function assignmentBatch(trx: Trx, actor: Principal, posts: Assignm
   const added: Row[] = [];
   for (const [i, p] of posts.entries()) {
     const path = `/body/AssignmentPostModels/${i}`;
-    const def = documentDef(p.DocumentType, `${path}/DocumentType`);
+    const def = types.get(p.DocumentType, `${path}/DocumentType`);
     const documentId = p.DocumentOid.toLowerCase();
     try {
       await mayChange(def, documentId);
@@ -152,7 +152,7 @@ export async function assignmentBatch(trx: Trx, actor: Principal, posts: Assignm
   for (const [i, d] of deletes.entries()) {
     const path = `/body/AssignmentDeleteModels/${i}`;
     const documentId = d.DocumentId.toLowerCase();
-    const def = await defOfDocument(trx, documentId, `${path}/DocumentId`);
+    const def = await defOfDocument(trx, types, documentId, `${path}/DocumentId`);
     await mayChange(def, documentId);
     const gone = await removeMember(trx, actor, def, documentId, d.AssignmentTypeId.toLowerCase(), d.User.toLowerCase());
     removed.push({ User: d.User.toLowerCase(), DocumentId: documentId, AssignmentTypeId: d.AssignmentTypeId.toLowerCase(), Removed: gone });

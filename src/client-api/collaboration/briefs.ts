@@ -9,13 +9,12 @@ import { hasRole, type Principal } from '../../platform/auth/principal.ts';
 import { ADMINISTRATOR } from '../../platform/auth/roles.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import type { TableName } from '../../platform/db/schema.ts';
-import { forbidden, HttpProblem, notFound } from '../../platform/errors.ts';
+import { forbidden, HttpProblem } from '../../platform/errors.ts';
 import { DOCUMENT_TYPES, fullTypeName } from '../../platform/events/catalogue.ts';
 import { appendEvent } from '../../platform/events/outbox.ts';
-import { requireRead, requireStageWrite, requireWrite } from '../documents/access.ts';
+import { requireRead } from '../documents/access.ts';
 import { documentTypeId } from '../documents/document-type-ids.ts';
-import { loadDocument } from '../documents/documents.ts';
-import { type DocumentDef, documentDefs, findDocumentDef, type Row } from '../documents/registry.ts';
+import type { DocumentDef, DocumentTypes, Row } from '../documents/registry.ts';
 
 /** Spec document types outside the registry whose records Atrium keeps, by class: their table. Administrator writes and reads their briefs. */
 const OTHER_BRIEF_TYPES: Record<string, TableName> = {
@@ -45,31 +44,16 @@ for (const className of Object.keys(OTHER_BRIEF_TYPES)) {
 export type BriefTarget = { def: DocumentDef } | { className: string; table: TableName };
 
 /** The brief target a DocumentTypeName names (any case; short, class or full name); a 422 naming the property otherwise. */
-export function briefTarget(name: string, path: string): BriefTarget {
-  const def = findDocumentDef(name);
+export function briefTarget(types: DocumentTypes, name: string, path: string): BriefTarget {
+  const def = types.find(name);
   if (def) return { def };
   const className = OTHER_BY_NAME.get(name.trim().toLowerCase());
   if (className) return { className, table: OTHER_BRIEF_TYPES[className] };
-  const valid = [...documentDefs().map((d) => d.type), ...Object.keys(OTHER_BRIEF_TYPES)];
+  const valid = [...types.all().map((d) => d.type), ...Object.keys(OTHER_BRIEF_TYPES)];
   throw new HttpProblem(422, `${path.split('/').pop()} "${name}" is not a document type briefs apply to (${valid.join(', ')}).`, {
     errors: [{ path, message: 'unknown document type' }],
     extra: { validDocumentTypes: valid },
   });
-}
-
-/** POST /api/documentBriefs: checks the actor's rights on the document and adds the version. */
-export async function postBrief(trx: Trx, actor: Principal, target: BriefTarget, documentId: string, brief: BriefInput): Promise<Row> {
-  if ('def' in target) {
-    requireWrite(actor, target.def);
-    const doc = await loadDocument(trx, target.def, documentId);
-    await requireStageWrite(trx, actor, doc.id, doc.stage);
-    return addBrief(trx, actor, target.def, doc.id, brief);
-  }
-  if (!hasRole(actor, ADMINISTRATOR)) throw forbidden(ADMINISTRATOR);
-  const id = documentId.toLowerCase();
-  const { rows } = await sql<{ found: boolean }>`select exists (select 1 from ${sql.table(target.table)} where id = ${id}) as found`.execute(trx);
-  if (!rows[0].found) throw notFound(`There is no ${target.className} with id ${documentId}.`);
-  return addBrief(trx, actor, { type: target.className, className: target.className }, id, brief);
 }
 
 export interface BriefInput {
@@ -143,7 +127,7 @@ export async function userNameOf(trx: Trx, userId: string | null): Promise<strin
 }
 
 /** The document's brief versions, newest first (read with its type's Read role when the type is registered). */
-export async function briefsOf(trx: Trx, actor: Principal, documentId: string): Promise<Row[]> {
+export async function briefsOf(trx: Trx, actor: Principal, types: DocumentTypes, documentId: string): Promise<Row[]> {
   const { rows } = await sql<{
     id: string;
     created_by_id: string | null;
@@ -162,7 +146,7 @@ export async function briefsOf(trx: Trx, actor: Principal, documentId: string): 
      where d.document_id = ${documentId}
      order by d.version desc`.execute(trx);
   const className = rows[0]?.class_name;
-  const def = className ? findDocumentDef(className) : undefined;
+  const def = className ? types.find(className) : undefined;
   if (def) requireRead(actor, def);
   else if (className && !hasRole(actor, ADMINISTRATOR)) throw forbidden(ADMINISTRATOR);
   return rows.map((r) => ({

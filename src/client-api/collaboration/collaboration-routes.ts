@@ -9,7 +9,7 @@ import { IdempotencyHeaders, idempotent } from '../../platform/http/idempotency.
 import { Guid } from '../../platform/http/schemas.ts';
 import { requireRead, requireStageWrite, requireWrite } from '../documents/access.ts';
 import { type Lookup, loadDocument } from '../documents/documents.ts';
-import { DOCUMENT_ROLES, DOCUMENT_WRITE_ROLES, documentDef, documentDefs } from '../documents/registry.ts';
+import { DOCUMENT_ROLES, DOCUMENT_WRITE_ROLES, type DocumentTypes } from '../documents/registry.ts';
 import {
   AssignmentBatch,
   AssignmentBatchBody,
@@ -22,10 +22,11 @@ import {
   UserFieldValues,
   UserFieldValuesBody,
 } from '../documents/schemas.ts';
-import { type AssignmentDelete, type AssignmentPost, assignmentBatch } from './assignments.ts';
-import { briefsOf, briefTarget, postBrief } from './briefs.ts';
-import { addLink, type LinkInput } from './files.ts';
-import { createPost, type PostBody, postsOf } from './posts.ts';
+import { assignmentBatch } from './assignments.ts';
+import { briefsOf, briefTarget } from './briefs.ts';
+import { addLink } from './files.ts';
+import { postBrief } from './post-brief.ts';
+import { createPost, postsOf } from './posts.ts';
 import { putUserFieldValues, userFieldListOf } from './user-fields.ts';
 
 const tags = ['Client API'];
@@ -35,7 +36,7 @@ const Paging = {
   take: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
 };
 
-export async function collaborationRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function collaborationRoutes(app: App, ctx: AppContext, types: DocumentTypes): Promise<void> {
   app.post(
     '/api/posts',
     {
@@ -50,14 +51,14 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
           'from-stage and for users who may write in that stage (409 naming the current stage); a transition requiring a comment needs Text (422). ' +
           'A comment alone needs the type’s Read role, actions its Write role.',
         headers: IdempotencyHeaders,
-        body: postBody(documentDefs()),
+        body: postBody(types.all()),
         response: { 201: Post },
       },
     },
     idempotent(ctx, async (request, reply) => {
       // The workflow lookup of a document the post creates goes to the read lane: prepared there, and written with other requests' lookups.
       const lookup: Lookup = (fn) => request.readTenant((db: Trx) => fn(db), { lane: true });
-      const view = await request.writeTenant((trx: Trx, actor: Principal) => createPost(trx, actor, request.body as PostBody, lookup));
+      const view = await request.writeTenant((trx: Trx, actor: Principal) => createPost(trx, actor, types, request.body, lookup));
       reply.code(201);
       return answer(view);
     }),
@@ -76,7 +77,9 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
       },
     },
     async (request) =>
-      answer(await request.readTenant((trx, actor) => postsOf(trx, actor, request.query.documentId, request.query.skip ?? 0, request.query.take ?? 100))),
+      answer(
+        await request.readTenant((trx, actor) => postsOf(trx, actor, types, request.query.documentId, request.query.skip ?? 0, request.query.take ?? 100)),
+      ),
   );
 
   app.post(
@@ -97,9 +100,9 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
       },
     },
     idempotent(ctx, async (request, reply) => {
-      const b = request.body as { DocumentId: string; DocumentTypeName: string; Text: string; PlainText?: string | null; Actions?: unknown };
+      const b = request.body;
       const view = await request.writeTenant(async (trx: Trx, actor: Principal) => {
-        const target = briefTarget(b.DocumentTypeName, '/body/DocumentTypeName');
+        const target = briefTarget(types, b.DocumentTypeName, '/body/DocumentTypeName');
         return postBrief(trx, actor, target, b.DocumentId, { text: b.Text, plainText: b.PlainText, actions: b.Actions ?? null });
       });
       reply.code(201);
@@ -119,7 +122,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
         response: { 200: Type.Array(Brief) },
       },
     },
-    async (request) => answer(await request.readTenant((trx, actor) => briefsOf(trx, actor, request.query.documentId.toLowerCase()))),
+    async (request) => answer(await request.readTenant((trx, actor) => briefsOf(trx, actor, types, request.query.documentId.toLowerCase()))),
   );
 
   app.post(
@@ -139,9 +142,11 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
       },
     },
     idempotent(ctx, async (request) => {
-      const b = request.body as { AssignmentPostModels?: AssignmentPost[] | null; AssignmentDeleteModels?: AssignmentDelete[] | null };
+      const b = request.body;
       return answer(
-        await request.writeTenant((trx: Trx, actor: Principal) => assignmentBatch(trx, actor, b.AssignmentPostModels ?? [], b.AssignmentDeleteModels ?? [])),
+        await request.writeTenant((trx: Trx, actor: Principal) =>
+          assignmentBatch(trx, actor, types, b.AssignmentPostModels ?? [], b.AssignmentDeleteModels ?? []),
+        ),
       );
     }),
   );
@@ -163,14 +168,14 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
       },
     },
     idempotent(ctx, async (request) => {
-      const b = request.body as { DocumentTypeName: string; DocumentId: string; DocumentUserFieldValues: { ColumnName: string; Value?: unknown }[] };
+      const b = request.body;
       return answer(
         await request.writeTenant(async (trx: Trx, actor: Principal) => {
-          const def = documentDef(b.DocumentTypeName, '/body/DocumentTypeName');
+          const def = types.get(b.DocumentTypeName, '/body/DocumentTypeName');
           requireWrite(actor, def);
           const doc = await loadDocument(trx, def, b.DocumentId);
           await requireStageWrite(trx, actor, doc.id, doc.stage);
-          const entries = b.DocumentUserFieldValues.map((v, i) => ({
+          const entries = b.DocumentUserFieldValues.map((v: { ColumnName: string; Value?: unknown }, i: number) => ({
             column: v.ColumnName,
             value: v.Value ?? null,
             path: `/body/DocumentUserFieldValues/${i}/Value`,
@@ -197,7 +202,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
     async (request) =>
       answer(
         await request.readTenant(async (trx, actor) => {
-          const def = documentDef(request.query.documentTypeName, '/querystring/documentTypeName');
+          const def = types.get(request.query.documentTypeName, '/querystring/documentTypeName');
           requireRead(actor, def);
           const doc = await loadDocument(trx, def, request.query.documentId, false);
           return { DocumentTypeName: def.type, DocumentId: doc.id, DocumentUserFieldValues: await userFieldListOf(trx, actor.tenantId, def, doc.id) };
@@ -223,7 +228,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext): Promise<vo
       },
     },
     idempotent(ctx, async (request, reply) => {
-      const view = await request.writeTenant((trx: Trx, actor: Principal) => addLink(trx, actor, request.params.folderId, request.body as LinkInput));
+      const view = await request.writeTenant((trx: Trx, actor: Principal) => addLink(trx, actor, types, request.params.folderId, request.body));
       reply.code(201);
       return answer(view);
     }),

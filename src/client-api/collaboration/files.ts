@@ -9,16 +9,8 @@ import { appendEvent } from '../../platform/events/outbox.ts';
 import { requireStageWrite, requireWrite } from '../documents/access.ts';
 import { documentTypeId } from '../documents/document-type-ids.ts';
 import { loadDocument } from '../documents/documents.ts';
-import { findDocumentDef, type Row } from '../documents/registry.ts';
-
-export interface LinkInput {
-  Name?: string | null;
-  SourceUri: string;
-  IsFlagged?: boolean | null;
-  IsProtected?: boolean | null;
-  ExternalId?: string | null;
-  Description?: string | null;
-}
+import type { DocumentTypes, Row } from '../documents/registry.ts';
+import type { LinkInput } from '../documents/schemas.ts';
 
 interface FileRow {
   id: string;
@@ -60,14 +52,14 @@ export function linkName(uri: string): string {
 }
 
 /** Adds a link to a folder; checks the right to change the folder's document. */
-export async function addLink(trx: Trx, actor: Principal, folderId: string, input: LinkInput, path = '/body'): Promise<Row> {
+export async function addLink(trx: Trx, actor: Principal, types: DocumentTypes, folderId: string, input: LinkInput, path = '/body'): Promise<Row> {
   const { rows: found } = await sql<{ id: string; document_id: string | null; class_name: string | null }>`
     select f.id, f.document_id, dt.class_name
       from folders f left join document_types dt on dt.tenant_id = f.tenant_id and dt.id = f.document_type_id
      where f.id = ${folderId.toLowerCase()}`.execute(trx);
   const folder = found[0];
   if (!folder) throw notFound(`There is no folder with id ${folderId}.`);
-  const def = folder.class_name ? findDocumentDef(folder.class_name) : undefined;
+  const def = folder.class_name ? types.find(folder.class_name) : undefined;
   if (def && folder.document_id) {
     requireWrite(actor, def);
     const doc = await loadDocument(trx, def, folder.document_id);

@@ -9,7 +9,11 @@ import { HttpProblem } from '../../platform/errors.ts';
 import { requireRead, requireStageWrite, requireWrite } from '../documents/access.ts';
 import { documentTypeId } from '../documents/document-type-ids.ts';
 import { type AlsoWrite, createDocument, type LoadedDocument, type Lookup, loadDocument, updateDocument } from '../documents/documents.ts';
-import { type DocumentDef, documentDef, findDocumentDef, type Row } from '../documents/registry.ts';
+import type { DocumentDef, DocumentTypes, Row } from '../documents/registry.ts';
+import type { PostBody } from '../documents/schemas.ts';
+
+export type { PostBody };
+
 import { changeStage, type StageChange } from '../workflow/workflow.ts';
 import type { BriefInput } from './briefs.ts';
 import { addLink, rootFolderOf } from './files.ts';
@@ -25,27 +29,7 @@ export interface PostFile {
   ExternalId?: string | null;
 }
 
-export interface PostBody {
-  DocumentId?: string | null;
-  DocumentTypeName: string;
-  Text?: string | null;
-  IsVisibleToClient?: boolean | null;
-  Actions?: {
-    Transition?: { StatusId?: string | null; TransitionId?: string | null } | null;
-    Document?: ({ DocumentType?: string | null; DocumentActionType?: string | null; DocumentBrief?: BriefBody | null } & Record<string, unknown>) | null;
-    Files?: PostFile[] | null;
-    Motive?: { Id?: string | null } | null;
-    Notifications?: { UserId: string }[] | null;
-  } | null;
-}
-
-interface BriefBody {
-  DocumentTypeName?: string | null;
-  Text?: string | null;
-  PlainText?: string | null;
-}
-
-const briefOf = (b: BriefBody | null | undefined): BriefInput | null =>
+const briefOf = (b: { Text?: string | null; PlainText?: string | null } | null | undefined): BriefInput | null =>
   b && (b.Text ?? '') !== '' ? { text: b.Text ?? '', plainText: b.PlainText ?? null } : null;
 
 interface CommentRow {
@@ -97,6 +81,7 @@ async function finishActions(trx: Trx, actions: NonNullable<PostBody['Actions']>
 async function documentAction(
   trx: Trx,
   actor: Principal,
+  types: DocumentTypes,
   body: PostBody,
   postDef: DocumentDef,
   change: StageChange | undefined,
@@ -105,7 +90,7 @@ async function documentAction(
   const d = body.Actions?.Document;
   if (!d) return null;
   const path = '/body/Actions/Document';
-  const def = d.DocumentType ? documentDef(d.DocumentType, `${path}/DocumentType`) : postDef;
+  const def = d.DocumentType ? types.get(d.DocumentType, `${path}/DocumentType`) : postDef;
   const actionType = (d.DocumentActionType ?? 'Post').toLowerCase();
   if (actionType !== 'post' && actionType !== 'put') {
     throw new HttpProblem(400, `DocumentActionType must be Post or Put, not ${d.DocumentActionType}.`, {
@@ -113,9 +98,10 @@ async function documentAction(
     });
   }
   // The model sits under the type's name (Project, Job…); case was folded by the schema, aliases are tried.
-  const modelKey = [def.type, def.className, ...def.aliases].find((k) => d[k] !== undefined && d[k] !== null);
-  const model = (modelKey ? d[modelKey] : {}) as Row & {
-    DocumentBrief?: BriefBody | null;
+  const models: Row = d;
+  const modelKey = [def.type, def.className, ...def.aliases].find((k) => models[k] !== undefined && models[k] !== null);
+  const model = (modelKey ? models[modelKey] : {}) as Row & {
+    DocumentBrief?: { Text?: string | null; PlainText?: string | null } | null;
     DocumentUserFieldValues?: Record<string, unknown> | null;
     Id?: string | null;
   };
@@ -172,8 +158,8 @@ function noWorkflow(def: DocumentDef): void {
 }
 
 /** `lookup`: where a new document's workflow lookup may run outside the transaction (see documents.ts Lookup). */
-export async function createPost(trx: Trx, actor: Principal, body: PostBody, lookup?: Lookup): Promise<Row> {
-  const postDef = documentDef(body.DocumentTypeName, '/body/DocumentTypeName');
+export async function createPost(trx: Trx, actor: Principal, types: DocumentTypes, body: PostBody, lookup?: Lookup): Promise<Row> {
+  const postDef = types.get(body.DocumentTypeName, '/body/DocumentTypeName');
   const actions = body.Actions ?? {};
   const text = body.Text ?? '';
   const actionsOut: Row = {};
@@ -187,7 +173,7 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody, loo
         path: '/body/Actions/Transition',
       }
     : undefined;
-  const acted = await documentAction(trx, actor, body, postDef, change, lookup);
+  const acted = await documentAction(trx, actor, types, body, postDef, change, lookup);
   const def = acted?.doc.def ?? postDef;
   if (acted?.comment) return postView(acted.comment, def.type);
   if (acted) actionsOut.Document = acted.action;
@@ -213,7 +199,7 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody, loo
   }
   if (files.length) {
     if (!acted?.created) await requireStageWrite(trx, actor, doc.id, doc.stage);
-    actionsOut.Files = await linkFiles(trx, actor, doc, files);
+    actionsOut.Files = await linkFiles(trx, actor, types, doc, files);
   }
   if (change) actionsOut.Transition = acted?.moved ?? (await changeStage(trx, actor, doc, change));
   await finishActions(trx, actions, actionsOut);
@@ -222,13 +208,13 @@ export async function createPost(trx: Trx, actor: Principal, body: PostBody, loo
   return postView(rows[0], def.type);
 }
 
-async function linkFiles(trx: Trx, actor: Principal, doc: LoadedDocument, files: PostFile[]): Promise<Row[]> {
+async function linkFiles(trx: Trx, actor: Principal, types: DocumentTypes, doc: LoadedDocument, files: PostFile[]): Promise<Row[]> {
   const out: Row[] = [];
   for (const [i, f] of files.entries()) {
     const path = `/body/Actions/Files/${i}`;
     if (f.Link) {
       const folderId = await rootFolderOf(trx, actor, doc.def.className, doc.id, String(doc.row.number ?? doc.id));
-      const link = await addLink(trx, actor, folderId, { Name: f.Name, SourceUri: f.Link, IsFlagged: f.IsFlagged, ExternalId: f.ExternalId }, path);
+      const link = await addLink(trx, actor, types, folderId, { Name: f.Name, SourceUri: f.Link, IsFlagged: f.IsFlagged, ExternalId: f.ExternalId }, path);
       out.push({ Id: link.Id, Name: link.Name, Link: link.SourceUri, IsTemp: f.IsTemp ?? false, IsFlagged: link.IsFlagged, ExternalId: link.ExternalId });
     } else if (f.Id) {
       const file = await trx
@@ -261,7 +247,7 @@ async function notified(trx: Trx, list: { UserId: string }[]): Promise<Row[]> {
 }
 
 /** GET /api/posts?documentId=: the document's posts, newest first. */
-export async function postsOf(trx: Trx, actor: Principal, documentId: string, skip: number, take: number): Promise<Row[]> {
+export async function postsOf(trx: Trx, actor: Principal, types: DocumentTypes, documentId: string, skip: number, take: number): Promise<Row[]> {
   const { rows } = await sql<CommentRow>`
     select c.id, c.created_by_id, coalesce(u.name, u.user_name) as created_by_name, c.created_on_utc, c.modified_on_utc, c.text,
            c.is_visible_to_client, c.document_id, dt.class_name, c.actions
@@ -272,7 +258,7 @@ export async function postsOf(trx: Trx, actor: Principal, documentId: string, sk
      order by c.created_on_utc desc, c.id
      offset ${skip} limit ${take}`.execute(trx);
   // A document's posts are read with its type's Read role; a type outside the registry has none to check.
-  const def = rows[0]?.class_name ? findDocumentDef(rows[0].class_name) : undefined;
+  const def = rows[0]?.class_name ? types.find(rows[0].class_name) : undefined;
   if (def) requireRead(actor, def);
   return rows.map((r) => postView(r, def?.type ?? r.class_name));
 }

@@ -7,11 +7,11 @@ import type { Trx } from '../../platform/db/database.ts';
 import { forbidden, HttpProblem } from '../../platform/errors.ts';
 import type { DocumentDef } from './registry.ts';
 
-export function requireRead(actor: Principal, def: DocumentDef): void {
+export function requireRead(actor: Principal, def: Pick<DocumentDef, 'roles'>): void {
   if (!hasRole(actor, def.roles.read) && !hasRole(actor, def.roles.write)) throw forbidden([def.roles.read, def.roles.write]);
 }
 
-export function requireWrite(actor: Principal, def: DocumentDef): void {
+export function requireWrite(actor: Principal, def: Pick<DocumentDef, 'roles'>): void {
   if (!hasRole(actor, def.roles.write)) throw forbidden(def.roles.write);
 }
 

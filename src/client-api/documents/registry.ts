@@ -1,9 +1,10 @@
-// The document types the Client API creates and changes, in one registry: the v3 routes, PATCH, posts'
-// Actions.Document, team assignments and custom fields all find a type here by any of its names. The
-// second half of the Client API registers Estimate, Expense and ExpenseItem the same way.
+// What a document type of the Client API is (DocumentDef) and the lookup by name the v3 routes, PATCH,
+// posts' Actions.Document, team assignments, briefs and file links use (DocumentTypes). The types
+// themselves are listed in ../document-type-list.ts.
 import type { RawBuilder } from 'kysely';
 import type { TSchema } from 'typebox';
 import type { Principal } from '../../platform/auth/principal.ts';
+import type { RoleName } from '../../platform/auth/roles.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import type { TableName } from '../../platform/db/schema.ts';
 import { HttpProblem } from '../../platform/errors.ts';
@@ -32,7 +33,7 @@ export interface DocumentDef {
   /** Other names accepted for the type (compared without regard to case). */
   aliases: string[];
   table: TableName;
-  roles: { read: string; write: string };
+  roles: { read: RoleName; write: RoleName };
   /** Prefix of numbers given to documents created without one. */
   numberPrefix: string;
   fields: Field[];
@@ -58,41 +59,55 @@ export interface DocumentDef {
   model?: TSchema;
 }
 
-const registry = new Map<string, DocumentDef>();
-
 const key = (name: string): string => name.trim().toLowerCase();
 
-export function registerDocument(def: DocumentDef): DocumentDef {
-  for (const name of [def.type, def.className, fullTypeName(def.className), ...def.aliases]) {
-    const k = key(name);
-    const known = registry.get(k);
-    if (known && known !== def) throw new Error(`document type name ${name} is registered twice`);
-    registry.set(k, def);
+/**
+ * The document types of the Client API, found by any of their names (type, class, full class name, aliases,
+ * without regard to case). One is built from the list in ../document-type-list.ts and passed to the routes
+ * and services that look a type up by name.
+ */
+export class DocumentTypes {
+  readonly #byName = new Map<string, DocumentDef>();
+  readonly #all: readonly DocumentDef[];
+
+  constructor(defs: readonly DocumentDef[]) {
+    for (const def of defs) {
+      for (const name of [def.type, def.className, fullTypeName(def.className), ...def.aliases]) {
+        const k = key(name);
+        const known = this.#byName.get(k);
+        if (known && known !== def) throw new Error(`document type name ${name} is listed twice`);
+        this.#byName.set(k, def);
+      }
+    }
+    this.#all = [...new Set(defs)];
   }
-  return def;
-}
 
-export const documentDefs = (): DocumentDef[] => [...new Set(registry.values())];
-
-/** The type by any of its names; a 422 naming the property otherwise. */
-export function documentDef(name: string, path: string): DocumentDef {
-  const def = registry.get(key(name));
-  if (!def) {
-    const valid = documentDefs().map((d) => d.type);
-    throw new HttpProblem(422, `${path.split('/').pop()} "${name}" is not a document type of the Client API (${valid.join(', ')}).`, {
-      errors: [{ path, message: 'unknown document type' }],
-      extra: { validDocumentTypes: valid },
-    });
+  all(): DocumentDef[] {
+    return [...this.#all];
   }
-  return def;
-}
 
-export const findDocumentDef = (name: string): DocumentDef | undefined => registry.get(key(name));
+  find(name: string): DocumentDef | undefined {
+    return this.#byName.get(key(name));
+  }
+
+  /** The type by any of its names; a 422 naming the property otherwise. */
+  get(name: string, path: string): DocumentDef {
+    const def = this.find(name);
+    if (!def) {
+      const valid = this.#all.map((d) => d.type);
+      throw new HttpProblem(422, `${path.split('/').pop()} "${name}" is not a document type of the Client API (${valid.join(', ')}).`, {
+        errors: [{ path, message: 'unknown document type' }],
+        extra: { validDocumentTypes: valid },
+      });
+    }
+    return def;
+  }
+}
 
 /**
  * The Write roles of every document type: a route shared by all of them (assignments, briefs, custom field
  * values, file links) needs one of these before its handler checks the document's own type (issue 26, item 11).
  */
-export const DOCUMENT_WRITE_ROLES = ['ProjectWrite', 'JobWrite', 'ContractWrite', 'RequestWrite', 'EstimateWrite', 'ExpenseWrite'];
+export const DOCUMENT_WRITE_ROLES: RoleName[] = ['ProjectWrite', 'JobWrite', 'ContractWrite', 'RequestWrite', 'EstimateWrite', 'ExpenseWrite'];
 /** Every Read and Write role of a document type: what a shared route that reads (or comments) needs first. */
-export const DOCUMENT_ROLES = ['ProjectRead', 'JobRead', 'ContractRead', 'RequestRead', 'EstimateRead', 'ExpenseRead', ...DOCUMENT_WRITE_ROLES];
+export const DOCUMENT_ROLES: RoleName[] = ['ProjectRead', 'JobRead', 'ContractRead', 'RequestRead', 'EstimateRead', 'ExpenseRead', ...DOCUMENT_WRITE_ROLES];

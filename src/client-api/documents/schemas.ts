@@ -1,6 +1,6 @@
 // TypeBox schemas of the Client API's bodies and answers, named as OpenAPI components. Document models
 // and views are derived from the registry's field tables, so the schema and the write agree.
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { nullable } from '../../domain/fields.ts';
 import { named } from '../../platform/http/openapi.ts';
 import { Guid } from '../../platform/http/schemas.ts';
@@ -110,7 +110,7 @@ export const PostFile = named(
   ),
 );
 
-export function postBody(defs: DocumentDef[]): TSchema {
+export function postBody(defs: DocumentDef[]) {
   const models: Record<string, TSchema> = {};
   for (const d of defs) for (const name of new Set([d.type, d.className])) models[name] = Type.Optional(nullable(documentModel(d)));
   return named(
@@ -156,6 +156,9 @@ export function postBody(defs: DocumentDef[]): TSchema {
     ),
   );
 }
+
+/** A post as its schema admits it (each document type's model under its name in Actions.Document). */
+export type PostBody = Static<ReturnType<typeof postBody>>;
 
 export const Post = named(
   'Post',
@@ -319,6 +322,9 @@ export const LinkBody = named(
   ),
 );
 
+/** A file link as its schema admits it. */
+export type LinkInput = Static<typeof LinkBody>;
+
 export const FileLink = named(
   'FileLink',
   Type.Object({
@@ -431,3 +437,26 @@ export const ProjectTemplate = named(
     { description: 'A project model: send it (changed as needed) as a CreateModel of POST /api/v3/projects; properties a project does not store are ignored' },
   ),
 );
+
+/** What a document's GET answers and its PATCH does not change, with the reason (X-Read-Only-Properties). */
+export const DOCUMENT_READ_ONLY: Readonly<Record<string, string>> = {
+  Id: 'the document’s identity',
+  WorkflowId: 'set when the document is created from its type',
+  StageId: 'moved by a transition: POST /api/posts with Actions.Transition',
+  Stage: 'moved by a transition: POST /api/posts with Actions.Transition',
+  StageTypeId: 'follows from the stage',
+  StageType: 'follows from the stage',
+  FileSystemRootId: 'made with the document; links go in with POST /api/v3/file-system/folders/{folderId}/links',
+  CreatedOnUtc: 'kept by the server',
+  CreatedById: 'kept by the server',
+  ModifiedOnUtc: 'kept by the server',
+  ModifiedById: 'kept by the server',
+};
+
+/** An estimate's answer also carries its items, totals and billing conditions, each written by its own route. */
+export const ESTIMATE_READ_ONLY: Readonly<Record<string, string>> = {
+  ...DOCUMENT_READ_ONLY,
+  Items: 'written by PUT /api/estimates/{id}/items',
+  Totals: 'follow from the items and quote lines',
+  BillingConditions: 'written by POST /api/billing-conditions',
+};

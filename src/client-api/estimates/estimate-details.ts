@@ -9,29 +9,11 @@ import { requireStageWrite, requireWrite } from '../documents/access.ts';
 import { loadDocument } from '../documents/documents.ts';
 import type { Row } from '../documents/registry.ts';
 import { touch } from './estimate-items.ts';
+import type { BillingConditionInput, DetailInput } from './estimate-schemas.ts';
 import { estimate } from './estimate-type.ts';
 
 export const DETAIL_SIDES = { resources: 0, thirdparty: 1, expenses: 2 } as const;
 export type DetailSide = keyof typeof DETAIL_SIDES;
-
-export interface DetailInput {
-  EstimateItemId: string;
-  Description?: string | null;
-  SupplierId?: string | null;
-  ArticleId?: string | null;
-  DepartmentId?: string | null;
-  TypologyId?: string | null;
-  TypologyGroupId?: string | null;
-  UserId?: string | null;
-  VatCostId?: string | null;
-  QuantityIncome?: number | null;
-  UnitPriceIncome?: number | null;
-  DiscountIncome?: number | null;
-  QuantityCost?: number | null;
-  UnitPriceCost?: number | null;
-  DiscountCost?: number | null;
-  Hours?: number | null;
-}
 
 function constraint(err: unknown): never {
   const e = err as { code?: string; constraint?: string; detail?: string };
@@ -123,21 +105,6 @@ export async function addDetail(trx: Trx, actor: Principal, side: DetailSide, in
   } catch (err) {
     constraint(err);
   }
-}
-
-export interface BillingConditionInput {
-  EstimateId: string;
-  Type?: number | null;
-  Frequency?: number | null;
-  AmountType?: number | null;
-  Percentage?: number | null;
-  Value?: number | null;
-  YourReference?: string | null;
-  Date?: string | null;
-  DayOfMonth?: number | null;
-  DayOfWeek?: number | null;
-  BillingClientId?: string | null;
-  PaymentConditionId?: string | null;
 }
 
 const cents = (x: number): bigint => BigInt(Math.round(x * 100));

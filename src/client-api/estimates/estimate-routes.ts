@@ -7,8 +7,9 @@ import type { Trx } from '../../platform/db/database.ts';
 import type { App } from '../../platform/http/app.ts';
 import { IdempotencyHeaders, idempotent } from '../../platform/http/idempotency.ts';
 import { Guid } from '../../platform/http/schemas.ts';
-import { addDetail, type BillingConditionInput, DETAIL_SIDES, type DetailInput, type DetailSide, putBillingConditions } from './estimate-details.ts';
-import { estimateTotals, type ItemInput, putItems } from './estimate-items.ts';
+import { estimateTotals } from './estimate-contents.ts';
+import { addDetail, DETAIL_SIDES, type DetailSide, putBillingConditions } from './estimate-details.ts';
+import { putItems } from './estimate-items.ts';
 import {
   BillingCondition,
   BillingConditionsBody,
@@ -43,7 +44,7 @@ export async function estimateRoutes(app: App, ctx: AppContext): Promise<void> {
     idempotent(ctx, async (request) =>
       answer(
         await request.writeTenant(async (trx: Trx, actor: Principal) => {
-          const items = await putItems(trx, actor, request.params.id, request.body as ItemInput[]);
+          const items = await putItems(trx, actor, request.params.id, request.body);
           return { Id: request.params.id.toLowerCase(), Items: items, Totals: await estimateTotals(trx, request.params.id.toLowerCase()) };
         }),
       ),
@@ -69,7 +70,7 @@ export async function estimateRoutes(app: App, ctx: AppContext): Promise<void> {
         },
       },
       idempotent(ctx, async (request, reply) => {
-        const created = await request.writeTenant((trx: Trx, actor: Principal) => addDetail(trx, actor, side, request.body as DetailInput));
+        const created = await request.writeTenant((trx: Trx, actor: Principal) => addDetail(trx, actor, side, request.body));
         reply.code(201);
         return answer(created);
       }),
@@ -93,7 +94,7 @@ export async function estimateRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     idempotent(ctx, async (request, reply) => {
-      const body = request.body as BillingConditionInput | BillingConditionInput[];
+      const body = request.body;
       const list = Array.isArray(body) ? body : [body];
       const created = await request.writeTenant((trx: Trx, actor: Principal) => putBillingConditions(trx, actor, list));
       reply.code(201);

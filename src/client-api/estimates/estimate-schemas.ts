@@ -1,5 +1,5 @@
 // TypeBox shapes of the estimate bodies and answers (older published model names; designed where unpublished).
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { nullable } from '../../domain/fields.ts';
 import { named } from '../../platform/http/openapi.ts';
 import { Guid } from '../../platform/http/schemas.ts';
@@ -43,6 +43,9 @@ export const EstimateItemModel = named(
   ),
 );
 
+/** One item of PUT …/items, as the schema admits it. */
+export type ItemInput = Static<typeof EstimateItemModel>;
+
 export const EstimateItemsBody = named('EstimateItemsBody', Type.Array(EstimateItemModel, { maxItems: 2000 }));
 
 export const EstimateDetailBody = named(
@@ -70,6 +73,9 @@ export const EstimateDetailBody = named(
   ),
 );
 
+/** A quote line of POST …/details/{side}, as the schema admits it. */
+export type DetailInput = Static<typeof EstimateDetailBody>;
+
 export const EstimateDetailAnswer = named(
   'EstimateDetailCreated',
   Type.Object({ Id, EstimateId: Id, TableRate: nullable(Type.Number({ description: 'The rate card’s rate found for a resource' })) }),
@@ -90,6 +96,9 @@ const conditionProps = {
 };
 
 export const BillingConditionModel = named('BillingConditionModel', Type.Object({ EstimateId: Guid, ...conditionProps }, { additionalProperties: false }));
+/** One billing condition of POST /api/billing-conditions, as the schema admits it. */
+export type BillingConditionInput = Static<typeof BillingConditionModel>;
+
 export const BillingConditionsBody = named(
   'BillingConditionsBody',
   Type.Union([BillingConditionModel, Type.Array(BillingConditionModel, { minItems: 1, maxItems: 500 })]),

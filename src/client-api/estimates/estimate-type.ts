@@ -1,13 +1,13 @@
 // The Estimate document type of the Client API: the older published model names mapped onto the data
 // model's columns, its defaults (department from the acting user; client and currency from the project or
 // contract, else the company's currency, else the department's company's) and a copy from EstimateCopyId (items, quote lines, billing
-// conditions). Registered like the first half's types, so v3 creates, posts and custom fields find it.
+// conditions). Listed with the other types (../document-type-list.ts), so v3 creates, posts and custom fields find it.
 import { sql } from 'kysely';
 import { HttpProblem } from '../../platform/errors.ts';
 import { departmentDefault } from '../documents/document-types.ts';
 import { departmentField, guidField, nameAndNumber } from '../documents/fields.ts';
-import { type DocumentDef, type Row, registerDocument, type WriteHookArgs } from '../documents/registry.ts';
-import { estimateContents } from './estimate-items.ts';
+import type { DocumentDef, Row, WriteHookArgs } from '../documents/registry.ts';
+import { estimateContents } from './estimate-contents.ts';
 
 function noRecord(path: string, name: string, value: unknown): HttpProblem {
   return new HttpProblem(422, `${name} ${value} does not match any record.`, { errors: [{ path: `${path}/${name}`, message: 'no such record' }] });
@@ -97,7 +97,7 @@ async function copyFrom(a: WriteHookArgs & { id: string }): Promise<void> {
       from estimate_billing_conditions where estimate_id = ${src}`.execute(a.trx);
 }
 
-export const estimate: DocumentDef = registerDocument({
+export const estimate: DocumentDef = {
   type: 'Estimate',
   className: 'Estimate',
   aliases: [],
@@ -137,4 +137,4 @@ export const estimate: DocumentDef = registerDocument({
         from estimate_billing_conditions where estimate_id = ${row.id}`.execute(trx);
     return { ...(await estimateContents(trx, String(row.id))), BillingConditions: rows[0].list };
   },
-});
+};

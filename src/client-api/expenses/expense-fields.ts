@@ -4,6 +4,9 @@ import { type Field, guidField } from '../documents/fields.ts';
 
 export const g = (name: string, column: string, required = false): Field => ({ ...guidField(name, column), required });
 
+/** The roles of expense sheets and their items (both document types, and the sheet's own routes). */
+export const EXPENSE_ROLES = { read: 'ExpenseRead', write: 'ExpenseWrite' } as const;
+
 export const SHEET_FIELDS: Field[] = [
   g('CompanyId', 'company_id', true),
   g('DepartmentId', 'department_id'),

@@ -6,11 +6,11 @@ import type { Trx } from '../../platform/db/database.ts';
 import type { App } from '../../platform/http/app.ts';
 import { IdempotencyHeaders, idempotent } from '../../platform/http/idempotency.ts';
 import { Guid } from '../../platform/http/schemas.ts';
+import { documentInput } from '../documents/document-input.ts';
 import { updateDocument } from '../documents/documents.ts';
 import { unwrap } from '../documents/envelope.ts';
 import type { Row } from '../documents/registry.ts';
-import { documentPatch } from '../documents/schemas.ts';
-import { DOCUMENT_READ_ONLY, documentInput } from '../routes.ts';
+import { DOCUMENT_READ_ONLY, documentPatch } from '../documents/schemas.ts';
 import { Item, ItemModel, Sheet, SheetModel } from './expense-schemas.ts';
 import { expense } from './expense-type.ts';
 import { addExpenseItem, createExpenseSheet, expenseView } from './expenses.ts';
@@ -35,7 +35,7 @@ export async function expenseRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     idempotent(ctx, async (request, reply) => {
-      const sheet = await request.writeTenant((trx: Trx, actor: Principal) => createExpenseSheet(trx, actor, request.body as Row));
+      const sheet = await request.writeTenant((trx: Trx, actor: Principal) => createExpenseSheet(trx, actor, expense, request.body as Row));
       reply.code(201);
       return answer(sheet);
     }),

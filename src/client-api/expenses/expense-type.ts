@@ -1,15 +1,13 @@
-// The Expense and ExpenseItem document types of the Client API, registered like the others so posts'
+// The Expense and ExpenseItem document types of the Client API, listed with the others (../document-type-list.ts) so posts'
 // Actions.Document create them (and a post's Transition moves a new sheet in the same statement). A sheet
 // is written by createDocument: its department's expense workflow comes first, then the default one. An
 // item has no workflow and is written by addExpenseItem, whose level and mileage rules apply unchanged.
 import { sql } from 'kysely';
 import { HttpProblem } from '../../platform/errors.ts';
-import { type DocumentDef, registerDocument, type WriteHookArgs } from '../documents/registry.ts';
-import { ITEM_FIELDS, SHEET_FIELDS } from './expense-fields.ts';
+import type { DocumentDef, WriteHookArgs } from '../documents/registry.ts';
+import { EXPENSE_ROLES, ITEM_FIELDS, SHEET_FIELDS } from './expense-fields.ts';
 import { ItemModel, SheetModel } from './expense-schemas.ts';
 import { addExpenseItem } from './expenses.ts';
-
-const roles = { read: 'ExpenseRead', write: 'ExpenseWrite' };
 
 /**
  * EmployeeId names an employee (DE-Employees' EmployeeId, the platform's Employee entity): the sheet is
@@ -48,26 +46,26 @@ async function sheetDefaults(a: WriteHookArgs): Promise<void> {
   }
 }
 
-export const expense: DocumentDef = registerDocument({
+export const expense: DocumentDef = {
   type: 'Expense',
   className: 'Expense',
   aliases: ['ExpenseSheet'],
   table: 'expense_sheets',
-  roles,
+  roles: EXPENSE_ROLES,
   numberPrefix: 'EXP',
   departmentColumn: 'department_id',
   fields: SHEET_FIELDS,
   model: SheetModel,
   prepare: sheetDefaults,
   workflow: (values) => sql`(select d.expense_workflow_id from departments d where d.id = ${values.department_id ?? null}::uuid)`,
-});
+};
 
-export const expenseItem: DocumentDef = registerDocument({
+export const expenseItem: DocumentDef = {
   type: 'ExpenseItem',
   className: 'ExpenseItem',
   aliases: [],
   table: 'expense_items',
-  roles,
+  roles: EXPENSE_ROLES,
   numberPrefix: '',
   fields: ITEM_FIELDS,
   model: ItemModel,
@@ -81,4 +79,4 @@ export const expenseItem: DocumentDef = registerDocument({
     }
     return String((await addExpenseItem(trx, actor, sheetId, model, path)).Id);
   },
-});
+};

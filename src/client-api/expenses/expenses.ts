@@ -5,23 +5,17 @@
 // fragment DE-ExpenseSheets uses.
 import { sql } from 'kysely';
 import { documentTotals, lineVat } from '../../domain/money.ts';
-import { hasRole, type Principal } from '../../platform/auth/principal.ts';
+import type { Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
-import { forbidden, HttpProblem, notFound } from '../../platform/errors.ts';
+import { HttpProblem, notFound } from '../../platform/errors.ts';
 import { appendEvent } from '../../platform/events/outbox.ts';
+import { requireRead, requireWrite } from '../documents/access.ts';
 import { changeDetail, createDocument } from '../documents/documents.ts';
 import { columnValues, type Field, viewOf } from '../documents/fields.ts';
-import type { Row } from '../documents/registry.ts';
-import { ITEM_FIELDS, LEVELS, SHEET_FIELDS } from './expense-fields.ts';
-import { expense } from './expense-type.ts';
+import type { DocumentDef, Row } from '../documents/registry.ts';
+import { EXPENSE_ROLES, ITEM_FIELDS, LEVELS, SHEET_FIELDS } from './expense-fields.ts';
 
 const GROUPS = ['Advanced', 'Order', 'Refund'];
-
-function requireExpense(actor: Principal, write: boolean): void {
-  if (write ? !hasRole(actor, 'ExpenseWrite') : !hasRole(actor, 'ExpenseRead') && !hasRole(actor, 'ExpenseWrite')) {
-    throw forbidden(write ? 'ExpenseWrite' : ['ExpenseRead', 'ExpenseWrite']);
-  }
-}
 
 function refError(err: unknown, fields: readonly Field[], path: string): never {
   const e = err as { code?: string; constraint?: string; table?: string };
@@ -37,14 +31,17 @@ function refError(err: unknown, fields: readonly Field[], path: string): never {
   throw err;
 }
 
-/** A new sheet through createDocument (number, its department's workflow and initial stage, folder, history, Created). */
-export async function createExpenseSheet(trx: Trx, actor: Principal, model: Row): Promise<Row> {
-  const doc = await createDocument(trx, actor, expense, { model, path: '/body', userFields: null, brief: null });
+/**
+ * A new sheet through createDocument (number, its department's workflow and initial stage, folder, history,
+ * Created). `sheet` is the Expense document type (expense-type.ts), passed in: that module writes items here.
+ */
+export async function createExpenseSheet(trx: Trx, actor: Principal, sheet: DocumentDef, model: Row): Promise<Row> {
+  const doc = await createDocument(trx, actor, sheet, { model, path: '/body', userFields: null, brief: null });
   return expenseView(trx, actor, doc.id, false);
 }
 
 export async function addExpenseItem(trx: Trx, actor: Principal, sheetId: string, model: Row, path = '/body'): Promise<Row> {
-  requireExpense(actor, true);
+  requireWrite(actor, { roles: EXPENSE_ROLES });
   const sheet = await trx.selectFrom('expense_sheets').select(['id', 'user_id']).where('id', '=', sheetId.toLowerCase()).forUpdate().executeTakeFirst();
   if (!sheet) throw notFound(`There is no expense sheet with id ${sheetId}.`);
   if (typeof model.ExpenseSheetId === 'string' && model.ExpenseSheetId.toLowerCase() !== sheet.id) {
@@ -114,7 +111,7 @@ export async function addExpenseItem(trx: Trx, actor: Principal, sheetId: string
 
 /** The sheet with its items and totals (net, VAT, with VAT) by the rule of DE-ExpenseSheets. */
 export async function expenseView(trx: Trx, actor: Principal, id: string, check = true): Promise<Row> {
-  if (check) requireExpense(actor, false);
+  if (check) requireRead(actor, { roles: EXPENSE_ROLES });
   const { rows } = await sql<{ row: Row; net: string | null; vat: string | null; stage: string | null; items: Row[] }>`
     select to_jsonb(es) as row, t.net, t.vat, s.name as stage,
            coalesce((select jsonb_agg(to_jsonb(i) || jsonb_build_object('vat', ${lineVat(sql`i.value_without_vat`, sql`v.percentage`)}) order by i.created_on_utc, i.id)

@@ -17,7 +17,7 @@ import { CLIENT_EXTRA, CLIENT_MAPPED, createCommercialClient, createUsers, dupli
 import { createTypologyHistory, HISTORY_CHECKED, HISTORY_FIELDS, patchTypologyHistory } from './typology-histories.ts';
 
 const tags = ['Client API'];
-const config = { roles: ['Administrator'] };
+const config = { roles: ['Administrator'] as const };
 const answer = (view: unknown): never => view as never;
 const Id = Type.String({ format: 'uuid' });
 const AnyObject = Type.Object({}, { additionalProperties: true });
