@@ -9,6 +9,7 @@ import type { Trx } from '../platform/db/database.ts';
 import { jsonObject, type RowOf } from '../platform/db/schema.ts';
 import { badRequest, type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
+import type { ScheduleInput } from './schemas.ts';
 
 export const DOCUMENT_TYPE = 'DataExtractionSchedule';
 export const FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
@@ -20,18 +21,6 @@ export const CONTENT_TYPES: Record<ScheduleFormat, string> = {
   ndjson: 'application/x-ndjson; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
-
-export interface ScheduleInput {
-  Name: string;
-  Query: string;
-  Format: string;
-  CronExpression: string;
-  Active?: boolean;
-  Bom?: boolean;
-  ExcelSafe?: boolean;
-  queryBuilder?: ExecuteBody['queryBuilder'];
-  parameters?: ExecuteBody['parameters'];
-}
 
 export interface ScheduleView {
   id: string;

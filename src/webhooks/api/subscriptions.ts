@@ -9,20 +9,7 @@ import { ACTION_TYPES } from '../../platform/events/catalogue.ts';
 import { literalHostProblem } from '../../platform/outbound.ts';
 import { type DetailFilter, parsePath } from '../match.ts';
 import { generateSecret, secretProblem } from '../sign.ts';
-
-export interface SubscriptionInput {
-  Name: string;
-  Description?: string | null;
-  ActionType: string;
-  DocumentType: string;
-  Url?: string | null;
-  Secret?: string | null;
-  Active?: boolean;
-  IsAutomation?: boolean;
-  AutomationId?: string | null;
-  BusinessObjectTypeName?: string | null;
-  DetailFilters?: DetailFilter[] | null;
-}
+import type { SubscriptionInput } from './schemas.ts';
 
 export interface SubscriptionView {
   id: string;
