@@ -3367,6 +3367,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        QueryBuilder: {
+            /** @description Rows to skip (paging). */
+            skip?: number;
+            /** @description Rows to return; at most 10000 for JSON (omitted: up to 10000). */
+            take?: number;
+            orderBy?: {
+                field: string;
+                /** @description asc (default) or desc */
+                direction?: string;
+            }[];
+            /** @description Keys to answer, in this order. */
+            fields?: string[];
+            /** @description DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates. */
+            filters?: unknown[];
+        };
         /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
         AutomationDefinition: {
             name?: string;
@@ -3747,6 +3762,90 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description Required: CompanyId, Emission, Due. */
+        ExpenseModel: {
+            /** Format: uuid */
+            CompanyId?: string | null;
+            /** Format: uuid */
+            DepartmentId?: string | null;
+            /** Format: uuid */
+            CurrencyId?: string | null;
+            /** Format: uuid */
+            PaymentConditionId?: string | null;
+            /** Format: uuid */
+            SupplierId?: string | null;
+            /**
+             * Format: uuid
+             * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
+             */
+            EmployeeId?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Emission?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Due?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDate?: string | null;
+            Exchange?: number;
+            ExternalDocumentType?: string | null;
+            DocumentNumber?: string | null;
+        };
+        /** @description EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId). */
+        ExpenseItemModel: {
+            /** Format: uuid */
+            ExpenseItemTypeId?: string | null;
+            ValueWithoutVat?: number | null;
+            /** Format: uuid */
+            VatId?: string | null;
+            Number?: string | null;
+            /** @description ToApprove 0 */
+            Status?: number;
+            Paid?: boolean;
+            /** @description Rate per kilometre (default: the mileage type’s value) */
+            KilometersValue?: number | null;
+            Kilometers?: number | null;
+            Destination?: string | null;
+            Origin?: string | null;
+            Participants?: string | null;
+            Vehicle?: string | null;
+            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+            StartOn?: string | null;
+            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+            EndOn?: string | null;
+            /** Format: uuid */
+            SupplierId?: string | null;
+            /** Format: uuid */
+            DepartmentId?: string | null;
+            Motive?: string | null;
+            /** @description Default: StartOn’s day, else today */
+            Date?: string | null;
+            /** Format: uuid */
+            ClientId?: string | null;
+            /** Format: uuid */
+            ProjectId?: string | null;
+            /** Format: uuid */
+            DeliverableId?: string | null;
+            /** Format: uuid */
+            EstimateId?: string | null;
+            /** Format: uuid */
+            ProductId?: string | null;
+            /** @description Advanced 0, Order 1, Refund 2 (number or name) */
+            ExpenseItemGroup: number | string;
+            /** Format: uuid */
+            ExpenseSheetId?: string;
+            EmployeeId?: string | null;
+            ValueWithVat?: number | null;
+            CountryId?: string | null;
+            JobTypeId?: string | null;
+            Correction?: unknown;
+        };
+        /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
+        Expense: {
+            [key: string]: unknown;
+        };
+        /** @description The item’s fields with Id and ExpenseSheetId */
+        ExpenseItem: {
+            [key: string]: unknown;
+        };
         EstimateItemModel: {
             /**
              * Format: uuid
@@ -3966,90 +4065,6 @@ export interface components {
                 Name: string;
             }[];
             Totals: components["schemas"]["EstimateTotals"];
-        };
-        /** @description Required: CompanyId, Emission, Due. */
-        ExpenseModel: {
-            /** Format: uuid */
-            CompanyId?: string | null;
-            /** Format: uuid */
-            DepartmentId?: string | null;
-            /** Format: uuid */
-            CurrencyId?: string | null;
-            /** Format: uuid */
-            PaymentConditionId?: string | null;
-            /** Format: uuid */
-            SupplierId?: string | null;
-            /**
-             * Format: uuid
-             * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
-             */
-            EmployeeId?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            Emission?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            Due?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            EntryDate?: string | null;
-            Exchange?: number;
-            ExternalDocumentType?: string | null;
-            DocumentNumber?: string | null;
-        };
-        /** @description EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId). */
-        ExpenseItemModel: {
-            /** Format: uuid */
-            ExpenseItemTypeId?: string | null;
-            ValueWithoutVat?: number | null;
-            /** Format: uuid */
-            VatId?: string | null;
-            Number?: string | null;
-            /** @description ToApprove 0 */
-            Status?: number;
-            Paid?: boolean;
-            /** @description Rate per kilometre (default: the mileage type’s value) */
-            KilometersValue?: number | null;
-            Kilometers?: number | null;
-            Destination?: string | null;
-            Origin?: string | null;
-            Participants?: string | null;
-            Vehicle?: string | null;
-            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
-            StartOn?: string | null;
-            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
-            EndOn?: string | null;
-            /** Format: uuid */
-            SupplierId?: string | null;
-            /** Format: uuid */
-            DepartmentId?: string | null;
-            Motive?: string | null;
-            /** @description Default: StartOn’s day, else today */
-            Date?: string | null;
-            /** Format: uuid */
-            ClientId?: string | null;
-            /** Format: uuid */
-            ProjectId?: string | null;
-            /** Format: uuid */
-            DeliverableId?: string | null;
-            /** Format: uuid */
-            EstimateId?: string | null;
-            /** Format: uuid */
-            ProductId?: string | null;
-            /** @description Advanced 0, Order 1, Refund 2 (number or name) */
-            ExpenseItemGroup: number | string;
-            /** Format: uuid */
-            ExpenseSheetId?: string;
-            EmployeeId?: string | null;
-            ValueWithVat?: number | null;
-            CountryId?: string | null;
-            JobTypeId?: string | null;
-            Correction?: unknown;
-        };
-        /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
-        Expense: {
-            [key: string]: unknown;
-        };
-        /** @description The item’s fields with Id and ExpenseSheetId */
-        ExpenseItem: {
-            [key: string]: unknown;
         };
         UserCreateModel: {
             UserName?: string;
@@ -4329,21 +4344,6 @@ export interface components {
                 ColumnDataTypeId: number;
                 Value: unknown;
             }[];
-        };
-        QueryBuilder: {
-            /** @description Rows to skip (paging). */
-            skip?: number;
-            /** @description Rows to return; at most 10000 for JSON (omitted: up to 10000). */
-            take?: number;
-            orderBy?: {
-                field: string;
-                /** @description asc (default) or desc */
-                direction?: string;
-            }[];
-            /** @description Keys to answer, in this order. */
-            fields?: string[];
-            /** @description DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates. */
-            filters?: unknown[];
         };
         DynamicExecuteBody: {
             queryBuilder?: components["schemas"]["QueryBuilder"] | null;
