@@ -17,7 +17,7 @@ import { createBrotliDecompress, createGunzip } from 'node:zlib';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { request } from 'undici';
-import { inlineParameters } from '../src/extraction/exports/copy-csv.ts';
+import { inlineParameters } from '../src/extraction/exports/copy-statement.ts';
 import { countQuery, executePage, rowsQuery } from '../src/extraction/pages/execute.ts';
 import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';

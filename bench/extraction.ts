@@ -16,7 +16,7 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { request } from 'undici';
 import { CATALOGUE } from '../src/extraction/definition.ts';
-import { inlineParameters } from '../src/extraction/exports/copy-csv.ts';
+import { inlineParameters } from '../src/extraction/exports/copy-statement.ts';
 import { countQuery, keysFirstRows, shapeRow } from '../src/extraction/pages/execute.ts';
 import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';

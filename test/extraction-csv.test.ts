@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { CATALOGUE } from '../src/extraction/definition.ts';
-import { sqlLiteral } from '../src/extraction/exports/copy-csv.ts';
+import { sqlLiteral } from '../src/extraction/exports/copy-statement.ts';
 import { dynamicExport } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
 import { type Api, apiFor, appToken, EVERY_TYPE, everyTypeColumns } from './custom-tables-helpers.ts';

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
-import { csvHeader, csvSelect, inlineParameters, sqlLiteral } from './copy-csv.ts';
+import { csvHeader, csvSelect } from './copy-csv.ts';
+import { inlineParameters, sqlLiteral } from './copy-statement.ts';
 
 const db = new Kysely<unknown>({
   dialect: {

@@ -3,7 +3,7 @@
 import type { Kysely, RawBuilder } from 'kysely';
 import type pg from 'pg';
 import type { CatalogueColumn } from '../definition.ts';
-import { columnTypes, copyStatement, type ExportSource } from './copy-csv.ts';
+import { columnTypes, copyStatement, type ExportSource } from './copy-statement.ts';
 import { openCopyText } from './copy-text.ts';
 import { JsonLines, jsonTextSelect } from './json-lines.ts';
 

@@ -4,8 +4,8 @@
 // A converter walks each row's bytes once into a reused scratch Buffer.
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import type pg from 'pg';
-import type { ExportSource } from './copy-csv.ts';
 import { CopyOut, EXPORT_STAGE } from './copy-out.ts';
+import type { ExportSource } from './copy-statement.ts';
 
 export const TAB = 9;
 export const LF = 10;

@@ -5,9 +5,10 @@ import type { RawBuilder } from 'kysely';
 import type { DatabaseHandle } from '../../platform/db/database.ts';
 import { exportsInFlight } from '../../platform/metrics.ts';
 import type { CatalogueColumn } from '../definition.ts';
-import { type CsvOptions, copyTransaction, type ExportSource, openCopyCsv } from './copy-csv.ts';
+import { type CsvOptions, openCopyCsv } from './copy-csv.ts';
 import { openCopyJson } from './copy-ndjson.ts';
 import { EXPORT_STAGE } from './copy-out.ts';
+import { copyTransaction, type ExportSource } from './copy-statement.ts';
 
 export type ExportFormat = 'csv' | 'ndjson' | 'json';
 

@@ -9,7 +9,7 @@
 // JSON text (jsonb) by undoing COPY's escapes.
 import { type RawBuilder, sql } from 'kysely';
 import type { CatalogueColumn } from '../definition.ts';
-import { ISO_INSTANT, OID } from './copy-csv.ts';
+import { ISO_INSTANT, OID } from './copy-statement.ts';
 import { BACKSLASH, CopyTextRows, isNull, LF, QUOTE, TAB, UNESCAPE } from './copy-text.ts';
 
 export const JSONB_OID = 3802;

@@ -2,68 +2,18 @@
 // parameters, with the snapshot it was counted in and the tables its plan reads. It is answered again
 // while no transaction that snapshot did not see has written to those tables for that tenant (the change
 // log of migration 0015: one row per writing statement, appended by triggers, bulk COPYs included).
-import { createHash } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
 import type { DatabaseHandle, Trx } from '../../platform/db/database.ts';
 import { extractionCounts } from '../../platform/metrics.ts';
+import { COUNT_TTL_MS, KeptAnswers, keptKey } from './kept-answers.ts';
 
-/**
- * How long a count is kept. The maintenance sweep deletes change rows only below a horizon taken at
- * least this long ago, so no kept count can predate a deleted change (sweepChangeLog).
- */
-export const COUNT_TTL_MS = 10 * 60_000;
 const MAX_ENTRIES = 5_000;
-/**
- * Counts are kept per quarter hour as well: a source may compare with the current date, which changes at
- * an hour or a quarter past in every time zone; keyed by the quarter hour, no count outlives its day.
- */
-export const BUCKET_MS = 15 * 60_000;
 
 interface Entry {
   count: number;
   snapshot: string;
   tables: string[];
   at: number;
-}
-
-/**
- * Answers kept per key, at most `max` (the least recently used dropped first), each valid COUNT_TTL_MS from
- * its `at`: kept counts here, kept seek positions (seek-positions.ts).
- */
-export class KeptAnswers<T extends { at: number }> {
-  readonly #max: number;
-  readonly #map = new Map<string, T>();
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  get(key: string): T | undefined {
-    const kept = this.#map.get(key);
-    if (!kept) return undefined;
-    this.#map.delete(key);
-    if (Date.now() - kept.at >= COUNT_TTL_MS) return undefined;
-    // Re-inserted: the map's order is its recency, the first entry the least recently used.
-    this.#map.set(key, kept);
-    return kept;
-  }
-
-  set(key: string, value: T): void {
-    this.#map.delete(key);
-    if (this.#map.size >= this.#max) this.#map.delete(this.#map.keys().next().value as string);
-    this.#map.set(key, value);
-  }
-
-  delete(key: string): void {
-    this.#map.delete(key);
-  }
-}
-
-/** A kept answer's key: tenant, statement SQL and parameters, the quarter hour (see BUCKET_MS), and `more`. */
-export function keptKey(tenantId: string, compiled: { sql: string; parameters: readonly unknown[] }, ...more: unknown[]): string {
-  return createHash('sha256')
-    .update(JSON.stringify([tenantId, compiled.sql, compiled.parameters, Math.floor(Date.now() / BUCKET_MS), ...more]))
-    .digest('base64url');
 }
 
 const entries = new KeptAnswers<Entry>(MAX_ENTRIES);

@@ -5,7 +5,7 @@
 // computes a batch and answers a page from here only after checking, in the request's own transaction,
 // that nothing the page reads changed since the batch's snapshot.
 import { extractionReadAhead } from '../../platform/metrics.ts';
-import { keptKey } from './count-cache.ts';
+import { keptKey } from './kept-answers.ts';
 
 /** Rows a batch reads at most; pages larger than this are never read ahead. */
 export const READ_AHEAD_ROWS = 12_000;

@@ -5,7 +5,7 @@
 // count cache's change log and check (count-cache.ts) — so the page is exactly the offset page.
 import { type RawBuilder, sql } from 'kysely';
 import { extractionSeeks } from '../../platform/metrics.ts';
-import { KeptAnswers, keptKey } from './count-cache.ts';
+import { KeptAnswers, keptKey } from './kept-answers.ts';
 
 /** One term of a page's ORDER BY: the value sorted on and its direction (PostgreSQL's default nulls placement). */
 export interface OrderTerm {
