@@ -3,6 +3,7 @@
 // dynamic-execute in a virtualised table, exports, the equivalent curl and the OData URL.
 import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
 import { download, enc, getJson, session } from '../api.ts';
+import type { Schema } from '../api-types.ts';
 import { CopyButton, ErrorBox, Field, useAction, useLoad } from '../ui.tsx';
 import {
   buildQueryBuilder,
@@ -17,19 +18,8 @@ import {
 } from './query-builder.ts';
 import { PAGE_SIZE, VirtualTable } from './virtual-table.tsx';
 
-interface NamedQuerySummary {
-  name: string;
-  purpose: string;
-  fieldCount: number;
-  parameters: string[];
-}
-interface Metadata {
-  name: string;
-  purpose: string;
-  key: string[];
-  fields: FieldMetadata[];
-  filterFields?: FieldMetadata[];
-}
+type NamedQuerySummary = Schema<'NamedQuerySummary'>;
+type Metadata = Schema<'NamedQueryMetadata'>;
 interface Result {
   query: string;
   body: { queryBuilder: QueryBuilderJson };

@@ -2,15 +2,10 @@
 // runs per file and per row. The SFTP-HRFEED configuration key itself is set through the Integration API.
 import { useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
+import type { Schema } from '../api-types.ts';
 import { ErrorBox, Field, useAction, useLoad, when } from '../ui.tsx';
 
-interface Settings {
-  enabled: boolean;
-  schedule: string;
-  dryRun: boolean;
-  automationId: string | null;
-  nextRunUtc: string | null;
-}
+type Settings = Schema<'UserFeed'>;
 interface RowResult {
   row: number;
   externalId: string | null;
@@ -34,16 +29,7 @@ interface FileResult {
   resultFile: string | null;
   rowResults?: RowResult[];
 }
-interface FeedRun {
-  id: string;
-  trigger: string;
-  dryRun: boolean;
-  status: string;
-  startedOnUtc: string;
-  finishedOnUtc: string | null;
-  error: string | null;
-  files: FileResult[];
-}
+type FeedRun = Schema<'UserFeedRun'>;
 
 const BASE = '/api/v3/user-feed';
 const COUNTS = ['rows', 'created', 'updated', 'deactivated', 'unchanged', 'skipped', 'failed'] as const;
