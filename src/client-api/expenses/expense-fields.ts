@@ -1,13 +1,17 @@
 // The expense sheet's and expense item's published fields, and the documents an item type's level charges
 // an item to: one leaf module that the writer, the schemas and the registered types share.
+import type { TableName } from '../../platform/db/schema.ts';
 import { type Field, guidField } from '../documents/fields.ts';
 
-export const g = (name: string, column: string, required = false): Field => ({ ...guidField(name, column), required });
+export const g = <T extends TableName = any>(name: string, column: Field<T>['column'], required = false): Field<T> => ({
+  ...guidField<T>(name, column),
+  required,
+});
 
 /** The roles of expense sheets and their items (both document types, and the sheet's own routes). */
 export const EXPENSE_ROLES = { read: 'ExpenseRead', write: 'ExpenseWrite' } as const;
 
-export const SHEET_FIELDS: Field[] = [
+export const SHEET_FIELDS: Field<'expense_sheets'>[] = [
   g('CompanyId', 'company_id', true),
   g('DepartmentId', 'department_id'),
   g('CurrencyId', 'currency_id'),
@@ -26,7 +30,7 @@ export const SHEET_FIELDS: Field[] = [
 ];
 
 /** Levels of an expense item type and the property each one requires. */
-export const LEVELS: (Field | null)[] = [
+export const LEVELS: (Field<'expense_items'> | null)[] = [
   null,
   g('ClientId', 'commercial_client_id'),
   g('ProjectId', 'project_id'),
@@ -35,7 +39,7 @@ export const LEVELS: (Field | null)[] = [
   g('ProductId', 'product_id'),
 ];
 
-export const ITEM_FIELDS: Field[] = [
+export const ITEM_FIELDS: Field<'expense_items'>[] = [
   g('ExpenseItemTypeId', 'expense_type_id', true),
   { name: 'ExpenseItemGroup', column: 'item_group', kind: 'int', description: 'Advanced 0, Order 1, Refund 2 (or the name); required' },
   { name: 'ValueWithoutVat', column: 'value_without_vat', kind: 'double' },
@@ -55,5 +59,5 @@ export const ITEM_FIELDS: Field[] = [
   g('DepartmentId', 'department_id'),
   { name: 'Motive', column: 'motive', kind: 'string' },
   { name: 'Date', column: 'date', kind: 'date', description: 'Default: StartOn’s day, else today' },
-  ...(LEVELS.filter(Boolean) as Field[]),
+  ...LEVELS.filter((f) => f !== null),
 ];

@@ -15,7 +15,7 @@ import { columnTypes, columnValues, type Field, guidField, viewOf } from '../doc
 import type { Row } from '../documents/registry.ts';
 
 /** The published Create / CreateMany user model (DivisionId has no column: a division is its department's). */
-export const USER_MODEL: Field[] = [
+export const USER_MODEL: Field<'users'>[] = [
   { name: 'UserName', column: 'user_name', kind: 'string', notNull: true, required: true },
   { name: 'Name', column: 'name', kind: 'string' },
   { name: 'ExternalId', column: 'external_id', kind: 'string' },
@@ -32,7 +32,7 @@ export const USER_MODEL: Field[] = [
   { name: 'AdUserName', column: 'ad_user_name', kind: 'string' },
   { name: 'TaxpayerNumber', column: 'tax_payer_number', kind: 'string' },
 ];
-const USER_NAMES = new Map(USER_MODEL.map((f) => [f.column, f.name]));
+const USER_NAMES = new Map<string, string>(USER_MODEL.map((f) => [f.column, f.name]));
 /** The user model's references and their tables, checked before a batch insert so an error names its item. */
 const USER_REFERENCES: [string, 'companies' | 'departments' | 'typologies' | 'users' | 'user_types'][] = [
   ['company_id', 'companies'],
@@ -260,7 +260,7 @@ const CLIENT_NAMES: Record<string, string> = {
   TimesheetLevelId: 'timesheetLevelId',
 };
 /** Published item fields with a column the Integration API's model does not write. */
-export const CLIENT_EXTRA: Field[] = [
+export const CLIENT_EXTRA: Field<'commercial_clients'>[] = [
   { name: 'Email', column: 'email', kind: 'string' },
   { name: 'Phone', column: 'phone', kind: 'string' },
   { name: 'HeadOffice', column: 'head_office', kind: 'string' },

@@ -9,7 +9,7 @@ import { appendEvent } from '../../platform/events/outbox.ts';
 import { columnValues, type Field, KIND_TYPE } from '../documents/fields.ts';
 import type { Row } from '../documents/registry.ts';
 
-export const HISTORY_FIELDS: Field[] = [
+export const HISTORY_FIELDS: Field<'user_typology_histories'>[] = [
   { name: 'UserId', column: 'user_id', kind: 'guid', required: true, notNull: true },
   { name: 'TypologyId', column: 'typology_id', kind: 'guid', required: true, notNull: true },
   { name: 'StartDate', column: 'start_date', kind: 'date', required: true, notNull: true },
