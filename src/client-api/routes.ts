@@ -15,8 +15,9 @@ import { requireRead } from './documents/access.ts';
 import { contractProjectTemplate } from './documents/contract-template.ts';
 import { documentInput } from './documents/document-input.ts';
 import { contract, job, project, request as requestDef } from './documents/document-types.ts';
-import { createDocument, documentView, loadDocument, updateDocument } from './documents/documents.ts';
-import { type Envelope, envelopeSchema, openEnvelope, unwrap } from './documents/envelope.ts';
+import { createDocument, documentView, loadDocument } from './documents/documents.ts';
+import { type Envelope, envelopeSchema, openEnvelope } from './documents/envelope.ts';
+import { patchHandler } from './documents/patch.ts';
 import type { DocumentDef, Row } from './documents/registry.ts';
 import { DOCUMENT_ROLES } from './documents/registry.ts';
 import {
@@ -138,15 +139,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
             response: { 200: view },
           },
         },
-        idempotent(ctx, async (request) => {
-          const values = unwrap(request.body as Record<string, { value: unknown }>);
-          return answer(
-            await request.writeTenant(async (trx: Trx, actor: Principal) => {
-              const doc = await updateDocument(trx, actor, def, request.params.id, documentInput(values, '/body'));
-              return documentView(trx, def, doc.id);
-            }),
-          );
-        }),
+        patchHandler(ctx, def, (trx, _actor, id) => documentView(trx, def, id)),
       );
     }
   }

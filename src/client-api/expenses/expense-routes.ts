@@ -6,9 +6,7 @@ import type { Trx } from '../../platform/db/database.ts';
 import type { App } from '../../platform/http/app.ts';
 import { IdempotencyHeaders, idempotent } from '../../platform/http/idempotency.ts';
 import { Guid } from '../../platform/http/schemas.ts';
-import { documentInput } from '../documents/document-input.ts';
-import { updateDocument } from '../documents/documents.ts';
-import { unwrap } from '../documents/envelope.ts';
+import { patchHandler } from '../documents/patch.ts';
 import type { Row } from '../documents/registry.ts';
 import { DOCUMENT_READ_ONLY, documentPatch } from '../documents/schemas.ts';
 import { Item, ItemModel, Sheet, SheetModel } from './expense-schemas.ts';
@@ -87,15 +85,7 @@ export async function expenseRoutes(app: App, ctx: AppContext): Promise<void> {
         response: { 200: Sheet },
       },
     },
-    idempotent(ctx, async (request) => {
-      const values = unwrap(request.body as Record<string, { value: unknown }>);
-      return answer(
-        await request.writeTenant(async (trx: Trx, actor: Principal) => {
-          const doc = await updateDocument(trx, actor, expense, request.params.id, documentInput(values, '/body'));
-          return expenseView(trx, actor, doc.id);
-        }),
-      );
-    }),
+    patchHandler(ctx, expense, (trx, actor, id) => expenseView(trx, actor, id)),
   );
   app.get(
     '/api/v3/expenses/:id',
