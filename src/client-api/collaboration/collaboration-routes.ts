@@ -27,7 +27,7 @@ import { briefsOf, briefTarget } from './briefs.ts';
 import { addLink } from './files.ts';
 import { postBrief } from './post-brief.ts';
 import { createPost, postsOf } from './posts.ts';
-import { putUserFieldValues, userFieldListOf } from './user-fields.ts';
+import { putUserFieldValues, userFieldValuesView } from './user-fields.ts';
 
 const tags = ['Client API'];
 const answer = (view: unknown): never => view as never;
@@ -181,7 +181,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext, types: Docu
             path: `/body/DocumentUserFieldValues/${i}/Value`,
           }));
           await putUserFieldValues(trx, actor, def, doc.id, entries, '/body/DocumentUserFieldValues');
-          return { DocumentTypeName: def.type, DocumentId: doc.id, DocumentUserFieldValues: await userFieldListOf(trx, actor.tenantId, def, doc.id) };
+          return userFieldValuesView(trx, actor.tenantId, def, doc.id);
         }),
       );
     }),
@@ -205,7 +205,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext, types: Docu
           const def = types.get(request.query.documentTypeName, '/querystring/documentTypeName');
           requireRead(actor, def);
           const doc = await loadDocument(trx, def, request.query.documentId, false);
-          return { DocumentTypeName: def.type, DocumentId: doc.id, DocumentUserFieldValues: await userFieldListOf(trx, actor.tenantId, def, doc.id) };
+          return userFieldValuesView(trx, actor.tenantId, def, doc.id);
         }),
       ),
   );

@@ -8,7 +8,7 @@ import { badRequest, HttpProblem } from '../../platform/errors.ts';
 import { appendEvent } from '../../platform/events/outbox.ts';
 import { GUID_PATTERN } from '../../platform/http/schemas.ts';
 import { documentTypeId } from '../documents/document-type-ids.ts';
-import type { DocumentDef } from '../documents/registry.ts';
+import type { DocumentDef, Row } from '../documents/registry.ts';
 
 export const COLUMN_DATA_TYPES = ['Boolean', 'Date', 'Float', 'Integer', 'Money', 'Varchar50', 'Varchar100', 'VarcharMax', 'Text', 'UniqueIdentifier'] as const;
 
@@ -161,4 +161,9 @@ export async function userFieldListOf(
   const fields = await fieldsOf(trx, tenantId, def);
   const values = await userFieldValuesOf(trx, def, documentId);
   return fields.map((f) => ({ ColumnName: f.column_name, Value: values[f.column_name] ?? null, ColumnDataTypeId: f.type_id }));
+}
+
+/** The answer of PUT and GET /api/v3/documentUserFieldValues: the document and every custom field of its type. */
+export async function userFieldValuesView(trx: Trx, tenantId: string, def: DocumentDef, documentId: string): Promise<Row> {
+  return { DocumentTypeName: def.type, DocumentId: documentId, DocumentUserFieldValues: await userFieldListOf(trx, tenantId, def, documentId) };
 }
