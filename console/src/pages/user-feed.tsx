@@ -6,29 +6,6 @@ import type { Schema } from '../api-types.ts';
 import { ErrorBox, Field, useAction, useLoad, when } from '../ui.tsx';
 
 type Settings = Schema<'UserFeed'>;
-interface RowResult {
-  row: number;
-  externalId: string | null;
-  outcome: string;
-  userId: string | null;
-  message: string | null;
-}
-interface FileResult {
-  name: string;
-  status: string;
-  message: string | null;
-  alreadyProcessed: boolean;
-  rows: number;
-  created: number;
-  updated: number;
-  deactivated: number;
-  unchanged: number;
-  skipped: number;
-  failed: number;
-  movedTo: string | null;
-  resultFile: string | null;
-  rowResults?: RowResult[];
-}
 type FeedRun = Schema<'UserFeedRun'>;
 
 const BASE = '/api/v3/user-feed';
