@@ -208,7 +208,7 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
         if (runningApp) await runningApp.close();
         await runningJobs.stop();
         // Pages being read ahead (decision 0041) hold a connection each until their batch ends.
-        await readAheadSettled();
+        await readAheadSettled(db);
         await db.close();
         await opened.stop();
         await stopTracing();

@@ -12,7 +12,7 @@ import type { ExportFormat } from './exports/export.ts';
 import { EXPORT_CONTENT_TYPES } from './exports/export.ts';
 import { xlsxFromNdjson } from './exports/xlsx.ts';
 import { odataRoutes } from './odata/routes.ts';
-import { pageRowsOf, withPageBudget } from './pages/page-budget.ts';
+import { pageBudgetOf, pageRowsOf } from './pages/page-budget.ts';
 import { QueryBuilder, Scalar } from './query/schema.ts';
 import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, plan, TIMEOUT_ADVICE } from './service.ts';
 
@@ -131,7 +131,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
         return reply.send(stream as never);
       }
       // The page arrives as its JSON bytes (PostgreSQL prints the rows); sent as they are.
-      const page = await withPageBudget(pageRowsOf(body), () =>
+      const page = await pageBudgetOf(ctx).run(pageRowsOf(body), () =>
         request.readTenant((trx, p, db) => dynamicExecute(trx, p, request.params.NamedQuery, body, db), { replica: true }),
       );
       return reply.type('application/json; charset=utf-8').send(page as never);

@@ -16,7 +16,7 @@ import { type ResolvedQuery, resolveQuery } from './query/resolve.ts';
 // catalogue, the page budget (MCP's query tools), the xlsx writer and the queryBuilder schema (schedules).
 export { CATALOGUE, type CatalogueColumn } from './definition.ts';
 export { xlsxFromNdjson } from './exports/xlsx.ts';
-export { pageRowsOf, withPageBudget } from './pages/page-budget.ts';
+export { pageBudgetOf, pageRowsOf } from './pages/page-budget.ts';
 export type { ExecuteBody } from './query/query-builder.ts';
 export { QueryBuilder, Scalar } from './query/schema.ts';
 export { MAX_PAGE_SIZE };

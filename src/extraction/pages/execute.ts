@@ -272,10 +272,10 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
   /** A full page at skip S: the pages from S + take on are read ahead (decision 0041). */
   const followOn = (bytes: number) => {
     if (!pager || !db) return;
-    readAhead(pager, plan.skip + take, take, perBatch, bytes, (start) => readPagesAhead(db, q, plan, kp, start, perBatch * take));
+    readAhead(db, pager, plan.skip + take, take, perBatch, bytes, (start) => readPagesAhead(db, q, plan, kp, start, perBatch * take));
   };
-  if (pager && plan.skip > 0) {
-    const page = await takePage(pager, plan.skip);
+  if (pager && db && plan.skip > 0) {
+    const page = await takePage(db, pager, plan.skip);
     if (page) {
       const { rows } = await sql<{ unchanged: boolean; count_holds: boolean | null }>`
         select ${unchangedSince(q.tenantId, page.tables, page.snapshot)} as unchanged, ${probe.column} as count_holds`.execute(trx);
@@ -287,7 +287,7 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
         return answerOf(page, totalCount);
       }
       // A table the page reads changed since it was read ahead: so did every page of that client's batches.
-      dropPager(pager);
+      dropPager(db, pager);
     }
   }
   const chosen = await chooseKeys(trx, q, plan, probe, kp);

@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MAX_PAGE_SIZE } from '../query/query-builder.ts';
-import { MAX_PAGE_ROWS_IN_FLIGHT, pageRowsInFlight, pageRowsOf, withPageBudget } from './page-budget.ts';
+import { MAX_PAGE_ROWS_IN_FLIGHT, PageBudget, pageRowsOf } from './page-budget.ts';
+
+const budget = new PageBudget();
+const withPageBudget = <T>(rows: number, work: () => Promise<T>) => budget.run(rows, work);
+const pageRowsInFlight = () => budget.inFlight();
 
 function gate(): { open: () => void; wait: Promise<void> } {
   let open = () => {};

@@ -1,6 +1,7 @@
 // Bounds the rows of JSON pages a server computes at once (decision 0035). A page's rows are strings in
 // V8's heap until it is sent, and the server runs with a capped old space (npm start) so that memory
 // taken by a burst of large pages is given back: the cap is only safe if pages cannot pile up under it.
+import type { AppContext } from '../../platform/context.ts';
 import { MAX_PAGE_SIZE } from '../query/query-builder.ts';
 
 /**
@@ -10,37 +11,54 @@ import { MAX_PAGE_SIZE } from '../query/query-builder.ts';
  */
 export const MAX_PAGE_ROWS_IN_FLIGHT = 2 * MAX_PAGE_SIZE;
 
-let inFlight = 0;
-const waiting: { rows: number; start: () => void }[] = [];
-
 /** The rows a page body may answer: its take, else the maximum page size (the default for pages). */
 export function pageRowsOf(body: { queryBuilder?: { take?: unknown } | null } | undefined): number {
   const take = body?.queryBuilder?.take;
   return typeof take === 'number' && Number.isSafeInteger(take) && take >= 0 ? Math.min(take, MAX_PAGE_SIZE) : MAX_PAGE_SIZE;
 }
 
-function admit(): void {
-  // In order: a large page waiting at the head is not overtaken forever by small ones.
-  while (waiting.length > 0 && (inFlight === 0 || inFlight + waiting[0].rows <= MAX_PAGE_ROWS_IN_FLIGHT)) {
-    const next = waiting.shift() as (typeof waiting)[number];
-    inFlight += next.rows;
-    next.start();
+/** The rows of pages one server computes at once, and the pages waiting their turn (FIFO). */
+export class PageBudget {
+  #inFlight = 0;
+  readonly #waiting: { rows: number; start: () => void }[] = [];
+
+  #admit(): void {
+    // In order: a large page waiting at the head is not overtaken forever by small ones.
+    while (this.#waiting.length > 0 && (this.#inFlight === 0 || this.#inFlight + this.#waiting[0].rows <= MAX_PAGE_ROWS_IN_FLIGHT)) {
+      const next = this.#waiting.shift() as { rows: number; start: () => void };
+      this.#inFlight += next.rows;
+      next.start();
+    }
+  }
+
+  /** Runs `work` once the rows it may answer fit in the budget (a page alone always fits); FIFO. */
+  async run<T>(rows: number, work: () => Promise<T>): Promise<T> {
+    await new Promise<void>((start) => {
+      this.#waiting.push({ rows, start });
+      this.#admit();
+    });
+    try {
+      return await work();
+    } finally {
+      this.#inFlight -= rows;
+      this.#admit();
+    }
+  }
+
+  /** Rows admitted now (for tests). */
+  inFlight(): number {
+    return this.#inFlight;
   }
 }
 
-/** Runs `work` once the rows it may answer fit in the budget (a page alone always fits); FIFO. */
-export async function withPageBudget<T>(rows: number, work: () => Promise<T>): Promise<T> {
-  await new Promise<void>((start) => {
-    waiting.push({ rows, start });
-    admit();
-  });
-  try {
-    return await work();
-  } finally {
-    inFlight -= rows;
-    admit();
-  }
-}
+const budgets = new WeakMap<AppContext, PageBudget>();
 
-/** Rows admitted now (for tests). */
-export const pageRowsInFlight = (): number => inFlight;
+/** The page budget of a server (its AppContext): two servers in one process never share one. */
+export function pageBudgetOf(ctx: AppContext): PageBudget {
+  let b = budgets.get(ctx);
+  if (!b) {
+    b = new PageBudget();
+    budgets.set(ctx, b);
+  }
+  return b;
+}

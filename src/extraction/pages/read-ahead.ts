@@ -4,6 +4,7 @@
 // receives and parses the current one. This module keeps those pages and the batches in flight; execute.ts
 // computes a batch and answers a page from here only after checking, in the request's own transaction,
 // that nothing the page reads changed since the batch's snapshot.
+import type { DatabaseHandle } from '../../platform/db/database.ts';
 import { extractionReadAhead } from '../../platform/metrics.ts';
 import { keptKey } from './kept-answers.ts';
 
@@ -41,9 +42,23 @@ interface Batch {
   done: Promise<void>;
 }
 
-const pages = new Map<string, Kept>();
-const batches = new Map<string, Batch>();
-let bytes = 0;
+/** The pages kept and the batches in flight of one server: its database handle's (two servers in one process share none). */
+interface State {
+  pages: Map<string, Kept>;
+  batches: Map<string, Batch>;
+  bytes: number;
+}
+
+const states = new WeakMap<DatabaseHandle, State>();
+
+function stateOf(db: DatabaseHandle): State {
+  let s = states.get(db);
+  if (!s) {
+    s = { pages: new Map(), batches: new Map(), bytes: 0 };
+    states.set(db, s);
+  }
+  return s;
+}
 
 const pageKey = (pager: string, position: number) => `${pager}:${position}`;
 
@@ -54,30 +69,31 @@ export const pagerOf = (tenantId: string, compiled: { sql: string; parameters: r
 /** Pages of `take` rows a batch reads: as many as fit in READ_AHEAD_ROWS, at most MAX_PAGES; 0 when none fits. */
 export const pagesPerBatch = (take: number): number => (take > 0 ? Math.min(MAX_PAGES, Math.floor(READ_AHEAD_ROWS / take)) : 0);
 
-function drop(key: string, result?: 'stale' | 'unused'): void {
-  const kept = pages.get(key);
+function drop(s: State, key: string, result?: 'stale' | 'unused'): void {
+  const kept = s.pages.get(key);
   if (!kept) return;
-  pages.delete(key);
-  bytes -= kept.body.length;
+  s.pages.delete(key);
+  s.bytes -= kept.body.length;
   if (result) extractionReadAhead.inc({ result });
 }
 
-function sweep(): void {
+function sweep(s: State): void {
   const now = Date.now();
-  for (const [key, kept] of pages) if (now - kept.at >= TTL_MS) drop(key, 'unused');
+  for (const [key, kept] of s.pages) if (now - kept.at >= TTL_MS) drop(s, key, 'unused');
 }
 
 /**
  * The page read ahead for `position`, taken (a page is answered once), waiting for its batch when it is
  * still being read; undefined when none is kept.
  */
-export async function takePage(pager: string, position: number): Promise<AheadPage | undefined> {
-  const batch = batches.get(pager);
+export async function takePage(db: DatabaseHandle, pager: string, position: number): Promise<AheadPage | undefined> {
+  const s = stateOf(db);
+  const batch = s.batches.get(pager);
   if (batch && position >= batch.start && position < batch.end) await batch.done;
   const key = pageKey(pager, position);
-  const kept = pages.get(key);
+  const kept = s.pages.get(key);
   if (!kept) return undefined;
-  drop(key);
+  drop(s, key);
   if (Date.now() - kept.at >= TTL_MS) {
     extractionReadAhead.inc({ result: 'unused' });
     return undefined;
@@ -86,8 +102,9 @@ export async function takePage(pager: string, position: number): Promise<AheadPa
 }
 
 /** Drops every page read ahead for `pager` (one of them changed: they share its snapshot). */
-export function dropPager(pager: string): void {
-  for (const [key, kept] of pages) if (kept.pager === pager) drop(key, 'stale');
+export function dropPager(db: DatabaseHandle, pager: string): void {
+  const s = stateOf(db);
+  for (const [key, kept] of s.pages) if (kept.pager === pager) drop(s, key, 'stale');
 }
 
 /**
@@ -97,6 +114,7 @@ export function dropPager(pager: string): void {
  * from a position, each with its position; its failure only means no pages.
  */
 export function readAhead(
+  db: DatabaseHandle,
   pager: string,
   next: number,
   take: number,
@@ -104,19 +122,20 @@ export function readAhead(
   pageBytes: number,
   read: (start: number) => Promise<{ position: number; page: AheadPage }[]>,
 ): void {
-  sweep();
-  if (count === 0 || batches.has(pager) || batches.size >= MAX_BATCHES) return;
+  const s = stateOf(db);
+  sweep(s);
+  if (count === 0 || s.batches.has(pager) || s.batches.size >= MAX_BATCHES) return;
   let start = next;
-  while (start < next + count * take && pages.has(pageKey(pager, start))) start += take;
+  while (start < next + count * take && s.pages.has(pageKey(pager, start))) start += take;
   if (start >= next + count * take) return;
-  if (bytes + count * pageBytes > MAX_BYTES) return;
+  if (s.bytes + count * pageBytes > MAX_BYTES) return;
   const done = read(start).then(
     (found) => {
       for (const { position, page } of found) {
         const key = pageKey(pager, position);
-        drop(key);
-        pages.set(key, { ...page, pager, at: Date.now() });
-        bytes += page.body.length;
+        drop(s, key);
+        s.pages.set(key, { ...page, pager, at: Date.now() });
+        s.bytes += page.body.length;
         extractionReadAhead.inc({ result: 'read' });
       }
     },
@@ -126,14 +145,14 @@ export function readAhead(
     start,
     end: start + count * take,
     done: done.finally(() => {
-      if (batches.get(pager) === batch) batches.delete(pager);
+      if (s.batches.get(pager) === batch) s.batches.delete(pager);
     }),
   };
-  batches.set(pager, batch);
+  s.batches.set(pager, batch);
 }
 
 /** Batches in flight (shutdown and tests wait for them). */
-export const readAheadSettled = (): Promise<unknown> => Promise.all([...batches.values()].map((b) => b.done));
+export const readAheadSettled = (db: DatabaseHandle): Promise<unknown> => Promise.all([...stateOf(db).batches.values()].map((b) => b.done));
 
 /** What a page's JSON starts with; a page read ahead is kept after it, with room for the end after its rows. */
 export const PAGE_HEAD = Buffer.from('{"data":[');
