@@ -13,21 +13,12 @@ import { EXPORT_CONTENT_TYPES } from './exports/export.ts';
 import { xlsxFromNdjson } from './exports/xlsx.ts';
 import { odataRoutes } from './odata/routes.ts';
 import { pageBudgetOf, pageRowsOf } from './pages/page-budget.ts';
-import { QueryBuilder, Scalar } from './query/schema.ts';
+import { ExecuteBodySchema } from './query/schema.ts';
 import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, plan, TIMEOUT_ADVICE } from './service.ts';
 
 const tags = ['Data Extraction API'];
 
-const ExecuteBody = named(
-  'DynamicExecuteBody',
-  Type.Object(
-    {
-      queryBuilder: Type.Optional(Type.Union([QueryBuilder, Type.Null()])),
-      parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Scalar), Type.Null()])),
-    },
-    { additionalProperties: false },
-  ),
-);
+const ExecuteBody = named('DynamicExecuteBody', ExecuteBodySchema);
 const NameParams = Type.Object({ NamedQuery: Type.String({ minLength: 1, maxLength: 200 }) });
 const Flag = (description: string) => Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description }));
 // Spreadsheet options of the CSV export, as query options: the body stays the platform's own.

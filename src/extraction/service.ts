@@ -18,7 +18,7 @@ export { CATALOGUE, type CatalogueColumn } from './definition.ts';
 export { xlsxFromNdjson } from './exports/xlsx.ts';
 export { pageBudgetOf, pageRowsOf } from './pages/page-budget.ts';
 export type { ExecuteBody } from './query/query-builder.ts';
-export { QueryBuilder, Scalar } from './query/schema.ts';
+export { ExecuteBodySchema, QueryBuilder, Scalar } from './query/schema.ts';
 export { MAX_PAGE_SIZE };
 
 /** Appended to a 504 of this surface. */

@@ -26,3 +26,12 @@ export const QueryBuilder = named(
     { additionalProperties: false },
   ),
 );
+
+/** A dynamic-execute body: what the route validates and what a schedule stored (checked again when it runs). */
+export const ExecuteBodySchema = Type.Object(
+  {
+    queryBuilder: Type.Optional(Type.Union([QueryBuilder, Type.Null()])),
+    parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Scalar), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
