@@ -6,7 +6,7 @@
 import os from 'node:os';
 import pg from 'pg';
 import { type AggregateBody, aggregateStatement } from '../src/extraction/aggregate.ts';
-import { resolveQuery } from '../src/extraction/resolve.ts';
+import { resolveQuery } from '../src/extraction/query/resolve.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import { benchDatabase, benchEnv, fmt, median, runCli, startServerProcess } from './lib.ts';

@@ -13,9 +13,9 @@ import { defineAutomations, sweepAutomationRuns } from './automations/worker.ts'
 import { clientApiRoutes } from './client-api/routes.ts';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
-import type { LoadProgress } from './domain/demo-data.ts';
-import { sweepChangeLog } from './extraction/count-cache.ts';
-import { readAheadSettled } from './extraction/read-ahead.ts';
+import type { LoadProgress } from './demo/demo-data.ts';
+import { sweepChangeLog } from './extraction/pages/count-cache.ts';
+import { readAheadSettled } from './extraction/pages/read-ahead.ts';
 import { extractionRoutes } from './extraction/routes.ts';
 import { sweepBlockedLogins } from './integration/ad-blocker.ts';
 import { integrationRoutes } from './integration/routes.ts';
@@ -210,7 +210,7 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
         if (runningApp) await runningApp.close();
         await runningJobs.stop();
         // Pages being read ahead (decision 0041) hold a connection each until their batch ends.
-        await readAheadSettled();
+        await readAheadSettled(db);
         await db.close();
         await opened.stop();
         await stopTracing();

@@ -8,8 +8,8 @@ import type { Config } from '../config.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
+import { createOutboundAgent } from '../platform/outbound.ts';
 import { contextOf, startTracing } from '../platform/tracing.ts';
-import { createOutboundAgent } from '../webhooks/outbound.ts';
 import { type AutomationToRun, type HttpRequestValue, runAutomation } from './engine.ts';
 import type { RunServices } from './run-services.ts';
 

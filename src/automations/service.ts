@@ -9,6 +9,13 @@ import { type Definition, type DefinitionLimits, validateDefinition } from './de
 import type { AutomationToRun, RunOutcome } from './engine.ts';
 import { nextFireTime } from './scheduler.ts';
 
+// What the user feed (a built-in automation with its own action) uses of the engine.
+export { withSftpServer } from './actions/sftp.ts';
+export { ACTION_TYPES, actionTypeOf, type Definition } from './definition.ts';
+export { ActionError, type Handler, type HttpRequestValue, runAutomation } from './engine.ts';
+export { HANDLERS } from './handlers.ts';
+export { servicesFor } from './runtime.ts';
+
 export interface AutomationView {
   id: string;
   tenantId: string;

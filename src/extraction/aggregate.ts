@@ -5,10 +5,10 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { badRequest, type FieldError } from '../platform/errors.ts';
-import { FieldSet } from './compile-filter.ts';
 import type { CatalogueColumn } from './definition.ts';
-import { planQuery } from './query-builder.ts';
-import { type ResolvedQuery, resolveQuery } from './resolve.ts';
+import { FieldSet } from './query/compile-filter.ts';
+import { planQuery } from './query/query-builder.ts';
+import { type ResolvedQuery, resolveQuery } from './query/resolve.ts';
 
 export const AGGREGATE_FUNCTIONS = ['count', 'sum', 'avg', 'min', 'max'] as const;
 export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];

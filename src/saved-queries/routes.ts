@@ -1,14 +1,15 @@
 // Saved queries under /api/v3/saved-queries (decision 0054): list, create, get, update (rename, change, share)
 // and delete. HTTP only; the service does the rest. They run named queries, so they need DataExtractionRead.
 import { Type } from 'typebox';
-import { QueryBuilder, Scalar } from '../extraction/routes.ts';
+import { QueryBuilder, Scalar } from '../extraction/service.ts';
+import type { RoleName } from '../platform/auth/roles.ts';
 import type { App } from '../platform/http/app.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { createSavedQuery, deleteSavedQuery, getSavedQuery, listSavedQueries, MAX_TAKE, updateSavedQuery } from './service.ts';
 
 const tags = ['Saved queries'];
-const config = { roles: ['DataExtractionRead'] };
+const config = { roles: ['DataExtractionRead'] as RoleName[] };
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const View = Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), {
   description:

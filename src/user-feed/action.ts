@@ -3,11 +3,8 @@
 // Registered when this module loads (server.ts loads it in every process role), so the engine validates
 // and runs it like its own types.
 import path from 'node:path/posix';
-import { withSftpServer } from '../automations/actions/sftp.ts';
-import { ACTION_TYPES } from '../automations/definition.ts';
-import { ActionError, type Handler, type HttpRequestValue } from '../automations/engine.ts';
-import { HANDLERS } from '../automations/handlers.ts';
-import { getConfigurationKey, type JsonObject } from '../integration/configuration-keys.ts';
+import { ACTION_TYPES, ActionError, HANDLERS, type Handler, type HttpRequestValue, withSftpServer } from '../automations/service.ts';
+import { getConfigurationKey, type JsonObject } from '../integration/service.ts';
 import { isUuid } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { exportStore } from '../platform/export-store.ts';

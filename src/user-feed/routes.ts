@@ -5,9 +5,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
-import { type HttpRequestValue, runAutomation } from '../automations/engine.ts';
-import { servicesFor } from '../automations/runtime.ts';
-import { findAutomation, insertRun, toRunnable } from '../automations/service.ts';
+import { findAutomation, type HttpRequestValue, insertRun, runAutomation, servicesFor, toRunnable } from '../automations/service.ts';
 import type { AppContext } from '../platform/context.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 import { exportStore } from '../platform/export-store.ts';
@@ -143,13 +141,14 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
         const s = await getUserFeed(trx);
         return s.automationId ? s : putUserFeed(trx, p, {});
       });
-      const row = await ctx.db.withTenant(tenantId, (trx) => findAutomation(trx, settings.automationId as string));
+      const row = await request.readTenant((trx) => findAutomation(trx, settings.automationId as string));
       const automation = toRunnable(row);
       const feedRunId = randomUUID();
       const body: Record<string, unknown> = { trigger: 'manual', userFeedRunId: feedRunId };
       if (request.query.dryRun !== undefined) body.dryRun = request.query.dryRun === 'true';
       const value: HttpRequestValue = { Scheme: 'internal', Host: 'atrium', Path: `${base}/run`, Method: 'POST', Query: {}, Headers: {}, Body: body };
-      // The run is not bound to this request: a long file goes on after the answer (202), and is recorded when it ends.
+      // The run is not bound to this request: a long file goes on after the answer (202), and is recorded when it ends,
+      // in a transaction of its own (not the request's, whose deadline has passed by then).
       const finished = (async () => {
         const outcome = await runAutomation(automation, servicesFor(ctx), value);
         return ctx.db.withTenant(tenantId, async (trx) => {
@@ -167,7 +166,7 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
         if (!done.found) throw new HttpProblem(409, `The user feed could not run: ${done.error ?? 'unknown reason'}.`);
         return done.found;
       }
-      const running = await ctx.db.withTenant(tenantId, (trx) => findFeedRun(trx, feedRunId).catch(() => null));
+      const running = await request.readTenant((trx) => findFeedRun(trx, feedRunId).catch(() => null));
       return reply
         .code(202)
         .header('location', `${basePathOf(request)}${base}/runs/${feedRunId}`)

@@ -3587,94 +3587,6 @@ export interface components {
         ExpenseItem: {
             [key: string]: unknown;
         };
-        /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
-        AutomationDefinition: {
-            name?: string;
-            active?: boolean;
-            /** @description Ignored on save: the server counts versions. */
-            version?: unknown;
-            /** @description Info (default), Warning or Error */
-            logLevelType?: string;
-            requiresAuthentication?: boolean;
-            actions?: {
-                [key: string]: unknown;
-            }[];
-            subWorkflows?: {
-                [key: string]: unknown;
-            }[] | null;
-            scheduler?: {
-                [key: string]: unknown;
-            } | null;
-        } & {
-            [key: string]: unknown;
-        };
-        Automation: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            tenantId: string;
-            name: string;
-            active: boolean;
-            version: number;
-            logLevelType: string;
-            requiresAuthentication: boolean;
-            actions: {
-                [key: string]: unknown;
-            }[];
-            subWorkflows: {
-                [key: string]: unknown;
-            }[];
-            scheduler: {
-                [key: string]: unknown;
-            } | null;
-            nextRunUtc: string | null;
-            /** Format: date-time */
-            createdOnUtc: string;
-            createdById: string | null;
-            /** Format: date-time */
-            modifiedOnUtc: string;
-            modifiedById: string | null;
-        };
-        AutomationRunSummary: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            automationId: string;
-            version: number;
-            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
-            status: "Running" | "Succeeded" | "Failed";
-            eventId: string | null;
-            invocationId: string | null;
-            fireTimeUtc: string | null;
-            /** Format: date-time */
-            startedOnUtc: string;
-            finishedOnUtc: string | null;
-            error: string | null;
-            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
-            result: unknown;
-        };
-        AutomationRun: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            automationId: string;
-            version: number;
-            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
-            status: "Running" | "Succeeded" | "Failed";
-            eventId: string | null;
-            invocationId: string | null;
-            fireTimeUtc: string | null;
-            /** Format: date-time */
-            startedOnUtc: string;
-            finishedOnUtc: string | null;
-            error: string | null;
-            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
-            result: unknown;
-            /** @description Per action: name, type, workflow, startedOnUtc, durationMs, input, output (trimmed, secrets masked), error, next. */
-            actions: {
-                [key: string]: unknown;
-            }[];
-        };
         PostFile: {
             /** Format: uuid */
             Id?: string | null;
@@ -3966,6 +3878,109 @@ export interface components {
             DocumentUserFieldValues: {
                 [key: string]: unknown;
             };
+        };
+        QueryBuilder: {
+            /** @description Rows to skip (paging). */
+            skip?: number;
+            /** @description Rows to return; at most 10000 for JSON (omitted: up to 10000). */
+            take?: number;
+            orderBy?: {
+                field: string;
+                /** @description asc (default) or desc */
+                direction?: string;
+            }[];
+            /** @description Keys to answer, in this order. */
+            fields?: string[];
+            /** @description DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates. */
+            filters?: unknown[];
+        };
+        /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
+        AutomationDefinition: {
+            name?: string;
+            active?: boolean;
+            /** @description Ignored on save: the server counts versions. */
+            version?: unknown;
+            /** @description Info (default), Warning or Error */
+            logLevelType?: string;
+            requiresAuthentication?: boolean;
+            actions?: {
+                [key: string]: unknown;
+            }[];
+            subWorkflows?: {
+                [key: string]: unknown;
+            }[] | null;
+            scheduler?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        Automation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            name: string;
+            active: boolean;
+            version: number;
+            logLevelType: string;
+            requiresAuthentication: boolean;
+            actions: {
+                [key: string]: unknown;
+            }[];
+            subWorkflows: {
+                [key: string]: unknown;
+            }[];
+            scheduler: {
+                [key: string]: unknown;
+            } | null;
+            nextRunUtc: string | null;
+            /** Format: date-time */
+            createdOnUtc: string;
+            createdById: string | null;
+            /** Format: date-time */
+            modifiedOnUtc: string;
+            modifiedById: string | null;
+        };
+        AutomationRunSummary: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automationId: string;
+            version: number;
+            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
+            status: "Running" | "Succeeded" | "Failed";
+            eventId: string | null;
+            invocationId: string | null;
+            fireTimeUtc: string | null;
+            /** Format: date-time */
+            startedOnUtc: string;
+            finishedOnUtc: string | null;
+            error: string | null;
+            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
+            result: unknown;
+        };
+        AutomationRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automationId: string;
+            version: number;
+            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
+            status: "Running" | "Succeeded" | "Failed";
+            eventId: string | null;
+            invocationId: string | null;
+            fireTimeUtc: string | null;
+            /** Format: date-time */
+            startedOnUtc: string;
+            finishedOnUtc: string | null;
+            error: string | null;
+            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
+            result: unknown;
+            /** @description Per action: name, type, workflow, startedOnUtc, durationMs, input, output (trimmed, secrets masked), error, next. */
+            actions: {
+                [key: string]: unknown;
+            }[];
         };
         EstimateItemModel: {
             /**
@@ -4514,21 +4529,6 @@ export interface components {
                 value: number | null;
                 count: number;
             };
-        };
-        QueryBuilder: {
-            /** @description Rows to skip (paging). */
-            skip?: number;
-            /** @description Rows to return; at most 10000 for JSON (omitted: up to 10000). */
-            take?: number;
-            orderBy?: {
-                field: string;
-                /** @description asc (default) or desc */
-                direction?: string;
-            }[];
-            /** @description Keys to answer, in this order. */
-            fields?: string[];
-            /** @description DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates. */
-            filters?: unknown[];
         };
         DynamicExecuteBody: {
             queryBuilder?: components["schemas"]["QueryBuilder"] | null;

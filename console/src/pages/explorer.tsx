@@ -5,6 +5,7 @@
 // exports, the equivalent curl and the OData URL.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { download, enc, getJson, session } from '../api.ts';
+import type { Schema } from '../api-types.ts';
 import { CopyButton, ErrorBox, Field, useAction, useLoad } from '../ui.tsx';
 import type { ChartSettings, ChartView as ChartViewType } from './chart.tsx';
 import {
@@ -63,19 +64,8 @@ interface SavedState {
   chart?: ChartSettings;
 }
 
-interface NamedQuerySummary {
-  name: string;
-  purpose: string;
-  fieldCount: number;
-  parameters: string[];
-}
-interface Metadata {
-  name: string;
-  purpose: string;
-  key: string[];
-  fields: FieldMetadata[];
-  filterFields?: FieldMetadata[];
-}
+type NamedQuerySummary = Schema<'NamedQuerySummary'>;
+type Metadata = Schema<'NamedQueryMetadata'>;
 interface Result {
   query: string;
   body: { queryBuilder: QueryBuilderJson };
