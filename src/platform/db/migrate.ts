@@ -29,6 +29,7 @@ import * as m0027 from './migrations/0027_platform_semantics.ts';
 import * as m0028 from './migrations/0028_scim.ts';
 import * as m0029 from './migrations/0029_trace_context_and_tenant_keys.ts';
 import * as m0030 from './migrations/0030_mcp_oauth.ts';
+import * as m0034 from './migrations/0034_import.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -59,6 +60,7 @@ export const migrations: Record<string, Migration> = {
   '0028_scim': m0028,
   '0029_trace_context_and_tenant_keys': m0029,
   '0030_mcp_oauth': m0030,
+  '0034_import': m0034,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */
