@@ -112,7 +112,12 @@ export class SourceClient {
         const timer = setTimeout(() => controller.abort(), this.#opts.timeoutMs);
         let res: Response;
         try {
-          res = await fetch(url, { method, headers: this.#headers(accept), body: body === undefined ? undefined : JSON.stringify(body), signal: controller.signal });
+          res = await fetch(url, {
+            method,
+            headers: this.#headers(accept),
+            body: body === undefined ? undefined : JSON.stringify(body),
+            signal: controller.signal,
+          });
         } finally {
           clearTimeout(timer);
         }
@@ -128,7 +133,9 @@ export class SourceClient {
           if (attempt >= this.#opts.attempts) throw new ImportError(`source ${path}: ${res.status} after ${attempt} attempts`);
         } else if (res.status === 401 || res.status === 403) {
           await res.body?.cancel();
-          throw new ImportError(`source refused the credentials (${res.status}): check --tenant, --app-id and the app secret, and that the app has the DataExtractionRead role`);
+          throw new ImportError(
+            `source refused the credentials (${res.status}): check --tenant, --app-id and the app secret, and that the app has the DataExtractionRead role`,
+          );
         } else if (res.status === 404) {
           await res.body?.cancel();
           throw new ImportError(`source has no ${path} (404)`);
@@ -173,7 +180,13 @@ export class SourceClient {
    * source answers one, else pages of `pageSize` ordered on `key`. A stream cut short is read again from
    * the start (the writes are upserts, so a repeated row changes nothing).
    */
-  async readAll(namedQuery: string, key: string[], parameters: Record<string, unknown>, onBatch: (rows: SourceRow[]) => Promise<void>, batchSize = 1000): Promise<number> {
+  async readAll(
+    namedQuery: string,
+    key: string[],
+    parameters: Record<string, unknown>,
+    onBatch: (rows: SourceRow[]) => Promise<void>,
+    batchSize = 1000,
+  ): Promise<number> {
     const path = `/api/v3/analytics/named-query/${encodeURIComponent(namedQuery)}/dynamic-execute`;
     const orderBy = key.map((field) => ({ field, direction: 'asc' }));
     const body = { queryBuilder: { orderBy }, parameters };
@@ -216,7 +229,8 @@ async function readNdjson(res: Response, namedQuery: string, onBatch: (rows: Sou
     } catch {
       throw new ImportError(`source ${namedQuery}: malformed row ${total + batch.length + 1} (not JSON)`);
     }
-    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new ImportError(`source ${namedQuery}: malformed row ${total + batch.length + 1} (not an object)`);
+    if (row === null || typeof row !== 'object' || Array.isArray(row))
+      throw new ImportError(`source ${namedQuery}: malformed row ${total + batch.length + 1} (not an object)`);
     batch.push(row as SourceRow);
   };
   if (!res.body) return 0;

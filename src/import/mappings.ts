@@ -47,9 +47,10 @@ export interface TableWrite {
   /**
    * upsert (default): insert, or update the given columns when they differ; insertMissing: only rows not
    * there yet (a query that shows a few columns of rows another query gives in full); updateOnly: set
-   * columns of rows that exist (a fact one query shows of another's rows).
+   * columns of rows that exist (a fact one query shows of another's rows); delete: remove the rows with
+   * these ids (a *Deleted query: what the source deleted).
    */
-  mode?: 'upsert' | 'insertMissing' | 'updateOnly';
+  mode?: 'upsert' | 'insertMissing' | 'updateOnly' | 'delete';
   /** Columns written on insert only (placeholders of a tombstone): never compared nor updated. */
   insertOnly?: readonly string[];
   /**
@@ -78,7 +79,9 @@ export const newRunState = (draftStageId: string | null = null): RunState => ({ 
 
 /** A stable id for a row whose own id no query shows: a UUID from a hash of its table and key. */
 export function derivedId(table: string, ...key: unknown[]): string {
-  const h = createHash('sha256').update(`${table}\u0000${key.map((k) => String(k ?? '')).join('\u0000')}`).digest('hex');
+  const h = createHash('sha256')
+    .update(`${table}\u0000${key.map((k) => String(k ?? '')).join('\u0000')}`)
+    .digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((Number.parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
@@ -430,7 +433,14 @@ export const QUERY_IMPORTS: QueryImport[] = [
         table: 'leave_types',
         values: (r) =>
           id(r.LeaveTypeId)
-            ? { id: r.LeaveTypeId, name: r.LeaveType, year: r.LeaveTypeYear, expires_on: day(r.LeaveTypeExpiresOn), company_id: r.CompanyId ?? NIL, is_hourly: true }
+            ? {
+                id: r.LeaveTypeId,
+                name: r.LeaveType,
+                year: r.LeaveTypeYear,
+                expires_on: day(r.LeaveTypeExpiresOn),
+                company_id: r.CompanyId ?? NIL,
+                is_hourly: true,
+              }
             : null,
       },
       {
@@ -450,6 +460,13 @@ export const QUERY_IMPORTS: QueryImport[] = [
         }),
       },
     ],
+  },
+  {
+    // Leaves the source deleted: removed here (their tombstones show only id and time; docs/import.md).
+    namedQuery: 'DE-LeavesDeleted',
+    key: ['LeaveId'],
+    modifiedFrom: true,
+    writes: [{ table: 'leaves', mode: 'delete', values: (r) => ({ id: r.LeaveId }) }],
   },
 ];
 

@@ -30,17 +30,17 @@ export const NOT_CARRIED_OVER: NotCarriedOver[] = [
   },
   {
     what: 'whether a leave type counts in hours, and the user leave-day hours',
-    why: 'DE-Leaves shows each leave\'s hours, not the rule that made them',
-    setUp: 'leave types arrive as hourly with each leave\'s hours as shown; set day-based types and users\' leave-day hours by hand',
+    why: "DE-Leaves shows each leave's hours, not the rule that made them",
+    setUp: "leave types arrive as hourly with each leave's hours as shown; set day-based types and users' leave-day hours by hand",
   },
   {
-    what: 'timesheet and leave tombstones\' original content',
+    what: "timesheet and leave tombstones' original content",
     why: 'the *Deleted queries show only the id and the deletion time',
     setUp: 'nothing to do: deleted rows stay hidden as on the source',
   },
   {
     what: 'webhook subscription secrets',
-    why: 'a subscription\'s secret cannot be read back',
+    why: "a subscription's secret cannot be read back",
     setUp: 'subscriptions are not imported yet by this version; create them again with the webhook API',
   },
 ];

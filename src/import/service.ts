@@ -64,6 +64,8 @@ export function plannedQueries(only: string[] | undefined): QueryImport[] {
   return QUERY_IMPORTS.filter((q) => only.includes(q.namedQuery));
 }
 
+const canonical = (o: unknown): string => JSON.stringify(Object.entries((o ?? {}) as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)));
+
 /** Documents, timesheets, or users beyond the bootstrap Administrator: what makes a target not empty. */
 async function holdings(trx: Trx, tenantId: string): Promise<string[]> {
   const row = await sql<{ users: number; timesheets: number; jobs: number; projects: number; estimates: number }>`
@@ -93,11 +95,16 @@ async function openRun(db: DatabaseHandle, opts: ImportOptions, source: string):
       .where('tenant_id', '=', opts.tenantId)
       .orderBy('started_on_utc', 'desc')
       .execute();
-    const resumable = previous.find(
-      (r) => r.source === source && r.status !== 'Completed' && JSON.stringify(r.options) === JSON.stringify(options),
-    );
+    // jsonb keeps its own key order: options compare with their keys sorted.
+    const sameOptions = (o: unknown) => canonical(o) === canonical(options);
+    const resumable = previous.find((r) => r.source === source && r.status !== 'Completed' && sameOptions(r.options));
     if (resumable) {
-      await trx.updateTable('import_runs').set({ status: 'Running', error: null }).where('tenant_id', '=', opts.tenantId).where('id', '=', resumable.id).execute();
+      await trx
+        .updateTable('import_runs')
+        .set({ status: 'Running', error: null })
+        .where('tenant_id', '=', opts.tenantId)
+        .where('id', '=', resumable.id)
+        .execute();
       const checkpoints = await trx
         .selectFrom('import_checkpoints')
         .select(['named_query', 'rows_read', 'rows_written', 'rows_deleted'])
@@ -222,7 +229,7 @@ async function importQuery(
   const incremental = opts.since !== undefined && q.modifiedFrom === true;
   const parameters = incremental ? { ModifiedFrom: opts.since } : {};
   const started = Date.now();
-  return db.withTenant(opts.tenantId, async (trx) => {
+  const report = await db.withTenant(opts.tenantId, async (trx): Promise<QueryReport> => {
     const seen = q.writes.map(() => new Set<string>());
     let rowsRead = 0;
     let rowsWritten = 0;
@@ -260,7 +267,9 @@ async function importQuery(
       .where('tenant_id', '=', opts.tenantId)
       .where('id', '=', runId)
       .execute();
-    opts.onProgress?.({ namedQuery: q.namedQuery, rowsRead, expected: rowsRead, elapsedMs: Date.now() - started, done: true });
     return { namedQuery: q.namedQuery, rowsRead, rowsWritten, rowsDeleted, incremental, resumed: false };
   });
+  // Done once committed with its checkpoint.
+  opts.onProgress?.({ namedQuery: q.namedQuery, rowsRead: report.rowsRead, expected: report.rowsRead, elapsedMs: Date.now() - started, done: true });
+  return report;
 }

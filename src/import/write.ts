@@ -8,6 +8,11 @@ import type { ImportTable, TableWrite, Values } from './mappings.ts';
 /** Rows written (inserted or changed) by one batch of one table. */
 export async function writeRows(trx: Trx, tenantId: string, write: TableWrite, rows: Values[]): Promise<number> {
   if (rows.length === 0) return 0;
+  if (write.mode === 'delete') {
+    const ids = rows.map((r) => String(r.id));
+    const result = await sql`delete from ${sql.table(write.table)} where tenant_id = ${tenantId} and id = any(${ids}::uuid[])`.execute(trx);
+    return Number(result.numAffectedRows ?? 0);
+  }
   // The last value of a row seen twice in a batch wins (a lookup row repeated on every row of a query).
   const byId = new Map<string, Values>();
   for (const r of rows) byId.set(String(r.id), { ...r, tenant_id: tenantId });
