@@ -24,6 +24,7 @@ const UNCOMPARABLE: Record<string, string[]> = {
   'DE-Typologies': ['CompanyHasImage'],
   // Who approved a leave: approvals are rows of no named query (only the approvers' names are shown).
   'DE-Leaves': ['Approvers'],
+  'DE-Jobs': ['ClientHasImage', 'CompanyHasImage', 'CreatedByHasImage', 'ModifiedHasImage'],
 };
 
 /**
@@ -32,10 +33,14 @@ const UNCOMPARABLE: Record<string, string[]> = {
  */
 const NOT_YET: Record<string, string[]> = {
   'DE-Clients': ['StageId', 'Stage', 'StageTypeId', 'StageType'],
+  // A job's stage and type: workflows and job types are not imported yet.
+  'DE-Jobs': ['StageId', 'Stage', 'StageColor', 'StageTypeId', 'StageType', 'StageTypeColor', 'TypeId', 'Type', 'IsDelayed', 'Delayed'],
+  // The job's type; the approvers are the job's Approver team (teams and assignments are not imported yet).
+  'DE-TimeSheets': ['JobType', 'Approvers'],
 };
 
 /** *Deleted queries read to remove what the source deleted: the target has no tombstones of its own to show. */
-const READ_TO_REMOVE = ['DE-LeavesDeleted'];
+const READ_TO_REMOVE = ['DE-LeavesDeleted', 'DE-TimeSheetsDeleted'];
 
 /** The queries whose every row the import gives back (all their documented columns but UNCOMPARABLE's). */
 const IMPORTED = [...new Set(QUERY_IMPORTS.map((q) => q.namedQuery))].filter((q) => !READ_TO_REMOVE.includes(q));
@@ -192,7 +197,7 @@ describe('atrium import', () => {
     assert.equal(again.changedRows, 0, JSON.stringify(again.queries.filter((q) => q.rowsWritten + q.rowsDeleted > 0)));
   });
 
-  test('--since after writes on the source (clients created, leaves changed and deleted) brings the target back to identical', async () => {
+  test('--since after writes on the source (clients created, leaves changed and deleted, timesheets deleted) brings the target back to identical', async () => {
     const before = new Date(Date.now() - 1000).toISOString();
     const h = appHeaders(from);
     const leaves = await rowsOf(source, from, 'DE-Leaves');
@@ -210,6 +215,8 @@ describe('atrium import', () => {
         source.request('PATCH', `/api/leaves/${l.LeaveId}`, { headers: h, json: { IsHalfDay: { value: !l.IsHalfDay }, TotalMinutes: { value: 240 } } }),
       );
     for (const l of leaves.slice(5, 10)) writes.push(source.request('DELETE', `/api/leaves/${l.LeaveId}`, { headers: h }));
+    const timesheets = await rowsOf(source, from, 'DE-TimeSheets');
+    for (const t of timesheets.slice(0, 5)) writes.push(source.request('DELETE', `/api/timesheets/${t.TimesheetId}`, { headers: h }));
     const statuses = (await Promise.all(writes)).map((r) => (r as { status: number; text: string }).status);
     assert.ok(
       statuses.every((st) => st < 300),
@@ -219,7 +226,7 @@ describe('atrium import', () => {
     const changed = Object.fromEntries(
       report.queries.filter((q) => q.rowsWritten + q.rowsDeleted > 0).map((q) => [q.namedQuery, q.rowsWritten + q.rowsDeleted]),
     );
-    assert.ok((changed['DE-LeavesDeleted'] ?? 0) >= 5, JSON.stringify(changed));
+    assert.ok((changed['DE-LeavesDeleted'] ?? 0) >= 5 && (changed['DE-TimeSheetsDeleted'] ?? 0) >= 5, JSON.stringify(changed));
     assert.ok(report.queries.find((q) => q.namedQuery === 'DE-Users')?.incremental);
     assert.deepEqual((await differences(source, from, target, into)).differing, []);
   });

@@ -35,6 +35,9 @@ export const IMPORT_TABLES = [
   'products',
   'leave_types',
   'leaves',
+  'projects',
+  'jobs',
+  'timesheets',
 ] as const;
 export type ImportTable = (typeof IMPORT_TABLES)[number];
 
@@ -460,6 +463,84 @@ export const QUERY_IMPORTS: QueryImport[] = [
         }),
       },
     ],
+  },
+  // Documents (jobs, with the few columns of their projects DE-Jobs shows) and their time.
+  {
+    namedQuery: 'DE-Jobs',
+    key: ['JobId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'projects',
+        mode: 'insertMissing',
+        values: (r) => ({
+          id: r.ProjectId,
+          name: r.Project,
+          number: r.ProjectNumber,
+          commercial_client_id: r.ClientId,
+          company_id: r.CompanyId,
+          product_id: r.ProductId,
+        }),
+      },
+      {
+        table: 'jobs',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.JobId,
+          name: r.Job,
+          number: r.JobNumber,
+          business_value: r.BusinessValue,
+          project_id: r.ProjectId,
+          department_id: r.DepartmentId,
+          start_date: day(r.StartDate),
+          end_date: day(r.EndDate),
+          created_by_id: r.CreatedById,
+          modified_by_id: r.ModifiedId,
+          modified_on_utc: r.ModifiedOn,
+          version: r.Version,
+          motive: r.Motive,
+        }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-TimeSheets',
+    key: ['TimesheetId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'timesheets',
+        complete: { scope: 'live' },
+        values: (r) => ({
+          id: r.TimesheetId,
+          user_id: r.UserId,
+          date: day(r.Day),
+          duration_minutes: Math.round(Number(r.Hours) * 60),
+          job_id: r.JobId,
+          status: r.Status,
+          modified_on_utc: r.ModifiedOn,
+          requested_approval: r.RequestedApproval,
+          is_billable: r.IsBillable,
+          booked_company_id: r.CompanyId,
+          booked_department_id: r.UserDepartmentId,
+          booked_hourly_cost: r.HourlyUserCost,
+          work_type_id: r.WorkTypeId,
+        }),
+      },
+      // A product's code and external id show only here.
+      {
+        table: 'products',
+        mode: 'updateOnly',
+        values: (r) => (id(r.ProductId) ? { id: r.ProductId, code: r.ProductCode, external_id: r.ProductExternalId } : null),
+      },
+    ],
+  },
+  {
+    // Timesheets the source deleted: removed here (their tombstones show only id and time; docs/import.md).
+    namedQuery: 'DE-TimeSheetsDeleted',
+    key: ['TimesheetId'],
+    modifiedFrom: true,
+    writes: [{ table: 'timesheets', mode: 'delete', values: (r) => ({ id: r.TimesheetId }) }],
   },
   {
     // Leaves the source deleted: removed here (their tombstones show only id and time; docs/import.md).
