@@ -10,7 +10,7 @@ import { ImportError } from '../src/import/client.ts';
 import { QUERY_IMPORTS } from '../src/import/mappings.ts';
 import { runImport } from '../src/import/service.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
-import { appHeaders, startTestServer, type TestServer, workerEnv } from './helpers.ts';
+import { ADMIN_TOKEN, appHeaders, startTestServer, type TestServer, workerEnv } from './helpers.ts';
 
 /**
  * Columns that cannot be identical after an import, with the reason (docs/import.md lists the same).
@@ -318,5 +318,37 @@ describe('atrium import', () => {
     assert.equal(code, 1, err);
     assert.match(err.trim(), /^atrium: target tenant .* is not empty \(2 users\); pass --merge/);
     assert.equal(err.trim().split('\n').length, 1);
+  });
+
+  test('POST /admin/tenants/{id}/import queues the import for the worker; its progress and report are readable', async () => {
+    const fourth = await target.createTenant('Operator Target');
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const queued = await target.request('POST', `/admin/tenants/${fourth.tenantId}/import`, {
+      headers: admin,
+      json: { from: source.baseUrl, tenant: from.tenantId, appId: from.appId, appSecret: from.appSecret },
+    });
+    assert.equal(queued.status, 202, queued.text);
+    assert.equal(queued.body.status, 'Queued');
+    assert.ok(!queued.text.includes(from.appSecret));
+    let run = queued.body;
+    for (let i = 0; i < 600 && (run.status === 'Queued' || run.status === 'Running'); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      const res = await target.request('GET', `/admin/tenants/${fourth.tenantId}/imports/${queued.body.runId}`, { headers: admin });
+      assert.equal(res.status, 200, res.text);
+      run = res.body;
+    }
+    assert.equal(run.status, 'Completed', JSON.stringify(run));
+    assert.ok(run.report.rowsRead > 0 && run.progress.lastQuery);
+    assert.deepEqual((await differences(source, from, target, fourth)).differing, []);
+    const sealed = await target.runtime.ctx.db.withTenant(fourth.tenantId, (trx) =>
+      trx.selectFrom('import_runs').select('credentials_sealed').where('id', '=', queued.body.runId).executeTakeFirstOrThrow(),
+    );
+    assert.equal(sealed.credentials_sealed, null, 'the credentials are dropped once the run ends');
+    const bad = await target.request('POST', `/admin/tenants/${fourth.tenantId}/import`, {
+      headers: admin,
+      json: { from: source.baseUrl, tenant: from.tenantId, appId: from.appId, appSecret: 'x', only: ['DE-Nope'] },
+    });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.detail ?? bad.text, /does not read DE-Nope/);
   });
 });

@@ -19,6 +19,8 @@ export interface ImportOptions {
   /** Import into a tenant that already holds data (nothing of it is replaced or deleted). */
   merge?: boolean;
   onProgress?: (p: QueryProgress) => void;
+  /** A run recorded beforehand (queued by the operator API): this one is worked, continued from its checkpoints. */
+  runId?: string;
 }
 
 export interface QueryProgress {
@@ -82,6 +84,19 @@ async function holdings(trx: Trx, tenantId: string): Promise<string[]> {
 }
 
 /**
+ * A target's first import: refused when the tenant holds data (unless merge); else its defaults (first
+ * company, user types, its Administrator…) give way to the source's rows, children first.
+ */
+async function replaceDefaults(trx: Trx, tenantId: string, merge: boolean): Promise<void> {
+  if (merge) return;
+  const held = await holdings(trx, tenantId);
+  if (held.length) throw new ImportError(`target tenant ${tenantId} is not empty (${held.join(', ')}); pass --merge to import into it anyway`);
+  for (const table of [...IMPORT_TABLES].reverse()) await deleteAll(trx, tenantId, table);
+  await sql`delete from user_roles ur where ur.tenant_id = ${tenantId}
+              and not exists (select 1 from users u where u.tenant_id = ur.tenant_id and u.id = ur.user_id)`.execute(trx);
+}
+
+/**
  * Finds the run to continue (an unfinished run of the same source and options) or starts one. A target
  * never imported into is checked (not empty: refused without merge) and its bootstrap defaults are
  * removed in the same transaction that records the run, so they are replaced by the source's rows.
@@ -97,7 +112,10 @@ async function openRun(db: DatabaseHandle, opts: ImportOptions, source: string):
       .execute();
     // jsonb keeps its own key order: options compare with their keys sorted.
     const sameOptions = (o: unknown) => canonical(o) === canonical(options);
-    const resumable = previous.find((r) => r.source === source && r.status !== 'Completed' && sameOptions(r.options));
+    const resumable = opts.runId
+      ? previous.find((r) => r.id === opts.runId)
+      : previous.find((r) => r.source === source && r.status !== 'Completed' && sameOptions(r.options));
+    if (opts.runId && !resumable) throw new ImportError(`no import run ${opts.runId} in tenant ${opts.tenantId}`);
     if (resumable) {
       await trx
         .updateTable('import_runs')
@@ -122,16 +140,11 @@ async function openRun(db: DatabaseHandle, opts: ImportOptions, source: string):
           resumed: true,
         });
       }
+      // A queued run (operator API) is the tenant's first import when no other run came before it.
+      if (opts.runId && done.size === 0 && previous.length === 1) await replaceDefaults(trx, opts.tenantId, options.merge);
       return { runId: resumable.id, done };
     }
-    if (previous.length === 0 && !options.merge) {
-      const held = await holdings(trx, opts.tenantId);
-      if (held.length) throw new ImportError(`target tenant ${opts.tenantId} is not empty (${held.join(', ')}); pass --merge to import into it anyway`);
-      // The fresh tenant's defaults (first company, user types, its Administrator…) give way to the source's.
-      for (const table of [...IMPORT_TABLES].reverse()) await deleteAll(trx, opts.tenantId, table);
-      await sql`delete from user_roles ur where ur.tenant_id = ${opts.tenantId}
-                  and not exists (select 1 from users u where u.tenant_id = ur.tenant_id and u.id = ur.user_id)`.execute(trx);
-    }
+    if (previous.length === 0) await replaceDefaults(trx, opts.tenantId, options.merge);
     const run = await trx
       .insertInto('import_runs')
       .values({ tenant_id: opts.tenantId, source, options: JSON.stringify(options) })
@@ -185,7 +198,7 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
       .withTenant(opts.tenantId, (trx) =>
         trx
           .updateTable('import_runs')
-          .set({ status: 'Failed', error: (err as Error).message.slice(0, 1000), finished_on_utc: new Date() })
+          .set({ status: 'Failed', error: (err as Error).message.slice(0, 1000), finished_on_utc: new Date(), credentials_sealed: null })
           .where('tenant_id', '=', opts.tenantId)
           .where('id', '=', runId)
           .execute(),
@@ -208,7 +221,7 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
   await db.withTenant(opts.tenantId, (trx) =>
     trx
       .updateTable('import_runs')
-      .set({ status: 'Completed', report: JSON.stringify(report), finished_on_utc: new Date() })
+      .set({ status: 'Completed', report: JSON.stringify(report), finished_on_utc: new Date(), credentials_sealed: null })
       .where('tenant_id', '=', opts.tenantId)
       .where('id', '=', runId)
       .execute(),

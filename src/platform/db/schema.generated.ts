@@ -938,6 +938,7 @@ export interface ImportCheckpoints {
 }
 
 export interface ImportRuns {
+  credentials_sealed: string | null;
   error: string | null;
   finished_on_utc: Timestamp | null;
   id: Generated<string>;

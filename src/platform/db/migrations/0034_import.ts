@@ -12,6 +12,8 @@ create table import_runs (
   -- The source as base URL and tenant id (never its credentials).
   source text not null,
   options jsonb not null default '{}'::jsonb,
+  -- A queued run's credentials for the worker (operator API), sealed with ATRIUM_SECRET_KEY; cleared when it ends.
+  credentials_sealed text,
   status text not null default 'Running' check (status in ('Queued', 'Running', 'Completed', 'Failed')),
   progress jsonb not null default '{}'::jsonb,
   report jsonb,
