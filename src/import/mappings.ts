@@ -19,6 +19,10 @@ export const IMPORT_TABLES = [
   'holidays',
   'vats',
   'work_types',
+  'service_groups',
+  'services',
+  'project_classifications',
+  'project_natures',
   'user_types',
   'typology_groups',
   'typology_group_companies',
@@ -209,6 +213,80 @@ export const QUERY_IMPORTS: QueryImport[] = [
     namedQuery: 'DE-WorkTypes',
     key: ['WorkTypeId'],
     writes: [{ table: 'work_types', complete: { scope: 'all' }, values: (r) => ({ id: r.WorkTypeId, name: r.WorkType, company_id: r.CompanyId }) }],
+  },
+  // Catalogues: services and their groups, project classifications and natures (DE-ProjectsTypes).
+  {
+    namedQuery: 'DE-ServicesGroups',
+    key: ['ServiceGroupId'],
+    writes: [{ table: 'service_groups', complete: { scope: 'all' }, values: (r) => ({ id: r.ServiceGroupId, name: r.ServiceGroup, company_id: r.CompanyId }) }],
+  },
+  {
+    namedQuery: 'DE-Services',
+    key: ['ServiceId'],
+    writes: [
+      {
+        table: 'services',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.ServiceId,
+          name: r.Service,
+          company_id: r.CompanyId,
+          is_active: r.Active,
+          internal_service: r.InternalService,
+          department_required: r.DepartmentRequired,
+          unit_hour: r.UnitHour,
+          default_margin: r.DefaultMargin,
+          external_id: r.ExternalId,
+          vat_deductible_percentage: r.VatDeductiblePercentage,
+          unit: r.Unit,
+          service_group_id: r.ServiceGroupId,
+        }),
+      },
+    ],
+  },
+  {
+    // DE-Companies again, once services exist: a company's project article is one.
+    namedQuery: 'DE-Companies',
+    key: ['CompanyId'],
+    writes: [{ table: 'companies', mode: 'updateOnly', values: (r) => ({ id: r.CompanyId, project_article_id: r.ProjectArticle }) }],
+  },
+  {
+    namedQuery: 'DE-ProjectsClassifications',
+    key: ['ProjectClassificationId'],
+    writes: [
+      {
+        table: 'project_classifications',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.ProjectClassificationId,
+          name: r.ProjectClassification,
+          is_active: r.Active,
+          billable: r.Billable,
+          code: r.Code,
+          is_default: r.Default,
+          company_id: r.CompanyId,
+        }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-ProjectsTypes',
+    key: ['ProjectTypeId'],
+    writes: [
+      {
+        table: 'project_natures',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.ProjectTypeId,
+          name: r.ProjectType,
+          company_id: r.CompanyId,
+          template_file_name: r.TemplateFileName,
+          allows_timesheet: r.AllowsTimesheet,
+          is_deliverable: r.IsDeliverable,
+          is_active: r.Active,
+        }),
+      },
+    ],
   },
   // People.
   {
