@@ -42,6 +42,12 @@ export const IMPORT_TABLES = [
   'projects',
   'jobs',
   'timesheets',
+  'teams',
+  'assignments',
+  'comments',
+  'comment_replies',
+  'descriptions',
+  'document_history',
 ] as const;
 export type ImportTable = (typeof IMPORT_TABLES)[number];
 
@@ -80,9 +86,17 @@ export interface RunState {
   userNames: Map<string, string>;
   /** A stage of the target typed Draft: where a client the source keeps as a draft is put. */
   draftStageId: string | null;
+  /**
+   * The target's document types by class name and by full name: queries name a row's document type, and
+   * both sides derive those names from the same catalogue (the type ids are each tenant's own).
+   */
+  documentTypes: { byClass: Map<string, string>; byFullName: Map<string, string> };
 }
 
-export const newRunState = (draftStageId: string | null = null): RunState => ({ userNames: new Map(), draftStageId });
+export const newRunState = (
+  draftStageId: string | null = null,
+  documentTypes: RunState['documentTypes'] = { byClass: new Map(), byFullName: new Map() },
+): RunState => ({ userNames: new Map(), draftStageId, documentTypes });
 
 /** A stable id for a row whose own id no query shows: a UUID from a hash of its table and key. */
 export function derivedId(table: string, ...key: unknown[]): string {
@@ -96,6 +110,8 @@ export function derivedId(table: string, ...key: unknown[]): string {
 export const NIL = '00000000-0000-0000-0000-000000000000';
 
 const id = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+/** A jsonb column the query shows as its text (`::text`) back to the JSON value. */
+const jsonText = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
 /** A catalogue datetime of a calendar date (midnight UTC) back to the date. */
 const day = (v: unknown): string | null => (typeof v === 'string' ? v.slice(0, 10) : null);
 
@@ -610,6 +626,128 @@ export const QUERY_IMPORTS: QueryImport[] = [
         table: 'products',
         mode: 'updateOnly',
         values: (r) => (id(r.ProductId) ? { id: r.ProductId, code: r.ProductCode, external_id: r.ProductExternalId } : null),
+      },
+    ],
+  },
+  // Collaboration: teams and assignments, comments and replies, descriptions, history.
+  {
+    namedQuery: 'DE-Assignments',
+    key: ['DocumentId', 'TeamId', 'UserId'],
+    writes: [
+      { table: 'teams', values: (r) => (id(r.TeamId) ? { id: r.TeamId, name: r.Team } : null) },
+      {
+        table: 'assignments',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const type = s.documentTypes.byClass.get(String(r.DocumentType));
+          if (!type || !id(r.TeamId) || !id(r.UserId)) return null;
+          return {
+            id: derivedId('assignments', r.DocumentId, r.TeamId, r.UserId),
+            document_id: r.DocumentId,
+            document_type_id: type,
+            team_id: r.TeamId,
+            user_id: r.UserId,
+            modified_on_utc: r.ModifiedOnUtc,
+            modified_by_id: r.ModifiedById,
+          };
+        },
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Comments',
+    key: ['CommentsId'],
+    writes: [
+      {
+        table: 'comments',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const type = s.documentTypes.byFullName.get(String(r.DocumentType));
+          if (!type) return null;
+          return {
+            id: r.CommentsId,
+            document_type_id: type,
+            document_id: r.DocumentId,
+            created_by_id: r.CreatedById,
+            created_on_utc: r.CreatedOnUtc,
+            modified_on_utc: r.ModifiedOnUtc,
+            text: r.Text,
+            is_visible_to_client: r.IsVisibleToClient,
+            actions: jsonText(r.Actions),
+            reactions: jsonText(r.Reactions),
+          };
+        },
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-CommentsReplies',
+    key: ['ReplyId'],
+    writes: [
+      {
+        table: 'comment_replies',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.ReplyId,
+          comment_id: r.CommentsId,
+          created_by_id: r.CreatedById,
+          text: r.Text,
+          created_on_utc: r.CreatedOnUtc,
+          modified_on_utc: r.ModifiedOnUtc,
+          reactions: jsonText(r.Reactions),
+          mentions: jsonText(r.Mentions),
+        }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Descriptions',
+    key: ['DescriptionId'],
+    writes: [
+      {
+        table: 'descriptions',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const type = s.documentTypes.byFullName.get(String(r.Document));
+          if (!type) return null;
+          return {
+            id: r.DescriptionId,
+            plain_text: r.Description,
+            text_html: r.DescriptionHtml,
+            version: r.Version,
+            document_id: r.DocumentId,
+            document_type_id: type,
+            created_on_utc: r.CreatedOn,
+            created_by_id: r.CreatedById,
+            modified_on_utc: r.ModifiedOn,
+          };
+        },
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-History',
+    key: ['HistoryId'],
+    writes: [
+      {
+        // The stage a history row names is a workflow stage; workflows are not imported yet.
+        table: 'document_history',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const type = s.documentTypes.byFullName.get(String(r.DocumentType));
+          if (!type) return null;
+          return {
+            id: r.HistoryId,
+            document_type_id: type,
+            document_id: r.DocumentId,
+            version: r.Version,
+            start_date: r.StartDate,
+            end_date: r.EndDate,
+            user_id: r.UserId,
+            action: r.Action,
+            created_on_utc: r.CreatedOnUtc,
+          };
+        },
       },
     ],
   },

@@ -169,6 +169,14 @@ async function draftStage(db: DatabaseHandle, tenantId: string): Promise<string 
   return row?.id ?? null;
 }
 
+/** The target's document types by class name and by full name (its own ids; the names are the catalogue's). */
+async function documentTypes(db: DatabaseHandle, tenantId: string): Promise<{ byClass: Map<string, string>; byFullName: Map<string, string> }> {
+  const rows = await db.withTenant(tenantId, (trx) =>
+    trx.selectFrom('document_types').select(['id', 'class_name', 'full_name']).where('tenant_id', '=', tenantId).execute(),
+  );
+  return { byClass: new Map(rows.map((r) => [r.class_name, r.id])), byFullName: new Map(rows.map((r) => [r.full_name, r.id])) };
+}
+
 export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promise<ImportReport> {
   const started = Date.now();
   if (opts.since !== undefined && Number.isNaN(Date.parse(opts.since))) throw new ImportError(`--since ${JSON.stringify(opts.since)} is not an ISO time`);
@@ -180,7 +188,7 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
   if (missing.length) throw new ImportError(`source has no named query ${missing.join(', ')} (404)`);
 
   const { runId, done } = await openRun(db, opts, client.source);
-  const state = newRunState(await draftStage(db, opts.tenantId));
+  const state = newRunState(await draftStage(db, opts.tenantId), await documentTypes(db, opts.tenantId));
   const reports: QueryReport[] = [];
   try {
     for (const [index, q] of plan.entries()) {
