@@ -175,6 +175,16 @@ export class SourceClient {
     });
   }
 
+  /** The row count a `…Count` named query answers (for a progress line's ETA); null when unreadable. */
+  async count(countQuery: string, parameters: Record<string, unknown>): Promise<number | null> {
+    const path = `/api/v3/analytics/named-query/${encodeURIComponent(countQuery)}/dynamic-execute`;
+    return this.request('POST', path, { queryBuilder: {}, parameters }, 'application/json', async (res) => {
+      const page = (await res.json().catch(() => null)) as { data?: { Count?: unknown }[] } | null;
+      const n = page?.data?.[0]?.Count;
+      return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : null;
+    });
+  }
+
   /**
    * Every row of `namedQuery` (with `parameters`), in batches to `onBatch`: one NDJSON stream when the
    * source answers one, else pages of `pageSize` ordered on `key`. A stream cut short is read again from

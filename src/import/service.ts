@@ -199,7 +199,7 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
         reports.push(prior);
         continue;
       }
-      reports.push(await importQuery(db, client, opts, runId, checkpoint, q, state));
+      reports.push(await importQuery(db, client, opts, runId, checkpoint, q, state, available));
     }
   } catch (err) {
     await db
@@ -246,9 +246,13 @@ async function importQuery(
   checkpoint: string,
   q: QueryImport,
   state: ReturnType<typeof newRunState>,
+  available: Set<string>,
 ): Promise<QueryReport> {
   const incremental = opts.since !== undefined && q.modifiedFrom === true;
   const parameters = incremental ? { ModifiedFrom: opts.since } : {};
+  // The query's count, where the source has one (DE-TimeSheetsCount…), gives the progress line its ETA.
+  const countQuery = `${q.namedQuery}Count`;
+  const expected = available.has(countQuery) ? await client.count(countQuery, parameters).catch(() => null) : null;
   const started = Date.now();
   const report = await db.withTenant(opts.tenantId, async (trx): Promise<QueryReport> => {
     const seen = q.writes.map(() => new Set<string>());
@@ -270,7 +274,7 @@ async function importQuery(
         rowsWritten += await writeRows(trx, opts.tenantId, write, values);
       }
       rowsRead += rows.length;
-      opts.onProgress?.({ namedQuery: q.namedQuery, rowsRead, expected: null, elapsedMs: Date.now() - started, done: false });
+      opts.onProgress?.({ namedQuery: q.namedQuery, rowsRead, expected, elapsedMs: Date.now() - started, done: false });
     };
     await client.readAll(q.namedQuery, q.key, parameters, onBatch);
     if (!incremental && !opts.merge) {
