@@ -126,7 +126,7 @@ async function differences(
 }
 
 /**
- * A stub proxy in front of `baseUrl`: every third request answers 429 with Retry-After: 1, every seventh
+ * A stub proxy in front of `baseUrl`: every fifth request answers 429 with Retry-After: 1, every eleventh
  * 503; the rest are passed on (bodies streamed back as they come).
  */
 async function throttlingProxy(baseUrl: string): Promise<{ url: string; close: () => Promise<void>; counts: { throttled: number; failed: number } }> {
@@ -134,12 +134,12 @@ async function throttlingProxy(baseUrl: string): Promise<{ url: string; close: (
   let n = 0;
   const server = createHttpServer(async (req, res) => {
     n++;
-    if (n % 3 === 0) {
+    if (n % 5 === 0) {
       counts.throttled++;
       res.writeHead(429, { 'retry-after': '1' }).end();
       return;
     }
-    if (n % 7 === 0) {
+    if (n % 11 === 0) {
       counts.failed++;
       res.writeHead(503).end();
       return;
