@@ -7,14 +7,14 @@ import { type Command, parseCommandLine, USAGE, UsageError, type Values } from '
 import { progressReporter } from './cli/progress.ts';
 import { recordServedAddress, withServedAddress } from './cli/served-address.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { importCommand } from './import/cli.ts';
+import { ImportError } from './import/client.ts';
 import type { AppContext } from './platform/context.ts';
 import { isOrphan, listClusters, pruneClusters, RELOCATE_ROOT, type RelocatedCluster } from './platform/db/clusters.ts';
 import { DatabaseHandle, isUuid } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { HttpProblem } from './platform/errors.ts';
 import { SLUG_RE } from './platform/http/tenant-address.ts';
-import { importCommand } from './import/cli.ts';
-import { ImportError } from './import/client.ts';
 import { startupLog } from './platform/log.ts';
 import { createContext, loadSecretKey, openDatabase, startServer } from './server.ts';
 import { deleteTenant } from './tenancy/delete-tenant.ts';

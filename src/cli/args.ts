@@ -72,7 +72,8 @@ export const COMMANDS = {
     options: ['from', 'tenant', 'app-id', 'app-secret', 'user', 'into', 'since', 'only', 'merge', 'json'],
     required: ['from', 'tenant', 'app-id', 'into'],
     usage: 'import --from URL --tenant T --app-id A [--app-secret S] [--user U] --into T [--since ISO] [--only Q,…] [--merge] [--json]',
-    about: 'copy a tenant from a platform (or Atrium) Data Extraction API into a tenant here (docs/import.md); the secret may come from ATRIUM_IMPORT_APP_SECRET',
+    about:
+      'copy a tenant from a platform (or Atrium) Data Extraction API into a tenant here (docs/import.md); the secret may come from ATRIUM_IMPORT_APP_SECRET',
   },
   'clusters list': {
     options: ['dir', 'json'],
