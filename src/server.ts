@@ -17,6 +17,7 @@ import type { LoadProgress } from './demo/demo-data.ts';
 import { sweepChangeLog } from './extraction/pages/count-cache.ts';
 import { readAheadSettled } from './extraction/pages/read-ahead.ts';
 import { extractionRoutes } from './extraction/routes.ts';
+import { defineImportJobs, importRoutes } from './import/routes.ts';
 import { sweepBlockedLogins } from './integration/ad-blocker.ts';
 import { integrationRoutes } from './integration/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
@@ -132,7 +133,10 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await userFeedRoutes(app, ctx);
   await scimRoutes(app, ctx);
   await mcpRoutes(app, ctx);
-  if (ctx.config.adminToken) await adminRoutes(app, ctx);
+  if (ctx.config.adminToken) {
+    await adminRoutes(app, ctx);
+    await importRoutes(app, ctx);
+  }
 }
 
 export function defineQueues(jobs: Jobs, ctx: AppContext): void {
@@ -154,6 +158,7 @@ export function defineQueues(jobs: Jobs, ctx: AppContext): void {
   defineSchedules(jobs, ctx);
   defineAutomations(jobs, ctx);
   defineUserFeedJobs(jobs, ctx);
+  defineImportJobs(jobs, ctx);
 }
 
 export interface Runtime {

@@ -25,6 +25,7 @@ export const SERVICE_MODULES: Readonly<Record<string, string | null>> = {
   scim: null,
   mcp: null,
   'saved-queries': null,
+  import: null,
   tenancy: 'src/tenancy/service.ts',
   cli: null,
 };

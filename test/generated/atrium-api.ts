@@ -3484,6 +3484,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/tenants/{tenantId}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue an import of a tenant from a platform's (or an Atrium's) Data Extraction API into this tenant (docs/import.md)
+         * @description Queue an import of a tenant from a platform's (or an Atrium's) Data Extraction API into this tenant (docs/import.md). Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
+        post: operations["operator_importTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tenants/{tenantId}/imports/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import run: status, progress, report or error
+         * @description An import run: status, progress, report or error. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
+        get: operations["operator_importRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -22085,6 +22125,151 @@ export interface operations {
                         username: string;
                         password: string;
                         roles: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    operator_importTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "example",
+                 *       "tenant": "example",
+                 *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "appSecret": "example",
+                 *       "user": "example",
+                 *       "since": "2026-03-02T09:30:00.000Z",
+                 *       "only": [
+                 *         "example"
+                 *       ],
+                 *       "merge": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The source's base URL */
+                    from: string;
+                    /** @description The source's tenant (X-AppTenant) */
+                    tenant: string;
+                    appId: string;
+                    appSecret: string;
+                    /** @description X-AppUser */
+                    user?: string;
+                    /** Format: date-time */
+                    since?: string;
+                    only?: string[];
+                    /** @default false */
+                    merge?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "status": "example",
+                     *       "progress": {},
+                     *       "report": {},
+                     *       "error": "example"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        runId: string;
+                        /** @description Queued, Running, Completed or Failed */
+                        status: string;
+                        /** @description The last named query committed and its rows */
+                        progress: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The final report (as `atrium import --json`) */
+                        report: {
+                            [key: string]: unknown;
+                        } | null;
+                        error: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    operator_importRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "status": "example",
+                     *       "progress": {},
+                     *       "report": {},
+                     *       "error": "example"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        runId: string;
+                        /** @description Queued, Running, Completed or Failed */
+                        status: string;
+                        /** @description The last named query committed and its rows */
+                        progress: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The final report (as `atrium import --json`) */
+                        report: {
+                            [key: string]: unknown;
+                        } | null;
+                        error: string | null;
                     };
                 };
             };

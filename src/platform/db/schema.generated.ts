@@ -927,6 +927,30 @@ export interface IdempotencyKeys {
   tenant_id: string;
 }
 
+export interface ImportCheckpoints {
+  completed_on_utc: Generated<Timestamp>;
+  named_query: string;
+  rows_deleted: Generated<number>;
+  rows_read: number;
+  rows_written: number;
+  run_id: string;
+  tenant_id: string;
+}
+
+export interface ImportRuns {
+  credentials_sealed: string | null;
+  error: string | null;
+  finished_on_utc: Timestamp | null;
+  id: Generated<string>;
+  options: Generated<Json>;
+  progress: Generated<Json>;
+  report: Json | null;
+  source: string;
+  started_on_utc: Generated<Timestamp>;
+  status: Generated<"Queued" | "Running" | "Completed" | "Failed">;
+  tenant_id: string;
+}
+
 export interface Jobs {
   business_value: number | null;
   classification_id: string | null;
@@ -1969,6 +1993,8 @@ export interface DB {
   folders: Folders;
   holidays: Holidays;
   idempotency_keys: IdempotencyKeys;
+  import_checkpoints: ImportCheckpoints;
+  import_runs: ImportRuns;
   job_types: JobTypes;
   jobs: Jobs;
   leave_types: LeaveTypes;
