@@ -384,8 +384,9 @@ describe('hostile tenants: automations', () => {
       });
       assert.equal(res.status, 200, res.text);
       answers.push(res.text);
-      assert.equal(res.body.auth, '********');
-      assert.equal(res.body.headers['x-appsecret'], '********');
+      // #HttpRequest's header values are lists, as the platform hands them (issue 29).
+      assert.deepEqual(res.body.auth, ['********']);
+      assert.deepEqual(res.body.headers['x-appsecret'], ['********']);
       const runs = await call(server, 'GET', `/api/v3/automations/${id}/runs`, h);
       const full = await call(server, 'GET', `/api/v3/automations/${id}/runs/${runs.body[0].id}`, h);
       answers.push(runs.text, full.text);
