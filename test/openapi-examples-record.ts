@@ -19,13 +19,17 @@ type Operation = { requestBody?: { content?: Record<string, Media> }; responses?
 
 const SECRET_KEY = /secret|password|passwd|token|credential|private.?key|api.?key|authorization/i;
 const LOOPBACK_URL = /\bhttps?:\/\/(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?/g;
+const LOOPBACK_URL_ENCODED = /\bhttps?%3A%2F%2F(?:127\.0\.0\.1|localhost)(?:%3A\d+)?/gi;
+const LOOPBACK_HOST = /\b(?:127\.0\.0\.1|localhost)(?::\d+)?\b/g;
+/** Keys that name a secret but hold a flag about it (HasPassword, ChangePasswordOnFirstLogon). */
+const FLAG_KEY = /^(has|is|change|requires?)/i;
 const MAX_ITEMS = 3;
 
 /** A recorded body as a reader may see it: no secret, no loopback address, short lists. */
 export function tidy(value: unknown, key = ''): unknown {
   if (typeof value === 'string') {
-    if (SECRET_KEY.test(key) && value.length > 0) return 'masked-example-value';
-    return value.replace(LOOPBACK_URL, 'https://example.com');
+    if (SECRET_KEY.test(key) && !FLAG_KEY.test(key) && value.length > 0) return 'masked-example-value';
+    return value.replace(LOOPBACK_URL, 'https://example.com').replace(LOOPBACK_URL_ENCODED, 'https%3A%2F%2Fexample.com').replace(LOOPBACK_HOST, 'example.com');
   }
   if (Array.isArray(value)) return value.slice(0, MAX_ITEMS).map((v) => tidy(v, key));
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, tidy(v, k)]));

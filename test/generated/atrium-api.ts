@@ -7968,9 +7968,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "example",
-                     *       "checks": {},
-                     *       "backlog": {}
+                     *       "status": "ok"
                      *     }
                      */
                     "application/json": {
@@ -8018,9 +8016,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "example",
-                     *       "checks": {},
-                     *       "backlog": {}
+                     *       "status": "ok"
                      *     }
                      */
                     "application/json": {
@@ -8068,9 +8064,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "example",
-                     *       "checks": {},
-                     *       "backlog": {}
+                     *       "status": "ok",
+                     *       "checks": {
+                     *         "database": "ok",
+                     *         "migrations": "ok",
+                     *         "jobs": "ok",
+                     *         "webhookDispatcher": "ok",
+                     *         "backlog": "ok"
+                     *       },
+                     *       "backlog": {
+                     *         "outbox": {
+                     *           "count": 0,
+                     *           "oldestAgeSeconds": 0
+                     *         },
+                     *         "webhookInvocationsDue": {
+                     *           "count": 0,
+                     *           "oldestAgeSeconds": 0
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -8139,14 +8150,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "userId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "userName": "Spring campaign",
+                     *       "tenantId": "27647cb0-9d04-40e3-8437-b536ff175205",
+                     *       "appId": null,
+                     *       "userId": "1e531ace-ee51-4cb1-9933-3923cabee82e",
+                     *       "userName": "maria",
                      *       "roles": [
-                     *         "example"
+                     *         "JobRead",
+                     *         "ProjectRead"
                      *       ],
-                     *       "via": "example"
+                     *       "via": "token"
                      *     }
                      */
                     "application/json": {
@@ -8185,8 +8197,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "UserName": "user26",
-                 *       "Password": "masked-example-value"
+                 *       "UserName": "admin",
+                 *       "Password": "masked-example-value",
+                 *       "Persistent": false,
+                 *       "LoginAsDelegate": false,
+                 *       "DelegatedUserName": null
                  *     }
                  */
                 "application/json": {
@@ -8246,7 +8261,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "refreshToken": "example"
+                 *       "refreshToken": "masked-example-value"
                  *     }
                  */
                 "application/json": {
@@ -8310,7 +8325,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "ba6cf65d-7276-45a1-99e5-688f0747470b",
+                     *       "id": "745da680-1c42-4fc8-acd5-c2155895b220",
                      *       "name": "Temporary"
                      *     }
                      */
@@ -8370,15 +8385,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "1b1c2f3d-1dcf-472e-a0f1-ff973a0c9b0a",
+                     *       "Id": "7f60b3ce-c0ff-441d-904f-4b40c57a2b75",
                      *       "UserName": "user2",
                      *       "Name": "Renamed",
                      *       "ExternalId": "EXT-2",
                      *       "ExternalNumber": null,
                      *       "EmployeeId": null,
-                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
-                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
-                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "CompanyId": "ca797107-4c33-4e8c-955c-f54c32057231",
+                     *       "DepartmentId": "a74a256c-3283-433a-a58c-7044aebfc32a",
+                     *       "TypologyId": "5793d87e-af6c-4167-bfbe-96a5f9e51072",
                      *       "ResponsibleId": null,
                      *       "UserTypeId": null,
                      *       "CityId": null,
@@ -8410,8 +8425,8 @@ export interface operations {
                      *       "DepartmentExternalId": "DEP-001",
                      *       "TypologyExternalId": "TYP-001",
                      *       "HasPassword": false,
-                     *       "CreatedOnUtc": "2026-11-26T20:53:49.603191+00:00",
-                     *       "ModifiedOnUtc": "2026-11-26T20:53:49.631692+00:00",
+                     *       "CreatedOnUtc": "2026-11-26T22:16:53.469331+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T22:16:53.509896+00:00",
                      *       "Action": "Updated"
                      *     }
                      */
@@ -8426,15 +8441,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "1b1c2f3d-1dcf-472e-a0f1-ff973a0c9b0a",
-                     *       "UserName": "user2",
-                     *       "Name": "User 2",
-                     *       "ExternalId": "EXT-2",
+                     *       "Id": "ce80f985-6cf2-4220-9e5f-8ef1846b5f67",
+                     *       "UserName": "twin",
+                     *       "Name": null,
+                     *       "ExternalId": "U-TWIN",
                      *       "ExternalNumber": null,
                      *       "EmployeeId": null,
-                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
-                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
-                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "CompanyId": "06a3bc34-f370-4b4a-86ac-f9638f9ee5e9",
+                     *       "DepartmentId": "dfa6aa52-ec51-4610-bbdd-3aa27d2b28df",
+                     *       "TypologyId": "6abe28b0-1d80-41ec-b6a1-e0a605d9eccf",
                      *       "ResponsibleId": null,
                      *       "UserTypeId": null,
                      *       "CityId": null,
@@ -8446,14 +8461,14 @@ export interface operations {
                      *       "SsoUserName": null,
                      *       "SsoOnly": false,
                      *       "AdUserName": null,
-                     *       "Phone": "111",
+                     *       "Phone": null,
                      *       "TaxPayerNumber": null,
                      *       "ChangePasswordOnFirstLogon": false,
                      *       "RequiredWeeklyHours": null,
                      *       "RequiredHours": null,
                      *       "LeaveDayHours": null,
                      *       "WeeklyOvertimeThresholdHours": null,
-                     *       "Tolerance": 3,
+                     *       "Tolerance": null,
                      *       "EntryTimeTotalMinutes": null,
                      *       "ExitTimeTotalMinutes": null,
                      *       "EntryTimeToleranceTotalMinutes": null,
@@ -8462,12 +8477,12 @@ export interface operations {
                      *       "PaidUndertime": false,
                      *       "PaidOvertime": false,
                      *       "TimesheetRequired": true,
-                     *       "CompanyCode": "USERSAGENC",
+                     *       "CompanyCode": "COLLECTION",
                      *       "DepartmentExternalId": "DEP-001",
                      *       "TypologyExternalId": "TYP-001",
                      *       "HasPassword": false,
-                     *       "CreatedOnUtc": "2026-11-26T20:53:49.603191+00:00",
-                     *       "ModifiedOnUtc": "2026-11-26T20:53:49.603191+00:00",
+                     *       "CreatedOnUtc": "2026-11-26T22:19:20.983293+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T22:19:20.983293+00:00",
                      *       "Action": "Created"
                      *     }
                      */
@@ -8506,15 +8521,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "2d4d9195-05a4-4979-b206-0aeceb6550d5",
-                     *       "UserName": "user26",
-                     *       "Name": "User 26",
-                     *       "ExternalId": "EXT-26",
+                     *       "Id": "e82a2a02-5de5-4763-9476-cae2a792e35c",
+                     *       "UserName": "timesheets",
+                     *       "Name": null,
+                     *       "ExternalId": null,
                      *       "ExternalNumber": null,
                      *       "EmployeeId": null,
-                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
-                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
-                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "CompanyId": null,
+                     *       "DepartmentId": null,
+                     *       "TypologyId": null,
                      *       "ResponsibleId": null,
                      *       "UserTypeId": null,
                      *       "CityId": null,
@@ -8542,12 +8557,12 @@ export interface operations {
                      *       "PaidUndertime": false,
                      *       "PaidOvertime": false,
                      *       "TimesheetRequired": true,
-                     *       "CompanyCode": "USERSAGENC",
-                     *       "DepartmentExternalId": "DEP-001",
-                     *       "TypologyExternalId": "TYP-001",
+                     *       "CompanyCode": null,
+                     *       "DepartmentExternalId": null,
+                     *       "TypologyExternalId": null,
                      *       "HasPassword": false,
-                     *       "CreatedOnUtc": "2026-11-26T20:53:50.95281+00:00",
-                     *       "ModifiedOnUtc": "2026-11-26T20:53:50.95281+00:00"
+                     *       "CreatedOnUtc": "2026-11-26T22:19:20.255465+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T22:19:20.351467+00:00"
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
@@ -8579,8 +8594,17 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Tolerance": {
-                 *         "value": 7
+                 *       "ResponsibleId": {
+                 *         "value": "4e7d1831-4853-4034-82a9-47113573874d"
+                 *       },
+                 *       "PaidOvertime": {
+                 *         "value": true
+                 *       },
+                 *       "AdUserName": {
+                 *         "value": "jdoe"
+                 *       },
+                 *       "Password": {
+                 *         "value": "S3cret!-long-enough"
                  *       }
                  *     }
                  */
@@ -8596,15 +8620,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "2d4d9195-05a4-4979-b206-0aeceb6550d5",
-                     *       "UserName": "user26",
-                     *       "Name": "Patched Name",
-                     *       "ExternalId": "EXT-26",
-                     *       "ExternalNumber": "P-0042",
+                     *       "Id": "be040a6e-9e24-4e48-ba45-2090c734aeef",
+                     *       "UserName": "patched",
+                     *       "Name": null,
+                     *       "ExternalId": null,
+                     *       "ExternalNumber": null,
                      *       "EmployeeId": null,
-                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
-                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
-                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "CompanyId": null,
+                     *       "DepartmentId": null,
+                     *       "TypologyId": null,
                      *       "ResponsibleId": null,
                      *       "UserTypeId": null,
                      *       "CityId": null,
@@ -8623,21 +8647,21 @@ export interface operations {
                      *       "RequiredHours": null,
                      *       "LeaveDayHours": null,
                      *       "WeeklyOvertimeThresholdHours": null,
-                     *       "Tolerance": 7,
-                     *       "EntryTimeTotalMinutes": 540,
+                     *       "Tolerance": null,
+                     *       "EntryTimeTotalMinutes": null,
                      *       "ExitTimeTotalMinutes": null,
                      *       "EntryTimeToleranceTotalMinutes": null,
                      *       "ExitTimeToleranceTotalMinutes": null,
                      *       "OffsetTotalMinutes": null,
                      *       "PaidUndertime": false,
-                     *       "PaidOvertime": true,
-                     *       "TimesheetRequired": true,
-                     *       "CompanyCode": "USERSAGENC",
-                     *       "DepartmentExternalId": "DEP-001",
-                     *       "TypologyExternalId": "TYP-001",
+                     *       "PaidOvertime": false,
+                     *       "TimesheetRequired": null,
+                     *       "CompanyCode": null,
+                     *       "DepartmentExternalId": null,
+                     *       "TypologyExternalId": null,
                      *       "HasPassword": false,
-                     *       "CreatedOnUtc": "2026-11-26T20:53:50.95281+00:00",
-                     *       "ModifiedOnUtc": "2026-11-26T20:53:51.170598+00:00"
+                     *       "CreatedOnUtc": "2026-11-26T22:19:36.372373+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T22:19:36.372373+00:00"
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
@@ -8675,15 +8699,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "14756d17-9a2a-48da-acca-d42f7ec06a4f",
+                     *       "Id": "62bfec35-4c60-4c7a-992b-5d4b083834fa",
                      *       "UserName": "user29",
                      *       "Name": "User 29",
                      *       "ExternalId": "EXT-29",
                      *       "ExternalNumber": null,
                      *       "EmployeeId": null,
-                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
-                     *       "DepartmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
-                     *       "TypologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "CompanyId": "ca797107-4c33-4e8c-955c-f54c32057231",
+                     *       "DepartmentId": "a74a256c-3283-433a-a58c-7044aebfc32a",
+                     *       "TypologyId": "5793d87e-af6c-4167-bfbe-96a5f9e51072",
                      *       "ResponsibleId": null,
                      *       "UserTypeId": null,
                      *       "CityId": null,
@@ -8715,8 +8739,8 @@ export interface operations {
                      *       "DepartmentExternalId": "DEP-001",
                      *       "TypologyExternalId": "TYP-001",
                      *       "HasPassword": false,
-                     *       "CreatedOnUtc": "2026-11-26T20:53:51.846371+00:00",
-                     *       "ModifiedOnUtc": "2026-11-26T20:53:51.846371+00:00"
+                     *       "CreatedOnUtc": "2026-11-26T22:16:56.133561+00:00",
+                     *       "ModifiedOnUtc": "2026-11-26T22:16:56.133561+00:00"
                      *     }
                      */
                     "application/json": components["schemas"]["User"];
@@ -8751,9 +8775,9 @@ export interface operations {
                  * @example {
                  *       "Name": "Ana Maria",
                  *       "ExternalId": "EMP-1b",
-                 *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                 *       "CompanyId": "ca797107-4c33-4e8c-955c-f54c32057231",
                  *       "IsActive": false,
-                 *       "Id": "f06b17aa-1752-42f0-b477-78e939e1a657"
+                 *       "Id": "8e90f227-09a1-4da9-8794-c556abde078a"
                  *     }
                  */
                 "application/json": components["schemas"]["EmployeeBody"];
@@ -8768,10 +8792,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "ff90347f-f9b4-4665-b035-27b0f77c522f",
+                     *       "Id": "35642839-129c-49fb-93ba-84db5f7458ff",
                      *       "Name": "Par",
                      *       "ExternalId": "EMP-PAR",
-                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                     *       "CompanyId": "ca797107-4c33-4e8c-955c-f54c32057231",
                      *       "IsActive": true,
                      *       "Action": "Updated"
                      *     }
@@ -8787,10 +8811,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "f06b17aa-1752-42f0-b477-78e939e1a657",
+                     *       "Id": "8e90f227-09a1-4da9-8794-c556abde078a",
                      *       "Name": "Ana",
                      *       "ExternalId": "EMP-1",
-                     *       "CompanyId": "2bbf6009-b715-4363-9313-2656c0a61390",
+                     *       "CompanyId": "ca797107-4c33-4e8c-955c-f54c32057231",
                      *       "IsActive": true,
                      *       "Action": "Created"
                      *     }
@@ -8825,30 +8849,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyCode": "ACME",
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "code": "ACME",
-                 *       "number": "example",
-                 *       "street": "example",
-                 *       "street2": "example",
-                 *       "zipPostal": "example",
-                 *       "stateProvince": "example",
-                 *       "city": "example",
-                 *       "taxpayerNumber": "example",
-                 *       "country": "example",
-                 *       "active": true,
-                 *       "otherDebtor": true,
-                 *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "paymentConditionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "currencyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "setFirstPaymentConditionIfExternalIdIsNull": true,
-                 *       "applyDefaultPaymentCondition": true,
-                 *       "applyDefaultCurrency": true
+                 *       "externalId": "CLI-1",
+                 *       "companyCode": "FINANCEAGE",
+                 *       "name": "Acme",
+                 *       "code": "ACM",
+                 *       "street": "Main St 1",
+                 *       "taxpayerNumber": "PT123",
+                 *       "active": true
                  *     }
                  */
                 "application/json": components["schemas"]["ClientBody"];
@@ -8863,27 +8870,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "code": "ACME",
-                     *       "number": "example",
-                     *       "street": "example",
-                     *       "street2": "example",
-                     *       "zipPostal": "example",
-                     *       "stateProvince": "example",
-                     *       "city": "example",
-                     *       "taxpayerNumber": "example",
-                     *       "country": "example",
+                     *       "id": "8ffbb532-a674-4caa-8a27-9dcea6dc1977",
+                     *       "companyId": "7b491963-7752-43ae-b235-e093486c9149",
+                     *       "companyCode": "FINANCEAGE",
+                     *       "externalId": "CLI-PAR",
+                     *       "name": "Parallel",
+                     *       "code": null,
+                     *       "number": "6",
+                     *       "street": null,
+                     *       "street2": null,
+                     *       "zipPostal": null,
+                     *       "stateProvince": null,
+                     *       "city": null,
+                     *       "taxpayerNumber": null,
+                     *       "country": null,
                      *       "active": true,
-                     *       "otherDebtor": true,
-                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "action": "Created"
+                     *       "otherDebtor": false,
+                     *       "cityId": null,
+                     *       "countryId": null,
+                     *       "paymentConditionId": null,
+                     *       "currencyId": null,
+                     *       "action": "Updated"
                      *     }
                      */
                     "application/json": components["schemas"]["ClientSaved"];
@@ -8897,26 +8904,26 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "code": "ACME",
-                     *       "number": "example",
-                     *       "street": "example",
-                     *       "street2": "example",
-                     *       "zipPostal": "example",
-                     *       "stateProvince": "example",
-                     *       "city": "example",
-                     *       "taxpayerNumber": "example",
-                     *       "country": "example",
+                     *       "id": "dc49ceff-c7d7-42be-a6b1-0c1aee38fcf1",
+                     *       "companyId": "a14aaaa5-e5b9-4301-b7fe-4de58e5a57d5",
+                     *       "companyCode": "SOURCEAGEN",
+                     *       "externalId": "IMP-0",
+                     *       "name": "Billing 0",
+                     *       "code": null,
+                     *       "number": null,
+                     *       "street": null,
+                     *       "street2": null,
+                     *       "zipPostal": null,
+                     *       "stateProvince": null,
+                     *       "city": null,
+                     *       "taxpayerNumber": null,
+                     *       "country": null,
                      *       "active": true,
-                     *       "otherDebtor": true,
-                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "otherDebtor": false,
+                     *       "cityId": null,
+                     *       "countryId": null,
+                     *       "paymentConditionId": null,
+                     *       "currencyId": null,
                      *       "action": "Created"
                      *     }
                      */
@@ -8950,35 +8957,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "code": "ACME",
-                 *       "number": "example",
-                 *       "street": "example",
-                 *       "street2": "example",
-                 *       "zipPostal": "example",
-                 *       "stateProvince": "example",
-                 *       "city": "example",
-                 *       "taxpayerNumber": "example",
-                 *       "country": "example",
-                 *       "blocked": true,
-                 *       "timesheetLevelId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "commercialPaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "commercialPaymentConditionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "clientGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "clientGroupExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "projectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "projectOwnerExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "setFirstPaymentConditionIfExternalIdIsNull": true,
-                 *       "applyDefaultPaymentCondition": true,
-                 *       "insertUpdateCheckOnlyId": true,
-                 *       "nameAndExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "id": "5d1c6a2e-0c55-4a3f-8d0f-3f1b2a7c0002",
+                 *       "externalId": "CC-2",
+                 *       "name": "Initech",
+                 *       "companyId": "7b491963-7752-43ae-b235-e093486c9149",
+                 *       "clientGroupExternalId": "CG-2",
+                 *       "projectOwnerExternalId": "OWNER-1",
+                 *       "commercialPaymentConditionExternalId": "PC-CC",
+                 *       "timesheetLevelId": "5d1c6a2e-0c55-4a3f-8d0f-3f1b2a7c9999",
                  *       "_options": {
-                 *         "ignoreCode": true,
                  *         "linkDefaultCompany": true
                  *       }
                  *     }
@@ -8995,35 +8982,35 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "code": "ACME",
-                     *       "number": "example",
-                     *       "street": "example",
-                     *       "street2": "example",
-                     *       "zipPostal": "example",
-                     *       "stateProvince": "example",
-                     *       "city": "example",
-                     *       "taxpayerNumber": "example",
-                     *       "country": "example",
-                     *       "blocked": true,
-                     *       "timesheetLevelId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "commercialPaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "clientGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "projectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "id": "7d7109cc-5ae1-430e-90d2-61ad5434709f",
+                     *       "companyId": null,
+                     *       "companyCode": null,
+                     *       "externalId": "CLI-1",
+                     *       "name": "Acme",
+                     *       "code": "ACM",
+                     *       "number": null,
+                     *       "street": null,
+                     *       "street2": null,
+                     *       "zipPostal": null,
+                     *       "stateProvince": null,
+                     *       "city": null,
+                     *       "taxpayerNumber": null,
+                     *       "country": null,
+                     *       "blocked": false,
+                     *       "timesheetLevelId": null,
+                     *       "cityId": null,
+                     *       "countryId": null,
+                     *       "commercialPaymentConditionId": null,
+                     *       "clientGroupId": null,
+                     *       "projectOwnerId": null,
                      *       "billingClients": [
                      *         {
-                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "companyCode": "ACME"
+                     *           "id": "3165b6ea-7dc4-4461-9fbf-5485448f3141",
+                     *           "companyId": "f8ba8bd1-ce97-44fc-b13c-38a26c1960f0",
+                     *           "companyCode": "WALKAGENCY"
                      *         }
                      *       ],
-                     *       "action": "Created"
+                     *       "action": "Updated"
                      *     }
                      */
                     "application/json": components["schemas"]["CommercialClientSaved"];
@@ -9037,32 +9024,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "code": "ACME",
-                     *       "number": "example",
-                     *       "street": "example",
-                     *       "street2": "example",
-                     *       "zipPostal": "example",
-                     *       "stateProvince": "example",
-                     *       "city": "example",
-                     *       "taxpayerNumber": "example",
-                     *       "country": "example",
-                     *       "blocked": true,
-                     *       "timesheetLevelId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "commercialPaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "clientGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "projectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "id": "058c085f-f6e7-441b-80c2-d052a417da60",
+                     *       "companyId": null,
+                     *       "companyCode": null,
+                     *       "externalId": "CLI-1",
+                     *       "name": "Acme",
+                     *       "code": null,
+                     *       "number": null,
+                     *       "street": null,
+                     *       "street2": null,
+                     *       "zipPostal": null,
+                     *       "stateProvince": null,
+                     *       "city": null,
+                     *       "taxpayerNumber": null,
+                     *       "country": null,
+                     *       "blocked": false,
+                     *       "timesheetLevelId": null,
+                     *       "cityId": null,
+                     *       "countryId": null,
+                     *       "commercialPaymentConditionId": null,
+                     *       "clientGroupId": null,
+                     *       "projectOwnerId": null,
                      *       "billingClients": [
                      *         {
-                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "companyCode": "ACME"
+                     *           "id": "fdc32440-a962-41fd-9287-f7a8753d4ef3",
+                     *           "companyId": "e0d37044-0c19-4606-8a72-24e7863486b1",
+                     *           "companyCode": "MCPAGENCY"
                      *         }
                      *       ],
                      *       "action": "Created"
@@ -9098,32 +9085,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyCode": "ACME",
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "street": "example",
-                 *       "street2": "example",
-                 *       "zipPostal": "example",
-                 *       "stateProvince": "example",
-                 *       "city": "example",
-                 *       "taxpayerNumber": "example",
-                 *       "active": true,
-                 *       "otherCreditor": true,
-                 *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "paymentConditionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "currencyExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "vatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "vatExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "applyDefaultPaymentCondition": true,
-                 *       "applyDefaultCurrency": true,
+                 *       "externalId": "SUP-1",
+                 *       "companyCode": "FINANCEAGE",
+                 *       "name": "Paper Co",
                  *       "applyDefaultVat": true,
-                 *       "_options": {
-                 *         "disableVatUpdate": true
-                 *       }
+                 *       "otherCreditor": true
                  *     }
                  */
                 "application/json": components["schemas"]["SupplierBody"];
@@ -9138,25 +9104,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "street": "example",
-                     *       "street2": "example",
-                     *       "zipPostal": "example",
-                     *       "stateProvince": "example",
-                     *       "city": "example",
-                     *       "taxpayerNumber": "example",
+                     *       "id": "407170f0-d431-4eb0-a0ee-824e804821e7",
+                     *       "companyId": "7b491963-7752-43ae-b235-e093486c9149",
+                     *       "companyCode": "FINANCEAGE",
+                     *       "externalId": "SUP-PAR",
+                     *       "name": "Paper Co",
+                     *       "street": null,
+                     *       "street2": null,
+                     *       "zipPostal": null,
+                     *       "stateProvince": null,
+                     *       "city": null,
+                     *       "taxpayerNumber": null,
                      *       "active": true,
-                     *       "otherCreditor": true,
-                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "vatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "action": "Created"
+                     *       "otherCreditor": false,
+                     *       "cityId": null,
+                     *       "countryId": null,
+                     *       "paymentConditionId": null,
+                     *       "currencyId": null,
+                     *       "vatId": null,
+                     *       "action": "Updated"
                      *     }
                      */
                     "application/json": components["schemas"]["SupplierSaved"];
@@ -9170,24 +9136,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "street": "example",
-                     *       "street2": "example",
-                     *       "zipPostal": "example",
-                     *       "stateProvince": "example",
-                     *       "city": "example",
-                     *       "taxpayerNumber": "example",
+                     *       "id": "407170f0-d431-4eb0-a0ee-824e804821e7",
+                     *       "companyId": "7b491963-7752-43ae-b235-e093486c9149",
+                     *       "companyCode": "FINANCEAGE",
+                     *       "externalId": "SUP-PAR",
+                     *       "name": "Paper Co",
+                     *       "street": null,
+                     *       "street2": null,
+                     *       "zipPostal": null,
+                     *       "stateProvince": null,
+                     *       "city": null,
+                     *       "taxpayerNumber": null,
                      *       "active": true,
-                     *       "otherCreditor": true,
-                     *       "cityId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "paymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "vatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "otherCreditor": false,
+                     *       "cityId": null,
+                     *       "countryId": null,
+                     *       "paymentConditionId": null,
+                     *       "currencyId": null,
+                     *       "vatId": null,
                      *       "action": "Created"
                      *     }
                      */
@@ -9221,8 +9187,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "code": "OTHERCO",
-                 *       "name": "Other Co"
+                 *       "code": "USCO",
+                 *       "name": "US Company",
+                 *       "currencyExternalId": "USD",
+                 *       "countryExternalId": "US",
+                 *       "requiredHours": 8
                  *     }
                  */
                 "application/json": components["schemas"]["CompanyBody"];
@@ -9237,14 +9206,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "code": "ACME",
-                     *       "name": "Spring campaign",
-                     *       "requiredHours": 10,
-                     *       "timesheetStart": "2026-03-02",
-                     *       "currencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "countryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "action": "Created"
+                     *       "id": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                     *       "code": "USCO",
+                     *       "name": "US Company Inc.",
+                     *       "requiredHours": 8,
+                     *       "timesheetStart": null,
+                     *       "currencyId": "0edc2dd7-88d7-48af-9a3f-120763b47880",
+                     *       "countryId": "675ce524-c5c7-45f2-bd99-6ae5b2eda4de",
+                     *       "action": "Updated"
                      *     }
                      */
                     "application/json": components["schemas"]["CompanySaved"];
@@ -9258,9 +9227,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "5d8af3c0-6436-4980-9eba-ebbfa89997f9",
-                     *       "code": "OTHERCO",
-                     *       "name": "Other Co",
+                     *       "id": "abc8c2dd-d733-4a25-83f4-565bc4e7bd93",
+                     *       "code": "CO3",
+                     *       "name": "Third",
                      *       "requiredHours": 8,
                      *       "timesheetStart": null,
                      *       "currencyId": null,
@@ -9298,10 +9267,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "companyCode": "ACME",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign"
+                 *       "companyCode": "USCO",
+                 *       "externalId": "DIV-US",
+                 *       "name": "Americas"
                  *     }
                  */
                 "application/json": components["schemas"]["DivisionBody"];
@@ -9335,11 +9303,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
+                     *       "id": "d823fdbd-047b-4eb3-b403-39bb696197c7",
+                     *       "companyId": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                     *       "companyCode": "USCO",
+                     *       "externalId": "DIV-US",
+                     *       "name": "Americas",
                      *       "action": "Created"
                      *     }
                      */
@@ -9373,12 +9341,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "companyCode": "ACME",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "divisionExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       "companyId": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                 *       "externalId": "DEP-US",
+                 *       "name": "Creative",
+                 *       "divisionExternalId": "DIV-US"
                  *     }
                  */
                 "application/json": components["schemas"]["DepartmentBody"];
@@ -9413,12 +9379,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "id": "35832564-793b-453f-b428-b6ccc2420753",
+                     *       "companyId": "7b491963-7752-43ae-b235-e093486c9149",
+                     *       "companyCode": "FINANCEAGE",
+                     *       "externalId": "DEP-US",
+                     *       "name": "Home creative",
+                     *       "divisionId": null,
                      *       "action": "Created"
                      *     }
                      */
@@ -9452,8 +9418,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "PT",
-                 *       "name": "Portugal"
+                 *       "externalId": "x",
+                 *       "name": "x",
+                 *       "isoCode": "x"
                  *     }
                  */
                 "application/json": components["schemas"]["CountryBody"];
@@ -9468,7 +9435,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "72cd4517-b51a-4b9a-9fc1-d00fcaaa9d4b",
+                     *       "id": "5f019ff1-f891-42d6-8e53-5bf88044a665",
                      *       "externalId": "PT",
                      *       "name": "Portugal",
                      *       "isoCode": "PT",
@@ -9486,10 +9453,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "isoCode": "ACME",
+                     *       "id": "87f99125-ce41-47c6-b678-cbb8b77da3b2",
+                     *       "externalId": "x",
+                     *       "name": "x",
+                     *       "isoCode": "x",
                      *       "action": "Created"
                      *     }
                      */
@@ -9558,10 +9525,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "79520f63-342b-46ab-96ca-c4ec42674fba",
+                     *       "id": "55f2db39-abf2-417e-8727-c18da700dfe7",
                      *       "externalId": "LIS",
                      *       "name": "Lisbon",
-                     *       "countryId": "72cd4517-b51a-4b9a-9fc1-d00fcaaa9d4b",
+                     *       "countryId": "75f01022-f163-4659-b84a-5cafafc69d20",
                      *       "action": "Created"
                      *     }
                      */
@@ -9595,10 +9562,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "isoCode": "ACME",
-                 *       "symbol": "example"
+                 *       "externalId": "x",
+                 *       "name": "x",
+                 *       "isoCode": "x",
+                 *       "symbol": "x"
                  *     }
                  */
                 "application/json": components["schemas"]["CurrencyBody"];
@@ -9632,11 +9599,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "isoCode": "ACME",
-                     *       "symbol": "example",
+                     *       "id": "5c4c99b2-c518-4c81-9587-6ed526f22119",
+                     *       "externalId": "x",
+                     *       "name": "x",
+                     *       "isoCode": "x",
+                     *       "symbol": "x",
                      *       "action": "Created"
                      *     }
                      */
@@ -9670,12 +9637,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "companyCode": "ACME",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "percentage": 1,
-                 *       "isActive": true,
+                 *       "companyCode": "USCO",
+                 *       "externalId": "VAT0",
+                 *       "name": "Exempt",
+                 *       "percentage": 0,
                  *       "isDefault": true
                  *     }
                  */
@@ -9713,12 +9678,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "percentage": 1,
+                     *       "id": "0a2b0274-89e5-4686-b6d8-1675f3ba6e0d",
+                     *       "companyId": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                     *       "companyCode": "USCO",
+                     *       "externalId": "VAT0",
+                     *       "name": "Exempt",
+                     *       "percentage": 0,
                      *       "isActive": true,
                      *       "isDefault": true,
                      *       "action": "Created"
@@ -9754,11 +9719,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "companyCode": "ACME",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "days": 1,
+                 *       "companyCode": "USCO",
+                 *       "externalId": "N30",
+                 *       "name": "Net 30",
+                 *       "days": 30,
                  *       "isDefault": true
                  *     }
                  */
@@ -9795,12 +9759,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "days": 1,
+                     *       "id": "ffaeffd2-95a3-4d3e-97bf-99dd36a6b5e1",
+                     *       "companyId": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                     *       "companyCode": "USCO",
+                     *       "externalId": "N30",
+                     *       "name": "Net 30",
+                     *       "days": 30,
                      *       "isDefault": true,
                      *       "action": "Created"
                      *     }
@@ -9835,8 +9799,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign"
+                 *       "externalId": "x",
+                 *       "name": "x"
                  *     }
                  */
                 "application/json": components["schemas"]["ClientGroupBody"];
@@ -9868,9 +9832,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
+                     *       "id": "d4e03cc7-891d-4d2a-980b-80ce1b9e7364",
+                     *       "externalId": "x",
+                     *       "name": "x",
                      *       "action": "Created"
                      *     }
                      */
@@ -9904,10 +9868,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "companyCode": "ACME",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign"
+                 *       "name": "Designers",
+                 *       "companyCode": "USCO"
                  *     }
                  */
                 "application/json": components["schemas"]["UserTypologyGroupBody"];
@@ -9922,12 +9884,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "action": "Created"
+                     *       "id": "1ea91f86-7e52-4200-bbd7-81e93c60e7f5",
+                     *       "companyId": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                     *       "companyCode": null,
+                     *       "externalId": null,
+                     *       "name": "DESIGNERS",
+                     *       "action": "Updated"
                      *     }
                      */
                     "application/json": components["schemas"]["UserTypologyGroupSaved"];
@@ -9941,11 +9903,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
+                     *       "id": "1ea91f86-7e52-4200-bbd7-81e93c60e7f5",
+                     *       "companyId": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                     *       "companyCode": "USCO",
+                     *       "externalId": null,
+                     *       "name": "Designers",
                      *       "action": "Created"
                      *     }
                      */
@@ -9979,17 +9941,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "companyCode": "ACME",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "name": "Spring campaign",
-                 *       "plannable": true,
-                 *       "isActive": true,
-                 *       "hourlyValue": 125,
-                 *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "typologyGroupExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       "externalId": "Senior Designer",
+                 *       "name": "Senior Designer",
+                 *       "departmentExternalId": "DEP-US",
+                 *       "companyCode": "USCO",
+                 *       "typologyGroupId": "1ea91f86-7e52-4200-bbd7-81e93c60e7f5",
+                 *       "hourlyValue": 95.5
                  *     }
                  */
                 "application/json": components["schemas"]["UserTypologyBody"];
@@ -10028,16 +9985,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
+                     *       "id": "86242468-8ed8-4432-984b-e1284f2c1ca0",
+                     *       "companyId": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                     *       "companyCode": "USCO",
+                     *       "externalId": "Senior Designer",
+                     *       "name": "Senior Designer",
                      *       "plannable": true,
                      *       "isActive": true,
-                     *       "hourlyValue": 125,
-                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "hourlyValue": 95.5,
+                     *       "departmentId": "cda8c9b2-9636-4fe8-917a-958581793810",
+                     *       "typologyGroupId": "1ea91f86-7e52-4200-bbd7-81e93c60e7f5",
                      *       "action": "Created"
                      *     }
                      */
@@ -10071,11 +10028,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "commercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "billingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "vatExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *       "companyId": "abc8c2dd-d733-4a25-83f4-565bc4e7bd93",
+                 *       "commercialClientId": "5e39429b-aed2-4f88-b872-3d9906622264",
+                 *       "billingClientId": "79d5756a-409b-4512-b419-2b1e66e059cf",
+                 *       "externalId": "AS-1",
+                 *       "vatExternalId": null
                  *     }
                  */
                 "application/json": components["schemas"]["CommercialClientCompanyBody"];
@@ -10090,12 +10047,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "commercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "billingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "vatExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "id": "a1435fcf-841b-4b34-acab-7d8ae1a4bba7",
+                     *       "companyId": "abc8c2dd-d733-4a25-83f4-565bc4e7bd93",
+                     *       "commercialClientId": "5e39429b-aed2-4f88-b872-3d9906622264",
+                     *       "billingClientId": "79d5756a-409b-4512-b419-2b1e66e059cf",
+                     *       "externalId": "AS-1",
+                     *       "vatExternalId": null
                      *     }
                      */
                     "application/json": components["schemas"]["CommercialClientCompany"];
@@ -10135,12 +10092,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "divisionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "id": "cda8c9b2-9636-4fe8-917a-958581793810",
+                     *       "companyId": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                     *       "companyCode": "USCO",
+                     *       "externalId": "DEP-US",
+                     *       "name": "Creative",
+                     *       "divisionId": "d823fdbd-047b-4eb3-b403-39bb696197c7"
                      *     }
                      */
                     "application/json": components["schemas"]["Department"];
@@ -10180,16 +10137,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "companyCode": "ACME",
-                     *       "externalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
+                     *       "id": "86242468-8ed8-4432-984b-e1284f2c1ca0",
+                     *       "companyId": "19eb3a08-b5e4-4f47-b9c9-cab1e9337a9b",
+                     *       "companyCode": "USCO",
+                     *       "externalId": "Senior Designer",
+                     *       "name": "Senior Designer",
                      *       "plannable": true,
                      *       "isActive": true,
-                     *       "hourlyValue": 125,
-                     *       "departmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "typologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "hourlyValue": 95.5,
+                     *       "departmentId": "cda8c9b2-9636-4fe8-917a-958581793810",
+                     *       "typologyGroupId": "1ea91f86-7e52-4200-bbd7-81e93c60e7f5"
                      *     }
                      */
                     "application/json": components["schemas"]["UserTypology"];
@@ -10227,9 +10184,17 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "example",
-                     *       "value": {},
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "key": "SFTP-HRFEED",
+                     *       "value": {
+                     *         "nested": {
+                     *           "apiToken": "masked-example-value"
+                     *         },
+                     *         "ftpPath": "/Data",
+                     *         "ftpHostIp": "sftp.agency.invalid",
+                     *         "ftpPassword": "masked-example-value",
+                     *         "ftpUsername": "feed"
+                     *       },
+                     *       "modifiedOnUtc": "2026-11-26T22:16:37.893Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigurationKey"];
@@ -10260,7 +10225,97 @@ export interface operations {
         /** @description A JSON object */
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "Id": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                 *       "id": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                 *       "UserName": "admin",
+                 *       "ExternalId": "DEP-001",
+                 *       "externalId": "TYP-001",
+                 *       "CompanyCode": "TENANTBCON",
+                 *       "companyCode": "TENANTBCON",
+                 *       "CompanyId": "05971f7f-efb5-40fb-9117-f562561b52c5",
+                 *       "companyId": "05971f7f-efb5-40fb-9117-f562561b52c5",
+                 *       "DepartmentExternalId": "DEP-001",
+                 *       "TypologyExternalId": "TYP-001",
+                 *       "departmentId": "152e51de-269e-40d9-b3b1-9ecea073fc1f",
+                 *       "name": "Injected",
+                 *       "Name": "Injected",
+                 *       "IsActive": false,
+                 *       "value": {
+                 *         "value": "x"
+                 *       },
+                 *       "queryBuilder": {
+                 *         "take": 1000
+                 *       },
+                 *       "DocumentId": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                 *       "DocumentTypeName": "Job",
+                 *       "DocumentOid": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                 *       "ProjectId": "08c5acae-118c-423f-b1a8-95eb9e7caa15",
+                 *       "ContractId": "189711a3-e8b1-4d3e-8c34-3c2b9c975063",
+                 *       "ClientId": "05971f7f-efb5-40fb-9117-f562561b52c5",
+                 *       "Text": "Injected",
+                 *       "Actions": {
+                 *         "Transition": {
+                 *           "TransitionId": "040de136-3063-442c-bda0-021ce2d4a6db",
+                 *           "StatusId": "031f838e-dc64-4560-adab-6b9112d60a52"
+                 *         },
+                 *         "Document": {
+                 *           "DocumentType": "Project",
+                 *           "DocumentActionType": "Put",
+                 *           "Project": {
+                 *             "Id": "08c5acae-118c-423f-b1a8-95eb9e7caa15",
+                 *             "Name": "Injected"
+                 *           }
+                 *         },
+                 *         "Files": [
+                 *           {
+                 *             "Link": "https://example.com/x"
+                 *           }
+                 *         ]
+                 *       },
+                 *       "OperationType": 0,
+                 *       "CreateModel": {
+                 *         "Name": "Injected",
+                 *         "ProjectId": "08c5acae-118c-423f-b1a8-95eb9e7caa15",
+                 *         "DepartmentId": "152e51de-269e-40d9-b3b1-9ecea073fc1f",
+                 *         "ContractId": "189711a3-e8b1-4d3e-8c34-3c2b9c975063"
+                 *       },
+                 *       "AssignmentPostModels": [
+                 *         {
+                 *           "User": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                 *           "DocumentType": "Job",
+                 *           "DocumentOid": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                 *           "AssignmentType": "Producer"
+                 *         }
+                 *       ],
+                 *       "AssignmentDeleteModels": [
+                 *         {
+                 *           "User": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                 *           "DocumentId": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                 *           "AssignmentTypeId": "2ddf779c-a145-4437-a0bc-7ed225ee0e2f"
+                 *         }
+                 *       ],
+                 *       "DocumentUserFieldValues": [
+                 *         {
+                 *           "ColumnName": "Forecasting",
+                 *           "Value": true
+                 *         }
+                 *       ],
+                 *       "SourceUri": "https://example.com/x",
+                 *       "EstimateId": "07814e48-3fb6-4055-be04-23ead6a69e90",
+                 *       "EstimateItemId": "3b29dd0d-ca32-47de-b408-b981f33971ee",
+                 *       "EstimateCopyId": "07814e48-3fb6-4055-be04-23ead6a69e90",
+                 *       "UserId": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                 *       "UserToDuplicateId": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                 *       "TypologyId": "fe1c64b2-81bc-43e1-959f-1c6cf087b023",
+                 *       "CommercialClientId": "32973414-a4e5-4961-b285-8a64ef3db023",
+                 *       "JobId": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                 *       "StartDate": "2020-01-01",
+                 *       "AmountType": 1,
+                 *       "Value": 1
+                 *     }
+                 */
                 "application/json": {
                     [key: string]: unknown;
                 };
@@ -10275,9 +10330,97 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "example",
-                     *       "value": {},
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "key": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *       "value": {
+                     *         "Id": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *         "id": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *         "Name": "Injected",
+                     *         "Text": "Injected",
+                     *         "name": "Injected",
+                     *         "JobId": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *         "Value": 1,
+                     *         "value": {
+                     *           "value": "x"
+                     *         },
+                     *         "UserId": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *         "Actions": {
+                     *           "Files": [
+                     *             {
+                     *               "Link": "https://example.com/x"
+                     *             }
+                     *           ],
+                     *           "Document": {
+                     *             "Project": {
+                     *               "Id": "08c5acae-118c-423f-b1a8-95eb9e7caa15",
+                     *               "Name": "Injected"
+                     *             },
+                     *             "DocumentType": "Project",
+                     *             "DocumentActionType": "Put"
+                     *           },
+                     *           "Transition": {
+                     *             "StatusId": "031f838e-dc64-4560-adab-6b9112d60a52",
+                     *             "TransitionId": "040de136-3063-442c-bda0-021ce2d4a6db"
+                     *           }
+                     *         },
+                     *         "ClientId": "05971f7f-efb5-40fb-9117-f562561b52c5",
+                     *         "IsActive": false,
+                     *         "UserName": "admin",
+                     *         "CompanyId": "05971f7f-efb5-40fb-9117-f562561b52c5",
+                     *         "ProjectId": "08c5acae-118c-423f-b1a8-95eb9e7caa15",
+                     *         "SourceUri": "https://example.com/x",
+                     *         "StartDate": "2020-01-01",
+                     *         "companyId": "05971f7f-efb5-40fb-9117-f562561b52c5",
+                     *         "AmountType": 1,
+                     *         "ContractId": "189711a3-e8b1-4d3e-8c34-3c2b9c975063",
+                     *         "DocumentId": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *         "EstimateId": "07814e48-3fb6-4055-be04-23ead6a69e90",
+                     *         "ExternalId": "DEP-001",
+                     *         "TypologyId": "fe1c64b2-81bc-43e1-959f-1c6cf087b023",
+                     *         "externalId": "TYP-001",
+                     *         "CompanyCode": "TENANTBCON",
+                     *         "CreateModel": {
+                     *           "Name": "Injected",
+                     *           "ProjectId": "08c5acae-118c-423f-b1a8-95eb9e7caa15",
+                     *           "ContractId": "189711a3-e8b1-4d3e-8c34-3c2b9c975063",
+                     *           "DepartmentId": "152e51de-269e-40d9-b3b1-9ecea073fc1f"
+                     *         },
+                     *         "DocumentOid": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *         "companyCode": "TENANTBCON",
+                     *         "departmentId": "152e51de-269e-40d9-b3b1-9ecea073fc1f",
+                     *         "queryBuilder": {
+                     *           "take": 1000
+                     *         },
+                     *         "OperationType": 0,
+                     *         "EstimateCopyId": "07814e48-3fb6-4055-be04-23ead6a69e90",
+                     *         "EstimateItemId": "3b29dd0d-ca32-47de-b408-b981f33971ee",
+                     *         "DocumentTypeName": "Job",
+                     *         "UserToDuplicateId": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *         "CommercialClientId": "32973414-a4e5-4961-b285-8a64ef3db023",
+                     *         "TypologyExternalId": "TYP-001",
+                     *         "AssignmentPostModels": [
+                     *           {
+                     *             "User": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *             "DocumentOid": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *             "DocumentType": "Job",
+                     *             "AssignmentType": "Producer"
+                     *           }
+                     *         ],
+                     *         "DepartmentExternalId": "DEP-001",
+                     *         "AssignmentDeleteModels": [
+                     *           {
+                     *             "User": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *             "DocumentId": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *             "AssignmentTypeId": "2ddf779c-a145-4437-a0bc-7ed225ee0e2f"
+                     *           }
+                     *         ],
+                     *         "DocumentUserFieldValues": [
+                     *           {
+                     *             "Value": true,
+                     *             "ColumnName": "Forecasting"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "modifiedOnUtc": "2026-11-26T22:17:07.154Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigurationKey"];
@@ -10291,9 +10434,97 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "key": "example",
-                     *       "value": {},
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "key": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *       "value": {
+                     *         "Id": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *         "id": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *         "Name": "Injected",
+                     *         "Text": "Injected",
+                     *         "name": "Injected",
+                     *         "JobId": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *         "Value": 1,
+                     *         "value": {
+                     *           "value": "x"
+                     *         },
+                     *         "UserId": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *         "Actions": {
+                     *           "Files": [
+                     *             {
+                     *               "Link": "https://example.com/x"
+                     *             }
+                     *           ],
+                     *           "Document": {
+                     *             "Project": {
+                     *               "Id": "08c5acae-118c-423f-b1a8-95eb9e7caa15",
+                     *               "Name": "Injected"
+                     *             },
+                     *             "DocumentType": "Project",
+                     *             "DocumentActionType": "Put"
+                     *           },
+                     *           "Transition": {
+                     *             "StatusId": "031f838e-dc64-4560-adab-6b9112d60a52",
+                     *             "TransitionId": "040de136-3063-442c-bda0-021ce2d4a6db"
+                     *           }
+                     *         },
+                     *         "ClientId": "05971f7f-efb5-40fb-9117-f562561b52c5",
+                     *         "IsActive": false,
+                     *         "UserName": "admin",
+                     *         "CompanyId": "05971f7f-efb5-40fb-9117-f562561b52c5",
+                     *         "ProjectId": "08c5acae-118c-423f-b1a8-95eb9e7caa15",
+                     *         "SourceUri": "https://example.com/x",
+                     *         "StartDate": "2020-01-01",
+                     *         "companyId": "05971f7f-efb5-40fb-9117-f562561b52c5",
+                     *         "AmountType": 1,
+                     *         "ContractId": "189711a3-e8b1-4d3e-8c34-3c2b9c975063",
+                     *         "DocumentId": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *         "EstimateId": "07814e48-3fb6-4055-be04-23ead6a69e90",
+                     *         "ExternalId": "DEP-001",
+                     *         "TypologyId": "fe1c64b2-81bc-43e1-959f-1c6cf087b023",
+                     *         "externalId": "TYP-001",
+                     *         "CompanyCode": "TENANTBCON",
+                     *         "CreateModel": {
+                     *           "Name": "Injected",
+                     *           "ProjectId": "08c5acae-118c-423f-b1a8-95eb9e7caa15",
+                     *           "ContractId": "189711a3-e8b1-4d3e-8c34-3c2b9c975063",
+                     *           "DepartmentId": "152e51de-269e-40d9-b3b1-9ecea073fc1f"
+                     *         },
+                     *         "DocumentOid": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *         "companyCode": "TENANTBCON",
+                     *         "departmentId": "152e51de-269e-40d9-b3b1-9ecea073fc1f",
+                     *         "queryBuilder": {
+                     *           "take": 1000
+                     *         },
+                     *         "OperationType": 0,
+                     *         "EstimateCopyId": "07814e48-3fb6-4055-be04-23ead6a69e90",
+                     *         "EstimateItemId": "3b29dd0d-ca32-47de-b408-b981f33971ee",
+                     *         "DocumentTypeName": "Job",
+                     *         "UserToDuplicateId": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *         "CommercialClientId": "32973414-a4e5-4961-b285-8a64ef3db023",
+                     *         "TypologyExternalId": "TYP-001",
+                     *         "AssignmentPostModels": [
+                     *           {
+                     *             "User": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *             "DocumentOid": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *             "DocumentType": "Job",
+                     *             "AssignmentType": "Producer"
+                     *           }
+                     *         ],
+                     *         "DepartmentExternalId": "DEP-001",
+                     *         "AssignmentDeleteModels": [
+                     *           {
+                     *             "User": "2eec9e9e-c16f-4532-8390-5bd5a700abb3",
+                     *             "DocumentId": "1008f8b2-78ac-4203-8e2b-7530b574442d",
+                     *             "AssignmentTypeId": "2ddf779c-a145-4437-a0bc-7ed225ee0e2f"
+                     *           }
+                     *         ],
+                     *         "DocumentUserFieldValues": [
+                     *           {
+                     *             "Value": true,
+                     *             "ColumnName": "Forecasting"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "modifiedOnUtc": "2026-11-26T22:17:07.154Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ConfigurationKey"];
@@ -10335,9 +10566,14 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Oid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "UserName": "Spring campaign",
-                     *         "AdUserName": "Spring campaign"
+                     *         "Oid": "b69ee041-dda1-419a-aa62-657a1212a6c5",
+                     *         "UserName": "locked",
+                     *         "AdUserName": "CORP\\locked"
+                     *       },
+                     *       {
+                     *         "Oid": "5d341ad7-c753-420b-88be-ad0dd11646ea",
+                     *         "UserName": "returning",
+                     *         "AdUserName": "CORP\\returning"
                      *       }
                      *     ]
                      */
@@ -10368,8 +10604,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Oid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "AccountExpirationDate": "2026-03-02"
+                 *       "Oid": "b69ee041-dda1-419a-aa62-657a1212a6c5",
+                 *       "AccountExpirationDate": null
                  *     }
                  */
                 "application/json": components["schemas"]["AdBlockBody"];
@@ -10384,7 +10620,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Oid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "Oid": "b69ee041-dda1-419a-aa62-657a1212a6c5"
                      *     }
                      */
                     "application/json": {
@@ -10424,9 +10660,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "AdUserName": "Spring campaign",
-                     *         "Password": "example"
+                     *         "Id": "eee19fb1-7624-4914-a2df-7a4dbb514e6f",
+                     *         "AdUserName": "jdoe",
+                     *         "Password": "masked-example-value"
                      *       }
                      *     ]
                      */
@@ -10457,9 +10693,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Id": "28aeaeb5-6d91-423e-ae9b-279a781b801b",
                  *       "RequestResult": true,
-                 *       "RequestResultMessage": "example"
+                 *       "RequestResultMessage": ""
                  *     }
                  */
                 "application/json": components["schemas"]["AdRequestAnswer"];
@@ -10474,7 +10710,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "Id": "28aeaeb5-6d91-423e-ae9b-279a781b801b"
                      *     }
                      */
                     "application/json": {
@@ -10519,9 +10755,9 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "AdUserName": "Spring campaign",
-                     *         "AccountExpirationDate": "2026-03-02T09:30:00.000Z"
+                     *         "Id": "9c71737d-4284-4aa5-9aef-8e66497a4aa5",
+                     *         "AdUserName": "jdoe",
+                     *         "AccountExpirationDate": null
                      *       }
                      *     ]
                      */
@@ -10552,9 +10788,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Id": "8f33ce94-6d21-4a0a-8ab2-1f1cb2d4b784",
                  *       "RequestResult": true,
-                 *       "RequestResultMessage": "example"
+                 *       "RequestResultMessage": ""
                  *     }
                  */
                 "application/json": components["schemas"]["AdRequestAnswer"];
@@ -10569,7 +10805,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "Id": "8f33ce94-6d21-4a0a-8ab2-1f1cb2d4b784"
                      *     }
                      */
                     "application/json": {
@@ -10608,7 +10844,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "LastRunOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "LastRunOnUtc": "2026-11-26T22:03:17.521Z"
                      *     }
                      */
                     "application/json": {
@@ -10644,12 +10880,29 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {},
-                 *       "CreateManyModel": [
-                 *         {}
-                 *       ]
+                 *       "OperationType": "Create",
+                 *       "CreateModel": {
+                 *         "Name": "Framework 2026/27",
+                 *         "ContractId": "d72afd34-a14d-4bb1-8c95-a25e03092564",
+                 *         "CompanyId": "20703f16-a2d9-417e-a09d-9b31099c7264",
+                 *         "ClientId": "db727130-6798-4709-85c9-f8c5099cc77f",
+                 *         "BrandId": null,
+                 *         "ProductId": null,
+                 *         "CurrencyId": "fc1ed28d-22e6-405a-a1dc-8524b1ca7492",
+                 *         "BusinessObjectTypeId": null,
+                 *         "BeginDateUtc": "2026-01-01",
+                 *         "EndDateUtc": "2027-06-30",
+                 *         "Investment": 0,
+                 *         "IsDraft": true,
+                 *         "AllowsTimesheet": true,
+                 *         "IsDeliverable": false,
+                 *         "IsActivated": true,
+                 *         "ProjectType": 1,
+                 *         "DocumentUserFieldValues": {
+                 *           "Forecasting": null,
+                 *           "Pipeline_Stage": null
+                 *         }
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ProjectCreateBody"];
@@ -10664,41 +10917,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectNatureId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BeginDateUtc": "2026-03-02",
-                     *       "EndDateUtc": "2026-03-02",
-                     *       "Investment": 1,
+                     *       "Id": "11fb9422-c7cb-4f13-b69c-8f9d45101d86",
+                     *       "Name": "Site",
+                     *       "Number": "PRJ-000001",
+                     *       "CompanyId": "e0d37044-0c19-4606-8a72-24e7863486b1",
+                     *       "ClientId": "058c085f-f6e7-441b-80c2-d052a417da60",
+                     *       "ContractId": null,
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "ProjectTypeId": null,
+                     *       "ClassificationId": null,
+                     *       "ProjectNatureId": null,
+                     *       "CurrencyId": "249981ae-02bc-4e77-936b-6c37a0a11a8d",
+                     *       "RateCardId": null,
+                     *       "RateCardColumnId": null,
+                     *       "BusinessObjectTypeId": null,
+                     *       "BeginDateUtc": null,
+                     *       "EndDateUtc": null,
+                     *       "Investment": 0,
                      *       "AllowsTimesheet": true,
-                     *       "IsDeliverable": true,
+                     *       "IsDeliverable": false,
                      *       "IsActivated": true,
-                     *       "ProjectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectManagerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectType": 1,
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ProjectOwnerId": null,
+                     *       "ProjectManagerId": null,
+                     *       "ProjectType": 0,
+                     *       "WorkflowId": "02ec5373-39a8-4167-be41-3593b77ac5cb",
+                     *       "StageId": "9cc03b04-30c3-4bcb-8dc0-55ab96de968c",
+                     *       "Stage": "Draft",
+                     *       "StageTypeId": "41424051-819c-4c2f-ae80-4d7a8b571179",
+                     *       "StageType": "Draft",
+                     *       "FileSystemRootId": "fa86649a-1cf0-4007-9251-4550121bd315",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:18:01.916Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:18:01.916Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Project"] | components["schemas"]["Project"][];
@@ -10736,41 +10989,44 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectNatureId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BeginDateUtc": "2026-03-02",
-                     *       "EndDateUtc": "2026-03-02",
-                     *       "Investment": 1,
+                     *       "Id": "63c7b13d-55af-40a8-9223-45da6ddec3c7",
+                     *       "Name": "Spring campaign 2026",
+                     *       "Number": "PRJ-000051",
+                     *       "CompanyId": "7c13e02b-094b-402d-abd4-7d766b89f2f4",
+                     *       "ClientId": "0749b125-1e65-40ac-ade5-fbb710470d13",
+                     *       "ContractId": null,
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "ProjectTypeId": null,
+                     *       "ClassificationId": null,
+                     *       "ProjectNatureId": null,
+                     *       "CurrencyId": "4eb1d211-cc19-4073-afc0-afdc322c6ee6",
+                     *       "RateCardId": null,
+                     *       "RateCardColumnId": null,
+                     *       "BusinessObjectTypeId": null,
+                     *       "BeginDateUtc": null,
+                     *       "EndDateUtc": "2026-06-30",
+                     *       "Investment": 0,
                      *       "AllowsTimesheet": true,
-                     *       "IsDeliverable": true,
+                     *       "IsDeliverable": false,
                      *       "IsActivated": true,
-                     *       "ProjectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectManagerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectType": 1,
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "ProjectOwnerId": null,
+                     *       "ProjectManagerId": null,
+                     *       "ProjectType": 0,
+                     *       "WorkflowId": "04e53d6b-622e-47b7-9ac2-e97d44dcbcdc",
+                     *       "StageId": "24eac741-8606-4c7e-9b27-778d729d9915",
+                     *       "Stage": "Draft",
+                     *       "StageTypeId": "9cbb4d0e-3796-46f2-81e5-420be2228fcf",
+                     *       "StageType": "Draft",
+                     *       "FileSystemRootId": "7822f33a-f667-4867-ac3e-cde45f2e731d",
+                     *       "DocumentUserFieldValues": {
+                     *         "ClientPoReference": "PO-20461",
+                     *         "InternalBudget": 125000
+                     *       },
+                     *       "CreatedOnUtc": "2026-11-26T22:08:52.097Z",
+                     *       "CreatedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *       "ModifiedOnUtc": "2026-11-26T22:08:52.345Z",
+                     *       "ModifiedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9"
                      *     }
                      */
                     "application/json": components["schemas"]["Project"];
@@ -10805,86 +11061,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Name": {
-                 *         "value": "example"
-                 *       },
-                 *       "Number": {
-                 *         "value": "example"
-                 *       },
-                 *       "CompanyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ClientId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ContractId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "BrandId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ProductId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ProjectTypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ClassificationId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ProjectNatureId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "CurrencyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "RateCardId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "RateCardColumnId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "BusinessObjectTypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "BeginDateUtc": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "BeginDate": {
-                 *         "value": "2026-03-02"
-                 *       },
                  *       "EndDateUtc": {
-                 *         "value": "2026-03-02"
+                 *         "value": "2026-09-30"
                  *       },
-                 *       "EndDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "Investment": {
-                 *         "value": 125
-                 *       },
-                 *       "AllowsTimesheet": {
-                 *         "value": true
-                 *       },
-                 *       "IsDeliverable": {
-                 *         "value": true
-                 *       },
-                 *       "IsActivated": {
-                 *         "value": true
-                 *       },
-                 *       "ProjectOwnerId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ProjectManagerId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ProjectType": {
-                 *         "value": 125
-                 *       },
-                 *       "IsDraft": {
-                 *         "value": true
-                 *       },
-                 *       "DocumentUserFieldValues": {
-                 *         "value": {}
+                 *       "Name": {
+                 *         "value": "Collab"
                  *       }
                  *     }
                  */
@@ -10900,41 +11081,44 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectNatureId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BeginDateUtc": "2026-03-02",
-                     *       "EndDateUtc": "2026-03-02",
-                     *       "Investment": 1,
+                     *       "Id": "9d726d1f-1394-4bde-af85-fd17e822ff7b",
+                     *       "Name": "Pipeline renamed",
+                     *       "Number": "PRJ-000003",
+                     *       "CompanyId": "20703f16-a2d9-417e-a09d-9b31099c7264",
+                     *       "ClientId": "db727130-6798-4709-85c9-f8c5099cc77f",
+                     *       "ContractId": null,
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "ProjectTypeId": null,
+                     *       "ClassificationId": null,
+                     *       "ProjectNatureId": null,
+                     *       "CurrencyId": "fc1ed28d-22e6-405a-a1dc-8524b1ca7492",
+                     *       "RateCardId": null,
+                     *       "RateCardColumnId": null,
+                     *       "BusinessObjectTypeId": null,
+                     *       "BeginDateUtc": null,
+                     *       "EndDateUtc": null,
+                     *       "Investment": 100,
                      *       "AllowsTimesheet": true,
-                     *       "IsDeliverable": true,
+                     *       "IsDeliverable": false,
                      *       "IsActivated": true,
-                     *       "ProjectOwnerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectManagerId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectType": 1,
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "ProjectOwnerId": null,
+                     *       "ProjectManagerId": null,
+                     *       "ProjectType": 0,
+                     *       "WorkflowId": "9b5136a0-d7e7-46ea-bf8a-7a1b01103ea1",
+                     *       "StageId": "301871f2-9f41-48d5-a5f3-88d056af34cb",
+                     *       "Stage": "Draft",
+                     *       "StageTypeId": "550aae1e-b3f0-4e73-a75a-f871cc6341d9",
+                     *       "StageType": "Draft",
+                     *       "FileSystemRootId": "ef431ca2-2cf4-4663-af39-846ce00cf76b",
+                     *       "DocumentUserFieldValues": {
+                     *         "Forecasting": true,
+                     *         "Pipeline_Stage": "100% - Delivered"
+                     *       },
+                     *       "CreatedOnUtc": "2026-11-26T22:05:37.209Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:05:37.254Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Project"];
@@ -10967,11 +11151,19 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {},
+                 *       "Type": 2,
                  *       "CreateManyModel": [
-                 *         {}
+                 *         {
+                 *           "Name": "Banner set",
+                 *           "ProjectId": "88d3dfe0-03d0-4b55-8206-ccda41de6bc7",
+                 *           "DepartmentId": "833d793a-f10b-461b-b38c-55dc7cde4467"
+                 *         },
+                 *         {
+                 *           "Name": "Radio spot",
+                 *           "ProjectId": "88d3dfe0-03d0-4b55-8206-ccda41de6bc7",
+                 *           "DepartmentId": "833d793a-f10b-461b-b38c-55dc7cde4467",
+                 *           "Number": "RADIO-1"
+                 *         }
                  *       ]
                  *     }
                  */
@@ -10986,35 +11178,66 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ParentJobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Priority": 1,
-                     *       "BusinessValue": 125,
-                     *       "EntryDateUtc": "2026-03-02",
-                     *       "AgreedDateUtc": "2026-03-02",
-                     *       "RequestedDateUtc": "2026-03-02",
-                     *       "Subject": "example",
-                     *       "ToIntegrate": true,
-                     *       "Motive": "example",
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                     *     }
+                     * @example [
+                     *       {
+                     *         "Id": "c56af885-6758-4d1b-b15a-1f5d0fe08fcb",
+                     *         "Name": "Banner set",
+                     *         "Number": "JOB-000002",
+                     *         "ProjectId": "88d3dfe0-03d0-4b55-8206-ccda41de6bc7",
+                     *         "DepartmentId": "833d793a-f10b-461b-b38c-55dc7cde4467",
+                     *         "JobTypeId": null,
+                     *         "ParentJobId": null,
+                     *         "JobClassificationId": null,
+                     *         "Priority": 0,
+                     *         "BusinessValue": null,
+                     *         "EntryDateUtc": null,
+                     *         "AgreedDateUtc": null,
+                     *         "RequestedDateUtc": null,
+                     *         "Subject": null,
+                     *         "ToIntegrate": false,
+                     *         "Motive": null,
+                     *         "WorkflowId": "b9397b85-feb4-45c1-b698-ef3199fc4dac",
+                     *         "StageId": "3eaaac22-f660-492b-abe1-0c54d8c8d5a9",
+                     *         "Stage": "Draft",
+                     *         "StageTypeId": "550aae1e-b3f0-4e73-a75a-f871cc6341d9",
+                     *         "StageType": "Draft",
+                     *         "FileSystemRootId": "e02ac5f5-168c-4ec3-b112-851a5b89dac4",
+                     *         "DocumentUserFieldValues": {},
+                     *         "CreatedOnUtc": "2026-11-26T22:05:36.808Z",
+                     *         "CreatedById": null,
+                     *         "ModifiedOnUtc": "2026-11-26T22:05:36.808Z",
+                     *         "ModifiedById": null
+                     *       },
+                     *       {
+                     *         "Id": "128889d5-d969-46c6-89e1-ed9596201404",
+                     *         "Name": "Radio spot",
+                     *         "Number": "RADIO-1",
+                     *         "ProjectId": "88d3dfe0-03d0-4b55-8206-ccda41de6bc7",
+                     *         "DepartmentId": "833d793a-f10b-461b-b38c-55dc7cde4467",
+                     *         "JobTypeId": null,
+                     *         "ParentJobId": null,
+                     *         "JobClassificationId": null,
+                     *         "Priority": 0,
+                     *         "BusinessValue": null,
+                     *         "EntryDateUtc": null,
+                     *         "AgreedDateUtc": null,
+                     *         "RequestedDateUtc": null,
+                     *         "Subject": null,
+                     *         "ToIntegrate": false,
+                     *         "Motive": null,
+                     *         "WorkflowId": "b9397b85-feb4-45c1-b698-ef3199fc4dac",
+                     *         "StageId": "3eaaac22-f660-492b-abe1-0c54d8c8d5a9",
+                     *         "Stage": "Draft",
+                     *         "StageTypeId": "550aae1e-b3f0-4e73-a75a-f871cc6341d9",
+                     *         "StageType": "Draft",
+                     *         "FileSystemRootId": "74a5f664-7882-4cf9-a881-471c61bd7699",
+                     *         "DocumentUserFieldValues": {},
+                     *         "CreatedOnUtc": "2026-11-26T22:05:36.808Z",
+                     *         "CreatedById": null,
+                     *         "ModifiedOnUtc": "2026-11-26T22:05:36.808Z",
+                     *         "ModifiedById": null
+                     *       }
+                     *     ]
                      */
                     "application/json": components["schemas"]["Job"] | components["schemas"]["Job"][];
                 };
@@ -11051,33 +11274,35 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ParentJobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Priority": 1,
-                     *       "BusinessValue": 125,
-                     *       "EntryDateUtc": "2026-03-02",
-                     *       "AgreedDateUtc": "2026-03-02",
-                     *       "RequestedDateUtc": "2026-03-02",
-                     *       "Subject": "example",
+                     *       "Id": "94ad84a3-1c62-46c4-9abe-dbc5a5b48131",
+                     *       "Name": "Key visual",
+                     *       "Number": "JOB-000308",
+                     *       "ProjectId": "63c7b13d-55af-40a8-9223-45da6ddec3c7",
+                     *       "DepartmentId": "59e846db-13c7-4e8f-877d-89ce449a6e51",
+                     *       "JobTypeId": null,
+                     *       "ParentJobId": null,
+                     *       "JobClassificationId": null,
+                     *       "Priority": 0,
+                     *       "BusinessValue": null,
+                     *       "EntryDateUtc": null,
+                     *       "AgreedDateUtc": "2026-05-15",
+                     *       "RequestedDateUtc": null,
+                     *       "Subject": "Hero image",
                      *       "ToIntegrate": true,
-                     *       "Motive": "example",
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "Motive": null,
+                     *       "WorkflowId": "1b0c50cd-1dc3-4d5b-8146-bd6ef11522e0",
+                     *       "StageId": "d0542fe2-0798-4d8a-b47e-7824d38f1f0e",
+                     *       "Stage": "In Progress",
+                     *       "StageTypeId": "330f3f41-85db-4568-8de9-d7300abbd878",
+                     *       "StageType": "In Progress",
+                     *       "FileSystemRootId": "c60f0767-62c8-4e72-b827-1735b20c9e13",
+                     *       "DocumentUserFieldValues": {
+                     *         "Channel": "Social"
+                     *       },
+                     *       "CreatedOnUtc": "2026-11-26T22:08:52.631Z",
+                     *       "CreatedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *       "ModifiedOnUtc": "2026-11-26T22:08:53.696Z",
+                     *       "ModifiedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9"
                      *     }
                      */
                     "application/json": components["schemas"]["Job"];
@@ -11112,62 +11337,23 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Name": {
-                 *         "value": "example"
+                 *       "Subject": {
+                 *         "value": "Hero image and variants"
                  *       },
-                 *       "Number": {
-                 *         "value": "example"
+                 *       "AgreedDateUtc": {
+                 *         "value": "2026-05-15T00:00:00Z"
                  *       },
-                 *       "ProjectId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "DepartmentId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "JobTypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ParentJobId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "JobClassificationId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "Priority": {
-                 *         "value": 125
-                 *       },
-                 *       "BusinessValue": {
-                 *         "value": 125
+                 *       "RequestedDate": {
+                 *         "value": "2026-04-01"
                  *       },
                  *       "EntryDateUtc": {
                  *         "value": "2026-03-02"
                  *       },
-                 *       "EntryDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "AgreedDateUtc": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "AgreedDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "RequestedDateUtc": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "RequestedDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "Subject": {
-                 *         "value": "example"
+                 *       "Number": {
+                 *         "value": "KV-2026"
                  *       },
                  *       "ToIntegrate": {
                  *         "value": true
-                 *       },
-                 *       "Motive": {
-                 *         "value": "example"
-                 *       },
-                 *       "DocumentUserFieldValues": {
-                 *         "value": {}
                  *       }
                  *     }
                  */
@@ -11183,33 +11369,33 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ParentJobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Priority": 1,
-                     *       "BusinessValue": 125,
-                     *       "EntryDateUtc": "2026-03-02",
-                     *       "AgreedDateUtc": "2026-03-02",
-                     *       "RequestedDateUtc": "2026-03-02",
-                     *       "Subject": "example",
-                     *       "ToIntegrate": true,
-                     *       "Motive": "example",
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "bbb6110c-f348-4e8d-b3c1-dd9c2ac06420",
+                     *       "Name": "Walked job",
+                     *       "Number": "JOB-000001",
+                     *       "ProjectId": "d2dc73ab-2755-41d2-839b-738288ae39f1",
+                     *       "DepartmentId": "6a5c4903-9512-4773-b4a2-5394e7fc0807",
+                     *       "JobTypeId": null,
+                     *       "ParentJobId": null,
+                     *       "JobClassificationId": null,
+                     *       "Priority": 0,
+                     *       "BusinessValue": null,
+                     *       "EntryDateUtc": null,
+                     *       "AgreedDateUtc": null,
+                     *       "RequestedDateUtc": null,
+                     *       "Subject": null,
+                     *       "ToIntegrate": false,
+                     *       "Motive": null,
+                     *       "WorkflowId": "65282500-485f-4e9c-b271-d493e9c8c69c",
+                     *       "StageId": "ec9215ca-6eef-4e53-a327-d1517e55d00e",
+                     *       "Stage": "Draft",
+                     *       "StageTypeId": "cbc1b3cd-567a-42c3-9ddc-96e3bd035026",
+                     *       "StageType": "Draft",
+                     *       "FileSystemRootId": "3821aee4-8d8b-43c2-8309-6ead6f234955",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:19:42.058Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:19:42.058Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Job"];
@@ -11242,12 +11428,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {},
-                 *       "CreateManyModel": [
-                 *         {}
-                 *       ]
+                 *       "OperationType": 0,
+                 *       "CreateModel": {
+                 *         "Name": "Framework 2026",
+                 *         "CompanyId": "7c13e02b-094b-402d-abd4-7d766b89f2f4",
+                 *         "ClientId": "0749b125-1e65-40ac-ade5-fbb710470d13",
+                 *         "BeginDateUtc": "2026-01-01"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ContractCreateBody"];
@@ -11262,28 +11449,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BeginDateUtc": "2026-03-02",
-                     *       "EndDateUtc": "2026-03-02",
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "54f4c4f0-b349-49aa-ba5e-6d4d86e9c527",
+                     *       "Name": "Money frame",
+                     *       "Number": "CTR-000001",
+                     *       "CompanyId": "83d6bdf9-3da9-450b-a96c-934fc707ff3f",
+                     *       "ClientId": "c20d4c01-c2c7-4840-b23a-f5db8b68926b",
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "TypeId": null,
+                     *       "CurrencyId": "82625e9a-f196-4b94-b86e-02f444ec5d08",
+                     *       "BeginDateUtc": null,
+                     *       "EndDateUtc": null,
+                     *       "WorkflowId": null,
+                     *       "StageId": null,
+                     *       "Stage": null,
+                     *       "StageTypeId": null,
+                     *       "StageType": null,
+                     *       "FileSystemRootId": "03f4e5f9-9fc4-4a5e-b01c-2c7236810840",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:05:49.487Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:05:49.487Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Contract"] | components["schemas"]["Contract"][];
@@ -11321,28 +11508,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BeginDateUtc": "2026-03-02",
-                     *       "EndDateUtc": "2026-03-02",
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "144161db-30df-4675-9ddb-3b9c012f65d7",
+                     *       "Name": "Walked contract",
+                     *       "Number": "CTR-000001",
+                     *       "CompanyId": "f8ba8bd1-ce97-44fc-b13c-38a26c1960f0",
+                     *       "ClientId": "7d7109cc-5ae1-430e-90d2-61ad5434709f",
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "TypeId": null,
+                     *       "CurrencyId": "1b0dc909-7f46-4e16-855f-d0bb7523dd30",
+                     *       "BeginDateUtc": null,
+                     *       "EndDateUtc": null,
+                     *       "WorkflowId": null,
+                     *       "StageId": null,
+                     *       "Stage": null,
+                     *       "StageTypeId": null,
+                     *       "StageType": null,
+                     *       "FileSystemRootId": "1919d91a-2996-4449-9c0b-ea4109874874",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:19:41.028Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:19:41.028Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Contract"];
@@ -11378,46 +11565,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "Name": {
-                 *         "value": "example"
-                 *       },
-                 *       "Number": {
-                 *         "value": "example"
-                 *       },
-                 *       "CompanyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ClientId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "BrandId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ProductId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "TypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "CurrencyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "BeginDateUtc": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "BeginDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "StartDate": {
-                 *         "value": "2026-03-02"
+                 *         "value": "Framework 2026/27"
                  *       },
                  *       "EndDateUtc": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "EndDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "DocumentUserFieldValues": {
-                 *         "value": {}
+                 *         "value": "2027-06-30"
                  *       }
                  *     }
                  */
@@ -11433,28 +11584,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BeginDateUtc": "2026-03-02",
-                     *       "EndDateUtc": "2026-03-02",
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "144161db-30df-4675-9ddb-3b9c012f65d7",
+                     *       "Name": "Walked contract",
+                     *       "Number": "CTR-000001",
+                     *       "CompanyId": "f8ba8bd1-ce97-44fc-b13c-38a26c1960f0",
+                     *       "ClientId": "7d7109cc-5ae1-430e-90d2-61ad5434709f",
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "TypeId": null,
+                     *       "CurrencyId": "1b0dc909-7f46-4e16-855f-d0bb7523dd30",
+                     *       "BeginDateUtc": null,
+                     *       "EndDateUtc": null,
+                     *       "WorkflowId": null,
+                     *       "StageId": null,
+                     *       "Stage": null,
+                     *       "StageTypeId": null,
+                     *       "StageType": null,
+                     *       "FileSystemRootId": "1919d91a-2996-4449-9c0b-ea4109874874",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:19:41.028Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:19:41.028Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Contract"];
@@ -11487,12 +11638,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {},
-                 *       "CreateManyModel": [
-                 *         {}
-                 *       ]
+                 *       "OperationType": 0,
+                 *       "CreateModel": {
+                 *         "Name": "Brief: summer promo",
+                 *         "DepartmentId": "833d793a-f10b-461b-b38c-55dc7cde4467",
+                 *         "ClientId": "db727130-6798-4709-85c9-f8c5099cc77f",
+                 *         "BeginDateUtc": "2026-06-01T09:00:00Z",
+                 *         "Priority": 3
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["RequestCreateBody"];
@@ -11507,30 +11660,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BeginDateUtc": "2026-03-02T09:30:00.000Z",
-                     *       "EndDateUtc": "2026-03-02T09:30:00.000Z",
-                     *       "IsActivated": true,
-                     *       "Priority": 1,
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "dfe0f941-5152-4d22-9732-34d44e70867e",
+                     *       "Name": "Walked request",
+                     *       "Number": "REQ-000001",
+                     *       "DepartmentId": "6a5c4903-9512-4773-b4a2-5394e7fc0807",
+                     *       "ClientId": "7d7109cc-5ae1-430e-90d2-61ad5434709f",
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "ContractId": null,
+                     *       "TypeId": null,
+                     *       "BeginDateUtc": null,
+                     *       "EndDateUtc": null,
+                     *       "IsActivated": false,
+                     *       "Priority": 0,
+                     *       "WorkflowId": null,
+                     *       "StageId": null,
+                     *       "Stage": null,
+                     *       "StageTypeId": null,
+                     *       "StageType": null,
+                     *       "FileSystemRootId": "285ade79-a175-4edc-9edf-9763d58e24df",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:19:41.223Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:19:41.223Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Request"] | components["schemas"]["Request"][];
@@ -11568,30 +11721,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BeginDateUtc": "2026-03-02T09:30:00.000Z",
-                     *       "EndDateUtc": "2026-03-02T09:30:00.000Z",
-                     *       "IsActivated": true,
-                     *       "Priority": 1,
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "dfe0f941-5152-4d22-9732-34d44e70867e",
+                     *       "Name": "Walked request",
+                     *       "Number": "REQ-000001",
+                     *       "DepartmentId": "6a5c4903-9512-4773-b4a2-5394e7fc0807",
+                     *       "ClientId": "7d7109cc-5ae1-430e-90d2-61ad5434709f",
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "ContractId": null,
+                     *       "TypeId": null,
+                     *       "BeginDateUtc": null,
+                     *       "EndDateUtc": null,
+                     *       "IsActivated": false,
+                     *       "Priority": 0,
+                     *       "WorkflowId": null,
+                     *       "StageId": null,
+                     *       "Stage": null,
+                     *       "StageTypeId": null,
+                     *       "StageType": null,
+                     *       "FileSystemRootId": "285ade79-a175-4edc-9edf-9763d58e24df",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:19:41.223Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:19:41.223Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Request"];
@@ -11626,44 +11779,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Name": {
-                 *         "value": "example"
-                 *       },
                  *       "Number": {
-                 *         "value": "example"
-                 *       },
-                 *       "DepartmentId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ClientId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "BrandId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ProductId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ContractId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "TypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "BeginDateUtc": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "EndDateUtc": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "IsActivated": {
-                 *         "value": true
-                 *       },
-                 *       "Priority": {
-                 *         "value": 125
-                 *       },
-                 *       "DocumentUserFieldValues": {
-                 *         "value": {}
+                 *         "value": "REQ-000001"
                  *       }
                  *     }
                  */
@@ -11679,30 +11796,30 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BeginDateUtc": "2026-03-02T09:30:00.000Z",
-                     *       "EndDateUtc": "2026-03-02T09:30:00.000Z",
-                     *       "IsActivated": true,
-                     *       "Priority": 1,
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "dfe0f941-5152-4d22-9732-34d44e70867e",
+                     *       "Name": "Walked request",
+                     *       "Number": "REQ-000001",
+                     *       "DepartmentId": "6a5c4903-9512-4773-b4a2-5394e7fc0807",
+                     *       "ClientId": "7d7109cc-5ae1-430e-90d2-61ad5434709f",
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "ContractId": null,
+                     *       "TypeId": null,
+                     *       "BeginDateUtc": null,
+                     *       "EndDateUtc": null,
+                     *       "IsActivated": false,
+                     *       "Priority": 0,
+                     *       "WorkflowId": null,
+                     *       "StageId": null,
+                     *       "Stage": null,
+                     *       "StageTypeId": null,
+                     *       "StageType": null,
+                     *       "FileSystemRootId": "285ade79-a175-4edc-9edf-9763d58e24df",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:19:41.223Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:19:41.223Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Request"];
@@ -11735,12 +11852,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {},
-                 *       "CreateManyModel": [
-                 *         {}
-                 *       ]
+                 *       "OperationType": 0,
+                 *       "CreateModel": {
+                 *         "Name": "Rounding",
+                 *         "ClientId": "c20d4c01-c2c7-4840-b23a-f5db8b68926b",
+                 *         "CurrencyId": "82625e9a-f196-4b94-b86e-02f444ec5d08",
+                 *         "DepartmentId": "9d134b88-8e24-4409-8a6f-29c6ad1fd0be",
+                 *         "Exchange": 0.91234567
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["EstimateCreateBody"];
@@ -11755,120 +11874,147 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "d4bcc4d3-accc-459d-bd6b-14386739e28e",
+                     *       "Name": "Copy",
+                     *       "Number": "EST-000003",
+                     *       "DepartmentId": "9d134b88-8e24-4409-8a6f-29c6ad1fd0be",
+                     *       "ClientId": "c20d4c01-c2c7-4840-b23a-f5db8b68926b",
+                     *       "ProjectId": null,
+                     *       "ContractId": null,
+                     *       "JobTypeId": null,
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "CurrencyId": "82625e9a-f196-4b94-b86e-02f444ec5d08",
                      *       "Exchange": 1,
-                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Date": "2026-03-02",
-                     *       "Expiration": "2026-03-02",
+                     *       "RateCardId": null,
+                     *       "RateCardColumnId": null,
+                     *       "Date": null,
+                     *       "Expiration": null,
                      *       "Items": [
                      *         {
-                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Id": "5ef18f5d-67ca-4ab4-bc29-753a1ec2dd96",
+                     *           "EstimateId": "d4bcc4d3-accc-459d-bd6b-14386739e28e",
                      *           "Order": 1,
-                     *           "Name": "Spring campaign",
-                     *           "Description": "example",
-                     *           "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "Retainer": true,
-                     *           "Approved": true,
-                     *           "Billed": true,
-                     *           "AgencyCommissionPercentage": 1,
-                     *           "ClientDirectValue": 125,
-                     *           "QuantityIncome": 10,
-                     *           "UnitPriceIncome": 125,
-                     *           "QuantityCost": 125,
-                     *           "UnitPriceCost": 125,
-                     *           "AgencyCommissionValue": 125,
+                     *           "Name": "Design",
+                     *           "Description": "Design",
+                     *           "VatId": "2237a89b-53aa-4c18-ba41-d0bcd956c1fb",
+                     *           "ArticleId": null,
+                     *           "Retainer": false,
+                     *           "Approved": false,
+                     *           "Billed": false,
+                     *           "AgencyCommissionPercentage": 0,
+                     *           "ClientDirectValue": 0,
+                     *           "QuantityIncome": 1,
+                     *           "UnitPriceIncome": 10,
+                     *           "QuantityCost": 0,
+                     *           "UnitPriceCost": 0,
+                     *           "AgencyCommissionValue": 0,
                      *           "Details": [
                      *             {
-                     *               "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "Id": "4c923c1a-aaad-4dee-b053-3b4cfb007e22",
+                     *               "EstimateItemId": "5ef18f5d-67ca-4ab4-bc29-753a1ec2dd96",
+                     *               "DetailType": 0,
+                     *               "DetailTypeName": "Resource",
+                     *               "Description": null,
+                     *               "SupplierId": null,
+                     *               "ArticleId": null,
+                     *               "DepartmentId": "9d134b88-8e24-4409-8a6f-29c6ad1fd0be",
+                     *               "TypologyGroupId": null,
+                     *               "UserId": null,
+                     *               "VatCostId": null,
+                     *               "QuantityIncome": 2,
+                     *               "UnitPriceIncome": 80,
+                     *               "DiscountIncome": 0,
+                     *               "QuantityCost": 2,
+                     *               "UnitPriceCost": 0,
+                     *               "DiscountCost": 0,
+                     *               "AgencyCommissionValue": 0,
+                     *               "TableRate": null
+                     *             },
+                     *             {
+                     *               "Id": "74342fb0-9edb-4222-9cb9-def7e56cfeb4",
+                     *               "EstimateItemId": "5ef18f5d-67ca-4ab4-bc29-753a1ec2dd96",
                      *               "DetailType": 1,
-                     *               "DetailTypeName": "Spring campaign",
-                     *               "Description": "example",
-                     *               "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "QuantityIncome": 10,
-                     *               "UnitPriceIncome": 125,
-                     *               "DiscountIncome": 10,
-                     *               "QuantityCost": 125,
-                     *               "UnitPriceCost": 125,
-                     *               "DiscountCost": 125,
-                     *               "AgencyCommissionValue": 125,
-                     *               "TableRate": 125
+                     *               "DetailTypeName": "ThirdParty",
+                     *               "Description": "Photographer",
+                     *               "SupplierId": null,
+                     *               "ArticleId": null,
+                     *               "DepartmentId": null,
+                     *               "TypologyGroupId": null,
+                     *               "UserId": null,
+                     *               "VatCostId": null,
+                     *               "QuantityIncome": 2,
+                     *               "UnitPriceIncome": 50,
+                     *               "DiscountIncome": 0,
+                     *               "QuantityCost": 2,
+                     *               "UnitPriceCost": 40,
+                     *               "DiscountCost": 0,
+                     *               "AgencyCommissionValue": 0,
+                     *               "TableRate": null
+                     *             },
+                     *             {
+                     *               "Id": "e2de0a0f-9474-47d8-8976-d7aeacc797d5",
+                     *               "EstimateItemId": "5ef18f5d-67ca-4ab4-bc29-753a1ec2dd96",
+                     *               "DetailType": 2,
+                     *               "DetailTypeName": "Expense",
+                     *               "Description": "Travel",
+                     *               "SupplierId": null,
+                     *               "ArticleId": null,
+                     *               "DepartmentId": null,
+                     *               "TypologyGroupId": null,
+                     *               "UserId": null,
+                     *               "VatCostId": null,
+                     *               "QuantityIncome": 1,
+                     *               "UnitPriceIncome": 12.5,
+                     *               "DiscountIncome": 0,
+                     *               "QuantityCost": 0,
+                     *               "UnitPriceCost": 0,
+                     *               "DiscountCost": 0,
+                     *               "AgencyCommissionValue": 0,
+                     *               "TableRate": null
                      *             }
                      *           ],
-                     *           "ValueWithoutVatIncome": 125,
-                     *           "VatValueIncome": 125,
-                     *           "ValueWithVatIncome": 125,
-                     *           "ValueWithoutVatCost": 125,
-                     *           "VatValueCost": 125,
-                     *           "ValueWithVatCost": 125,
-                     *           "CompanyValueWithoutVatIncome": 125,
-                     *           "CompanyVatValueIncome": 125,
-                     *           "CompanyValueWithVatIncome": 125,
-                     *           "CompanyValueWithoutVatCost": 125,
-                     *           "CompanyVatValueCost": 125,
-                     *           "CompanyValueWithVatCost": 125
+                     *           "ValueWithoutVatIncome": 282.5,
+                     *           "VatValueIncome": 64.98,
+                     *           "ValueWithVatIncome": 347.48,
+                     *           "ValueWithoutVatCost": 80,
+                     *           "VatValueCost": 0,
+                     *           "ValueWithVatCost": 80,
+                     *           "CompanyValueWithoutVatIncome": 282.5,
+                     *           "CompanyVatValueIncome": 64.98,
+                     *           "CompanyValueWithVatIncome": 347.48,
+                     *           "CompanyValueWithoutVatCost": 80,
+                     *           "CompanyVatValueCost": 0,
+                     *           "CompanyValueWithVatCost": 80
                      *         }
                      *       ],
                      *       "Totals": {
-                     *         "ValueWithoutVatIncome": 125,
-                     *         "VatValueIncome": 125,
-                     *         "ValueWithVatIncome": 125,
-                     *         "ValueWithoutVatCost": 125,
-                     *         "VatValueCost": 125,
-                     *         "ValueWithVatCost": 125,
-                     *         "CompanyValueWithoutVatIncome": 125,
-                     *         "CompanyVatValueIncome": 125,
-                     *         "CompanyValueWithVatIncome": 125,
-                     *         "CompanyValueWithoutVatCost": 125,
-                     *         "CompanyVatValueCost": 125,
-                     *         "CompanyValueWithVatCost": 125,
+                     *         "ValueWithoutVatIncome": 282.5,
+                     *         "VatValueIncome": 64.98,
+                     *         "ValueWithVatIncome": 347.48,
+                     *         "ValueWithoutVatCost": 80,
+                     *         "VatValueCost": 0,
+                     *         "ValueWithVatCost": 80,
+                     *         "CompanyValueWithoutVatIncome": 282.5,
+                     *         "CompanyVatValueIncome": 64.98,
+                     *         "CompanyValueWithVatIncome": 347.48,
+                     *         "CompanyValueWithoutVatCost": 80,
+                     *         "CompanyVatValueCost": 0,
+                     *         "CompanyValueWithVatCost": 80,
                      *         "Exchange": 1
                      *       },
-                     *       "BillingConditions": [
-                     *         {
-                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "Type": 1,
-                     *           "Frequency": 1,
-                     *           "AmountType": 125,
-                     *           "Percentage": 1,
-                     *           "Value": 125,
-                     *           "YourReference": "example",
-                     *           "Date": "2026-03-02",
-                     *           "DayOfMonth": 1,
-                     *           "DayOfWeek": 1
-                     *         }
-                     *       ],
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "BillingConditions": [],
+                     *       "WorkflowId": null,
+                     *       "StageId": null,
+                     *       "Stage": null,
+                     *       "StageTypeId": null,
+                     *       "StageType": null,
+                     *       "FileSystemRootId": "7cb61f83-d980-41af-860b-a9643c70b9a5",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:05:49.148Z",
+                     *       "CreatedById": null,
+                     *       "ModifiedOnUtc": "2026-11-26T22:05:49.148Z",
+                     *       "ModifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Estimate"] | components["schemas"]["Estimate"][];
@@ -11906,120 +12052,176 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "8155e2b4-e786-48ef-976d-ac43fd6094b7",
+                     *       "Name": "Spring quote",
+                     *       "Number": "EST-000074",
+                     *       "DepartmentId": "59e846db-13c7-4e8f-877d-89ce449a6e51",
+                     *       "ClientId": "0749b125-1e65-40ac-ade5-fbb710470d13",
+                     *       "ProjectId": null,
+                     *       "ContractId": null,
+                     *       "JobTypeId": null,
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "CurrencyId": "4eb1d211-cc19-4073-afc0-afdc322c6ee6",
                      *       "Exchange": 1,
-                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Date": "2026-03-02",
-                     *       "Expiration": "2026-03-02",
+                     *       "RateCardId": null,
+                     *       "RateCardColumnId": null,
+                     *       "Date": null,
+                     *       "Expiration": null,
                      *       "Items": [
                      *         {
-                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Id": "62e40695-2ded-410b-8bab-ef40533c68f4",
+                     *           "EstimateId": "8155e2b4-e786-48ef-976d-ac43fd6094b7",
                      *           "Order": 1,
-                     *           "Name": "Spring campaign",
-                     *           "Description": "example",
-                     *           "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "Retainer": true,
+                     *           "Name": "Design",
+                     *           "Description": "Design",
+                     *           "VatId": "06194b5e-e98a-495c-beed-5a69ae1b5105",
+                     *           "ArticleId": null,
+                     *           "Retainer": false,
                      *           "Approved": true,
-                     *           "Billed": true,
-                     *           "AgencyCommissionPercentage": 1,
-                     *           "ClientDirectValue": 125,
-                     *           "QuantityIncome": 10,
-                     *           "UnitPriceIncome": 125,
-                     *           "QuantityCost": 125,
-                     *           "UnitPriceCost": 125,
-                     *           "AgencyCommissionValue": 125,
+                     *           "Billed": false,
+                     *           "AgencyCommissionPercentage": 0,
+                     *           "ClientDirectValue": 0,
+                     *           "QuantityIncome": 3,
+                     *           "UnitPriceIncome": 120,
+                     *           "QuantityCost": 3,
+                     *           "UnitPriceCost": 60,
+                     *           "AgencyCommissionValue": 0,
                      *           "Details": [
                      *             {
-                     *               "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "Id": "f59720b3-35ac-4977-959c-2a8d8c3cf79d",
+                     *               "EstimateItemId": "62e40695-2ded-410b-8bab-ef40533c68f4",
                      *               "DetailType": 1,
-                     *               "DetailTypeName": "Spring campaign",
-                     *               "Description": "example",
-                     *               "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "QuantityIncome": 10,
-                     *               "UnitPriceIncome": 125,
-                     *               "DiscountIncome": 10,
-                     *               "QuantityCost": 125,
-                     *               "UnitPriceCost": 125,
-                     *               "DiscountCost": 125,
-                     *               "AgencyCommissionValue": 125,
-                     *               "TableRate": 125
+                     *               "DetailTypeName": "ThirdParty",
+                     *               "Description": "Photographer",
+                     *               "SupplierId": "0887bb28-cfed-46c6-b6f0-ddbb9b442e40",
+                     *               "ArticleId": null,
+                     *               "DepartmentId": null,
+                     *               "TypologyGroupId": null,
+                     *               "UserId": null,
+                     *               "VatCostId": null,
+                     *               "QuantityIncome": 1,
+                     *               "UnitPriceIncome": 500,
+                     *               "DiscountIncome": 0,
+                     *               "QuantityCost": 1,
+                     *               "UnitPriceCost": 400,
+                     *               "DiscountCost": 0,
+                     *               "AgencyCommissionValue": 0,
+                     *               "TableRate": null
+                     *             },
+                     *             {
+                     *               "Id": "ecb1ada2-f511-43df-94e1-ef776753ff70",
+                     *               "EstimateItemId": "62e40695-2ded-410b-8bab-ef40533c68f4",
+                     *               "DetailType": 0,
+                     *               "DetailTypeName": "Resource",
+                     *               "Description": null,
+                     *               "SupplierId": null,
+                     *               "ArticleId": null,
+                     *               "DepartmentId": "59e846db-13c7-4e8f-877d-89ce449a6e51",
+                     *               "TypologyGroupId": "f9affb03-7acb-42bb-9f9b-e0a93b79aab3",
+                     *               "UserId": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *               "VatCostId": null,
+                     *               "QuantityIncome": 6,
+                     *               "UnitPriceIncome": 0,
+                     *               "DiscountIncome": 0,
+                     *               "QuantityCost": 6,
+                     *               "UnitPriceCost": 0,
+                     *               "DiscountCost": 0,
+                     *               "AgencyCommissionValue": 0,
+                     *               "TableRate": null
+                     *             },
+                     *             {
+                     *               "Id": "fa154620-8cae-4cbf-bfe1-f125d8063af1",
+                     *               "EstimateItemId": "62e40695-2ded-410b-8bab-ef40533c68f4",
+                     *               "DetailType": 2,
+                     *               "DetailTypeName": "Expense",
+                     *               "Description": "Travel",
+                     *               "SupplierId": null,
+                     *               "ArticleId": null,
+                     *               "DepartmentId": null,
+                     *               "TypologyGroupId": null,
+                     *               "UserId": null,
+                     *               "VatCostId": null,
+                     *               "QuantityIncome": 1,
+                     *               "UnitPriceIncome": 80,
+                     *               "DiscountIncome": 0,
+                     *               "QuantityCost": 0,
+                     *               "UnitPriceCost": 0,
+                     *               "DiscountCost": 0,
+                     *               "AgencyCommissionValue": 0,
+                     *               "TableRate": null
                      *             }
                      *           ],
-                     *           "ValueWithoutVatIncome": 125,
-                     *           "VatValueIncome": 125,
-                     *           "ValueWithVatIncome": 125,
-                     *           "ValueWithoutVatCost": 125,
-                     *           "VatValueCost": 125,
-                     *           "ValueWithVatCost": 125,
-                     *           "CompanyValueWithoutVatIncome": 125,
-                     *           "CompanyVatValueIncome": 125,
-                     *           "CompanyValueWithVatIncome": 125,
-                     *           "CompanyValueWithoutVatCost": 125,
-                     *           "CompanyVatValueCost": 125,
-                     *           "CompanyValueWithVatCost": 125
+                     *           "ValueWithoutVatIncome": 940,
+                     *           "VatValueIncome": 122.2,
+                     *           "ValueWithVatIncome": 1062.2,
+                     *           "ValueWithoutVatCost": 580,
+                     *           "VatValueCost": 0,
+                     *           "ValueWithVatCost": 580,
+                     *           "CompanyValueWithoutVatIncome": 940,
+                     *           "CompanyVatValueIncome": 122.2,
+                     *           "CompanyValueWithVatIncome": 1062.2,
+                     *           "CompanyValueWithoutVatCost": 580,
+                     *           "CompanyVatValueCost": 0,
+                     *           "CompanyValueWithVatCost": 580
                      *         }
                      *       ],
                      *       "Totals": {
-                     *         "ValueWithoutVatIncome": 125,
-                     *         "VatValueIncome": 125,
-                     *         "ValueWithVatIncome": 125,
-                     *         "ValueWithoutVatCost": 125,
-                     *         "VatValueCost": 125,
-                     *         "ValueWithVatCost": 125,
-                     *         "CompanyValueWithoutVatIncome": 125,
-                     *         "CompanyVatValueIncome": 125,
-                     *         "CompanyValueWithVatIncome": 125,
-                     *         "CompanyValueWithoutVatCost": 125,
-                     *         "CompanyVatValueCost": 125,
-                     *         "CompanyValueWithVatCost": 125,
+                     *         "ValueWithoutVatIncome": 940,
+                     *         "VatValueIncome": 122.2,
+                     *         "ValueWithVatIncome": 1062.2,
+                     *         "ValueWithoutVatCost": 580,
+                     *         "VatValueCost": 0,
+                     *         "ValueWithVatCost": 580,
+                     *         "CompanyValueWithoutVatIncome": 940,
+                     *         "CompanyVatValueIncome": 122.2,
+                     *         "CompanyValueWithVatIncome": 1062.2,
+                     *         "CompanyValueWithoutVatCost": 580,
+                     *         "CompanyVatValueCost": 0,
+                     *         "CompanyValueWithVatCost": 580,
                      *         "Exchange": 1
                      *       },
                      *       "BillingConditions": [
                      *         {
-                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "Type": 1,
-                     *           "Frequency": 1,
-                     *           "AmountType": 125,
-                     *           "Percentage": 1,
-                     *           "Value": 125,
-                     *           "YourReference": "example",
-                     *           "Date": "2026-03-02",
-                     *           "DayOfMonth": 1,
-                     *           "DayOfWeek": 1
+                     *           "Id": "920cf259-a43a-49bc-bb8f-680eed5af29f",
+                     *           "BillingClientId": null,
+                     *           "PaymentConditionId": null,
+                     *           "Type": 0,
+                     *           "Frequency": 0,
+                     *           "AmountType": 0,
+                     *           "Percentage": 50,
+                     *           "Value": null,
+                     *           "YourReference": null,
+                     *           "Date": "2026-06-30",
+                     *           "DayOfMonth": null,
+                     *           "DayOfWeek": null
+                     *         },
+                     *         {
+                     *           "Id": "abff38c0-2e47-4638-8b50-1001b8bc4d9a",
+                     *           "BillingClientId": null,
+                     *           "PaymentConditionId": null,
+                     *           "Type": 0,
+                     *           "Frequency": 0,
+                     *           "AmountType": 0,
+                     *           "Percentage": 50,
+                     *           "Value": null,
+                     *           "YourReference": null,
+                     *           "Date": null,
+                     *           "DayOfMonth": 15,
+                     *           "DayOfWeek": null
                      *         }
                      *       ],
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "WorkflowId": "ecbf9c5c-1649-4dc2-b0c9-60b4d3a46834",
+                     *       "StageId": "3625e20f-e159-40d4-b50e-0278b3660c2e",
+                     *       "Stage": "Draft",
+                     *       "StageTypeId": "9cbb4d0e-3796-46f2-81e5-420be2228fcf",
+                     *       "StageType": "Draft",
+                     *       "FileSystemRootId": "3699aa7f-2edb-4011-9699-b433264141c5",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:08:55.633Z",
+                     *       "CreatedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *       "ModifiedOnUtc": "2026-11-26T22:08:56.096Z",
+                     *       "ModifiedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9"
                      *     }
                      */
                     "application/json": components["schemas"]["Estimate"];
@@ -12055,67 +12257,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "Name": {
-                 *         "value": "example"
-                 *       },
-                 *       "Number": {
-                 *         "value": "example"
-                 *       },
-                 *       "DepartmentId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ClientId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ProjectId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ContractId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "JobTypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "BrandId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "ProductId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "CurrencyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "Exchange": {
-                 *         "value": 125
-                 *       },
-                 *       "RateCardId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "RateCardColumnId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "Date": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "StartDate": {
-                 *         "value": "2026-03-02"
+                 *         "value": "Spring quote v2"
                  *       },
                  *       "Expiration": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "EndDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "CompanyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "EstimateCopyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "IsDraft": {
-                 *         "value": true
-                 *       },
-                 *       "DocumentUserFieldValues": {
-                 *         "value": {}
+                 *         "value": "2026-06-30"
                  *       }
                  *     }
                  */
@@ -12131,120 +12276,176 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "Number": "example",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "8155e2b4-e786-48ef-976d-ac43fd6094b7",
+                     *       "Name": "Spring quote v2",
+                     *       "Number": "EST-000074",
+                     *       "DepartmentId": "59e846db-13c7-4e8f-877d-89ce449a6e51",
+                     *       "ClientId": "0749b125-1e65-40ac-ade5-fbb710470d13",
+                     *       "ProjectId": null,
+                     *       "ContractId": null,
+                     *       "JobTypeId": null,
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "CurrencyId": "4eb1d211-cc19-4073-afc0-afdc322c6ee6",
                      *       "Exchange": 1,
-                     *       "RateCardId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RateCardColumnId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Date": "2026-03-02",
-                     *       "Expiration": "2026-03-02",
+                     *       "RateCardId": null,
+                     *       "RateCardColumnId": null,
+                     *       "Date": null,
+                     *       "Expiration": "2026-06-30",
                      *       "Items": [
                      *         {
-                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Id": "62e40695-2ded-410b-8bab-ef40533c68f4",
+                     *           "EstimateId": "8155e2b4-e786-48ef-976d-ac43fd6094b7",
                      *           "Order": 1,
-                     *           "Name": "Spring campaign",
-                     *           "Description": "example",
-                     *           "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "Retainer": true,
+                     *           "Name": "Design",
+                     *           "Description": "Design",
+                     *           "VatId": "06194b5e-e98a-495c-beed-5a69ae1b5105",
+                     *           "ArticleId": null,
+                     *           "Retainer": false,
                      *           "Approved": true,
-                     *           "Billed": true,
-                     *           "AgencyCommissionPercentage": 1,
-                     *           "ClientDirectValue": 125,
-                     *           "QuantityIncome": 10,
-                     *           "UnitPriceIncome": 125,
-                     *           "QuantityCost": 125,
-                     *           "UnitPriceCost": 125,
-                     *           "AgencyCommissionValue": 125,
+                     *           "Billed": false,
+                     *           "AgencyCommissionPercentage": 0,
+                     *           "ClientDirectValue": 0,
+                     *           "QuantityIncome": 3,
+                     *           "UnitPriceIncome": 120,
+                     *           "QuantityCost": 3,
+                     *           "UnitPriceCost": 60,
+                     *           "AgencyCommissionValue": 0,
                      *           "Details": [
                      *             {
-                     *               "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *               "Id": "f59720b3-35ac-4977-959c-2a8d8c3cf79d",
+                     *               "EstimateItemId": "62e40695-2ded-410b-8bab-ef40533c68f4",
                      *               "DetailType": 1,
-                     *               "DetailTypeName": "Spring campaign",
-                     *               "Description": "example",
-                     *               "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *               "QuantityIncome": 10,
-                     *               "UnitPriceIncome": 125,
-                     *               "DiscountIncome": 10,
-                     *               "QuantityCost": 125,
-                     *               "UnitPriceCost": 125,
-                     *               "DiscountCost": 125,
-                     *               "AgencyCommissionValue": 125,
-                     *               "TableRate": 125
+                     *               "DetailTypeName": "ThirdParty",
+                     *               "Description": "Photographer",
+                     *               "SupplierId": "0887bb28-cfed-46c6-b6f0-ddbb9b442e40",
+                     *               "ArticleId": null,
+                     *               "DepartmentId": null,
+                     *               "TypologyGroupId": null,
+                     *               "UserId": null,
+                     *               "VatCostId": null,
+                     *               "QuantityIncome": 1,
+                     *               "UnitPriceIncome": 500,
+                     *               "DiscountIncome": 0,
+                     *               "QuantityCost": 1,
+                     *               "UnitPriceCost": 400,
+                     *               "DiscountCost": 0,
+                     *               "AgencyCommissionValue": 0,
+                     *               "TableRate": null
+                     *             },
+                     *             {
+                     *               "Id": "ecb1ada2-f511-43df-94e1-ef776753ff70",
+                     *               "EstimateItemId": "62e40695-2ded-410b-8bab-ef40533c68f4",
+                     *               "DetailType": 0,
+                     *               "DetailTypeName": "Resource",
+                     *               "Description": null,
+                     *               "SupplierId": null,
+                     *               "ArticleId": null,
+                     *               "DepartmentId": "59e846db-13c7-4e8f-877d-89ce449a6e51",
+                     *               "TypologyGroupId": "f9affb03-7acb-42bb-9f9b-e0a93b79aab3",
+                     *               "UserId": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *               "VatCostId": null,
+                     *               "QuantityIncome": 6,
+                     *               "UnitPriceIncome": 0,
+                     *               "DiscountIncome": 0,
+                     *               "QuantityCost": 6,
+                     *               "UnitPriceCost": 0,
+                     *               "DiscountCost": 0,
+                     *               "AgencyCommissionValue": 0,
+                     *               "TableRate": null
+                     *             },
+                     *             {
+                     *               "Id": "fa154620-8cae-4cbf-bfe1-f125d8063af1",
+                     *               "EstimateItemId": "62e40695-2ded-410b-8bab-ef40533c68f4",
+                     *               "DetailType": 2,
+                     *               "DetailTypeName": "Expense",
+                     *               "Description": "Travel",
+                     *               "SupplierId": null,
+                     *               "ArticleId": null,
+                     *               "DepartmentId": null,
+                     *               "TypologyGroupId": null,
+                     *               "UserId": null,
+                     *               "VatCostId": null,
+                     *               "QuantityIncome": 1,
+                     *               "UnitPriceIncome": 80,
+                     *               "DiscountIncome": 0,
+                     *               "QuantityCost": 0,
+                     *               "UnitPriceCost": 0,
+                     *               "DiscountCost": 0,
+                     *               "AgencyCommissionValue": 0,
+                     *               "TableRate": null
                      *             }
                      *           ],
-                     *           "ValueWithoutVatIncome": 125,
-                     *           "VatValueIncome": 125,
-                     *           "ValueWithVatIncome": 125,
-                     *           "ValueWithoutVatCost": 125,
-                     *           "VatValueCost": 125,
-                     *           "ValueWithVatCost": 125,
-                     *           "CompanyValueWithoutVatIncome": 125,
-                     *           "CompanyVatValueIncome": 125,
-                     *           "CompanyValueWithVatIncome": 125,
-                     *           "CompanyValueWithoutVatCost": 125,
-                     *           "CompanyVatValueCost": 125,
-                     *           "CompanyValueWithVatCost": 125
+                     *           "ValueWithoutVatIncome": 940,
+                     *           "VatValueIncome": 122.2,
+                     *           "ValueWithVatIncome": 1062.2,
+                     *           "ValueWithoutVatCost": 580,
+                     *           "VatValueCost": 0,
+                     *           "ValueWithVatCost": 580,
+                     *           "CompanyValueWithoutVatIncome": 940,
+                     *           "CompanyVatValueIncome": 122.2,
+                     *           "CompanyValueWithVatIncome": 1062.2,
+                     *           "CompanyValueWithoutVatCost": 580,
+                     *           "CompanyVatValueCost": 0,
+                     *           "CompanyValueWithVatCost": 580
                      *         }
                      *       ],
                      *       "Totals": {
-                     *         "ValueWithoutVatIncome": 125,
-                     *         "VatValueIncome": 125,
-                     *         "ValueWithVatIncome": 125,
-                     *         "ValueWithoutVatCost": 125,
-                     *         "VatValueCost": 125,
-                     *         "ValueWithVatCost": 125,
-                     *         "CompanyValueWithoutVatIncome": 125,
-                     *         "CompanyVatValueIncome": 125,
-                     *         "CompanyValueWithVatIncome": 125,
-                     *         "CompanyValueWithoutVatCost": 125,
-                     *         "CompanyVatValueCost": 125,
-                     *         "CompanyValueWithVatCost": 125,
+                     *         "ValueWithoutVatIncome": 940,
+                     *         "VatValueIncome": 122.2,
+                     *         "ValueWithVatIncome": 1062.2,
+                     *         "ValueWithoutVatCost": 580,
+                     *         "VatValueCost": 0,
+                     *         "ValueWithVatCost": 580,
+                     *         "CompanyValueWithoutVatIncome": 940,
+                     *         "CompanyVatValueIncome": 122.2,
+                     *         "CompanyValueWithVatIncome": 1062.2,
+                     *         "CompanyValueWithoutVatCost": 580,
+                     *         "CompanyVatValueCost": 0,
+                     *         "CompanyValueWithVatCost": 580,
                      *         "Exchange": 1
                      *       },
                      *       "BillingConditions": [
                      *         {
-                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "Type": 1,
-                     *           "Frequency": 1,
-                     *           "AmountType": 125,
-                     *           "Percentage": 1,
-                     *           "Value": 125,
-                     *           "YourReference": "example",
-                     *           "Date": "2026-03-02",
-                     *           "DayOfMonth": 1,
-                     *           "DayOfWeek": 1
+                     *           "Id": "920cf259-a43a-49bc-bb8f-680eed5af29f",
+                     *           "BillingClientId": null,
+                     *           "PaymentConditionId": null,
+                     *           "Type": 0,
+                     *           "Frequency": 0,
+                     *           "AmountType": 0,
+                     *           "Percentage": 50,
+                     *           "Value": null,
+                     *           "YourReference": null,
+                     *           "Date": "2026-06-30",
+                     *           "DayOfMonth": null,
+                     *           "DayOfWeek": null
+                     *         },
+                     *         {
+                     *           "Id": "abff38c0-2e47-4638-8b50-1001b8bc4d9a",
+                     *           "BillingClientId": null,
+                     *           "PaymentConditionId": null,
+                     *           "Type": 0,
+                     *           "Frequency": 0,
+                     *           "AmountType": 0,
+                     *           "Percentage": 50,
+                     *           "Value": null,
+                     *           "YourReference": null,
+                     *           "Date": null,
+                     *           "DayOfMonth": 15,
+                     *           "DayOfWeek": null
                      *         }
                      *       ],
-                     *       "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Stage": "example",
-                     *       "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StageType": "example",
-                     *       "FileSystemRootId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "WorkflowId": "ecbf9c5c-1649-4dc2-b0c9-60b4d3a46834",
+                     *       "StageId": "3625e20f-e159-40d4-b50e-0278b3660c2e",
+                     *       "Stage": "Draft",
+                     *       "StageTypeId": "9cbb4d0e-3796-46f2-81e5-420be2228fcf",
+                     *       "StageType": "Draft",
+                     *       "FileSystemRootId": "3699aa7f-2edb-4011-9699-b433264141c5",
                      *       "DocumentUserFieldValues": {},
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "CreatedOnUtc": "2026-11-26T22:08:55.633Z",
+                     *       "CreatedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *       "ModifiedOnUtc": "2026-11-26T22:08:56.249Z",
+                     *       "ModifiedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9"
                      *     }
                      */
                     "application/json": components["schemas"]["Estimate"];
@@ -12282,34 +12483,38 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Name": "Spring campaign",
-                     *       "ContractId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BrandId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobClassificationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "BusinessObjectTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "EntryDate": "2026-03-02",
-                     *       "AgreedDate": "2026-03-02",
-                     *       "RequestedDate": "2026-03-02",
-                     *       "BeginDateUtc": "2026-03-02",
-                     *       "EndDateUtc": "2026-03-02",
-                     *       "Investment": 1,
+                     *       "Name": "Framework 2026",
+                     *       "ContractId": "be2ed622-18cc-4c7d-9e6a-0a74b96d8c57",
+                     *       "CompanyId": "7c13e02b-094b-402d-abd4-7d766b89f2f4",
+                     *       "ClientId": "0749b125-1e65-40ac-ade5-fbb710470d13",
+                     *       "BrandId": null,
+                     *       "ProductId": null,
+                     *       "DepartmentId": "59e846db-13c7-4e8f-877d-89ce449a6e51",
+                     *       "CurrencyId": "4eb1d211-cc19-4073-afc0-afdc322c6ee6",
+                     *       "JobTypeId": null,
+                     *       "JobClassificationId": null,
+                     *       "BusinessObjectTypeId": "2ef35815-314a-4e53-8a6c-79d282749448",
+                     *       "EntryDate": "2026-11-26",
+                     *       "AgreedDate": "2027-06-30",
+                     *       "RequestedDate": null,
+                     *       "BeginDateUtc": "2026-01-01",
+                     *       "EndDateUtc": "2027-06-30",
+                     *       "Investment": 0,
                      *       "IsDraft": true,
                      *       "Plannable": true,
-                     *       "Priority": 1,
-                     *       "Effort": 1,
-                     *       "BusinessValue": 125,
+                     *       "Priority": 0,
+                     *       "Effort": null,
+                     *       "BusinessValue": null,
                      *       "AllowsTimesheet": true,
-                     *       "IsDeliverable": true,
+                     *       "IsDeliverable": false,
                      *       "IsActivated": true,
-                     *       "MarketId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "MarketId": null,
                      *       "ProjectType": 1,
-                     *       "DocumentUserFieldValues": {}
+                     *       "DocumentUserFieldValues": {
+                     *         "ClientPoReference": null,
+                     *         "InternalBudget": null,
+                     *         "KickoffDate": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ProjectTemplate"];
@@ -12351,58 +12556,144 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "Name": "Spring campaign",
+                     *         "Id": "ecbf9c5c-1649-4dc2-b0c9-60b4d3a46834",
+                     *         "Name": "Estimate Workflow",
                      *         "IsDefault": true,
-                     *         "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "DocumentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "DocumentTypeName": "Spring campaign",
+                     *         "ExternalId": "WF-ESTIMATE",
+                     *         "DocumentTypeId": "0073ee9d-16d5-4994-862a-4158c9d0d84d",
+                     *         "DocumentTypeName": "Estimate",
                      *         "Stages": [
                      *           {
-                     *             "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *             "Name": "Spring campaign",
-                     *             "LocalizedName": "Spring campaign",
-                     *             "Color": "example",
-                     *             "Order": 1,
+                     *             "Id": "3625e20f-e159-40d4-b50e-0278b3660c2e",
+                     *             "Name": "Draft",
+                     *             "LocalizedName": "Draft",
+                     *             "Color": "#9E9E9E",
+                     *             "Order": 0,
                      *             "IsInitial": true,
-                     *             "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *             "StageTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *             "StageType": "example",
-                     *             "StageTypeColor": "example",
+                     *             "ExternalId": "ESTIMATE-1",
+                     *             "StageTypeId": "9cbb4d0e-3796-46f2-81e5-420be2228fcf",
+                     *             "StageType": "Draft",
+                     *             "StageTypeColor": "#9E9E9E",
                      *             "AllowWriteTeams": [
                      *               {
-                     *                 "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *                 "Name": "Spring campaign"
+                     *                 "Id": "83f6035e-47fa-4efe-b7a9-86096935f884",
+                     *                 "Name": "Account Manager"
+                     *               },
+                     *               {
+                     *                 "Id": "9c4c1984-af9b-4865-9e49-26d1a3da9987",
+                     *                 "Name": "Project Manager"
                      *               }
                      *             ]
+                     *           },
+                     *           {
+                     *             "Id": "2a48c27a-931a-4145-89e6-788d13007e45",
+                     *             "Name": "Sent",
+                     *             "LocalizedName": "Sent",
+                     *             "Color": "#2196F3",
+                     *             "Order": 1,
+                     *             "IsInitial": false,
+                     *             "ExternalId": "ESTIMATE-2",
+                     *             "StageTypeId": "330f3f41-85db-4568-8de9-d7300abbd878",
+                     *             "StageType": "In Progress",
+                     *             "StageTypeColor": "#2196F3",
+                     *             "AllowWriteTeams": [
+                     *               {
+                     *                 "Id": "83f6035e-47fa-4efe-b7a9-86096935f884",
+                     *                 "Name": "Account Manager"
+                     *               },
+                     *               {
+                     *                 "Id": "9c4c1984-af9b-4865-9e49-26d1a3da9987",
+                     *                 "Name": "Project Manager"
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "Id": "8614edae-5c9f-4d1b-8c4e-5f55e984e839",
+                     *             "Name": "Approved",
+                     *             "LocalizedName": "Approved",
+                     *             "Color": "#4CAF50",
+                     *             "Order": 2,
+                     *             "IsInitial": false,
+                     *             "ExternalId": "ESTIMATE-3",
+                     *             "StageTypeId": "10331888-6468-4f67-90b0-9051f819a2b4",
+                     *             "StageType": "Completed",
+                     *             "StageTypeColor": "#4CAF50",
+                     *             "AllowWriteTeams": []
                      *           }
                      *         ],
                      *         "Transitions": [
                      *           {
-                     *             "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *             "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *             "Name": "Spring campaign",
-                     *             "LocalizedName": "Spring campaign",
-                     *             "FromStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *             "FromStage": "example",
-                     *             "ToStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *             "ToStage": "example",
-                     *             "Order": 1,
-                     *             "RequestConfirmation": true,
+                     *             "Id": "536691c6-f9c0-4d4e-a93c-da98b3025422",
+                     *             "WorkflowId": "ecbf9c5c-1649-4dc2-b0c9-60b4d3a46834",
+                     *             "Name": "Start",
+                     *             "LocalizedName": "Start",
+                     *             "FromStageId": "3625e20f-e159-40d4-b50e-0278b3660c2e",
+                     *             "FromStage": "Draft",
+                     *             "ToStageId": "2a48c27a-931a-4145-89e6-788d13007e45",
+                     *             "ToStage": "Sent",
+                     *             "Order": 0,
+                     *             "RequestConfirmation": false,
                      *             "MustSendNotification": true,
+                     *             "CommentRequired": false,
+                     *             "HoursRequired": false,
+                     *             "FileUploadRequired": false,
+                     *             "FileUploadFolder": null,
+                     *             "Motives": [],
+                     *             "Roles": [
+                     *               "Administrator",
+                     *               "Producer"
+                     *             ],
+                     *             "TypeIds": []
+                     *           },
+                     *           {
+                     *             "Id": "25cccea9-9c92-4e67-bd67-a99a820d7e63",
+                     *             "WorkflowId": "ecbf9c5c-1649-4dc2-b0c9-60b4d3a46834",
+                     *             "Name": "Complete",
+                     *             "LocalizedName": "Complete",
+                     *             "FromStageId": "2a48c27a-931a-4145-89e6-788d13007e45",
+                     *             "FromStage": "Sent",
+                     *             "ToStageId": "8614edae-5c9f-4d1b-8c4e-5f55e984e839",
+                     *             "ToStage": "Approved",
+                     *             "Order": 1,
+                     *             "RequestConfirmation": false,
+                     *             "MustSendNotification": true,
+                     *             "CommentRequired": false,
+                     *             "HoursRequired": false,
+                     *             "FileUploadRequired": false,
+                     *             "FileUploadFolder": null,
+                     *             "Motives": [],
+                     *             "Roles": [
+                     *               "Administrator",
+                     *               "Producer"
+                     *             ],
+                     *             "TypeIds": []
+                     *           },
+                     *           {
+                     *             "Id": "6ee4c8cf-7460-4d49-94e5-c5eff20b99f8",
+                     *             "WorkflowId": "ecbf9c5c-1649-4dc2-b0c9-60b4d3a46834",
+                     *             "Name": "Cancel",
+                     *             "LocalizedName": "Cancel",
+                     *             "FromStageId": "2a48c27a-931a-4145-89e6-788d13007e45",
+                     *             "FromStage": "Sent",
+                     *             "ToStageId": "58cac7c7-4076-4978-a830-3cdbde996b61",
+                     *             "ToStage": "Rejected",
+                     *             "Order": 2,
+                     *             "RequestConfirmation": true,
+                     *             "MustSendNotification": false,
                      *             "CommentRequired": true,
-                     *             "HoursRequired": true,
-                     *             "FileUploadRequired": true,
-                     *             "FileUploadFolder": "example",
+                     *             "HoursRequired": false,
+                     *             "FileUploadRequired": false,
+                     *             "FileUploadFolder": null,
                      *             "Motives": [
-                     *               {}
+                     *               "Client canceled",
+                     *               "Budget cut",
+                     *               "Duplicate"
                      *             ],
                      *             "Roles": [
-                     *               {}
+                     *               "Administrator",
+                     *               "Producer"
                      *             ],
-                     *             "TypeIds": [
-                     *               "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                     *             ]
+                     *             "TypeIds": []
                      *           }
                      *         ]
                      *       }
@@ -12445,30 +12736,44 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "WorkflowId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "Name": "Spring campaign",
-                     *         "LocalizedName": "Spring campaign",
-                     *         "FromStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "FromStage": "example",
-                     *         "ToStageId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "ToStage": "example",
-                     *         "Order": 1,
-                     *         "RequestConfirmation": true,
-                     *         "MustSendNotification": true,
-                     *         "CommentRequired": true,
-                     *         "HoursRequired": true,
-                     *         "FileUploadRequired": true,
-                     *         "FileUploadFolder": "example",
-                     *         "Motives": [
-                     *           {}
-                     *         ],
-                     *         "Roles": [
-                     *           {}
-                     *         ],
-                     *         "TypeIds": [
-                     *           "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                     *         ]
+                     *         "Id": "4b789b31-18dc-421a-97a9-2eaa1895f8a9",
+                     *         "WorkflowId": "7155f93a-efa8-413f-83d3-41916d486ced",
+                     *         "Name": "Start",
+                     *         "LocalizedName": "Start",
+                     *         "FromStageId": "9f26e5d5-af21-4253-839b-22f40ef7e9e4",
+                     *         "FromStage": "Draft",
+                     *         "ToStageId": "1e46fa76-7d27-453e-b41a-ebb9025a4ef4",
+                     *         "ToStage": "In Progress",
+                     *         "Order": 0,
+                     *         "RequestConfirmation": false,
+                     *         "MustSendNotification": false,
+                     *         "CommentRequired": false,
+                     *         "HoursRequired": false,
+                     *         "FileUploadRequired": false,
+                     *         "FileUploadFolder": null,
+                     *         "Motives": [],
+                     *         "Roles": [],
+                     *         "TypeIds": []
+                     *       },
+                     *       {
+                     *         "Id": "0e3eb843-efee-4ce9-b335-b639528e9db1",
+                     *         "WorkflowId": "7155f93a-efa8-413f-83d3-41916d486ced",
+                     *         "Name": "Discard",
+                     *         "LocalizedName": "Discard",
+                     *         "FromStageId": "9f26e5d5-af21-4253-839b-22f40ef7e9e4",
+                     *         "FromStage": "Draft",
+                     *         "ToStageId": "5dcb1318-112c-4252-91ad-459635bb1911",
+                     *         "ToStage": "Canceled",
+                     *         "Order": 3,
+                     *         "RequestConfirmation": false,
+                     *         "MustSendNotification": false,
+                     *         "CommentRequired": false,
+                     *         "HoursRequired": false,
+                     *         "FileUploadRequired": false,
+                     *         "FileUploadFolder": null,
+                     *         "Motives": [],
+                     *         "Roles": [],
+                     *         "TypeIds": []
                      *       }
                      *     ]
                      */
@@ -12504,7 +12809,25 @@ export interface operations {
             content: {
                 /**
                  * @example [
-                 *       {}
+                 *       {
+                 *         "Order": 1,
+                 *         "Description": "Design",
+                 *         "VatId": "2237a89b-53aa-4c18-ba41-d0bcd956c1fb",
+                 *         "QuantityIncome": 3,
+                 *         "UnitPriceIncome": 33.333,
+                 *         "QuantityCost": 3,
+                 *         "UnitPriceCost": 10.005,
+                 *         "Approved": true
+                 *       },
+                 *       {
+                 *         "Order": 2,
+                 *         "Description": "Print",
+                 *         "VatId": "550b2535-40ea-442a-b986-117347c30a3c",
+                 *         "QuantityIncome": 1,
+                 *         "UnitPriceIncome": 200,
+                 *         "AgencyCommissionPercentage": 15,
+                 *         "Billed": true
+                 *       }
                  *     ]
                  */
                 "application/json": components["schemas"]["EstimateItemsBody"];
@@ -12519,28 +12842,33 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "667a5e9d-9a23-4078-9dc4-5f8479023b12",
                      *       "Items": [
                      *         {
-                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "Id": "47d9cacc-74b3-4828-a7f2-f17058077d52",
                      *           "Order": 1,
-                     *           "Name": "Spring campaign"
+                     *           "Name": "Design"
+                     *         },
+                     *         {
+                     *           "Id": "3fed6bdc-0af4-4ede-a1ec-a576e3cda06e",
+                     *           "Order": 2,
+                     *           "Name": "Print"
                      *         }
                      *       ],
                      *       "Totals": {
-                     *         "ValueWithoutVatIncome": 125,
-                     *         "VatValueIncome": 125,
-                     *         "ValueWithVatIncome": 125,
-                     *         "ValueWithoutVatCost": 125,
-                     *         "VatValueCost": 125,
-                     *         "ValueWithVatCost": 125,
-                     *         "CompanyValueWithoutVatIncome": 125,
-                     *         "CompanyVatValueIncome": 125,
-                     *         "CompanyValueWithVatIncome": 125,
-                     *         "CompanyValueWithoutVatCost": 125,
-                     *         "CompanyVatValueCost": 125,
-                     *         "CompanyValueWithVatCost": 125,
-                     *         "Exchange": 1
+                     *         "ValueWithoutVatIncome": 330,
+                     *         "VatValueIncome": 36.8,
+                     *         "ValueWithVatIncome": 366.8,
+                     *         "ValueWithoutVatCost": 30.02,
+                     *         "VatValueCost": 0,
+                     *         "ValueWithVatCost": 30.02,
+                     *         "CompanyValueWithoutVatIncome": 301.07,
+                     *         "CompanyVatValueIncome": 33.57,
+                     *         "CompanyValueWithVatIncome": 334.64,
+                     *         "CompanyValueWithoutVatCost": 27.39,
+                     *         "CompanyVatValueCost": 0,
+                     *         "CompanyValueWithVatCost": 27.39,
+                     *         "Exchange": 0.91234567
                      *       }
                      *     }
                      */
@@ -12574,22 +12902,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Description": "example",
-                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Hours": 10,
-                 *       "QuantityIncome": 10,
-                 *       "UnitPriceIncome": 125,
-                 *       "DiscountIncome": 10,
-                 *       "QuantityCost": 125,
-                 *       "UnitPriceCost": 125,
-                 *       "DiscountCost": 125
+                 *       "EstimateItemId": "47d9cacc-74b3-4828-a7f2-f17058077d52",
+                 *       "DepartmentId": "9d134b88-8e24-4409-8a6f-29c6ad1fd0be",
+                 *       "Hours": 2,
+                 *       "UnitPriceIncome": 80
                  *     }
                  */
                 "application/json": components["schemas"]["EstimateDetailBody"];
@@ -12604,9 +12920,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TableRate": 125
+                     *       "Id": "374ecf7c-906c-4146-8c11-51ed31c946bb",
+                     *       "EstimateId": "667a5e9d-9a23-4078-9dc4-5f8479023b12",
+                     *       "TableRate": null
                      *     }
                      */
                     "application/json": components["schemas"]["EstimateDetailCreated"];
@@ -12639,22 +12955,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Description": "example",
-                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Hours": 10,
-                 *       "QuantityIncome": 10,
-                 *       "UnitPriceIncome": 125,
-                 *       "DiscountIncome": 10,
-                 *       "QuantityCost": 125,
-                 *       "UnitPriceCost": 125,
-                 *       "DiscountCost": 125
+                 *       "EstimateItemId": "62e40695-2ded-410b-8bab-ef40533c68f4",
+                 *       "Description": "Photographer",
+                 *       "SupplierId": "0887bb28-cfed-46c6-b6f0-ddbb9b442e40",
+                 *       "QuantityIncome": 1,
+                 *       "UnitPriceIncome": 500,
+                 *       "QuantityCost": 1,
+                 *       "UnitPriceCost": 400
                  *     }
                  */
                 "application/json": components["schemas"]["EstimateDetailBody"];
@@ -12669,9 +12976,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TableRate": 125
+                     *       "Id": "f8ae25f2-d203-48ba-a28c-387f88519cef",
+                     *       "EstimateId": "667a5e9d-9a23-4078-9dc4-5f8479023b12",
+                     *       "TableRate": null
                      *     }
                      */
                     "application/json": components["schemas"]["EstimateDetailCreated"];
@@ -12704,22 +13011,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "EstimateItemId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Description": "example",
-                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "ArticleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "TypologyGroupId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "VatCostId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Hours": 10,
-                 *       "QuantityIncome": 10,
-                 *       "UnitPriceIncome": 125,
-                 *       "DiscountIncome": 10,
-                 *       "QuantityCost": 125,
-                 *       "UnitPriceCost": 125,
-                 *       "DiscountCost": 125
+                 *       "EstimateItemId": "62e40695-2ded-410b-8bab-ef40533c68f4",
+                 *       "Description": "Travel",
+                 *       "QuantityIncome": 1,
+                 *       "UnitPriceIncome": 80
                  *     }
                  */
                 "application/json": components["schemas"]["EstimateDetailBody"];
@@ -12734,9 +13029,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TableRate": 125
+                     *       "Id": "6b758a06-a953-4547-9c2e-0807213e32ef",
+                     *       "EstimateId": "667a5e9d-9a23-4078-9dc4-5f8479023b12",
+                     *       "TableRate": null
                      *     }
                      */
                     "application/json": components["schemas"]["EstimateDetailCreated"];
@@ -12768,9 +13063,21 @@ export interface operations {
         requestBody: {
             content: {
                 /**
-                 * @example {
-                 *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *     }
+                 * @example [
+                 *       {
+                 *         "EstimateId": "12c03c2f-bb76-4759-bd06-f3eb326b1028",
+                 *         "AmountType": 0,
+                 *         "Percentage": 50,
+                 *         "Frequency": 0,
+                 *         "DayOfMonth": 15
+                 *       },
+                 *       {
+                 *         "EstimateId": "12c03c2f-bb76-4759-bd06-f3eb326b1028",
+                 *         "AmountType": 1,
+                 *         "Value": 49.99,
+                 *         "Date": "2026-06-30"
+                 *       }
+                 *     ]
                  */
                 "application/json": components["schemas"]["BillingConditionsBody"];
             };
@@ -12785,19 +13092,34 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "BillingClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "Type": 1,
-                     *         "Frequency": 1,
-                     *         "AmountType": 125,
-                     *         "Percentage": 1,
-                     *         "Value": 125,
-                     *         "YourReference": "example",
-                     *         "Date": "2026-03-02",
-                     *         "DayOfMonth": 1,
-                     *         "DayOfWeek": 1
+                     *         "Id": "208cf8ea-3796-43cf-87b8-221ec43509e6",
+                     *         "BillingClientId": null,
+                     *         "PaymentConditionId": null,
+                     *         "Type": 0,
+                     *         "Frequency": 0,
+                     *         "AmountType": 0,
+                     *         "Percentage": 0.62,
+                     *         "Value": null,
+                     *         "YourReference": null,
+                     *         "Date": null,
+                     *         "DayOfMonth": null,
+                     *         "DayOfWeek": null,
+                     *         "EstimateId": "35d9b50b-3d79-45ef-8e3e-a4b7cc455dfb"
+                     *       },
+                     *       {
+                     *         "Id": "7af78c84-e45c-4d2d-908a-3a31d8ecd30c",
+                     *         "BillingClientId": null,
+                     *         "PaymentConditionId": null,
+                     *         "Type": 0,
+                     *         "Frequency": 0,
+                     *         "AmountType": 1,
+                     *         "Percentage": null,
+                     *         "Value": 342.5,
+                     *         "YourReference": null,
+                     *         "Date": null,
+                     *         "DayOfMonth": null,
+                     *         "DayOfWeek": null,
+                     *         "EstimateId": "35d9b50b-3d79-45ef-8e3e-a4b7cc455dfb"
                      *       }
                      *     ]
                      */
@@ -12836,20 +13158,44 @@ export interface operations {
                      * @example {
                      *       "users": [
                      *         {
-                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "userName": "Spring campaign",
-                     *           "name": "Spring campaign",
-                     *           "email": "jane.doe@example.com",
+                     *           "id": "c959617f-41f4-43aa-b4fc-a738436c252a",
+                     *           "userName": "admin",
+                     *           "name": "Administrator",
+                     *           "email": null,
                      *           "isActive": true,
                      *           "roles": [
-                     *             "example"
+                     *             "Administrator"
                      *           ]
+                     *         },
+                     *         {
+                     *           "id": "12a71444-e77c-4f02-ba06-11b5e7cd3f0b",
+                     *           "userName": "chloe.alves",
+                     *           "name": "Chloe Alves",
+                     *           "email": "chloe.alves@flowagency.example.com",
+                     *           "isActive": true,
+                     *           "roles": []
+                     *         },
+                     *         {
+                     *           "id": "08516c26-bf21-410c-8ffa-6f2725f21e30",
+                     *           "userName": "daniel.wilson",
+                     *           "name": "Daniel Wilson",
+                     *           "email": "daniel.wilson@atlascreat.example.com",
+                     *           "isActive": true,
+                     *           "roles": []
                      *         }
                      *       ],
                      *       "roles": [
                      *         {
-                     *           "name": "Spring campaign",
-                     *           "description": "example"
+                     *           "name": "AdBlockerAgent",
+                     *           "description": "The on-premises Active Directory blocker: users to block, blocked logins, unblock requests"
+                     *         },
+                     *         {
+                     *           "name": "Administrator",
+                     *           "description": "Holds every role"
+                     *         },
+                     *         {
+                     *           "name": "AutomationCreate",
+                     *           "description": "Create automations"
                      *         }
                      *       ]
                      *     }
@@ -12898,17 +13244,57 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {},
+                 *       "Type": 2,
+                 *       "CreateModel": {
+                 *         "UserName": "UserName_0",
+                 *         "Name": "Name_0",
+                 *         "ExternalId": "",
+                 *         "CompanyId": "06a3bc34-f370-4b4a-86ac-f9638f9ee5e9",
+                 *         "DivisionId": "96721f74-e352-47b8-b304-5df52865d5e4",
+                 *         "DepartmentId": "dfa6aa52-ec51-4610-bbdd-3aa27d2b28df",
+                 *         "TypologyId": "6abe28b0-1d80-41ec-b6a1-e0a605d9eccf",
+                 *         "Mail": "mail",
+                 *         "IsActive": true,
+                 *         "SsoUserName": "",
+                 *         "RequiredHours": 8,
+                 *         "TimesheetRequired": false,
+                 *         "AdUserName": "",
+                 *         "TaxpayerNumber": ""
+                 *       },
                  *       "CreateManyModel": [
-                 *         {}
-                 *       ],
-                 *       "DuplicateModel": {
-                 *         "UserToDuplicateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *         "Name": "Spring campaign",
-                 *         "UserName": "Spring campaign"
-                 *       }
+                 *         {
+                 *           "UserName": "UserName_1",
+                 *           "Name": "Name_1",
+                 *           "ExternalId": "",
+                 *           "CompanyId": "06a3bc34-f370-4b4a-86ac-f9638f9ee5e9",
+                 *           "DivisionId": "96721f74-e352-47b8-b304-5df52865d5e4",
+                 *           "DepartmentId": "dfa6aa52-ec51-4610-bbdd-3aa27d2b28df",
+                 *           "TypologyId": "6abe28b0-1d80-41ec-b6a1-e0a605d9eccf",
+                 *           "Mail": "mail",
+                 *           "IsActive": true,
+                 *           "SsoUserName": "",
+                 *           "RequiredHours": 8,
+                 *           "TimesheetRequired": false,
+                 *           "AdUserName": "",
+                 *           "TaxpayerNumber": ""
+                 *         },
+                 *         {
+                 *           "UserName": "UserName_2",
+                 *           "Name": "Name_2",
+                 *           "ExternalId": "",
+                 *           "CompanyId": "06a3bc34-f370-4b4a-86ac-f9638f9ee5e9",
+                 *           "DivisionId": "96721f74-e352-47b8-b304-5df52865d5e4",
+                 *           "DepartmentId": "dfa6aa52-ec51-4610-bbdd-3aa27d2b28df",
+                 *           "TypologyId": "6abe28b0-1d80-41ec-b6a1-e0a605d9eccf",
+                 *           "Mail": "mail",
+                 *           "IsActive": true,
+                 *           "SsoUserName": "",
+                 *           "RequiredHours": 8,
+                 *           "TimesheetRequired": false,
+                 *           "AdUserName": "",
+                 *           "TaxpayerNumber": ""
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["UserCreateBody"];
@@ -12921,7 +13307,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "37e84675-f262-4718-a279-f8c21399f3be",
+                     *         "UserName": "bea",
+                     *         "Name": "Bea",
+                     *         "ExternalId": null,
+                     *         "CompanyId": null,
+                     *         "DepartmentId": null,
+                     *         "TypologyId": null,
+                     *         "Mail": null,
+                     *         "IsActive": true,
+                     *         "SsoUserName": null,
+                     *         "RequiredHours": null,
+                     *         "ResponsibleId": null,
+                     *         "UserTypeId": null,
+                     *         "TimesheetRequired": null,
+                     *         "AdUserName": null,
+                     *         "TaxpayerNumber": null,
+                     *         "CreatedOnUtc": "2026-11-26T22:06:14.306Z",
+                     *         "ModifiedOnUtc": "2026-11-26T22:06:14.306Z"
+                     *       },
+                     *       {
+                     *         "Id": "6b720682-4dfb-4a43-999b-e6aefd203fcd",
+                     *         "UserName": "carl",
+                     *         "Name": null,
+                     *         "ExternalId": null,
+                     *         "CompanyId": null,
+                     *         "DepartmentId": null,
+                     *         "TypologyId": null,
+                     *         "Mail": null,
+                     *         "IsActive": true,
+                     *         "SsoUserName": null,
+                     *         "RequiredHours": null,
+                     *         "ResponsibleId": null,
+                     *         "UserTypeId": null,
+                     *         "TimesheetRequired": null,
+                     *         "AdUserName": null,
+                     *         "TaxpayerNumber": null,
+                     *         "CreatedOnUtc": "2026-11-26T22:06:14.306Z",
+                     *         "ModifiedOnUtc": "2026-11-26T22:06:14.306Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         [key: string]: unknown;
                     } | {
@@ -12956,18 +13385,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
+                 *       "OperationType": "Create",
                  *       "CreateModel": {
-                 *         "CommercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *         "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *         "CommercialClientId": "bca838dd-4e81-4122-bd6f-2453c4dafecb",
+                 *         "UserId": "816a2383-3c7b-4a95-8280-af7418ba1c81",
+                 *         "Active": true
                  *       },
-                 *       "CreateManyModel": [
-                 *         {
-                 *           "CommercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *           "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *         }
-                 *       ]
+                 *       "CreateManyModel": null
                  *     }
                  */
                 "application/json": components["schemas"]["CommercialClientUserCreateBody"];
@@ -12981,12 +13405,14 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CommercialClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Active": true
-                     *     }
+                     * @example [
+                     *       {
+                     *         "Id": null,
+                     *         "CommercialClientId": "e9758042-12e6-48b7-b792-744acafd4707",
+                     *         "UserId": "84fb343e-5955-4695-8890-2064c33352fb",
+                     *         "Active": false
+                     *       }
+                     *     ]
                      */
                     "application/json": components["schemas"]["CommercialClientUser"] | components["schemas"]["CommercialClientUser"][];
                 };
@@ -13018,14 +13444,34 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {
-                 *         "Name": "Spring campaign"
-                 *       },
+                 *       "Type": 2,
                  *       "CreateManyModel": [
                  *         {
-                 *           "Name": "Spring campaign"
+                 *           "Name": "ClientName_",
+                 *           "ExternalId": "",
+                 *           "Code": "",
+                 *           "Number": "",
+                 *           "Street": "",
+                 *           "Street2": "",
+                 *           "StateProvince": "",
+                 *           "TaxpayerNumber": "",
+                 *           "ZipPostal": "",
+                 *           "Website": "",
+                 *           "Email": "",
+                 *           "Phone": "",
+                 *           "HeadOffice": "",
+                 *           "FullTimeEmployeeTime": 0,
+                 *           "LinkCompaniesDisabled": false,
+                 *           "Overheads": 0,
+                 *           "Margin": 0,
+                 *           "SupplierMargin": 0,
+                 *           "RateCardSuggestionId": "00000000-0000-0000-0000-000000000000",
+                 *           "RateCardColumnSuggestionId": "00000000-0000-0000-0000-000000000000",
+                 *           "RateCardColumnSellSuggestionId": "00000000-0000-0000-0000-000000000000",
+                 *           "PriceTableSuggestionId": "00000000-0000-0000-0000-000000000000",
+                 *           "PriceTableColumnSuggestionId": "00000000-0000-0000-0000-000000000000",
+                 *           "SectorId": "00000000-0000-0000-0000-000000000000",
+                 *           "ClientClassificationId": "00000000-0000-0000-0000-000000000000"
                  *         }
                  *       ]
                  *     }
@@ -13040,7 +13486,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example [
+                     *       {
+                     *         "Id": "e78c41d3-3cd4-4f97-a765-e789848c434f",
+                     *         "Name": "ClientName_",
+                     *         "ExternalId": null,
+                     *         "Code": "",
+                     *         "Number": "",
+                     *         "Street": "",
+                     *         "Street2": "",
+                     *         "StateProvince": "",
+                     *         "TaxpayerNumber": "",
+                     *         "ZipPostal": "",
+                     *         "Email": "",
+                     *         "Phone": "",
+                     *         "HeadOffice": "",
+                     *         "FullTimeEmployeeTime": 0,
+                     *         "Margin": 0,
+                     *         "SupplierMargin": 0,
+                     *         "CommercialClientCountryId": null,
+                     *         "CommercialClientCityId": null,
+                     *         "CommercialPaymentConditionId": null,
+                     *         "ClientGroupId": null,
+                     *         "ProjectOwnerId": null,
+                     *         "ProjectManagerId": null,
+                     *         "TimesheetLevelId": null
+                     *       }
+                     *     ]
+                     */
                     "application/json": {
                         [key: string]: unknown;
                     } | {
@@ -13075,12 +13549,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {},
-                 *       "CreateManyModel": [
-                 *         {}
-                 *       ]
+                 *       "OperationType": 0,
+                 *       "CreateModel": {
+                 *         "UserId": "131132d0-9104-4bad-b31e-7c5d4b72fff1",
+                 *         "DepartmentId": "d6c1fb4c-5506-4fcc-9717-2113914ea6ff",
+                 *         "TypologyId": "981fba5f-b022-489c-9668-50ffbc772801",
+                 *         "StartDate": "2020-01-01",
+                 *         "EndDate": "2023-12-31"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["UserTypologyHistoryCreateBody"];
@@ -13095,11 +13571,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StartDate": "2026-03-02",
-                     *       "EndDate": "2026-03-02"
+                     *       "Id": "317d097a-4c54-4012-a440-145162f4319b",
+                     *       "UserId": "08923631-9f21-4b2e-9e84-be8a07d632d7",
+                     *       "TypologyId": "e843c919-9ee3-4edd-864c-16ec6f7126ab",
+                     *       "StartDate": "2020-01-01",
+                     *       "EndDate": null
                      *     }
                      */
                     "application/json": components["schemas"]["UserTypologyHistory"] | components["schemas"]["UserTypologyHistory"][];
@@ -13134,26 +13610,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "UserId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "TypologyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "StartDate": {
-                 *         "value": "2026-03-02"
-                 *       },
                  *       "EndDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "DepartmentId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "TypologyGroupId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "UserTypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *         "value": "2020-12-31"
                  *       }
                  *     }
                  */
@@ -13169,11 +13627,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "StartDate": "2026-03-02",
-                     *       "EndDate": "2026-03-02"
+                     *       "Id": "317d097a-4c54-4012-a440-145162f4319b",
+                     *       "UserId": "08923631-9f21-4b2e-9e84-be8a07d632d7",
+                     *       "TypologyId": "e843c919-9ee3-4edd-864c-16ec6f7126ab",
+                     *       "StartDate": "2020-01-01",
+                     *       "EndDate": "2020-12-31"
                      *     }
                      */
                     "application/json": components["schemas"]["UserTypologyHistory"];
@@ -13206,12 +13664,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {},
-                 *       "CreateManyModel": [
-                 *         {}
-                 *       ]
+                 *       "OperationType": 0,
+                 *       "CreateModel": {
+                 *         "UserId": "e957117e-6df6-494f-a951-2f7627da551f",
+                 *         "JobId": "f866b163-181b-4331-a93c-6e9e2472451a",
+                 *         "Date": "2026-11-01",
+                 *         "DurationMinutes": 30,
+                 *         "Description": "Day 0",
+                 *         "Status": "New"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["TimesheetCreateBody"];
@@ -13226,21 +13687,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Date": "2026-03-02",
-                     *       "DurationMinutes": 1,
-                     *       "Description": "example",
+                     *       "Id": "49ad992e-525f-4372-b541-29da0b3f20d6",
+                     *       "JobId": "13d7215f-7535-49f1-99a2-f6e5bffa48ca",
+                     *       "Date": "2026-11-03",
+                     *       "DurationMinutes": 60,
+                     *       "Description": null,
                      *       "IsBillable": true,
-                     *       "WorkTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserDepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "HourlyUserCost": 125,
-                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Status": "example",
-                     *       "RequestedApproval": true,
-                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *       "WorkTypeId": null,
+                     *       "CompanyId": "64ad2934-0ce6-4e28-9a7c-b432a0a139de",
+                     *       "UserDepartmentId": "e4d03192-d91a-4f07-ab09-d50396646e62",
+                     *       "TypologyId": "0fb34477-378d-4397-b388-8f14bb4aa318",
+                     *       "HourlyUserCost": 30,
+                     *       "UserId": "79101aea-efca-41c8-8722-7e39027e4d01",
+                     *       "Status": "Draft",
+                     *       "RequestedApproval": false,
+                     *       "DeletedOn": null
                      *     }
                      */
                     "application/json": components["schemas"]["Timesheet"] | components["schemas"]["Timesheet"][];
@@ -13306,44 +13767,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "JobId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "Date": {
-                 *         "value": "2026-03-02"
-                 *       },
                  *       "DurationMinutes": {
-                 *         "value": 125
-                 *       },
-                 *       "Description": {
-                 *         "value": "example"
-                 *       },
-                 *       "IsBillable": {
-                 *         "value": true
-                 *       },
-                 *       "WorkTypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "CompanyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "UserDepartmentId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "TypologyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "HourlyUserCost": {
-                 *         "value": 125
-                 *       },
-                 *       "UserId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "Status": {
-                 *         "value": "example"
-                 *       },
-                 *       "RequestedApproval": {
-                 *         "value": true
+                 *         "value": 120
                  *       }
                  *     }
                  */
@@ -13359,21 +13784,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "JobId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Date": "2026-03-02",
-                     *       "DurationMinutes": 1,
-                     *       "Description": "example",
+                     *       "Id": "5d142b6e-90d3-4345-aa0d-487cd08092a4",
+                     *       "JobId": "36b1cf49-48b4-4cef-b6fc-80696296b600",
+                     *       "Date": "2026-11-02",
+                     *       "DurationMinutes": 120,
+                     *       "Description": null,
                      *       "IsBillable": true,
-                     *       "WorkTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "UserDepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TypologyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "HourlyUserCost": 125,
-                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Status": "example",
-                     *       "RequestedApproval": true,
-                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *       "WorkTypeId": null,
+                     *       "CompanyId": "dc634083-1264-4744-8f32-0f20fc3d4222",
+                     *       "UserDepartmentId": "d191d551-415c-4128-bbd8-825d655ead68",
+                     *       "TypologyId": "c1b2645b-7fd8-4856-a060-7c67e141138c",
+                     *       "HourlyUserCost": null,
+                     *       "UserId": "75372752-831b-44d7-943c-96ac2e46ef1d",
+                     *       "Status": "Draft",
+                     *       "RequestedApproval": false,
+                     *       "DeletedOn": null
                      *     }
                      */
                     "application/json": components["schemas"]["Timesheet"];
@@ -13406,12 +13831,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "Type": 1,
-                 *       "CreateModel": {},
-                 *       "CreateManyModel": [
-                 *         {}
-                 *       ]
+                 *       "OperationType": 0,
+                 *       "CreateModel": {
+                 *         "UserId": "75372752-831b-44d7-943c-96ac2e46ef1d",
+                 *         "LeaveTypeId": "7acd9784-ff91-4aad-8797-00e45a28ab1b",
+                 *         "Day": "2026-12-24",
+                 *         "TotalMinutes": 480
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["LeaveCreateBody"];
@@ -13426,16 +13852,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "LeaveTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Day": "2026-03-02",
-                     *       "TotalMinutes": 1,
-                     *       "IsHalfDay": true,
-                     *       "Remarks": "example",
-                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Status": "example",
+                     *       "Id": "39e6c68c-9408-4927-8356-58504a973e39",
+                     *       "LeaveTypeId": "7acd9784-ff91-4aad-8797-00e45a28ab1b",
+                     *       "Day": "2026-12-24",
+                     *       "TotalMinutes": 480,
+                     *       "IsHalfDay": false,
+                     *       "Remarks": null,
+                     *       "UserId": "75372752-831b-44d7-943c-96ac2e46ef1d",
+                     *       "Status": "New",
                      *       "RequestedApproval": true,
-                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *       "DeletedOn": null
                      *     }
                      */
                     "application/json": components["schemas"]["Leave"] | components["schemas"]["Leave"][];
@@ -13501,29 +13927,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "LeaveTypeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "Day": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "TotalMinutes": {
-                 *         "value": 125
-                 *       },
                  *       "IsHalfDay": {
                  *         "value": true
                  *       },
-                 *       "Remarks": {
-                 *         "value": "example"
-                 *       },
-                 *       "UserId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "Status": {
-                 *         "value": "example"
-                 *       },
-                 *       "RequestedApproval": {
-                 *         "value": true
+                 *       "TotalMinutes": {
+                 *         "value": 240
                  *       }
                  *     }
                  */
@@ -13539,16 +13947,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "LeaveTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Day": "2026-03-02",
-                     *       "TotalMinutes": 1,
+                     *       "Id": "39e6c68c-9408-4927-8356-58504a973e39",
+                     *       "LeaveTypeId": "7acd9784-ff91-4aad-8797-00e45a28ab1b",
+                     *       "Day": "2026-12-24",
+                     *       "TotalMinutes": 480,
                      *       "IsHalfDay": true,
-                     *       "Remarks": "example",
-                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Status": "example",
+                     *       "Remarks": null,
+                     *       "UserId": "75372752-831b-44d7-943c-96ac2e46ef1d",
+                     *       "Status": "New",
                      *       "RequestedApproval": true,
-                     *       "DeletedOn": "2026-03-02T09:30:00.000Z"
+                     *       "DeletedOn": null
                      *     }
                      */
                     "application/json": components["schemas"]["Leave"];
@@ -13582,18 +13990,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "CompanyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "CurrencyId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "PaymentConditionId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "CompanyId": "06a3bc34-f370-4b4a-86ac-f9638f9ee5e9",
+                 *       "DepartmentId": null,
+                 *       "CurrencyId": null,
+                 *       "PaymentConditionId": null,
+                 *       "SupplierId": null,
+                 *       "EmployeeId": "c1c3b2d4-18ae-444b-bf85-f7335f84e6aa",
                  *       "Emission": "2026-03-02",
-                 *       "Due": "2026-03-02",
-                 *       "EntryDate": "2026-03-02",
+                 *       "Due": "2026-03-31",
+                 *       "EntryDate": null,
                  *       "Exchange": 1,
-                 *       "ExternalDocumentType": "example",
-                 *       "DocumentNumber": "example"
+                 *       "ExternalDocumentType": "",
+                 *       "DocumentNumber": ""
                  *     }
                  */
                 "application/json": components["schemas"]["ExpenseModel"];
@@ -13606,7 +14014,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "Id": "de730b3d-3f71-491c-8b01-0a355e8fc20a",
+                     *       "Number": "EXP-000001",
+                     *       "CompanyId": "06a3bc34-f370-4b4a-86ac-f9638f9ee5e9",
+                     *       "DepartmentId": null,
+                     *       "CurrencyId": "57b642c1-a4d3-4b55-9218-d020f8196b4f",
+                     *       "PaymentConditionId": null,
+                     *       "SupplierId": null,
+                     *       "EmployeeId": "7168f724-785e-43e2-b2cb-bec11f6c28bb",
+                     *       "Emission": "2026-03-02",
+                     *       "Due": "2026-03-31",
+                     *       "EntryDate": null,
+                     *       "Exchange": 1,
+                     *       "ExternalDocumentType": "",
+                     *       "DocumentNumber": "",
+                     *       "WorkflowId": null,
+                     *       "StageId": null,
+                     *       "Stage": null,
+                     *       "Items": [],
+                     *       "ValueWithoutVat": 0,
+                     *       "VatValue": 0,
+                     *       "ValueWithVat": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["Expense"];
                 };
             };
@@ -13640,36 +14072,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "ExpenseItemTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "ValueWithoutVat": 125,
-                 *       "VatId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Number": "example",
-                 *       "Status": 1,
-                 *       "Paid": true,
-                 *       "KilometersValue": 125,
-                 *       "Kilometers": 1,
-                 *       "Destination": "example",
-                 *       "Origin": "example",
-                 *       "Participants": "example",
-                 *       "Vehicle": "example",
-                 *       "StartOn": "2026-03-02",
-                 *       "EndOn": "2026-03-02",
-                 *       "SupplierId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "DepartmentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Motive": "example",
-                 *       "Date": "2026-03-02",
-                 *       "ClientId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "ProjectId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "DeliverableId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "EstimateId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "ProductId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "ExpenseItemTypeId": "b2235cd6-7894-4824-93a5-a0e7326b3096",
                  *       "ExpenseItemGroup": 1,
-                 *       "ExpenseSheetId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "EmployeeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "ValueWithVat": 125,
-                 *       "CountryId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "JobTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Correction": {}
+                 *       "Kilometers": 123.5,
+                 *       "ProjectId": "354af893-ef0c-410f-8ade-199a620f0c0d",
+                 *       "Origin": "Lisboa",
+                 *       "Destination": "Porto"
                  *     }
                  */
                 "application/json": components["schemas"]["ExpenseItemModel"];
@@ -13682,7 +14090,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "Id": "9c683867-9219-45ea-9103-7ce9fbef7eec",
+                     *       "ExpenseSheetId": "0ac01b3b-0291-410a-a1b9-279d6962e655",
+                     *       "ExpenseItemTypeId": "de8ba51d-384b-40ae-baba-646e5aa17efd",
+                     *       "ExpenseItemGroup": 2,
+                     *       "ValueWithoutVat": 18.5,
+                     *       "VatId": null,
+                     *       "Number": null,
+                     *       "Status": 0,
+                     *       "Paid": false,
+                     *       "KilometersValue": null,
+                     *       "Kilometers": null,
+                     *       "Destination": null,
+                     *       "Origin": null,
+                     *       "Participants": null,
+                     *       "Vehicle": null,
+                     *       "StartOn": null,
+                     *       "EndOn": null,
+                     *       "SupplierId": null,
+                     *       "DepartmentId": null,
+                     *       "Motive": null,
+                     *       "Date": "2026-11-26",
+                     *       "ClientId": null,
+                     *       "ProjectId": null,
+                     *       "DeliverableId": null,
+                     *       "EstimateId": null,
+                     *       "ProductId": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["ExpenseItem"];
                 };
             };
@@ -13715,44 +14152,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "CompanyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
                  *       "DepartmentId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "CurrencyId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "PaymentConditionId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "SupplierId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "EmployeeId": {
-                 *         "value": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
-                 *       },
-                 *       "Emission": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "Due": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "EntryDate": {
-                 *         "value": "2026-03-02"
-                 *       },
-                 *       "Exchange": {
-                 *         "value": 125
-                 *       },
-                 *       "ExternalDocumentType": {
-                 *         "value": "example"
-                 *       },
-                 *       "DocumentNumber": {
-                 *         "value": "example"
-                 *       },
-                 *       "DocumentUserFieldValues": {
-                 *         "value": {}
+                 *         "value": null
                  *       }
                  *     }
                  */
@@ -13766,7 +14167,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "Id": "126c373f-c27f-4a87-8b53-4ac953056a39",
+                     *       "Number": "EXP-000001",
+                     *       "CompanyId": "f8ba8bd1-ce97-44fc-b13c-38a26c1960f0",
+                     *       "DepartmentId": null,
+                     *       "CurrencyId": "1b0dc909-7f46-4e16-855f-d0bb7523dd30",
+                     *       "PaymentConditionId": null,
+                     *       "SupplierId": null,
+                     *       "EmployeeId": "d036d0b2-25c2-45c7-854f-a1bd31794a8b",
+                     *       "Emission": "2026-03-02",
+                     *       "Due": "2026-03-31",
+                     *       "EntryDate": null,
+                     *       "Exchange": 1,
+                     *       "ExternalDocumentType": null,
+                     *       "DocumentNumber": null,
+                     *       "WorkflowId": null,
+                     *       "StageId": null,
+                     *       "Stage": null,
+                     *       "Items": [],
+                     *       "ValueWithoutVat": 0,
+                     *       "VatValue": 0,
+                     *       "ValueWithVat": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["Expense"];
                 };
             };
@@ -13800,7 +14225,116 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "Id": "6df64140-a105-4bff-bbf6-c1a069d881b5",
+                     *       "Number": "EXP-000001",
+                     *       "CompanyId": "307660bf-e5f8-4c09-906d-321a7b9cd9f6",
+                     *       "DepartmentId": "15a72749-a415-404d-96ef-4091ca3e5f8f",
+                     *       "CurrencyId": "0d4ae30c-e6e1-4826-a9c2-8626555bd28a",
+                     *       "PaymentConditionId": null,
+                     *       "SupplierId": null,
+                     *       "EmployeeId": "fa3fbdcd-1d16-4fe7-a43d-ae37c7863888",
+                     *       "Emission": "2026-11-01",
+                     *       "Due": "2026-11-30",
+                     *       "EntryDate": null,
+                     *       "Exchange": 1,
+                     *       "ExternalDocumentType": null,
+                     *       "DocumentNumber": null,
+                     *       "WorkflowId": "06da9080-2ffd-4044-8e9b-a91495136c6d",
+                     *       "StageId": "0d52a10b-e9af-468b-8434-ee132fdbe4c2",
+                     *       "Stage": "Submitted",
+                     *       "Items": [
+                     *         {
+                     *           "Id": "f86f3fd1-2441-475a-87db-4b09612e3cf8",
+                     *           "ExpenseItemTypeId": "ba03d7eb-4ef9-48e4-b863-4d46c10db11f",
+                     *           "ExpenseItemGroup": 2,
+                     *           "ValueWithoutVat": 10.01,
+                     *           "VatId": "036b1539-3d45-47b9-ac53-abd4d5606003",
+                     *           "Number": null,
+                     *           "Status": 0,
+                     *           "Paid": false,
+                     *           "KilometersValue": null,
+                     *           "Kilometers": null,
+                     *           "Destination": null,
+                     *           "Origin": null,
+                     *           "Participants": null,
+                     *           "Vehicle": null,
+                     *           "StartOn": null,
+                     *           "EndOn": null,
+                     *           "SupplierId": null,
+                     *           "DepartmentId": null,
+                     *           "Motive": "Lunch",
+                     *           "Date": "2026-11-26",
+                     *           "ClientId": null,
+                     *           "ProjectId": null,
+                     *           "DeliverableId": null,
+                     *           "EstimateId": null,
+                     *           "ProductId": null,
+                     *           "VatValue": 2.3
+                     *         },
+                     *         {
+                     *           "Id": "dcf984f8-cc33-495d-b725-55cb7a68290b",
+                     *           "ExpenseItemTypeId": "12b4668d-6fd1-49a9-8ec1-227a8354b1be",
+                     *           "ExpenseItemGroup": 2,
+                     *           "ValueWithoutVat": 50,
+                     *           "VatId": "036b1539-3d45-47b9-ac53-abd4d5606003",
+                     *           "Number": null,
+                     *           "Status": 0,
+                     *           "Paid": false,
+                     *           "KilometersValue": null,
+                     *           "Kilometers": null,
+                     *           "Destination": null,
+                     *           "Origin": null,
+                     *           "Participants": null,
+                     *           "Vehicle": null,
+                     *           "StartOn": null,
+                     *           "EndOn": null,
+                     *           "SupplierId": null,
+                     *           "DepartmentId": null,
+                     *           "Motive": null,
+                     *           "Date": "2026-11-26",
+                     *           "ClientId": "56fc015e-000e-4809-98d9-358134969e69",
+                     *           "ProjectId": null,
+                     *           "DeliverableId": null,
+                     *           "EstimateId": null,
+                     *           "ProductId": null,
+                     *           "VatValue": 11.5
+                     *         },
+                     *         {
+                     *           "Id": "cff5a824-d1ef-414b-9b69-bf4fab928b07",
+                     *           "ExpenseItemTypeId": "b2235cd6-7894-4824-93a5-a0e7326b3096",
+                     *           "ExpenseItemGroup": 1,
+                     *           "ValueWithoutVat": 44.46,
+                     *           "VatId": "036b1539-3d45-47b9-ac53-abd4d5606003",
+                     *           "Number": null,
+                     *           "Status": 0,
+                     *           "Paid": false,
+                     *           "KilometersValue": 0.36,
+                     *           "Kilometers": 123.5,
+                     *           "Destination": "Porto",
+                     *           "Origin": "Lisboa",
+                     *           "Participants": null,
+                     *           "Vehicle": null,
+                     *           "StartOn": null,
+                     *           "EndOn": null,
+                     *           "SupplierId": null,
+                     *           "DepartmentId": null,
+                     *           "Motive": null,
+                     *           "Date": "2026-11-26",
+                     *           "ClientId": null,
+                     *           "ProjectId": "354af893-ef0c-410f-8ade-199a620f0c0d",
+                     *           "DeliverableId": null,
+                     *           "EstimateId": null,
+                     *           "ProductId": null,
+                     *           "VatValue": 10.23
+                     *         }
+                     *       ],
+                     *       "ValueWithoutVat": 104.47,
+                     *       "VatValue": 24.03,
+                     *       "ValueWithVat": 128.5
+                     *     }
+                     */
                     "application/json": components["schemas"]["Expense"];
                 };
             };
@@ -13839,16 +14373,63 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "CreatedByName": "Spring campaign",
-                     *         "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "Text": "example",
+                     *         "Id": "17a428b3-b637-48ac-ad91-c9c698cdddf1",
+                     *         "CreatedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *         "CreatedByName": "Administrator",
+                     *         "CreatedOnUtc": "2026-11-26T22:08:53.696Z",
+                     *         "ModifiedOnUtc": "2026-11-26T22:08:53.696Z",
+                     *         "Text": "Starting",
+                     *         "IsVisibleToClient": false,
+                     *         "DocumentId": "94ad84a3-1c62-46c4-9abe-dbc5a5b48131",
+                     *         "DocumentTypeName": "Job",
+                     *         "Actions": {
+                     *           "Transition": {
+                     *             "StatusId": "d0542fe2-0798-4d8a-b47e-7824d38f1f0e",
+                     *             "TransitionId": "b2cdb851-4da9-499e-baa1-d002ce829ac2"
+                     *           }
+                     *         }
+                     *       },
+                     *       {
+                     *         "Id": "129f28f1-9233-4431-830d-7495b130b2f7",
+                     *         "CreatedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *         "CreatedByName": "Administrator",
+                     *         "CreatedOnUtc": "2026-11-26T22:08:53.634Z",
+                     *         "ModifiedOnUtc": "2026-11-26T22:08:53.634Z",
+                     *         "Text": "Storyboard",
+                     *         "IsVisibleToClient": false,
+                     *         "DocumentId": "94ad84a3-1c62-46c4-9abe-dbc5a5b48131",
+                     *         "DocumentTypeName": "Job",
+                     *         "Actions": {
+                     *           "Files": [
+                     *             {
+                     *               "Id": "3ec74121-baab-478e-bfe1-fda966b44d57",
+                     *               "Link": "https://files.example.com/sb.pdf",
+                     *               "Name": "Storyboard v2",
+                     *               "IsTemp": false,
+                     *               "IsFlagged": true,
+                     *               "ExternalId": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       {
+                     *         "Id": "8c534dbc-4c42-4ecd-8269-9045738e8fe2",
+                     *         "CreatedById": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *         "CreatedByName": "Administrator",
+                     *         "CreatedOnUtc": "2026-11-26T22:08:53.587Z",
+                     *         "ModifiedOnUtc": "2026-11-26T22:08:53.587Z",
+                     *         "Text": "Client approved",
                      *         "IsVisibleToClient": true,
-                     *         "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "DocumentTypeName": "Spring campaign",
-                     *         "Actions": {}
+                     *         "DocumentId": "94ad84a3-1c62-46c4-9abe-dbc5a5b48131",
+                     *         "DocumentTypeName": "Job",
+                     *         "Actions": {
+                     *           "Notifications": [
+                     *             {
+                     *               "UserId": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                     *               "UserName": "Administrator"
+                     *             }
+                     *           ]
+                     *         }
                      *       }
                      *     ]
                      */
@@ -13882,22 +14463,40 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "DocumentTypeName": "Spring campaign",
-                 *       "Text": "example",
-                 *       "IsVisibleToClient": true,
+                 *       "DocumentTypeName": "Project",
+                 *       "Text": "Kick-off of the spring campaign",
                  *       "Actions": {
-                 *         "Transition": {},
-                 *         "Document": {},
-                 *         "Files": [
-                 *           {}
-                 *         ],
-                 *         "Motive": {},
-                 *         "Notifications": [
-                 *           {
-                 *             "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *         "Transition": {
+                 *           "StatusId": "c17ab780-e618-4974-8679-e56d3f467467",
+                 *           "TransitionId": "37f4c99e-1a54-454e-9f60-2b4f953e7b1d"
+                 *         },
+                 *         "Document": {
+                 *           "DocumentType": "Project",
+                 *           "Project": {
+                 *             "ClassificationId": null,
+                 *             "ClientId": "db727130-6798-4709-85c9-f8c5099cc77f",
+                 *             "CompanyId": "20703f16-a2d9-417e-a09d-9b31099c7264",
+                 *             "ContractId": null,
+                 *             "CurrencyId": "fc1ed28d-22e6-405a-a1dc-8524b1ca7492",
+                 *             "BeginDateUtc": "2026-03-01T00:00:00Z",
+                 *             "EndDateUtc": "2026-06-30T00:00:00Z",
+                 *             "Investment": 0,
+                 *             "IsDraft": false,
+                 *             "ProductId": null,
+                 *             "ProjectNatureId": null,
+                 *             "ProjectOwnerId": "08d72ec2-42ce-41fa-ac80-e6b2910997fd",
+                 *             "ProjectManagerId": "08d72ec2-42ce-41fa-ac80-e6b2910997fd",
+                 *             "ProjectType": 0,
+                 *             "AllowsTimesheet": true,
+                 *             "IsDeliverable": false,
+                 *             "IsActivated": true,
+                 *             "BusinessObjectTypeId": null
+                 *           },
+                 *           "DocumentBrief": {
+                 *             "DocumentTypeName": "Project",
+                 *             "Text": ""
                  *           }
-                 *         ]
+                 *         }
                  *       }
                  *     }
                  */
@@ -13913,16 +14512,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CreatedByName": "Spring campaign",
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "Text": "example",
-                     *       "IsVisibleToClient": true,
-                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DocumentTypeName": "Spring campaign",
-                     *       "Actions": {}
+                     *       "Id": "84fd15fc-386a-44cf-958d-b5c76a514943",
+                     *       "CreatedById": null,
+                     *       "CreatedByName": null,
+                     *       "CreatedOnUtc": "2026-11-26T22:05:23.651Z",
+                     *       "ModifiedOnUtc": "2026-11-26T22:05:23.651Z",
+                     *       "Text": "Storyboard attached",
+                     *       "IsVisibleToClient": false,
+                     *       "DocumentId": "e693f70b-fbeb-48d4-98e8-54665d71df9d",
+                     *       "DocumentTypeName": "Project",
+                     *       "Actions": {
+                     *         "Files": [
+                     *           {
+                     *             "Id": "274a692a-f113-4a7f-acf4-24b563addfee",
+                     *             "Link": "https://files.example.com/sb/v2.pdf",
+                     *             "Name": "Storyboard v2",
+                     *             "IsTemp": false,
+                     *             "IsFlagged": true,
+                     *             "ExternalId": "SB-2"
+                     *           }
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Post"];
@@ -13961,15 +14571,26 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "CreatedByName": "Spring campaign",
-                     *         "EditedOn": "2026-03-02T09:30:00.000Z",
-                     *         "Text": "example",
-                     *         "PlainText": "example",
+                     *         "Id": "4d0756f5-d978-41a7-a1a2-900d041ef630",
+                     *         "DocumentId": "e693f70b-fbeb-48d4-98e8-54665d71df9d",
+                     *         "CreatedById": null,
+                     *         "CreatedByName": null,
+                     *         "EditedOn": "2026-11-26T22:05:23.864Z",
+                     *         "Text": "<p>Launch &amp; promote</p>",
+                     *         "PlainText": "Launch & promote",
+                     *         "Version": 2,
+                     *         "Actions": null
+                     *       },
+                     *       {
+                     *         "Id": "e1a8f281-85ae-4cfe-90f5-fb65909e141b",
+                     *         "DocumentId": "e693f70b-fbeb-48d4-98e8-54665d71df9d",
+                     *         "CreatedById": null,
+                     *         "CreatedByName": null,
+                     *         "EditedOn": "2026-11-26T22:05:23.837Z",
+                     *         "Text": "<p>Launch <b>summer</b> range</p>",
+                     *         "PlainText": "Launch summer range",
                      *         "Version": 1,
-                     *         "Actions": {}
+                     *         "Actions": null
                      *       }
                      *     ]
                      */
@@ -14003,15 +14624,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "DocumentTypeName": "Spring campaign",
-                 *       "Text": "example",
-                 *       "PlainText": "example",
-                 *       "Actions": {
-                 *         "Files": [
-                 *           {}
-                 *         ]
-                 *       }
+                 *       "DocumentId": "f67f3ae1-a418-4231-bc84-d93ab4dcea86",
+                 *       "DocumentTypeName": "user",
+                 *       "Text": "<p>teste e</p>",
+                 *       "Actions": {},
+                 *       "PlainText": "teste e"
                  *     }
                  */
                 "application/json": components["schemas"]["DocumentBriefBody"];
@@ -14026,15 +14643,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "CreatedByName": "Spring campaign",
-                     *       "EditedOn": "2026-03-02T09:30:00.000Z",
-                     *       "Text": "example",
-                     *       "PlainText": "example",
-                     *       "Version": 1,
-                     *       "Actions": {}
+                     *       "Id": "a75bfaa7-a516-4840-affe-7e6dc2d60200",
+                     *       "DocumentId": "f67f3ae1-a418-4231-bc84-d93ab4dcea86",
+                     *       "CreatedById": null,
+                     *       "CreatedByName": null,
+                     *       "EditedOn": "2026-11-26T22:19:20.441Z",
+                     *       "Text": "<p>second</p>",
+                     *       "PlainText": "second",
+                     *       "Version": 2,
+                     *       "Actions": null
                      *     }
                      */
                     "application/json": components["schemas"]["DocumentBrief"];
@@ -14069,17 +14686,12 @@ export interface operations {
                  * @example {
                  *       "AssignmentPostModels": [
                  *         {
-                 *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *           "DocumentType": "example",
-                 *           "DocumentOid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *           "AssignmentType": "example"
-                 *         }
-                 *       ],
-                 *       "AssignmentDeleteModels": [
-                 *         {
-                 *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *           "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *           "AssignmentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                 *           "User": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
+                 *           "DocumentType": "Skill.Module.BusinessObjects.Project",
+                 *           "DocumentOid": "63c7b13d-55af-40a8-9223-45da6ddec3c7",
+                 *           "AssignmentType": "Account Manager",
+                 *           "Workload": 0,
+                 *           "Priority": 0
                  *         }
                  *       ]
                  *     }
@@ -14098,23 +14710,16 @@ export interface operations {
                      * @example {
                      *       "AssignmentPostModels": [
                      *         {
-                     *           "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "DocumentType": "example",
-                     *           "DocumentOid": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "AssignmentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "AssignmentType": "example",
+                     *           "Id": "32f957b6-ba32-47b7-bf2e-b61be564b6c5",
+                     *           "User": "7311ed39-be24-4c7e-b066-8a650277a5d5",
+                     *           "DocumentType": "Job",
+                     *           "DocumentOid": "e6afdc9c-c138-4990-9e09-b5a915d39248",
+                     *           "AssignmentTypeId": "825e20f7-c44b-4036-8276-08ffacee84c1",
+                     *           "AssignmentType": "Producer",
                      *           "Added": true
                      *         }
                      *       ],
-                     *       "AssignmentDeleteModels": [
-                     *         {
-                     *           "User": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "AssignmentTypeId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "Removed": true
-                     *         }
-                     *       ]
+                     *       "AssignmentDeleteModels": []
                      *     }
                      */
                     "application/json": components["schemas"]["AssignmentBatch"];
@@ -14153,13 +14758,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "DocumentTypeName": "Spring campaign",
-                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentTypeName": "Job",
+                     *       "DocumentId": "94ad84a3-1c62-46c4-9abe-dbc5a5b48131",
                      *       "DocumentUserFieldValues": [
                      *         {
-                     *           "ColumnName": "Spring campaign",
-                     *           "Value": {},
-                     *           "ColumnDataTypeId": 1
+                     *           "ColumnName": "Channel",
+                     *           "Value": "Social",
+                     *           "ColumnDataTypeId": 8
                      *         }
                      *       ]
                      *     }
@@ -14194,11 +14799,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "DocumentTypeName": "Spring campaign",
-                 *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "DocumentTypeName": "Project",
+                 *       "DocumentId": "e693f70b-fbeb-48d4-98e8-54665d71df9d",
                  *       "DocumentUserFieldValues": [
                  *         {
-                 *           "ColumnName": "Spring campaign"
+                 *           "ColumnName": "Budget",
+                 *           "Value": 1250.75,
+                 *           "ColumnDataTypeId": 4
+                 *         },
+                 *         {
+                 *           "ColumnName": "Code50",
+                 *           "Value": "ACME-SPRING"
+                 *         },
+                 *         {
+                 *           "ColumnName": "Headcount",
+                 *           "Value": 4
                  *         }
                  *       ]
                  *     }
@@ -14215,13 +14830,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "DocumentTypeName": "Spring campaign",
-                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "DocumentTypeName": "Project",
+                     *       "DocumentId": "e693f70b-fbeb-48d4-98e8-54665d71df9d",
                      *       "DocumentUserFieldValues": [
                      *         {
-                     *           "ColumnName": "Spring campaign",
-                     *           "Value": {},
-                     *           "ColumnDataTypeId": 1
+                     *           "ColumnName": "Budget",
+                     *           "Value": 1250.75,
+                     *           "ColumnDataTypeId": 4
+                     *         },
+                     *         {
+                     *           "ColumnName": "Code50",
+                     *           "Value": "ACME-SPRING",
+                     *           "ColumnDataTypeId": 5
+                     *         },
+                     *         {
+                     *           "ColumnName": "Headcount",
+                     *           "Value": 4,
+                     *           "ColumnDataTypeId": 3
                      *         }
                      *       ]
                      *     }
@@ -14258,13 +14883,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "FolderId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Name": "Spring campaign",
-                 *       "SourceUri": "https://example.com/hooks/atrium",
-                 *       "IsFlagged": true,
+                 *       "FolderId": "c60f0767-62c8-4e72-b827-1735b20c9e13",
+                 *       "Name": "Brand book",
+                 *       "IsFlagged": false,
                  *       "IsProtected": true,
-                 *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "Description": "example"
+                 *       "ExternalId": "BB-1",
+                 *       "Description": "The brand book",
+                 *       "SourceUri": "https://cdn.example.com/brand-book.pdf"
                  *     }
                  */
                 "application/json": components["schemas"]["FileLinkBody"];
@@ -14279,18 +14904,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "FolderId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "SourceUri": "https://example.com/hooks/atrium",
-                     *       "IsFlagged": true,
+                     *       "Id": "548110a5-fe44-413f-8b24-b1966b166a78",
+                     *       "FolderId": "ebc73952-c415-4277-9c30-e11e8eebf0a5",
+                     *       "Name": "Brand book",
+                     *       "SourceUri": "https://cdn.example.com/brand-book.pdf",
+                     *       "IsFlagged": false,
                      *       "IsProtected": true,
-                     *       "ExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Description": "example",
-                     *       "DocumentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "DocumentTypeName": "Spring campaign",
-                     *       "CreatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "ExternalId": "BB-1",
+                     *       "Description": "The client’s brand book",
+                     *       "DocumentId": "e693f70b-fbeb-48d4-98e8-54665d71df9d",
+                     *       "DocumentTypeName": "Project",
+                     *       "CreatedOnUtc": "2026-11-26T22:05:23.722Z",
+                     *       "CreatedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["FileLink"];
@@ -14327,25 +14952,28 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "TableName": "Spring campaign",
-                     *         "KeyColumnName": "Spring campaign",
-                     *         "KeyDataTypeId": 1,
-                     *         "KeyLength": 1,
+                     *         "Id": "3a2640ba-d9ad-45cc-9ef4-a4466389b468",
+                     *         "TableName": "Everything",
+                     *         "KeyColumnName": "Code",
+                     *         "KeyDataTypeId": 5,
                      *         "Columns": [
                      *           {
-                     *             "ColumnName": "Spring campaign",
+                     *             "ColumnName": "Flag",
+                     *             "ColumnDataTypeId": 0
+                     *           },
+                     *           {
+                     *             "ColumnName": "Day",
                      *             "ColumnDataTypeId": 1
+                     *           },
+                     *           {
+                     *             "ColumnName": "Ratio",
+                     *             "ColumnDataTypeId": 2
                      *           }
                      *         ],
-                     *         "ReadRoles": [
-                     *           "example"
-                     *         ],
-                     *         "SaveRoles": [
-                     *           "example"
-                     *         ],
-                     *         "CreatedOn": "2026-03-02T09:30:00.000Z",
-                     *         "ModifiedOn": "2026-03-02T09:30:00.000Z"
+                     *         "ReadRoles": [],
+                     *         "SaveRoles": [],
+                     *         "CreatedOn": "2026-11-26T22:08:09.848Z",
+                     *         "ModifiedOn": "2026-11-26T22:08:09.848Z"
                      *       }
                      *     ]
                      */
@@ -14385,26 +15013,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TableName": "Spring campaign",
-                     *       "KeyColumnName": "Spring campaign",
-                     *       "KeyDataTypeId": 1,
-                     *       "KeyLength": 1,
+                     *       "Id": "3a2640ba-d9ad-45cc-9ef4-a4466389b468",
+                     *       "TableName": "Everything",
+                     *       "KeyColumnName": "Code",
+                     *       "KeyDataTypeId": 5,
                      *       "Columns": [
                      *         {
-                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnName": "Flag",
+                     *           "ColumnDataTypeId": 0
+                     *         },
+                     *         {
+                     *           "ColumnName": "Day",
                      *           "ColumnDataTypeId": 1
+                     *         },
+                     *         {
+                     *           "ColumnName": "Ratio",
+                     *           "ColumnDataTypeId": 2
                      *         }
                      *       ],
-                     *       "ReadRoles": [
-                     *         "example"
-                     *       ],
-                     *       "SaveRoles": [
-                     *         "example"
-                     *       ],
-                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z",
-                     *       "RowCount": 10
+                     *       "ReadRoles": [],
+                     *       "SaveRoles": [],
+                     *       "CreatedOn": "2026-11-26T22:08:09.848Z",
+                     *       "ModifiedOn": "2026-11-26T22:08:09.848Z",
+                     *       "RowCount": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CustomTable"];
@@ -14437,13 +15068,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "KeyColumnName": "Spring campaign",
-                 *       "KeyDataTypeId": 1,
-                 *       "KeyLength": 1,
+                 *       "KeyColumnName": "Code",
+                 *       "KeyDataTypeId": 11,
+                 *       "KeyLength": 12,
                  *       "Columns": [
                  *         {
-                 *           "ColumnName": "Spring campaign",
+                 *           "ColumnName": "Flag",
+                 *           "ColumnDataTypeId": 0
+                 *         },
+                 *         {
+                 *           "ColumnName": "Day",
                  *           "ColumnDataTypeId": 1
+                 *         },
+                 *         {
+                 *           "ColumnName": "Ratio",
+                 *           "ColumnDataTypeId": 2
                  *         }
                  *       ]
                  *     }
@@ -14460,28 +15099,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TableName": "Spring campaign",
-                     *       "KeyColumnName": "Spring campaign",
-                     *       "KeyDataTypeId": 1,
-                     *       "KeyLength": 1,
+                     *       "Id": "9967d535-7fdc-406b-be5c-2e3f033659ad",
+                     *       "TableName": "Growing",
+                     *       "KeyColumnName": "Id",
+                     *       "KeyDataTypeId": 3,
                      *       "Columns": [
                      *         {
-                     *           "ColumnName": "Spring campaign",
-                     *           "ColumnDataTypeId": 1
+                     *           "ColumnName": "A",
+                     *           "ColumnDataTypeId": 5
+                     *         },
+                     *         {
+                     *           "ColumnName": "B",
+                     *           "ColumnDataTypeId": 3
                      *         }
                      *       ],
-                     *       "ReadRoles": [
-                     *         "example"
-                     *       ],
-                     *       "SaveRoles": [
-                     *         "example"
-                     *       ],
-                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z",
-                     *       "Created": true,
+                     *       "ReadRoles": [],
+                     *       "SaveRoles": [],
+                     *       "CreatedOn": "2026-11-26T22:08:09.940Z",
+                     *       "ModifiedOn": "2026-11-26T22:08:09.992Z",
+                     *       "Created": false,
                      *       "AddedColumns": [
-                     *         "example"
+                     *         "B"
                      *       ]
                      *     }
                      */
@@ -14496,29 +15134,35 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TableName": "Spring campaign",
-                     *       "KeyColumnName": "Spring campaign",
-                     *       "KeyDataTypeId": 1,
-                     *       "KeyLength": 1,
+                     *       "Id": "3daea994-3c75-4e84-bb6c-333b96b62609",
+                     *       "TableName": "Catalog",
+                     *       "KeyColumnName": "Code",
+                     *       "KeyDataTypeId": 11,
                      *       "Columns": [
                      *         {
-                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnName": "Flag",
+                     *           "ColumnDataTypeId": 0
+                     *         },
+                     *         {
+                     *           "ColumnName": "Day",
                      *           "ColumnDataTypeId": 1
+                     *         },
+                     *         {
+                     *           "ColumnName": "Ratio",
+                     *           "ColumnDataTypeId": 2
                      *         }
                      *       ],
-                     *       "ReadRoles": [
-                     *         "example"
-                     *       ],
-                     *       "SaveRoles": [
-                     *         "example"
-                     *       ],
-                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z",
+                     *       "ReadRoles": [],
+                     *       "SaveRoles": [],
+                     *       "CreatedOn": "2026-11-26T22:08:09.744Z",
+                     *       "ModifiedOn": "2026-11-26T22:08:09.744Z",
                      *       "Created": true,
                      *       "AddedColumns": [
-                     *         "example"
-                     *       ]
+                     *         "Flag",
+                     *         "Day",
+                     *         "Ratio"
+                     *       ],
+                     *       "KeyLength": 12
                      *     }
                      */
                     "application/json": components["schemas"]["CustomTableCreated"];
@@ -14557,8 +15201,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "TableName": "Spring campaign",
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "TableName": "Doomed",
+                     *       "Id": "f7bd3547-2edb-4bcc-b35d-9a763b401918",
                      *       "Dropped": true
                      *     }
                      */
@@ -14606,15 +15250,56 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "TableName": "Spring campaign",
-                     *         "KeyValue": "example",
-                     *         "KeyColumnName": "Spring campaign",
-                     *         "KeyDataTypeId": 1,
+                     *         "TableName": "Ops",
+                     *         "KeyValue": "1",
+                     *         "KeyColumnName": "Id",
+                     *         "KeyDataTypeId": 3,
                      *         "Columns": [
                      *           {
-                     *             "ColumnName": "Spring campaign",
-                     *             "ColumnDataTypeId": 1,
-                     *             "Value": {}
+                     *             "ColumnName": "Name",
+                     *             "ColumnDataTypeId": 5,
+                     *             "Value": "one"
+                     *           },
+                     *           {
+                     *             "ColumnName": "Score",
+                     *             "ColumnDataTypeId": 2,
+                     *             "Value": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       {
+                     *         "TableName": "Ops",
+                     *         "KeyValue": "2",
+                     *         "KeyColumnName": "Id",
+                     *         "KeyDataTypeId": 3,
+                     *         "Columns": [
+                     *           {
+                     *             "ColumnName": "Name",
+                     *             "ColumnDataTypeId": 5,
+                     *             "Value": "two"
+                     *           },
+                     *           {
+                     *             "ColumnName": "Score",
+                     *             "ColumnDataTypeId": 2,
+                     *             "Value": 22
+                     *           }
+                     *         ]
+                     *       },
+                     *       {
+                     *         "TableName": "Ops",
+                     *         "KeyValue": "3",
+                     *         "KeyColumnName": "Id",
+                     *         "KeyDataTypeId": 3,
+                     *         "Columns": [
+                     *           {
+                     *             "ColumnName": "Name",
+                     *             "ColumnDataTypeId": 5,
+                     *             "Value": "three"
+                     *           },
+                     *           {
+                     *             "ColumnName": "Score",
+                     *             "ColumnDataTypeId": 2,
+                     *             "Value": 3
                      *           }
                      *         ]
                      *       }
@@ -14658,15 +15343,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "TableName": "Spring campaign",
-                     *       "KeyValue": "example",
-                     *       "KeyColumnName": "Spring campaign",
-                     *       "KeyDataTypeId": 1,
+                     *       "TableName": "Typed",
+                     *       "KeyValue": "nulls",
+                     *       "KeyColumnName": "Code",
+                     *       "KeyDataTypeId": 5,
                      *       "Columns": [
                      *         {
-                     *           "ColumnName": "Spring campaign",
+                     *           "ColumnName": "Flag",
+                     *           "ColumnDataTypeId": 0,
+                     *           "Value": null
+                     *         },
+                     *         {
+                     *           "ColumnName": "Day",
                      *           "ColumnDataTypeId": 1,
-                     *           "Value": {}
+                     *           "Value": null
+                     *         },
+                     *         {
+                     *           "ColumnName": "Ratio",
+                     *           "ColumnDataTypeId": 2,
+                     *           "Value": null
                      *         }
                      *       ]
                      *     }
@@ -14710,11 +15405,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "TableName": "Spring campaign",
-                     *       "KeyValue": "example",
-                     *       "ColumnName": "Spring campaign",
-                     *       "ColumnDataTypeId": 1,
-                     *       "Value": {}
+                     *       "TableName": "Typed",
+                     *       "KeyValue": "all",
+                     *       "ColumnName": "Flag",
+                     *       "ColumnDataTypeId": 0,
+                     *       "Value": true
                      *     }
                      */
                     "application/json": {
@@ -14753,18 +15448,58 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "UpdateModel": {
-                 *         "KeyValue": "example"
-                 *       },
-                 *       "UpdateManyModel": [
-                 *         {
-                 *           "KeyValue": "example"
-                 *         }
-                 *       ],
+                 *       "OperationType": "UpsertMany",
                  *       "UpsertManyModel": [
                  *         {
-                 *           "KeyValue": "example"
+                 *           "KeyValue": "A",
+                 *           "Columns": [
+                 *             {
+                 *               "ColumnName": "Name",
+                 *               "Value": "Alpha"
+                 *             },
+                 *             {
+                 *               "ColumnName": "Qty",
+                 *               "Value": 1
+                 *             },
+                 *             {
+                 *               "ColumnName": "Price",
+                 *               "Value": "10.5"
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "KeyValue": "B",
+                 *           "Columns": [
+                 *             {
+                 *               "ColumnName": "Name",
+                 *               "Value": "beta"
+                 *             },
+                 *             {
+                 *               "ColumnName": "Qty",
+                 *               "Value": 2
+                 *             },
+                 *             {
+                 *               "ColumnName": "Price",
+                 *               "Value": "20"
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "KeyValue": "C",
+                 *           "Columns": [
+                 *             {
+                 *               "ColumnName": "Name",
+                 *               "Value": "Gamma Ray"
+                 *             },
+                 *             {
+                 *               "ColumnName": "Qty",
+                 *               "Value": 3
+                 *             },
+                 *             {
+                 *               "ColumnName": "Price",
+                 *               "Value": null
+                 *             }
+                 *           ]
                  *         }
                  *       ]
                  *     }
@@ -14781,10 +15516,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "TableName": "Spring campaign",
-                     *       "OperationType": "example",
-                     *       "RowCount": 10,
-                     *       "Inserted": 1,
+                     *       "TableName": "Budgets",
+                     *       "OperationType": "Update",
+                     *       "RowCount": 1,
+                     *       "Inserted": 0,
                      *       "Updated": 1
                      *     }
                      */
@@ -14824,15 +15559,13 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "OperationType": 1,
-                 *       "DeleteModel": {
-                 *         "KeyColumnName": "Spring campaign",
-                 *         "KeyValue": "example"
-                 *       },
+                 *       "OperationType": "DeleteMany",
                  *       "DeleteManyModel": {
-                 *         "KeyColumnName": "Spring campaign",
+                 *         "KeyColumnName": "Id",
                  *         "KeyValues": [
-                 *           "example"
+                 *           2,
+                 *           "3",
+                 *           777
                  *         ]
                  *       }
                  *     }
@@ -14849,8 +15582,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "TableName": "Spring campaign",
-                     *       "OperationType": "example",
+                     *       "TableName": "Ops",
+                     *       "OperationType": "Delete",
                      *       "Deleted": 1
                      *     }
                      */
@@ -14888,10 +15621,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "ReadRoles": [
-                 *         "example"
+                 *         "Administrator"
                  *       ],
                  *       "SaveRoles": [
-                 *         "example"
+                 *         "Administrator"
                  *       ]
                  *     }
                  */
@@ -14910,25 +15643,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "TableName": "Spring campaign",
-                     *       "KeyColumnName": "Spring campaign",
-                     *       "KeyDataTypeId": 1,
-                     *       "KeyLength": 1,
+                     *       "Id": "3100096b-c74c-40e9-b124-02fb7d1f7453",
+                     *       "TableName": "Budgets",
+                     *       "KeyColumnName": "K",
+                     *       "KeyDataTypeId": 3,
                      *       "Columns": [
                      *         {
-                     *           "ColumnName": "Spring campaign",
-                     *           "ColumnDataTypeId": 1
+                     *           "ColumnName": "V",
+                     *           "ColumnDataTypeId": 5
                      *         }
                      *       ],
                      *       "ReadRoles": [
-                     *         "example"
+                     *         "Administrator"
                      *       ],
                      *       "SaveRoles": [
-                     *         "example"
+                     *         "Administrator"
                      *       ],
-                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
-                     *       "ModifiedOn": "2026-03-02T09:30:00.000Z"
+                     *       "CreatedOn": "2026-11-26T22:18:02.411Z",
+                     *       "ModifiedOn": "2026-11-26T22:18:02.445Z"
                      *     }
                      */
                     "application/json": components["schemas"]["CustomTableSummary"];
@@ -15055,8 +15787,8 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "5b1e7779-a87e-4ec5-acfe-f1a722248aae",
-                     *         "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *         "id": "6a2b3bd7-a21e-48c3-b095-48253c41ae2c",
+                     *         "tenantId": "3310e3bc-2e91-42db-8a2f-7fb300059be4",
                      *         "name": "lower",
                      *         "description": null,
                      *         "url": "https://x.example.com/",
@@ -15075,14 +15807,14 @@ export interface operations {
                      *             "value": "Closed"
                      *           }
                      *         ],
-                     *         "createdOnUtc": "2026-11-26T20:54:04.161Z",
+                     *         "createdOnUtc": "2026-11-26T22:23:09.659Z",
                      *         "createdById": null,
-                     *         "modifiedOnUtc": "2026-11-26T20:54:04.161Z",
+                     *         "modifiedOnUtc": "2026-11-26T22:23:09.659Z",
                      *         "modifiedById": null
                      *       },
                      *       {
-                     *         "id": "abf1d929-bac1-47ab-8786-8971df4b5194",
-                     *         "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *         "id": "96cab6f3-d1c4-4def-97f2-2dcc5dffb6bb",
+                     *         "tenantId": "3310e3bc-2e91-42db-8a2f-7fb300059be4",
                      *         "name": "Users to CRM",
                      *         "description": "Pushes users",
                      *         "url": null,
@@ -15101,14 +15833,14 @@ export interface operations {
                      *             "value": "a"
                      *           }
                      *         ],
-                     *         "createdOnUtc": "2026-11-26T20:54:04.180Z",
+                     *         "createdOnUtc": "2026-11-26T22:23:09.676Z",
                      *         "createdById": null,
-                     *         "modifiedOnUtc": "2026-11-26T20:54:04.180Z",
+                     *         "modifiedOnUtc": "2026-11-26T22:23:09.676Z",
                      *         "modifiedById": null
                      *       },
                      *       {
-                     *         "id": "72e9d41c-cb84-40ea-84aa-18dbbfe977c6",
-                     *         "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *         "id": "436f1449-014f-4a05-bb2a-ddc822cdc00e",
+                     *         "tenantId": "3310e3bc-2e91-42db-8a2f-7fb300059be4",
                      *         "name": "Users to CRM",
                      *         "description": "Pushes users",
                      *         "url": "https://hooks.example.com/users",
@@ -15127,9 +15859,9 @@ export interface operations {
                      *             "value": "a"
                      *           }
                      *         ],
-                     *         "createdOnUtc": "2026-11-26T20:54:04.296Z",
+                     *         "createdOnUtc": "2026-11-26T22:23:09.876Z",
                      *         "createdById": null,
-                     *         "modifiedOnUtc": "2026-11-26T20:54:04.296Z",
+                     *         "modifiedOnUtc": "2026-11-26T22:23:09.876Z",
                      *         "modifiedById": null
                      *       }
                      *     ]
@@ -15163,15 +15895,16 @@ export interface operations {
                 /**
                  * @example {
                  *       "Name": "Users to CRM",
-                 *       "Description": "Pushes users",
+                 *       "Description": null,
                  *       "ActionType": "Created",
                  *       "DocumentType": "Skill.Module.BusinessObjects.User",
-                 *       "Url": "https://hooks.example.com/users",
+                 *       "Url": "https://example.com/hook",
                  *       "Active": true,
+                 *       "BusinessObjectTypeName": null,
                  *       "DetailFilters": [
                  *         {
                  *           "groupCondition": "And",
-                 *           "jsonPathExpression": "Name",
+                 *           "jsonPathExpression": "UserName",
                  *           "condition": "Contains",
                  *           "value": "a"
                  *         }
@@ -15191,15 +15924,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "252b8638-58e3-4775-9b85-c55a86c658e5",
-                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
-                     *       "name": "Users to CRM",
-                     *       "description": "Pushes users",
-                     *       "url": "https://hooks.example.com/users",
+                     *       "id": "e2605f8f-7110-4257-ba85-e6d7277a4b7b",
+                     *       "tenantId": "c2e981be-abb0-4290-92e1-769c03295a00",
+                     *       "name": "Tolerant",
+                     *       "description": null,
+                     *       "url": "https://crm.example.com/hooks/atrium",
                      *       "secret": "masked-example-value",
                      *       "actionType": "Created",
                      *       "documentType": "Skill.Module.BusinessObjects.User",
-                     *       "active": true,
+                     *       "active": false,
                      *       "isAutomation": false,
                      *       "automationId": null,
                      *       "businessObjectTypeName": null,
@@ -15207,13 +15940,13 @@ export interface operations {
                      *         {
                      *           "groupCondition": "And",
                      *           "jsonPathExpression": "Name",
-                     *           "condition": "Contains",
-                     *           "value": "a"
+                     *           "condition": "Equal",
+                     *           "value": "x"
                      *         }
                      *       ],
-                     *       "createdOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "createdOnUtc": "2026-11-26T22:22:05.248Z",
                      *       "createdById": null,
-                     *       "modifiedOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "modifiedOnUtc": "2026-11-26T22:22:05.248Z",
                      *       "modifiedById": null
                      *     }
                      */
@@ -15252,8 +15985,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "252b8638-58e3-4775-9b85-c55a86c658e5",
-                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *       "id": "b2ad4339-8b70-4bd7-b5ae-6d7d772697c9",
+                     *       "tenantId": "3310e3bc-2e91-42db-8a2f-7fb300059be4",
                      *       "name": "Users to CRM",
                      *       "description": "Pushes users",
                      *       "url": "https://hooks.example.com/users",
@@ -15272,9 +16005,9 @@ export interface operations {
                      *           "value": "a"
                      *         }
                      *       ],
-                     *       "createdOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "createdOnUtc": "2026-11-26T22:23:09.451Z",
                      *       "createdById": null,
-                     *       "modifiedOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "modifiedOnUtc": "2026-11-26T22:23:09.451Z",
                      *       "modifiedById": null
                      *     }
                      */
@@ -15309,20 +16042,20 @@ export interface operations {
                 /**
                  * @example {
                  *       "Name": "Users to CRM",
-                 *       "Description": "Pushes users",
+                 *       "Description": null,
                  *       "ActionType": "Created",
                  *       "DocumentType": "Skill.Module.BusinessObjects.User",
-                 *       "Url": "https://hooks.example.com/users",
-                 *       "Active": true,
+                 *       "Url": "https://example.com/hook",
+                 *       "Active": false,
+                 *       "BusinessObjectTypeName": null,
                  *       "DetailFilters": [
                  *         {
                  *           "groupCondition": "And",
-                 *           "jsonPathExpression": "Name",
+                 *           "jsonPathExpression": "UserName",
                  *           "condition": "Contains",
                  *           "value": "a"
                  *         }
                  *       ],
-                 *       "Secret": "masked-example-value",
                  *       "IsAutomation": false
                  *     }
                  */
@@ -15338,8 +16071,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "252b8638-58e3-4775-9b85-c55a86c658e5",
-                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
+                     *       "id": "b2ad4339-8b70-4bd7-b5ae-6d7d772697c9",
+                     *       "tenantId": "3310e3bc-2e91-42db-8a2f-7fb300059be4",
                      *       "name": "Users to CRM",
                      *       "description": "Pushes users",
                      *       "url": "https://hooks.example.com/users",
@@ -15358,9 +16091,9 @@ export interface operations {
                      *           "value": "a"
                      *         }
                      *       ],
-                     *       "createdOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "createdOnUtc": "2026-11-26T22:23:09.451Z",
                      *       "createdById": null,
-                     *       "modifiedOnUtc": "2026-11-26T20:54:03.798Z",
+                     *       "modifiedOnUtc": "2026-11-26T22:23:09.570Z",
                      *       "modifiedById": null
                      *     }
                      */
@@ -15399,15 +16132,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "252b8638-58e3-4775-9b85-c55a86c658e5",
-                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
-                     *       "name": "Users to CRM",
-                     *       "description": "Pushes users",
-                     *       "url": "https://hooks.example.com/users",
+                     *       "id": "e2605f8f-7110-4257-ba85-e6d7277a4b7b",
+                     *       "tenantId": "c2e981be-abb0-4290-92e1-769c03295a00",
+                     *       "name": "Tolerant",
+                     *       "description": null,
+                     *       "url": "https://crm.example.com/hooks/atrium",
                      *       "secret": "masked-example-value",
                      *       "actionType": "Created",
                      *       "documentType": "Skill.Module.BusinessObjects.User",
-                     *       "active": true,
+                     *       "active": false,
                      *       "isAutomation": false,
                      *       "automationId": null,
                      *       "businessObjectTypeName": null,
@@ -15415,13 +16148,13 @@ export interface operations {
                      *         {
                      *           "groupCondition": "And",
                      *           "jsonPathExpression": "Name",
-                     *           "condition": "Contains",
-                     *           "value": "a"
+                     *           "condition": "Equal",
+                     *           "value": "x"
                      *         }
                      *       ],
-                     *       "createdOnUtc": "2026-11-26T20:54:03.475Z",
+                     *       "createdOnUtc": "2026-11-26T22:22:05.248Z",
                      *       "createdById": null,
-                     *       "modifiedOnUtc": "2026-11-26T20:54:03.798Z",
+                     *       "modifiedOnUtc": "2026-11-26T22:22:05.248Z",
                      *       "modifiedById": null
                      *     }
                      */
@@ -15467,26 +16200,70 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "id": "50b06a76-ef6a-47a6-93b5-d8fbdc65224c",
+                     *         "webhookId": "50b06a76-ef6a-47a6-93b5-d8fbdc65224c",
+                     *         "eventId": "8098b1f1-b920-444e-a0df-50b1ff59d84d",
                      *         "kind": "event",
-                     *         "actionType": "example",
-                     *         "documentType": "example",
-                     *         "documentId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "status": "Pending",
+                     *         "actionType": "Ok",
+                     *         "documentType": "Skill.Module.BusinessObjects.Deliverable",
+                     *         "documentId": "d1638a36-39ac-4bd0-b995-6020f38ccf50",
+                     *         "createdOnUtc": "2026-11-26T22:24:10.699Z",
+                     *         "status": "Succeeded",
                      *         "attempts": [
                      *           {
                      *             "attempt": 1,
-                     *             "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *             "durationMs": 1,
-                     *             "statusCode": 1,
-                     *             "responseBody": "example",
-                     *             "error": "example"
+                     *             "startedOnUtc": "2026-11-26T22:24:10.956Z",
+                     *             "durationMs": 6,
+                     *             "statusCode": 200,
+                     *             "responseBody": "ok",
+                     *             "error": null
                      *           }
                      *         ],
-                     *         "nextAttemptOnUtc": "2026-03-02T09:30:00.000Z"
+                     *         "nextAttemptOnUtc": null
+                     *       },
+                     *       {
+                     *         "id": "d4f1be1d-e0d2-4598-a4a2-5b097892f145",
+                     *         "webhookId": "d4f1be1d-e0d2-4598-a4a2-5b097892f145",
+                     *         "eventId": null,
+                     *         "kind": "test",
+                     *         "actionType": "Ok",
+                     *         "documentType": "Skill.Module.BusinessObjects.Deliverable",
+                     *         "documentId": null,
+                     *         "createdOnUtc": "2026-11-26T22:24:10.625Z",
+                     *         "status": "Succeeded",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "startedOnUtc": "2026-11-26T22:24:10.781Z",
+                     *             "durationMs": 38,
+                     *             "statusCode": 200,
+                     *             "responseBody": "ok",
+                     *             "error": null
+                     *           }
+                     *         ],
+                     *         "nextAttemptOnUtc": null
+                     *       },
+                     *       {
+                     *         "id": "7cd3b729-3d10-410b-a0ba-5b501fe6cf62",
+                     *         "webhookId": "7cd3b729-3d10-410b-a0ba-5b501fe6cf62",
+                     *         "eventId": "2e5bf272-0965-4962-bea4-11f60c9771cf",
+                     *         "kind": "event",
+                     *         "actionType": "Ok",
+                     *         "documentType": "Skill.Module.BusinessObjects.Deliverable",
+                     *         "documentId": "4fc63c9f-b29c-486c-a88f-03ef8229cde4",
+                     *         "createdOnUtc": "2026-11-26T22:24:10.288Z",
+                     *         "status": "Succeeded",
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "startedOnUtc": "2026-11-26T22:24:10.404Z",
+                     *             "durationMs": 109,
+                     *             "statusCode": 200,
+                     *             "responseBody": "ok",
+                     *             "error": null
+                     *           }
+                     *         ],
+                     *         "nextAttemptOnUtc": null
                      *       }
                      *     ]
                      */
@@ -15525,8 +16302,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "invocationId": "b5d6ee30-7b63-4aed-9f4d-ce839517a954",
+                     *       "webhookId": "b5d6ee30-7b63-4aed-9f4d-ce839517a954",
                      *       "status": "Pending"
                      *     }
                      */
@@ -15566,8 +16343,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "invocationId": "64f83a0b-cdcb-48fb-823d-295c2de13aa3",
+                     *       "webhookId": "64f83a0b-cdcb-48fb-823d-295c2de13aa3",
                      *       "status": "Pending"
                      *     }
                      */
@@ -15606,8 +16383,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "webhookId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "invocationId": "654830ab-c032-46e6-9f08-512f87cd87d5",
+                     *       "webhookId": "654830ab-c032-46e6-9f08-512f87cd87d5",
                      *       "status": "Pending",
                      *       "source": "event"
                      *     }
@@ -15647,18 +16424,36 @@ export interface operations {
                      * @example {
                      *       "events": [
                      *         {
-                     *           "actionType": "example",
-                     *           "group": "example",
-                     *           "firesWhen": "example",
-                     *           "detailFields": [
-                     *             "example"
-                     *           ]
+                     *           "actionType": "Created",
+                     *           "group": "Documents",
+                     *           "firesWhen": "a document was created",
+                     *           "detailFields": "dynamic"
+                     *         },
+                     *         {
+                     *           "actionType": "Updated",
+                     *           "group": "Documents",
+                     *           "firesWhen": "a document property was modified",
+                     *           "detailFields": "dynamic"
+                     *         },
+                     *         {
+                     *           "actionType": "Deleted",
+                     *           "group": "Documents",
+                     *           "firesWhen": "a document was deleted",
+                     *           "detailFields": "dynamic"
                      *         }
                      *       ],
                      *       "documentTypes": [
                      *         {
-                     *           "name": "Spring campaign",
-                     *           "fullName": "Spring campaign"
+                     *           "name": "Assignment",
+                     *           "fullName": "Skill.Module.BusinessObjects.Assignment"
+                     *         },
+                     *         {
+                     *           "name": "Bill",
+                     *           "fullName": "Skill.Module.BusinessObjects.Bill"
+                     *         },
+                     *         {
+                     *           "name": "Brand",
+                     *           "fullName": "Skill.Module.BusinessObjects.Brand"
                      *         }
                      *       ]
                      *     }
@@ -15700,10 +16495,37 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "source": "event",
-                     *       "actionType": "example",
-                     *       "documentType": "example",
-                     *       "payload": {}
+                     *       "source": "catalogue",
+                     *       "actionType": "StageUpdated",
+                     *       "documentType": "Skill.Module.BusinessObjects.Deliverable",
+                     *       "payload": {
+                     *         "id": "e80b8790-1aac-4dac-8ad8-e3c7608b87ef",
+                     *         "action": "stageupdated",
+                     *         "actionType": "StageUpdated",
+                     *         "document": {
+                     *           "type": "Skill.Module.BusinessObjects.Deliverable",
+                     *           "id": "7dcc50cb-b7fb-4dd7-be7c-46335c3bcd52",
+                     *           "url": "https://example.com/api/v3/documents/Deliverable/7dcc50cb-b7fb-4dd7-be7c-46335c3bcd52"
+                     *         },
+                     *         "businessObjectTypeName": null,
+                     *         "detail": {
+                     *           "WorkflowStageTransitionId": "00000000-0000-0000-0000-000000000000",
+                     *           "WorkflowStageTransitionName": "Workflow Stage Transition Name example",
+                     *           "WorkflowStageTransitionLocalizedName": "Workflow Stage Transition Localized Name example",
+                     *           "FromWorkflowStageId": "00000000-0000-0000-0000-000000000000",
+                     *           "FromWorkflowStageName": "From Workflow Stage Name example",
+                     *           "FromWorkflowStageLocalizedName": "From Workflow Stage Localized Name example",
+                     *           "ToWorkflowStageId": "00000000-0000-0000-0000-000000000000",
+                     *           "ToWorkflowStageName": "To Workflow Stage Name example",
+                     *           "ToWorkflowStageLocalizedName": "To Workflow Stage Localized Name example",
+                     *           "WorkflowId": "00000000-0000-0000-0000-000000000000",
+                     *           "WorkflowName": "Workflow Name example",
+                     *           "DepartmentId": "00000000-0000-0000-0000-000000000000"
+                     *         },
+                     *         "tenantId": "0f2c8a23-3e16-42a5-abcc-cf5369754d15",
+                     *         "occurredOnUtc": "2026-11-26T22:23:18.207Z",
+                     *         "subscriptionId": "00000000-0000-0000-0000-000000000000"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["WebhookEventExample"];
@@ -15740,19 +16562,19 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "5d4904e0-b970-4be0-bebf-7282dd6ae3cf",
+                     *         "id": "6bc6f1db-8a74-4db7-8a29-690a6057a976",
                      *         "name": "Assignment",
                      *         "className": "Assignment",
                      *         "fullName": "Skill.Module.BusinessObjects.Assignment"
                      *       },
                      *       {
-                     *         "id": "ec990324-5f31-482b-bf4d-1ae01af1d051",
+                     *         "id": "c1a46bc4-69be-45fd-8cb0-5b2fec83dacc",
                      *         "name": "Bill",
                      *         "className": "Bill",
                      *         "fullName": "Skill.Module.BusinessObjects.Bill"
                      *       },
                      *       {
-                     *         "id": "8657ec04-5829-4c6e-b2c8-1d9112f1c2b5",
+                     *         "id": "b5debc69-57e0-4165-a5e7-631888a34cd4",
                      *         "name": "Brand",
                      *         "className": "Brand",
                      *         "fullName": "Skill.Module.BusinessObjects.Brand"
@@ -15786,13 +16608,17 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "actionType": "InvoiceApproved",
+                 *       "actionType": "UserFieldValueUpdated",
                  *       "documentType": "Skill.Module.BusinessObjects.Deliverable",
-                 *       "documentId": "d5b5e7d8-a6a6-4727-8576-98b39602d053",
-                 *       "businessObjectTypeName": "Retainer",
+                 *       "documentId": "64dc02a7-cb02-431b-b459-2938063880fb",
                  *       "detail": {
-                 *         "Amount": 12
-                 *       }
+                 *         "ColumnName": "Channel",
+                 *         "Value": {
+                 *           "Name": "Radio"
+                 *         },
+                 *         "Tag": 3
+                 *       },
+                 *       "businessObjectTypeName": "Retainer"
                  *     }
                  */
                 "application/json": components["schemas"]["EventBody"];
@@ -15807,10 +16633,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "a0010f0e-bf74-418e-a571-726376028c85",
-                     *       "actionType": "InvoiceApproved",
+                     *       "id": "37ec9453-55dc-4ab5-ad18-d2a17a79a0f8",
+                     *       "actionType": "Ok",
                      *       "documentType": "Skill.Module.BusinessObjects.Deliverable",
-                     *       "documentId": "d5b5e7d8-a6a6-4727-8576-98b39602d053"
+                     *       "documentId": "6628e479-8c1a-415f-8e82-7629654f6fd0"
                      *     }
                      */
                     "application/json": components["schemas"]["RaisedEvent"];
@@ -15847,8 +16673,28 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "queryBuilder": {},
-                 *       "parameters": {}
+                 *       "queryBuilder": {
+                 *         "take": 100,
+                 *         "orderBy": [
+                 *           {
+                 *             "field": "Day",
+                 *             "direction": "desc"
+                 *           }
+                 *         ],
+                 *         "filters": [
+                 *           [
+                 *             "Day",
+                 *             ">=",
+                 *             "2024-01-01"
+                 *           ],
+                 *           "and",
+                 *           [
+                 *             "Status",
+                 *             "=",
+                 *             "Approved"
+                 *           ]
+                 *         ]
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["DynamicExecuteBody"] | null;
@@ -15906,15 +16752,27 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "name": "Spring campaign",
-                     *         "aliases": [
-                     *           "example"
-                     *         ],
-                     *         "purpose": "example",
-                     *         "fieldCount": 10,
+                     *         "name": "DE-Bills",
+                     *         "aliases": [],
+                     *         "purpose": "bills",
+                     *         "fieldCount": 54,
+                     *         "parameters": []
+                     *       },
+                     *       {
+                     *         "name": "DE-Leaves",
+                     *         "aliases": [],
+                     *         "purpose": "leaves (employee absences/vacations)",
+                     *         "fieldCount": 17,
                      *         "parameters": [
-                     *           "example"
+                     *           "ModifiedFrom"
                      *         ]
+                     *       },
+                     *       {
+                     *         "name": "DE-Assignments",
+                     *         "aliases": [],
+                     *         "purpose": "teams of users assigned to documents",
+                     *         "fieldCount": 10,
+                     *         "parameters": []
                      *       }
                      *     ]
                      */
@@ -15953,41 +16811,69 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "name": "Spring campaign",
-                     *       "aliases": [
-                     *         "example"
-                     *       ],
-                     *       "purpose": "example",
-                     *       "key": [
-                     *         "example"
-                     *       ],
+                     *       "name": "DE-JobsCount",
+                     *       "aliases": [],
+                     *       "purpose": "count of jobs",
+                     *       "key": [],
                      *       "parameters": [
                      *         {
-                     *           "name": "Spring campaign",
-                     *           "appliesTo": "example"
+                     *           "name": "ModifiedFrom",
+                     *           "appliesTo": "ModifiedOn"
+                     *         },
+                     *         {
+                     *           "name": "JobId",
+                     *           "appliesTo": "JobId"
+                     *         },
+                     *         {
+                     *           "name": "JobNumber",
+                     *           "appliesTo": "JobNumber"
                      *         }
                      *       ],
                      *       "fields": [
                      *         {
-                     *           "name": "Spring campaign",
-                     *           "dataType": "example",
+                     *           "name": "Count",
+                     *           "dataType": "integer",
                      *           "operations": [
-                     *             "example"
+                     *             "=",
+                     *             "<>",
+                     *             "<"
                      *           ],
-                     *           "defaultOperation": "example"
+                     *           "defaultOperation": "="
                      *         }
                      *       ],
                      *       "filterFields": [
                      *         {
-                     *           "name": "Spring campaign",
-                     *           "dataType": "example",
+                     *           "name": "DocumentOid",
+                     *           "dataType": "guid",
                      *           "operations": [
-                     *             "example"
+                     *             "=",
+                     *             "<>",
+                     *             "contains"
                      *           ],
-                     *           "defaultOperation": "example"
+                     *           "defaultOperation": "="
+                     *         },
+                     *         {
+                     *           "name": "ClientId",
+                     *           "dataType": "guid",
+                     *           "operations": [
+                     *             "=",
+                     *             "<>",
+                     *             "contains"
+                     *           ],
+                     *           "defaultOperation": "="
+                     *         },
+                     *         {
+                     *           "name": "Client",
+                     *           "dataType": "string",
+                     *           "operations": [
+                     *             "contains",
+                     *             "notcontains",
+                     *             "startswith"
+                     *           ],
+                     *           "defaultOperation": "contains"
                      *         }
                      *       ],
-                     *       "maxPageSize": 10
+                     *       "maxPageSize": 10000
                      *     }
                      */
                     "application/json": components["schemas"]["NamedQueryMetadata"];
@@ -16019,19 +16905,34 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "queryBuilder": {},
-                 *       "parameters": {},
+                 *       "queryBuilder": {
+                 *         "filters": [
+                 *           [
+                 *             "IsBillable",
+                 *             "=",
+                 *             true
+                 *           ],
+                 *           "and",
+                 *           [
+                 *             "Day",
+                 *             ">=",
+                 *             "2024-01-01"
+                 *           ]
+                 *         ]
+                 *       },
                  *       "groupBy": [
                  *         {
-                 *           "field": "example"
+                 *           "field": "Day",
+                 *           "interval": "month"
+                 *         },
+                 *         {
+                 *           "field": "Client"
                  *         }
                  *       ],
                  *       "aggregate": {
-                 *         "function": "count",
-                 *         "field": "example"
-                 *       },
-                 *       "order": "key",
-                 *       "take": 10
+                 *         "function": "sum",
+                 *         "field": "Hours"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["AggregateBody"];
@@ -16048,26 +16949,47 @@ export interface operations {
                      * @example {
                      *       "groupBy": [
                      *         {
-                     *           "field": "example"
+                     *           "field": "Day",
+                     *           "interval": "month"
+                     *         },
+                     *         {
+                     *           "field": "Client"
                      *         }
                      *       ],
                      *       "aggregate": {
-                     *         "function": "example",
-                     *         "field": "example"
+                     *         "function": "sum",
+                     *         "field": "Hours"
                      *       },
                      *       "data": [
                      *         {
                      *           "keys": [
-                     *             {}
+                     *             "2025-01-01",
+                     *             "Atlantic Foods"
                      *           ],
-                     *           "value": 125,
-                     *           "count": 10
+                     *           "value": 713.75,
+                     *           "count": 420
+                     *         },
+                     *         {
+                     *           "keys": [
+                     *             "2025-01-01",
+                     *             "Blue Harbor Foods"
+                     *           ],
+                     *           "value": 89.75,
+                     *           "count": 48
+                     *         },
+                     *         {
+                     *           "keys": [
+                     *             "2025-01-01",
+                     *             "Green Valley Foods"
+                     *           ],
+                     *           "value": 281.25,
+                     *           "count": 147
                      *         }
                      *       ],
-                     *       "groupCount": 10,
+                     *       "groupCount": 73,
                      *       "total": {
-                     *         "value": 125,
-                     *         "count": 10
+                     *         "value": 24269,
+                     *         "count": 13516
                      *       }
                      *     }
                      */
@@ -16104,12 +17026,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "@odata.context": "example",
+                     *       "@odata.context": "https://example.com/odata/v4/$metadata",
                      *       "value": [
                      *         {
-                     *           "name": "Spring campaign",
-                     *           "kind": "example",
-                     *           "url": "https://example.com/hooks/atrium"
+                     *           "name": "DE_Bills",
+                     *           "kind": "EntitySet",
+                     *           "url": "DE_Bills"
+                     *         },
+                     *         {
+                     *           "name": "DE_Leaves",
+                     *           "kind": "EntitySet",
+                     *           "url": "DE_Leaves"
+                     *         },
+                     *         {
+                     *           "name": "DE_Assignments",
+                     *           "kind": "EntitySet",
+                     *           "url": "DE_Assignments"
                      *         }
                      *       ]
                      *     }
@@ -16195,12 +17127,147 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "@odata.context": "example",
-                     *       "@odata.count": 10,
+                     *       "@odata.context": "https://example.com/odata/v4/$metadata#DE_Jobs",
                      *       "value": [
-                     *         {}
-                     *       ],
-                     *       "@odata.nextLink": "example"
+                     *         {
+                     *           "DocumentOid": "aa95197f-4ffe-48b9-b4a2-9d9783ff5e73",
+                     *           "ClientId": "f69a223c-046a-476c-9f92-3a1e33b63ad0",
+                     *           "Client": "Golden Foods",
+                     *           "ClientHasImage": true,
+                     *           "ProjectId": "3243dbc5-caf6-4bcf-8a44-8717fd880241",
+                     *           "Project": "Golden Foods - TV Spot Refresh",
+                     *           "ProjectNumber": "PRJ-00001",
+                     *           "JobId": "aa95197f-4ffe-48b9-b4a2-9d9783ff5e73",
+                     *           "Job": "Video Production - TV Spot",
+                     *           "JobNumber": "JOB-000015",
+                     *           "BusinessValue": 4,
+                     *           "ProductId": "184b8c5f-1898-41e5-b47d-be8615e6f6f6",
+                     *           "Product": "Lumen Gold",
+                     *           "StageId": "61e50be4-90e4-4b23-8c9d-b7e1d79e1932",
+                     *           "Stage": "Canceled",
+                     *           "StageColor": "#F44336",
+                     *           "StageTypeId": "e311938b-ee12-40ee-ae9c-0610aacff1b8",
+                     *           "StageType": "Canceled",
+                     *           "StageTypeColor": "#F44336",
+                     *           "TypeId": "56ecf539-25e4-445d-8923-fe0d2f0153a8",
+                     *           "Type": "Video Production",
+                     *           "CompanyId": "96ad8433-6096-4f8f-92ab-5c12fb47b88a",
+                     *           "Company": "Atlas Creative",
+                     *           "CompanyHasImage": true,
+                     *           "DivisionId": "2e2de99c-80d2-4373-822d-f1ec53cc1909",
+                     *           "Division": "Creative",
+                     *           "DepartmentId": "7a38e405-2fc0-4653-82dc-7a2139b27d32",
+                     *           "Department": "Digital",
+                     *           "StartDate": "2024-10-19T00:00:00.000Z",
+                     *           "EndDate": "2024-11-24T00:00:00.000Z",
+                     *           "CreatedById": "43139143-c64e-4219-a749-efa65c565ea9",
+                     *           "CreatedBy": "Leo Moreau",
+                     *           "CreatedByHasImage": true,
+                     *           "ModifiedId": "ad9a8006-f431-48bb-87d8-b2319ac93937",
+                     *           "ModifiedBy": "Karen Johnson",
+                     *           "ModifiedHasImage": true,
+                     *           "ModifiedOn": "2024-11-25T14:03:00.000Z",
+                     *           "AlreadyRead": false,
+                     *           "CurrentUserInTeam": false,
+                     *           "CurrentUserPending": false,
+                     *           "IsDelayed": false,
+                     *           "Delayed": null,
+                     *           "Version": 3,
+                     *           "Motive": "Duplicate"
+                     *         },
+                     *         {
+                     *           "DocumentOid": "454ab55e-fe60-4c99-b151-ac910b4f16c7",
+                     *           "ClientId": "32973414-a4e5-4961-b285-8a64ef3db023",
+                     *           "Client": "Silver Peak Foods",
+                     *           "ClientHasImage": false,
+                     *           "ProjectId": "56c87851-6d3d-4125-88f0-82168eeb97fc",
+                     *           "Project": "Silver Peak Foods - Product Video Campaign",
+                     *           "ProjectNumber": "PRJ-00003",
+                     *           "JobId": "454ab55e-fe60-4c99-b151-ac910b4f16c7",
+                     *           "Job": "Video Production - TV Spot",
+                     *           "JobNumber": "JOB-000014",
+                     *           "BusinessValue": 2,
+                     *           "ProductId": "aabbbede-9af3-4022-94a5-6ca0fc45d669",
+                     *           "Product": "Nimbus Gold",
+                     *           "StageId": "2d1a1fb0-4c86-4b01-a44f-4c9c26785600",
+                     *           "Stage": "Completed",
+                     *           "StageColor": "#4CAF50",
+                     *           "StageTypeId": "95b42ad6-8d33-446a-bc35-f973d85a91cd",
+                     *           "StageType": "Completed",
+                     *           "StageTypeColor": "#4CAF50",
+                     *           "TypeId": "df6a1d19-d1a3-4772-bc17-ac80e8d59caf",
+                     *           "Type": "Video Production",
+                     *           "CompanyId": "3fcd99ac-5b10-4ebf-b534-9767904ad329",
+                     *           "Company": "Odata Url",
+                     *           "CompanyHasImage": true,
+                     *           "DivisionId": "9602856f-4bdc-4923-8b78-739a48b6fef6",
+                     *           "Division": "Creative",
+                     *           "DepartmentId": "9b2ccba2-2e41-4299-b02a-ba47ba9f0403",
+                     *           "Department": "Digital",
+                     *           "StartDate": "2025-08-26T00:00:00.000Z",
+                     *           "EndDate": "2025-09-04T00:00:00.000Z",
+                     *           "CreatedById": "5d9c5c09-4d6c-4661-b061-d5c37f57f7f8",
+                     *           "CreatedBy": "Hugo Oliveira",
+                     *           "CreatedByHasImage": true,
+                     *           "ModifiedId": "26baa609-97db-4082-8de9-e0e995a38e37",
+                     *           "ModifiedBy": "Pedro Taylor",
+                     *           "ModifiedHasImage": true,
+                     *           "ModifiedOn": "2025-09-05T14:02:00.000Z",
+                     *           "AlreadyRead": false,
+                     *           "CurrentUserInTeam": false,
+                     *           "CurrentUserPending": false,
+                     *           "IsDelayed": false,
+                     *           "Delayed": null,
+                     *           "Version": 3,
+                     *           "Motive": null
+                     *         },
+                     *         {
+                     *           "DocumentOid": "4a05cb2c-2e73-46d2-a942-4be6c2d95473",
+                     *           "ClientId": "32973414-a4e5-4961-b285-8a64ef3db023",
+                     *           "Client": "Silver Peak Foods",
+                     *           "ClientHasImage": false,
+                     *           "ProjectId": "35b28371-7645-4686-bc8a-00e9216889fb",
+                     *           "Project": "Silver Peak Foods - Newsletter Refresh",
+                     *           "ProjectNumber": "PRJ-00004",
+                     *           "JobId": "4a05cb2c-2e73-46d2-a942-4be6c2d95473",
+                     *           "Job": "Video Production - Newsletter",
+                     *           "JobNumber": "JOB-000012",
+                     *           "BusinessValue": 1,
+                     *           "ProductId": null,
+                     *           "Product": null,
+                     *           "StageId": "61e50be4-90e4-4b23-8c9d-b7e1d79e1932",
+                     *           "Stage": "Canceled",
+                     *           "StageColor": "#F44336",
+                     *           "StageTypeId": "e311938b-ee12-40ee-ae9c-0610aacff1b8",
+                     *           "StageType": "Canceled",
+                     *           "StageTypeColor": "#F44336",
+                     *           "TypeId": "df6a1d19-d1a3-4772-bc17-ac80e8d59caf",
+                     *           "Type": "Video Production",
+                     *           "CompanyId": "3fcd99ac-5b10-4ebf-b534-9767904ad329",
+                     *           "Company": "Odata Url",
+                     *           "CompanyHasImage": true,
+                     *           "DivisionId": "9602856f-4bdc-4923-8b78-739a48b6fef6",
+                     *           "Division": "Creative",
+                     *           "DepartmentId": "9b2ccba2-2e41-4299-b02a-ba47ba9f0403",
+                     *           "Department": "Digital",
+                     *           "StartDate": "2025-11-02T00:00:00.000Z",
+                     *           "EndDate": "2025-11-26T00:00:00.000Z",
+                     *           "CreatedById": "5d9c5c09-4d6c-4661-b061-d5c37f57f7f8",
+                     *           "CreatedBy": "Hugo Oliveira",
+                     *           "CreatedByHasImage": true,
+                     *           "ModifiedId": "26baa609-97db-4082-8de9-e0e995a38e37",
+                     *           "ModifiedBy": "Pedro Taylor",
+                     *           "ModifiedHasImage": true,
+                     *           "ModifiedOn": "2025-11-28T10:43:00.000Z",
+                     *           "AlreadyRead": false,
+                     *           "CurrentUserInTeam": false,
+                     *           "CurrentUserPending": false,
+                     *           "IsDelayed": false,
+                     *           "Delayed": null,
+                     *           "Version": 3,
+                     *           "Motive": "Budget cut"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json; odata.metadata=minimal": {
@@ -16285,27 +17352,79 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "name": "Spring campaign",
-                     *         "query": "example",
-                     *         "format": "example",
-                     *         "cronExpression": "example",
+                     *         "id": "adee6e97-980f-4712-9f92-6472589bcdbc",
+                     *         "tenantId": "8958ccbe-65d0-40db-82d8-b14f4103cb27",
+                     *         "name": "Nightly jobs",
+                     *         "query": "DE-Jobs",
+                     *         "format": "csv",
+                     *         "cronExpression": "5 0 * * *",
                      *         "active": true,
-                     *         "bom": true,
-                     *         "excelSafe": true,
-                     *         "queryBuilder": {},
-                     *         "parameters": {},
+                     *         "bom": false,
+                     *         "excelSafe": false,
+                     *         "queryBuilder": null,
+                     *         "parameters": null,
                      *         "nextRunsUtc": [
-                     *           "2026-03-02T09:30:00.000Z"
+                     *           "2026-11-27T00:05:00.000Z",
+                     *           "2026-11-28T00:05:00.000Z",
+                     *           "2026-11-29T00:05:00.000Z"
                      *         ],
-                     *         "cronDescription": "example",
-                     *         "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *         "cronDescription": "At 00:05, every day (UTC)",
+                     *         "runAsAppId": "e8bc992d-a3fa-4f07-a291-1eb4294bd8e9",
+                     *         "runAsUserId": null,
+                     *         "createdOnUtc": "2026-11-26T22:20:06.197Z",
+                     *         "createdById": null,
+                     *         "modifiedOnUtc": "2026-11-26T22:20:06.197Z",
+                     *         "modifiedById": null
+                     *       },
+                     *       {
+                     *         "id": "9e697b28-6f1c-402d-b96a-8dbc9115e53d",
+                     *         "tenantId": "8958ccbe-65d0-40db-82d8-b14f4103cb27",
+                     *         "name": "dot",
+                     *         "query": "DE-Jobs",
+                     *         "format": "csv",
+                     *         "cronExpression": "5 0 * * *",
+                     *         "active": true,
+                     *         "bom": false,
+                     *         "excelSafe": false,
+                     *         "queryBuilder": null,
+                     *         "parameters": null,
+                     *         "nextRunsUtc": [
+                     *           "2026-11-27T00:05:00.000Z",
+                     *           "2026-11-28T00:05:00.000Z",
+                     *           "2026-11-29T00:05:00.000Z"
+                     *         ],
+                     *         "cronDescription": "At 00:05, every day (UTC)",
+                     *         "runAsAppId": "e8bc992d-a3fa-4f07-a291-1eb4294bd8e9",
+                     *         "runAsUserId": null,
+                     *         "createdOnUtc": "2026-11-26T22:20:05.974Z",
+                     *         "createdById": null,
+                     *         "modifiedOnUtc": "2026-11-26T22:20:05.974Z",
+                     *         "modifiedById": null
+                     *       },
+                     *       {
+                     *         "id": "6016aa80-6581-49c0-b0ed-e838e9a85b9e",
+                     *         "tenantId": "8958ccbe-65d0-40db-82d8-b14f4103cb27",
+                     *         "name": "lower",
+                     *         "query": "DE-Attendances",
+                     *         "format": "json",
+                     *         "cronExpression": "0 6 * * 1-5",
+                     *         "active": true,
+                     *         "bom": false,
+                     *         "excelSafe": false,
+                     *         "queryBuilder": null,
+                     *         "parameters": null,
+                     *         "nextRunsUtc": [
+                     *           "2026-11-27T06:00:00.000Z",
+                     *           "2026-11-30T06:00:00.000Z",
+                     *           "2026-12-01T06:00:00.000Z"
+                     *         ],
+                     *         "cronDescription": "At 06:00, Monday through Friday (UTC)",
+                     *         "runAsAppId": "e8bc992d-a3fa-4f07-a291-1eb4294bd8e9",
+                     *         "runAsUserId": null,
+                     *         "createdOnUtc": "2026-11-26T22:20:06.130Z",
+                     *         "createdById": null,
+                     *         "modifiedOnUtc": "2026-11-26T22:20:06.130Z",
+                     *         "modifiedById": null
                      *       }
                      *     ]
                      */
@@ -16336,15 +17455,23 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Name": "Spring campaign",
-                 *       "Query": "example",
-                 *       "Format": "example",
-                 *       "CronExpression": "example",
-                 *       "Active": true,
-                 *       "Bom": true,
-                 *       "ExcelSafe": true,
-                 *       "queryBuilder": {},
-                 *       "parameters": {}
+                 *       "Name": "run csv",
+                 *       "Query": "DE-Jobs",
+                 *       "Format": "csv",
+                 *       "CronExpression": "5 0 * * *",
+                 *       "queryBuilder": {
+                 *         "fields": [
+                 *           "JobId",
+                 *           "JobNumber",
+                 *           "Job"
+                 *         ],
+                 *         "orderBy": [
+                 *           {
+                 *             "field": "JobNumber",
+                 *             "direction": "asc"
+                 *           }
+                 *         ]
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["ScheduleBody"];
@@ -16359,27 +17486,41 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "query": "example",
-                     *       "format": "example",
-                     *       "cronExpression": "example",
+                     *       "id": "9a0ee32d-9bd7-489b-b8f3-dd34e57e538c",
+                     *       "tenantId": "8958ccbe-65d0-40db-82d8-b14f4103cb27",
+                     *       "name": "run csv",
+                     *       "query": "DE-Jobs",
+                     *       "format": "csv",
+                     *       "cronExpression": "5 0 * * *",
                      *       "active": true,
-                     *       "bom": true,
-                     *       "excelSafe": true,
-                     *       "queryBuilder": {},
-                     *       "parameters": {},
+                     *       "bom": false,
+                     *       "excelSafe": false,
+                     *       "queryBuilder": {
+                     *         "fields": [
+                     *           "JobId",
+                     *           "JobNumber",
+                     *           "Job"
+                     *         ],
+                     *         "orderBy": [
+                     *           {
+                     *             "field": "JobNumber",
+                     *             "direction": "asc"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "parameters": null,
                      *       "nextRunsUtc": [
-                     *         "2026-03-02T09:30:00.000Z"
+                     *         "2026-11-27T00:05:00.000Z",
+                     *         "2026-11-28T00:05:00.000Z",
+                     *         "2026-11-29T00:05:00.000Z"
                      *       ],
-                     *       "cronDescription": "example",
-                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "cronDescription": "At 00:05, every day (UTC)",
+                     *       "runAsAppId": "e8bc992d-a3fa-4f07-a291-1eb4294bd8e9",
+                     *       "runAsUserId": null,
+                     *       "createdOnUtc": "2026-11-26T22:20:07.381Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T22:20:07.381Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Schedule"];
@@ -16417,11 +17558,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cronExpression": "example",
+                     *       "cronExpression": "5 0 * * *",
                      *       "nextRunsUtc": [
-                     *         "2026-03-02T09:30:00.000Z"
+                     *         "2026-11-27T00:05:00.000Z",
+                     *         "2026-11-28T00:05:00.000Z",
+                     *         "2026-11-29T00:05:00.000Z"
                      *       ],
-                     *       "cronDescription": "example"
+                     *       "cronDescription": "At 00:05, every day (UTC)"
                      *     }
                      */
                     "application/json": {
@@ -16463,27 +17606,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "query": "example",
-                     *       "format": "example",
-                     *       "cronExpression": "example",
+                     *       "id": "adee6e97-980f-4712-9f92-6472589bcdbc",
+                     *       "tenantId": "8958ccbe-65d0-40db-82d8-b14f4103cb27",
+                     *       "name": "Nightly jobs",
+                     *       "query": "DE-Jobs",
+                     *       "format": "csv",
+                     *       "cronExpression": "5 0 * * *",
                      *       "active": true,
-                     *       "bom": true,
-                     *       "excelSafe": true,
-                     *       "queryBuilder": {},
-                     *       "parameters": {},
+                     *       "bom": false,
+                     *       "excelSafe": false,
+                     *       "queryBuilder": null,
+                     *       "parameters": null,
                      *       "nextRunsUtc": [
-                     *         "2026-03-02T09:30:00.000Z"
+                     *         "2026-11-27T00:05:00.000Z",
+                     *         "2026-11-28T00:05:00.000Z",
+                     *         "2026-11-29T00:05:00.000Z"
                      *       ],
-                     *       "cronDescription": "example",
-                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "cronDescription": "At 00:05, every day (UTC)",
+                     *       "runAsAppId": "e8bc992d-a3fa-4f07-a291-1eb4294bd8e9",
+                     *       "runAsUserId": null,
+                     *       "createdOnUtc": "2026-11-26T22:20:06.197Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T22:20:06.197Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Schedule"];
@@ -16515,15 +17660,17 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Name": "Spring campaign",
-                 *       "Query": "example",
-                 *       "Format": "example",
-                 *       "CronExpression": "example",
-                 *       "Active": true,
-                 *       "Bom": true,
-                 *       "ExcelSafe": true,
-                 *       "queryBuilder": {},
-                 *       "parameters": {}
+                 *       "Name": "every minute",
+                 *       "Query": "DE-Jobs",
+                 *       "Format": "csv",
+                 *       "CronExpression": "* * * * *",
+                 *       "queryBuilder": {
+                 *         "fields": [
+                 *           "JobId",
+                 *           "Job"
+                 *         ]
+                 *       },
+                 *       "Active": false
                  *     }
                  */
                 "application/json": components["schemas"]["ScheduleBody"];
@@ -16538,27 +17685,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "query": "example",
-                     *       "format": "example",
-                     *       "cronExpression": "example",
+                     *       "id": "adee6e97-980f-4712-9f92-6472589bcdbc",
+                     *       "tenantId": "8958ccbe-65d0-40db-82d8-b14f4103cb27",
+                     *       "name": "Nightly jobs",
+                     *       "query": "DE-Jobs",
+                     *       "format": "xlsx",
+                     *       "cronExpression": "0 0 29 2 *",
                      *       "active": true,
-                     *       "bom": true,
-                     *       "excelSafe": true,
-                     *       "queryBuilder": {},
-                     *       "parameters": {},
+                     *       "bom": false,
+                     *       "excelSafe": false,
+                     *       "queryBuilder": null,
+                     *       "parameters": null,
                      *       "nextRunsUtc": [
-                     *         "2026-03-02T09:30:00.000Z"
+                     *         "2028-02-29T00:00:00.000Z",
+                     *         "2032-02-29T00:00:00.000Z",
+                     *         "2036-02-29T00:00:00.000Z"
                      *       ],
-                     *       "cronDescription": "example",
-                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "cronDescription": "At 00:00, on day 29 of the month, only in February (UTC)",
+                     *       "runAsAppId": "e8bc992d-a3fa-4f07-a291-1eb4294bd8e9",
+                     *       "runAsUserId": null,
+                     *       "createdOnUtc": "2026-11-26T22:20:06.197Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T22:20:06.477Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Schedule"];
@@ -16596,27 +17745,29 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "query": "example",
-                     *       "format": "example",
-                     *       "cronExpression": "example",
+                     *       "id": "a3c972df-c3d7-4580-9d04-7b1c42da8869",
+                     *       "tenantId": "1cd4ff3d-7b31-4434-b8c2-a64982e58721",
+                     *       "name": "orphan",
+                     *       "query": "DE-Jobs",
+                     *       "format": "csv",
+                     *       "cronExpression": "5 0 * * *",
                      *       "active": true,
-                     *       "bom": true,
-                     *       "excelSafe": true,
-                     *       "queryBuilder": {},
-                     *       "parameters": {},
+                     *       "bom": false,
+                     *       "excelSafe": false,
+                     *       "queryBuilder": null,
+                     *       "parameters": null,
                      *       "nextRunsUtc": [
-                     *         "2026-03-02T09:30:00.000Z"
+                     *         "2026-11-27T00:05:00.000Z",
+                     *         "2026-11-28T00:05:00.000Z",
+                     *         "2026-11-29T00:05:00.000Z"
                      *       ],
-                     *       "cronDescription": "example",
-                     *       "runAsAppId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "runAsUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "cronDescription": "At 00:05, every day (UTC)",
+                     *       "runAsAppId": "b3197cec-0ac8-48ea-9c9f-bf589a6d1b23",
+                     *       "runAsUserId": null,
+                     *       "createdOnUtc": "2026-11-26T22:19:04.152Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T22:19:04.152Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Schedule"];
@@ -16657,18 +17808,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "trigger": "schedule",
-                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
-                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "status": "Running",
-                     *       "rows": 1,
-                     *       "bytes": 1,
-                     *       "error": "example",
-                     *       "fileName": "Spring campaign",
-                     *       "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "id": "1bede0db-7ce4-4eef-b406-3e492e3894c6",
+                     *       "scheduleId": "6f3e28b6-c69e-41ce-9d3e-f1800b4a9fd9",
+                     *       "trigger": "manual",
+                     *       "fireTimeUtc": null,
+                     *       "startedOnUtc": "2026-11-26T22:08:38.267Z",
+                     *       "finishedOnUtc": "2026-11-26T22:08:39.272Z",
+                     *       "status": "Succeeded",
+                     *       "rows": 0,
+                     *       "bytes": 7,
+                     *       "error": null,
+                     *       "fileName": "DE-Jobs_20261126220838.csv",
+                     *       "fileDeletedOnUtc": null
                      *     }
                      */
                     "application/json": components["schemas"]["ScheduleRun"];
@@ -16682,18 +17833,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "trigger": "schedule",
-                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
-                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "id": "1741a412-507a-4403-b6fb-a79a038b9c45",
+                     *       "scheduleId": "5ddb92e9-82bd-40d6-b421-4e28533c7881",
+                     *       "trigger": "manual",
+                     *       "fireTimeUtc": null,
+                     *       "startedOnUtc": "2026-11-26T22:20:19.125Z",
+                     *       "finishedOnUtc": null,
                      *       "status": "Running",
-                     *       "rows": 1,
-                     *       "bytes": 1,
-                     *       "error": "example",
-                     *       "fileName": "Spring campaign",
-                     *       "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "rows": null,
+                     *       "bytes": null,
+                     *       "error": null,
+                     *       "fileName": null,
+                     *       "fileDeletedOnUtc": null
                      *     }
                      */
                     "application/json": components["schemas"]["ScheduleRun"];
@@ -16737,18 +17888,46 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "trigger": "schedule",
-                     *         "fireTimeUtc": "2026-03-02T09:30:00.000Z",
-                     *         "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "finishedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "status": "Running",
-                     *         "rows": 1,
-                     *         "bytes": 1,
-                     *         "error": "example",
-                     *         "fileName": "Spring campaign",
-                     *         "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *         "id": "22c0e833-d292-4a78-a943-b1dd0623f398",
+                     *         "scheduleId": "390c70ea-d25b-4d21-935f-e9ac99b93d86",
+                     *         "trigger": "manual",
+                     *         "fireTimeUtc": null,
+                     *         "startedOnUtc": "2026-11-26T22:20:16.157Z",
+                     *         "finishedOnUtc": "2026-11-26T22:20:17.044Z",
+                     *         "status": "Succeeded",
+                     *         "rows": 21,
+                     *         "bytes": 805,
+                     *         "error": null,
+                     *         "fileName": "DE-Jobs_20261126222016.csv",
+                     *         "fileDeletedOnUtc": null
+                     *       },
+                     *       {
+                     *         "id": "277da98b-d67f-47a1-aa47-badccda85de0",
+                     *         "scheduleId": "390c70ea-d25b-4d21-935f-e9ac99b93d86",
+                     *         "trigger": "manual",
+                     *         "fireTimeUtc": null,
+                     *         "startedOnUtc": "2026-11-26T22:20:15.136Z",
+                     *         "finishedOnUtc": "2026-11-26T22:20:16.054Z",
+                     *         "status": "Succeeded",
+                     *         "rows": 21,
+                     *         "bytes": 805,
+                     *         "error": null,
+                     *         "fileName": "DE-Jobs_20261126222015.csv",
+                     *         "fileDeletedOnUtc": null
+                     *       },
+                     *       {
+                     *         "id": "f7500af5-4571-47f4-88ff-35e5fe6297a0",
+                     *         "scheduleId": "390c70ea-d25b-4d21-935f-e9ac99b93d86",
+                     *         "trigger": "manual",
+                     *         "fireTimeUtc": null,
+                     *         "startedOnUtc": "2026-11-26T22:20:14.110Z",
+                     *         "finishedOnUtc": "2026-11-26T22:20:15.046Z",
+                     *         "status": "Succeeded",
+                     *         "rows": 21,
+                     *         "bytes": 805,
+                     *         "error": null,
+                     *         "fileName": "DE-Jobs_20261126222014.csv",
+                     *         "fileDeletedOnUtc": "2026-11-26T22:20:17.044Z"
                      *       }
                      *     ]
                      */
@@ -16788,18 +17967,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "scheduleId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "trigger": "schedule",
-                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
-                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "id": "1741a412-507a-4403-b6fb-a79a038b9c45",
+                     *       "scheduleId": "5ddb92e9-82bd-40d6-b421-4e28533c7881",
+                     *       "trigger": "manual",
+                     *       "fireTimeUtc": null,
+                     *       "startedOnUtc": "2026-11-26T22:20:19.125Z",
+                     *       "finishedOnUtc": null,
                      *       "status": "Running",
-                     *       "rows": 1,
-                     *       "bytes": 1,
-                     *       "error": "example",
-                     *       "fileName": "Spring campaign",
-                     *       "fileDeletedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "rows": null,
+                     *       "bytes": null,
+                     *       "error": null,
+                     *       "fileName": null,
+                     *       "fileDeletedOnUtc": null
                      *     }
                      */
                     "application/json": components["schemas"]["ScheduleRun"];
@@ -16879,20 +18058,114 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "name": "Spring campaign",
-                     *           "query": "example",
-                     *           "queryBuilder": {},
+                     *           "id": "426ad32d-4928-4e39-9cbb-4b90afb86b66",
+                     *           "name": "Hours by month",
+                     *           "query": "DE-TimeSheets",
+                     *           "queryBuilder": {
+                     *             "filters": [
+                     *               "Day",
+                     *               ">=",
+                     *               "2025-04-30"
+                     *             ]
+                     *           },
                      *           "parameters": {},
-                     *           "view": {},
-                     *           "shared": true,
-                     *           "ownerUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "view": {
+                     *             "type": "chart",
+                     *             "state": {
+                     *               "sort": [],
+                     *               "chart": {
+                     *                 "fn": "sum",
+                     *                 "kind": "lines",
+                     *                 "field": "Hours",
+                     *                 "group": "Day",
+                     *                 "series": "",
+                     *                 "interval": "month"
+                     *               },
+                     *               "joiner": "and",
+                     *               "search": "",
+                     *               "widths": {},
+                     *               "filters": [
+                     *                 {
+                     *                   "op": ">=",
+                     *                   "field": "Day",
+                     *                   "value": "2025-04-30",
+                     *                   "value2": ""
+                     *                 }
+                     *               ],
+                     *               "showIds": false,
+                     *               "selected": []
+                     *             },
+                     *             "columns": []
+                     *           },
+                     *           "shared": false,
+                     *           "ownerUserId": "655c06bc-52e1-41ed-a4fe-bc5cb308496c",
                      *           "mine": true,
-                     *           "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *           "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *           "createdOnUtc": "2026-11-26T22:06:57.132Z",
+                     *           "modifiedOnUtc": "2026-11-26T22:06:57.132Z"
+                     *         },
+                     *         {
+                     *           "id": "304155c6-c753-4cac-af8e-e84c5ee595bc",
+                     *           "name": "Longest entries",
+                     *           "query": "DE-TimeSheets",
+                     *           "queryBuilder": {
+                     *             "filters": [
+                     *               "Day",
+                     *               ">=",
+                     *               "2025-04-30"
+                     *             ],
+                     *             "orderBy": [
+                     *               {
+                     *                 "field": "Hours",
+                     *                 "direction": "desc"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "parameters": {},
+                     *           "view": {
+                     *             "type": "table",
+                     *             "state": {
+                     *               "sort": [
+                     *                 {
+                     *                   "field": "Hours",
+                     *                   "direction": "desc"
+                     *                 }
+                     *               ],
+                     *               "chart": {
+                     *                 "fn": "sum",
+                     *                 "kind": "lines",
+                     *                 "field": "Hours",
+                     *                 "group": "Day",
+                     *                 "series": "",
+                     *                 "interval": "month"
+                     *               },
+                     *               "joiner": "and",
+                     *               "search": "",
+                     *               "widths": {},
+                     *               "filters": [
+                     *                 {
+                     *                   "op": ">=",
+                     *                   "field": "Day",
+                     *                   "value": "2025-04-30",
+                     *                   "value2": ""
+                     *                 }
+                     *               ],
+                     *               "showIds": false,
+                     *               "selected": []
+                     *             },
+                     *             "columns": [
+                     *               "TimesheetId",
+                     *               "UserId",
+                     *               "User"
+                     *             ]
+                     *           },
+                     *           "shared": false,
+                     *           "ownerUserId": "655c06bc-52e1-41ed-a4fe-bc5cb308496c",
+                     *           "mine": true,
+                     *           "createdOnUtc": "2026-11-26T22:07:02.011Z",
+                     *           "modifiedOnUtc": "2026-11-26T22:07:02.011Z"
                      *         }
                      *       ],
-                     *       "totalCount": 10
+                     *       "totalCount": 2
                      *     }
                      */
                     "application/json": {
@@ -16925,12 +18198,59 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Spring campaign",
-                 *       "query": "example",
-                 *       "queryBuilder": {},
-                 *       "parameters": {},
-                 *       "view": {},
-                 *       "shared": true
+                 *       "name": "Longest entries",
+                 *       "query": "DE-TimeSheets",
+                 *       "queryBuilder": {
+                 *         "filters": [
+                 *           "Day",
+                 *           ">=",
+                 *           "2025-04-30"
+                 *         ],
+                 *         "orderBy": [
+                 *           {
+                 *             "field": "Hours",
+                 *             "direction": "desc"
+                 *           }
+                 *         ]
+                 *       },
+                 *       "view": {
+                 *         "type": "table",
+                 *         "columns": [
+                 *           "TimesheetId",
+                 *           "UserId",
+                 *           "User"
+                 *         ],
+                 *         "state": {
+                 *           "filters": [
+                 *             {
+                 *               "field": "Day",
+                 *               "op": ">=",
+                 *               "value": "2025-04-30",
+                 *               "value2": ""
+                 *             }
+                 *           ],
+                 *           "joiner": "and",
+                 *           "sort": [
+                 *             {
+                 *               "field": "Hours",
+                 *               "direction": "desc"
+                 *             }
+                 *           ],
+                 *           "selected": [],
+                 *           "search": "",
+                 *           "showIds": false,
+                 *           "widths": {},
+                 *           "chart": {
+                 *             "group": "Day",
+                 *             "interval": "month",
+                 *             "series": "",
+                 *             "fn": "sum",
+                 *             "field": "Hours",
+                 *             "kind": "lines"
+                 *           }
+                 *         }
+                 *       },
+                 *       "shared": false
                  *     }
                  */
                 "application/json": components["schemas"]["SavedQueryBody"];
@@ -16945,17 +18265,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "query": "example",
-                     *       "queryBuilder": {},
+                     *       "id": "304155c6-c753-4cac-af8e-e84c5ee595bc",
+                     *       "name": "Longest entries",
+                     *       "query": "DE-TimeSheets",
+                     *       "queryBuilder": {
+                     *         "filters": [
+                     *           "Day",
+                     *           ">=",
+                     *           "2025-04-30"
+                     *         ],
+                     *         "orderBy": [
+                     *           {
+                     *             "field": "Hours",
+                     *             "direction": "desc"
+                     *           }
+                     *         ]
+                     *       },
                      *       "parameters": {},
-                     *       "view": {},
-                     *       "shared": true,
-                     *       "ownerUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "view": {
+                     *         "type": "table",
+                     *         "state": {
+                     *           "sort": [
+                     *             {
+                     *               "field": "Hours",
+                     *               "direction": "desc"
+                     *             }
+                     *           ],
+                     *           "chart": {
+                     *             "fn": "sum",
+                     *             "kind": "lines",
+                     *             "field": "Hours",
+                     *             "group": "Day",
+                     *             "series": "",
+                     *             "interval": "month"
+                     *           },
+                     *           "joiner": "and",
+                     *           "search": "",
+                     *           "widths": {},
+                     *           "filters": [
+                     *             {
+                     *               "op": ">=",
+                     *               "field": "Day",
+                     *               "value": "2025-04-30",
+                     *               "value2": ""
+                     *             }
+                     *           ],
+                     *           "showIds": false,
+                     *           "selected": []
+                     *         },
+                     *         "columns": [
+                     *           "TimesheetId",
+                     *           "UserId",
+                     *           "User"
+                     *         ]
+                     *       },
+                     *       "shared": false,
+                     *       "ownerUserId": "655c06bc-52e1-41ed-a4fe-bc5cb308496c",
                      *       "mine": true,
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "createdOnUtc": "2026-11-26T22:07:02.011Z",
+                     *       "modifiedOnUtc": "2026-11-26T22:07:02.011Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SavedQuery"];
@@ -16993,17 +18361,65 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "query": "example",
-                     *       "queryBuilder": {},
+                     *       "id": "304155c6-c753-4cac-af8e-e84c5ee595bc",
+                     *       "name": "Longest entries",
+                     *       "query": "DE-TimeSheets",
+                     *       "queryBuilder": {
+                     *         "filters": [
+                     *           "Day",
+                     *           ">=",
+                     *           "2025-04-30"
+                     *         ],
+                     *         "orderBy": [
+                     *           {
+                     *             "field": "Hours",
+                     *             "direction": "desc"
+                     *           }
+                     *         ]
+                     *       },
                      *       "parameters": {},
-                     *       "view": {},
-                     *       "shared": true,
-                     *       "ownerUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "view": {
+                     *         "type": "table",
+                     *         "state": {
+                     *           "sort": [
+                     *             {
+                     *               "field": "Hours",
+                     *               "direction": "desc"
+                     *             }
+                     *           ],
+                     *           "chart": {
+                     *             "fn": "sum",
+                     *             "kind": "lines",
+                     *             "field": "Hours",
+                     *             "group": "Day",
+                     *             "series": "",
+                     *             "interval": "month"
+                     *           },
+                     *           "joiner": "and",
+                     *           "search": "",
+                     *           "widths": {},
+                     *           "filters": [
+                     *             {
+                     *               "op": ">=",
+                     *               "field": "Day",
+                     *               "value": "2025-04-30",
+                     *               "value2": ""
+                     *             }
+                     *           ],
+                     *           "showIds": false,
+                     *           "selected": []
+                     *         },
+                     *         "columns": [
+                     *           "TimesheetId",
+                     *           "UserId",
+                     *           "User"
+                     *         ]
+                     *       },
+                     *       "shared": false,
+                     *       "ownerUserId": "655c06bc-52e1-41ed-a4fe-bc5cb308496c",
                      *       "mine": true,
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "createdOnUtc": "2026-11-26T22:07:02.011Z",
+                     *       "modifiedOnUtc": "2026-11-26T22:07:02.011Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SavedQuery"];
@@ -17066,12 +18482,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Spring campaign",
-                 *       "query": "example",
-                 *       "queryBuilder": {},
-                 *       "parameters": {},
-                 *       "view": {},
-                 *       "shared": true
+                 *       "shared": true,
+                 *       "name": "Hours per client"
                  *     }
                  */
                 "application/json": components["schemas"]["SavedQueryPatch"];
@@ -17086,17 +18498,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "query": "example",
-                     *       "queryBuilder": {},
+                     *       "id": "525bcd53-4442-45b6-8afa-6274e013826c",
+                     *       "name": "Hours per client",
+                     *       "query": "DE-TimeSheets",
+                     *       "queryBuilder": {
+                     *         "fields": [
+                     *           "Client",
+                     *           "Hours"
+                     *         ],
+                     *         "filters": [
+                     *           "Hours",
+                     *           ">",
+                     *           0
+                     *         ],
+                     *         "orderBy": [
+                     *           {
+                     *             "field": "Client"
+                     *           }
+                     *         ]
+                     *       },
                      *       "parameters": {},
-                     *       "view": {},
+                     *       "view": {
+                     *         "type": "chart",
+                     *         "chart": {
+                     *           "kind": "bars",
+                     *           "groupBy": [
+                     *             {
+                     *               "field": "Client"
+                     *             }
+                     *           ],
+                     *           "aggregate": {
+                     *             "field": "Hours",
+                     *             "function": "sum"
+                     *           }
+                     *         }
+                     *       },
                      *       "shared": true,
-                     *       "ownerUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "ownerUserId": "12a71444-e77c-4f02-ba06-11b5e7cd3f0b",
                      *       "mine": true,
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *       "createdOnUtc": "2026-11-26T22:19:51.688Z",
+                     *       "modifiedOnUtc": "2026-11-26T22:19:51.976Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SavedQuery"];
@@ -17133,14 +18574,24 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "name": "Spring campaign",
+                     *         "appId": "app_0cC7ZR5ldDdmmCtj",
+                     *         "name": "Administrator app",
                      *         "roles": [
-                     *           "example"
+                     *           "Administrator"
                      *         ],
-                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "rotatedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "revokedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *         "createdOnUtc": "2026-11-26T22:21:47.799Z",
+                     *         "rotatedOnUtc": null,
+                     *         "revokedOnUtc": null
+                     *       },
+                     *       {
+                     *         "appId": "app_GyXR4TQlEPJBnzTl",
+                     *         "name": "BI tool",
+                     *         "roles": [
+                     *           "ScheduleRead"
+                     *         ],
+                     *         "createdOnUtc": "2026-11-26T22:21:48.176Z",
+                     *         "rotatedOnUtc": null,
+                     *         "revokedOnUtc": null
                      *       }
                      *     ]
                      */
@@ -17171,9 +18622,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Spring campaign",
+                 *       "name": "BI tool",
                  *       "roles": [
-                 *         "example"
+                 *         "ScheduleRead"
                  *       ]
                  *     }
                  */
@@ -17192,10 +18643,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "appSecret": "example",
+                     *       "appId": "app_GyXR4TQlEPJBnzTl",
+                     *       "appSecret": "masked-example-value",
                      *       "roles": [
-                     *         "example"
+                     *         "ScheduleRead"
                      *       ]
                      *     }
                      */
@@ -17234,10 +18685,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "appSecret": "example",
+                     *       "appId": "app_GyXR4TQlEPJBnzTl",
+                     *       "appSecret": "masked-example-value",
                      *       "roles": [
-                     *         "example"
+                     *         "ScheduleRead"
                      *       ]
                      *     }
                      */
@@ -17276,7 +18727,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "appId": "app_GyXR4TQlEPJBnzTl",
                      *       "revoked": true
                      *     }
                      */
@@ -17317,25 +18768,121 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "name": "Spring campaign",
+                     *         "id": "132ae9cd-9ef6-4212-a153-97a269cc13ef",
+                     *         "tenantId": "b6770912-f042-4312-b5b0-de39e27761c4",
+                     *         "name": "Backreference",
                      *         "active": true,
                      *         "version": 1,
-                     *         "logLevelType": "example",
-                     *         "requiresAuthentication": true,
+                     *         "logLevelType": "Info",
+                     *         "requiresAuthentication": false,
                      *         "actions": [
-                     *           {}
+                     *           {
+                     *             "name": "Start",
+                     *             "next": "Check",
+                     *             "actionType": "Start"
+                     *           },
+                     *           {
+                     *             "name": "Check",
+                     *             "next": "Done",
+                     *             "schema": {
+                     *               "type": "string",
+                     *               "pattern": "(a)\\1"
+                     *             },
+                     *             "payload": "x",
+                     *             "actionType": "ValidateJson"
+                     *           },
+                     *           {
+                     *             "name": "Done",
+                     *             "actionType": "Result",
+                     *             "httpResponse": {
+                     *               "body": null,
+                     *               "statusCode": 200
+                     *             }
+                     *           }
                      *         ],
-                     *         "subWorkflows": [
-                     *           {}
+                     *         "subWorkflows": [],
+                     *         "scheduler": null,
+                     *         "nextRunUtc": null,
+                     *         "createdOnUtc": "2026-11-26T22:12:41.504Z",
+                     *         "createdById": null,
+                     *         "modifiedOnUtc": "2026-11-26T22:12:41.504Z",
+                     *         "modifiedById": null
+                     *       },
+                     *       {
+                     *         "id": "fc44fa4e-5752-446e-8d86-ccf459ae8be0",
+                     *         "tenantId": "b6770912-f042-4312-b5b0-de39e27761c4",
+                     *         "name": "Big",
+                     *         "active": true,
+                     *         "version": 1,
+                     *         "logLevelType": "Info",
+                     *         "requiresAuthentication": false,
+                     *         "actions": [
+                     *           {
+                     *             "name": "Start",
+                     *             "next": "Get",
+                     *             "actionType": "Start"
+                     *           },
+                     *           {
+                     *             "url": "https://example.com/big",
+                     *             "name": "Get",
+                     *             "next": "Done",
+                     *             "method": "GET",
+                     *             "actionType": "Rest"
+                     *           },
+                     *           {
+                     *             "name": "Done",
+                     *             "actionType": "Result",
+                     *             "httpResponse": {
+                     *               "body": null,
+                     *               "statusCode": 200
+                     *             }
+                     *           }
                      *         ],
-                     *         "scheduler": {},
-                     *         "nextRunUtc": "2026-03-02T09:30:00.000Z",
-                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *         "subWorkflows": [],
+                     *         "scheduler": null,
+                     *         "nextRunUtc": null,
+                     *         "createdOnUtc": "2026-11-26T22:12:26.371Z",
+                     *         "createdById": null,
+                     *         "modifiedOnUtc": "2026-11-26T22:12:26.371Z",
+                     *         "modifiedById": null
+                     *       },
+                     *       {
+                     *         "id": "21862595-33ce-4e8b-ac1a-4e2bd36048bb",
+                     *         "tenantId": "b6770912-f042-4312-b5b0-de39e27761c4",
+                     *         "name": "Cpu",
+                     *         "active": true,
+                     *         "version": 1,
+                     *         "logLevelType": "Info",
+                     *         "requiresAuthentication": false,
+                     *         "actions": [
+                     *           {
+                     *             "name": "Start",
+                     *             "next": "T",
+                     *             "actionType": "Start"
+                     *           },
+                     *           {
+                     *             "body": null,
+                     *             "data": "{% for i in (1..3000) %}{% for j in (1..3000) %}x{% endfor %}{% endfor %}",
+                     *             "name": "T",
+                     *             "next": "Done",
+                     *             "actionType": "ApplyTemplate"
+                     *           },
+                     *           {
+                     *             "name": "Done",
+                     *             "actionType": "Result",
+                     *             "httpResponse": {
+                     *               "body": null,
+                     *               "statusCode": 200
+                     *             }
+                     *           }
+                     *         ],
+                     *         "subWorkflows": [],
+                     *         "scheduler": null,
+                     *         "nextRunUtc": null,
+                     *         "createdOnUtc": "2026-11-26T22:13:25.025Z",
+                     *         "createdById": null,
+                     *         "modifiedOnUtc": "2026-11-26T22:13:25.025Z",
+                     *         "modifiedById": null
                      *       }
                      *     ]
                      */
@@ -17367,18 +18914,88 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Spring campaign",
-                 *       "active": true,
-                 *       "version": {},
-                 *       "logLevelType": "example",
-                 *       "requiresAuthentication": true,
-                 *       "actions": [
-                 *         {}
-                 *       ],
+                 *       "name": "Kitchen sink",
                  *       "subWorkflows": [
-                 *         {}
+                 *         {
+                 *           "name": "collect",
+                 *           "actions": [
+                 *             {
+                 *               "name": "Start",
+                 *               "type": "Start",
+                 *               "next": "Note"
+                 *             },
+                 *             {
+                 *               "name": "Note",
+                 *               "type": "AddToList",
+                 *               "list": "Seen",
+                 *               "value": "{{['#Item']$.sku | ToUpperCase}}",
+                 *               "next": "Out"
+                 *             },
+                 *             {
+                 *               "name": "Out",
+                 *               "type": "Result",
+                 *               "httpResponse": {
+                 *                 "body": "{{['#Index']}}"
+                 *               }
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "name": "add",
+                 *           "actions": [
+                 *             {
+                 *               "name": "Start",
+                 *               "type": "Start",
+                 *               "next": "Sum"
+                 *             },
+                 *             {
+                 *               "name": "Sum",
+                 *               "type": "Result",
+                 *               "httpResponse": {
+                 *                 "body": "{{['#Accumulator'] | AddDecimal(['#Item']$.n)}}"
+                 *               }
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "name": "wrap",
+                 *           "actions": [
+                 *             {
+                 *               "name": "Start",
+                 *               "type": "Start",
+                 *               "next": "W"
+                 *             },
+                 *             {
+                 *               "name": "W",
+                 *               "type": "Result",
+                 *               "httpResponse": {
+                 *                 "body": {
+                 *                   "wrapped": "{{['#Input']}}"
+                 *                 }
+                 *               }
+                 *             }
+                 *           ]
+                 *         }
                  *       ],
-                 *       "scheduler": {}
+                 *       "actions": [
+                 *         {
+                 *           "name": "Start",
+                 *           "type": "Start",
+                 *           "next": "Seen"
+                 *         },
+                 *         {
+                 *           "name": "Seen",
+                 *           "type": "CreateList",
+                 *           "next": "Each"
+                 *         },
+                 *         {
+                 *           "name": "Each",
+                 *           "type": "Loop",
+                 *           "body": "{{['#HttpRequest']$.Body.items}}",
+                 *           "subWorkflow": "collect",
+                 *           "next": "Total"
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["AutomationDefinition"];
@@ -17393,25 +19010,104 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
+                     *       "id": "ca6d9e4d-cbaf-403b-9ae2-867c297ffe6b",
+                     *       "tenantId": "e0914c06-844b-4dcb-a614-f732c2627960",
+                     *       "name": "Kitchen sink",
                      *       "active": true,
                      *       "version": 1,
-                     *       "logLevelType": "example",
-                     *       "requiresAuthentication": true,
+                     *       "logLevelType": "Info",
+                     *       "requiresAuthentication": false,
                      *       "actions": [
-                     *         {}
+                     *         {
+                     *           "name": "Start",
+                     *           "next": "Seen",
+                     *           "actionType": "Start"
+                     *         },
+                     *         {
+                     *           "name": "Seen",
+                     *           "next": "Each",
+                     *           "listName": "Seen",
+                     *           "actionType": "CreateList",
+                     *           "listValues": []
+                     *         },
+                     *         {
+                     *           "body": "{{['#HttpRequest']$.Body.items}}",
+                     *           "name": "Each",
+                     *           "next": "Total",
+                     *           "actionType": "Loop",
+                     *           "subWorkflow": "collect"
+                     *         }
                      *       ],
                      *       "subWorkflows": [
-                     *         {}
+                     *         {
+                     *           "name": "collect",
+                     *           "actions": [
+                     *             {
+                     *               "name": "Start",
+                     *               "next": "Note",
+                     *               "actionType": "Start"
+                     *             },
+                     *             {
+                     *               "name": "Note",
+                     *               "next": "Out",
+                     *               "listName": "Seen",
+                     *               "actionType": "AddToList",
+                     *               "listValues": [
+                     *                 "{{['#Item']$.sku | ToUpperCase}}"
+                     *               ]
+                     *             },
+                     *             {
+                     *               "name": "Out",
+                     *               "actionType": "Result",
+                     *               "httpResponse": {
+                     *                 "body": "{{['#Index']}}"
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "name": "add",
+                     *           "actions": [
+                     *             {
+                     *               "name": "Start",
+                     *               "next": "Sum",
+                     *               "actionType": "Start"
+                     *             },
+                     *             {
+                     *               "name": "Sum",
+                     *               "actionType": "Result",
+                     *               "httpResponse": {
+                     *                 "body": "{{['#Accumulator'] | AddDecimal(['#Item']$.n)}}"
+                     *               }
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "name": "wrap",
+                     *           "actions": [
+                     *             {
+                     *               "name": "Start",
+                     *               "next": "W",
+                     *               "actionType": "Start"
+                     *             },
+                     *             {
+                     *               "name": "W",
+                     *               "actionType": "Result",
+                     *               "httpResponse": {
+                     *                 "body": {
+                     *                   "wrapped": "{{['#Input']}}"
+                     *                 }
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
                      *       ],
-                     *       "scheduler": {},
-                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "scheduler": null,
+                     *       "nextRunUtc": null,
+                     *       "createdOnUtc": "2026-11-26T22:03:37.666Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T22:03:37.666Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Automation"];
@@ -17449,25 +19145,75 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
+                     *       "id": "fb205924-719b-4679-9874-7729c8079aa3",
+                     *       "tenantId": "ffeaca2a-0079-4783-82d9-ac546359acae",
+                     *       "name": "Twelve steps",
                      *       "active": true,
                      *       "version": 1,
-                     *       "logLevelType": "example",
-                     *       "requiresAuthentication": true,
+                     *       "logLevelType": "Info",
+                     *       "requiresAuthentication": false,
                      *       "actions": [
-                     *         {}
+                     *         {
+                     *           "name": "Start",
+                     *           "next": "Prepare",
+                     *           "actionType": "Start"
+                     *         },
+                     *         {
+                     *           "name": "Prepare",
+                     *           "next": "Route",
+                     *           "value": "{{['#HttpRequest']$.Body.items}}",
+                     *           "actionType": "SetParameter",
+                     *           "parameterName": "Prepare"
+                     *         },
+                     *         {
+                     *           "name": "Route",
+                     *           "test": "{{['#HttpRequest']$.Body.mode}}",
+                     *           "actionType": "Case",
+                     *           "nextActions": [
+                     *             {
+                     *               "name": "Each",
+                     *               "value": "each"
+                     *             },
+                     *             {
+                     *               "name": "Shape",
+                     *               "value": "",
+                     *               "default": true
+                     *             }
+                     *           ]
+                     *         }
                      *       ],
                      *       "subWorkflows": [
-                     *         {}
+                     *         {
+                     *           "name": "PerItem",
+                     *           "actions": [
+                     *             {
+                     *               "name": "ItemStart",
+                     *               "next": "Double",
+                     *               "actionType": "Start"
+                     *             },
+                     *             {
+                     *               "name": "Double",
+                     *               "next": "ItemDone",
+                     *               "value": "{{['#Item']}}",
+                     *               "actionType": "SetParameter",
+                     *               "parameterName": "Double"
+                     *             },
+                     *             {
+                     *               "name": "ItemDone",
+                     *               "actionType": "Result",
+                     *               "httpResponse": {
+                     *                 "body": "{{['Double']}}"
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
                      *       ],
-                     *       "scheduler": {},
-                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "scheduler": null,
+                     *       "nextRunUtc": null,
+                     *       "createdOnUtc": "2026-11-26T22:06:52.999Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T22:06:52.999Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Automation"];
@@ -17500,18 +19246,46 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Spring campaign",
+                 *       "id": "2abcbf07-7562-4e89-a8e6-b430cf715d8c",
+                 *       "tenantId": "b264bcb0-8ccc-4eeb-b334-97cbe08d6e94",
+                 *       "name": "On deliverable update",
                  *       "active": true,
-                 *       "version": {},
-                 *       "logLevelType": "example",
-                 *       "requiresAuthentication": true,
+                 *       "version": 1,
+                 *       "logLevelType": "Info",
+                 *       "requiresAuthentication": false,
                  *       "actions": [
-                 *         {}
+                 *         {
+                 *           "name": "Start",
+                 *           "next": "Pick",
+                 *           "actionType": "Start"
+                 *         },
+                 *         {
+                 *           "name": "Pick",
+                 *           "next": "Forward",
+                 *           "values": {
+                 *             "doc": "{{['#HttpRequest']$.Body.Document.Id}}",
+                 *             "who": "{{['#HttpRequest']$.Body.Detail.Name}}",
+                 *             "event": "{{['#HttpRequest']$.Body.ActionType}}"
+                 *           },
+                 *           "actionType": "Map"
+                 *         },
+                 *         {
+                 *           "url": "https://example.com/closed",
+                 *           "body": "{{['Pick']}}",
+                 *           "name": "Forward",
+                 *           "next": "Done",
+                 *           "method": "POST",
+                 *           "actionType": "Rest",
+                 *           "ensureSuccessStatusCode": true
+                 *         }
                  *       ],
-                 *       "subWorkflows": [
-                 *         {}
-                 *       ],
-                 *       "scheduler": {}
+                 *       "subWorkflows": [],
+                 *       "scheduler": null,
+                 *       "nextRunUtc": null,
+                 *       "createdOnUtc": "2026-11-26T22:04:16.592Z",
+                 *       "createdById": null,
+                 *       "modifiedOnUtc": "2026-11-26T22:04:16.592Z",
+                 *       "modifiedById": null
                  *     }
                  */
                 "application/json": components["schemas"]["AutomationDefinition"];
@@ -17526,25 +19300,46 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
+                     *       "id": "2abcbf07-7562-4e89-a8e6-b430cf715d8c",
+                     *       "tenantId": "b264bcb0-8ccc-4eeb-b334-97cbe08d6e94",
+                     *       "name": "On deliverable update",
                      *       "active": true,
-                     *       "version": 1,
-                     *       "logLevelType": "example",
-                     *       "requiresAuthentication": true,
+                     *       "version": 2,
+                     *       "logLevelType": "Info",
+                     *       "requiresAuthentication": false,
                      *       "actions": [
-                     *         {}
+                     *         {
+                     *           "name": "Start",
+                     *           "next": "Pick",
+                     *           "actionType": "Start"
+                     *         },
+                     *         {
+                     *           "name": "Pick",
+                     *           "next": "Forward",
+                     *           "values": {
+                     *             "doc": "{{['#HttpRequest']$.Body.Document.Id}}",
+                     *             "who": "{{['#HttpRequest']$.Body.Detail.Name}}",
+                     *             "event": "{{['#HttpRequest']$.Body.ActionType}}"
+                     *           },
+                     *           "actionType": "Map"
+                     *         },
+                     *         {
+                     *           "url": "https://example.com/closed",
+                     *           "body": "{{['Pick']}}",
+                     *           "name": "Forward",
+                     *           "next": "Done",
+                     *           "method": "POST",
+                     *           "actionType": "Rest",
+                     *           "ensureSuccessStatusCode": true
+                     *         }
                      *       ],
-                     *       "subWorkflows": [
-                     *         {}
-                     *       ],
-                     *       "scheduler": {},
-                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "createdById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "modifiedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91"
+                     *       "subWorkflows": [],
+                     *       "scheduler": null,
+                     *       "nextRunUtc": null,
+                     *       "createdOnUtc": "2026-11-26T22:04:16.592Z",
+                     *       "createdById": null,
+                     *       "modifiedOnUtc": "2026-11-26T22:04:26.239Z",
+                     *       "modifiedById": null
                      *     }
                      */
                     "application/json": components["schemas"]["Automation"];
@@ -17607,7 +19402,22 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "input": {}
+                 *       "input": {
+                 *         "items": [
+                 *           {
+                 *             "sku": "a",
+                 *             "n": 1
+                 *           },
+                 *           {
+                 *             "sku": "b",
+                 *             "n": 2
+                 *           },
+                 *           {
+                 *             "sku": "c",
+                 *             "n": 3
+                 *           }
+                 *         ]
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -17625,20 +19435,183 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "id": "60ff0ea0-60ce-4e13-84d3-7068f08fe9cc",
+                     *       "automationId": "241cf465-35bd-4d97-85de-edf8107492ff",
                      *       "version": 1,
-                     *       "trigger": "webhook",
-                     *       "status": "Running",
-                     *       "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
-                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "error": "example",
-                     *       "result": {},
+                     *       "trigger": "manual",
+                     *       "status": "Succeeded",
+                     *       "eventId": null,
+                     *       "invocationId": null,
+                     *       "fireTimeUtc": null,
+                     *       "startedOnUtc": "2026-11-26T22:03:40.919Z",
+                     *       "finishedOnUtc": "2026-11-26T22:03:41.052Z",
+                     *       "error": null,
+                     *       "result": {
+                     *         "body": {
+                     *           "id": "c3edefe2-742d-447e-930c-cc1c49ea9774"
+                     *         },
+                     *         "headers": {},
+                     *         "statusCode": 201
+                     *       },
                      *       "actions": [
-                     *         {}
+                     *         {
+                     *           "name": "Start",
+                     *           "next": "CreateUser",
+                     *           "type": "Start",
+                     *           "input": {},
+                     *           "output": {
+                     *             "Body": {
+                     *               "id": "AUTO-1",
+                     *               "login": "auto.user",
+                     *               "company": "AUTOMATION",
+                     *               "typology": "TYP-001",
+                     *               "department": "DEP-001"
+                     *             },
+                     *             "Host": "example.com",
+                     *             "Path": "/api/v3/automations/241cf465-35bd-4d97-85de-edf8107492ff/run",
+                     *             "Query": {},
+                     *             "Method": "POST",
+                     *             "Scheme": "http",
+                     *             "Headers": {
+                     *               "host": [
+                     *                 "example.com"
+                     *               ],
+                     *               "accept": [
+                     *                 "*\/*"
+                     *               ],
+                     *               "x-appid": [
+                     *                 "app_XGU4aA6KtAg1MHQY"
+                     *               ],
+                     *               "connection": [
+                     *                 "keep-alive"
+                     *               ],
+                     *               "user-agent": [
+                     *                 "node"
+                     *               ],
+                     *               "x-appsecret": [
+                     *                 "masked-example-value"
+                     *               ],
+                     *               "x-apptenant": [
+                     *                 "8830e342-d477-4e37-86f6-140f2815f209"
+                     *               ],
+                     *               "content-type": [
+                     *                 "application/json"
+                     *               ],
+                     *               "content-length": [
+                     *                 "112"
+                     *               ],
+                     *               "sec-fetch-mode": [
+                     *                 "cors"
+                     *               ],
+                     *               "accept-encoding": [
+                     *                 "gzip, deflate"
+                     *               ],
+                     *               "accept-language": [
+                     *                 "*"
+                     *               ]
+                     *             }
+                     *           },
+                     *           "workflow": null,
+                     *           "durationMs": 0,
+                     *           "startedOnUtc": "2026-11-26T22:03:40.919Z"
+                     *         },
+                     *         {
+                     *           "name": "CreateUser",
+                     *           "next": "Done",
+                     *           "type": "Rest",
+                     *           "input": {
+                     *             "url": "/api/users",
+                     *             "body": {
+                     *               "Name": "Made By Automation",
+                     *               "IsActive": true,
+                     *               "UserName": "auto.user",
+                     *               "ExternalId": "AUTO-1",
+                     *               "CompanyCode": "AUTOMATION",
+                     *               "TypologyExternalId": "TYP-001",
+                     *               "DepartmentExternalId": "DEP-001"
+                     *             },
+                     *             "method": "POST",
+                     *             "isApiCall": true,
+                     *             "bodyMediaType": "Json",
+                     *             "ensureSuccessStatusCode": true
+                     *           },
+                     *           "output": {
+                     *             "Content": {
+                     *               "Id": "c3edefe2-742d-447e-930c-cc1c49ea9774",
+                     *               "Mail": null,
+                     *               "Name": "Made By Automation",
+                     *               "Phone": null,
+                     *               "Action": "Created",
+                     *               "CityId": null,
+                     *               "SsoOnly": false,
+                     *               "HireDate": null,
+                     *               "IsActive": true,
+                     *               "UserName": "auto.user",
+                     *               "CompanyId": "b82a1747-56d8-4338-9323-1c727d753b07",
+                     *               "StartDate": null,
+                     *               "Tolerance": null,
+                     *               "AdUserName": null,
+                     *               "EmployeeId": null,
+                     *               "ExternalId": "AUTO-1",
+                     *               "TypologyId": "88942fe1-7ab4-45f3-b2c1-df553eebef49",
+                     *               "UserTypeId": null,
+                     *               "CompanyCode": "AUTOMATION",
+                     *               "HasPassword": "********",
+                     *               "SsoUserName": null,
+                     *               "CreatedOnUtc": "2026-11-26T22:03:40.980283+00:00",
+                     *               "DepartmentId": "7edc674b-4a87-4d03-91fe-0c7cea8c9942",
+                     *               "PaidOvertime": false,
+                     *               "LeaveDayHours": null,
+                     *               "ModifiedOnUtc": "2026-11-26T22:03:40.980283+00:00",
+                     *               "PaidUndertime": false,
+                     *               "RequiredHours": null,
+                     *               "ResponsibleId": null,
+                     *               "ExpirationDate": null,
+                     *               "ExternalNumber": null,
+                     *               "TaxPayerNumber": null,
+                     *               "TimesheetRequired": true,
+                     *               "OffsetTotalMinutes": null,
+                     *               "TypologyExternalId": "TYP-001",
+                     *               "RequiredWeeklyHours": null,
+                     *               "DepartmentExternalId": "DEP-001",
+                     *               "ExitTimeTotalMinutes": null,
+                     *               "EntryTimeTotalMinutes": null,
+                     *               "ChangePasswordOnFirstLogon": "********",
+                     *               "WeeklyOvertimeThresholdHours": null,
+                     *               "ExitTimeToleranceTotalMinutes": null,
+                     *               "EntryTimeToleranceTotalMinutes": null
+                     *             },
+                     *             "Headers": {},
+                     *             "StatusCode": 201,
+                     *             "IsSuccessStatusCode": true
+                     *           },
+                     *           "workflow": null,
+                     *           "durationMs": 129,
+                     *           "startedOnUtc": "2026-11-26T22:03:40.919Z"
+                     *         },
+                     *         {
+                     *           "name": "Done",
+                     *           "next": null,
+                     *           "type": "Result",
+                     *           "input": {
+                     *             "httpResponse": {
+                     *               "body": {
+                     *                 "id": "c3edefe2-742d-447e-930c-cc1c49ea9774"
+                     *               },
+                     *               "statusCode": 201
+                     *             }
+                     *           },
+                     *           "output": {
+                     *             "body": {
+                     *               "id": "c3edefe2-742d-447e-930c-cc1c49ea9774"
+                     *             },
+                     *             "headers": {},
+                     *             "statusCode": 201
+                     *           },
+                     *           "workflow": null,
+                     *           "durationMs": 0,
+                     *           "startedOnUtc": "2026-11-26T22:03:41.052Z"
+                     *         }
                      *       ]
                      *     }
                      */
@@ -17683,18 +19656,64 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "id": "cf6325dd-cc37-4111-a300-31f9a094dac5",
+                     *         "automationId": "3f87eac9-5b9c-4175-841b-b455e8c8c3ca",
                      *         "version": 1,
-                     *         "trigger": "webhook",
-                     *         "status": "Running",
-                     *         "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "fireTimeUtc": "2026-03-02T09:30:00.000Z",
-                     *         "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "finishedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "error": "example",
-                     *         "result": {}
+                     *         "trigger": "workflow",
+                     *         "status": "Succeeded",
+                     *         "eventId": null,
+                     *         "invocationId": null,
+                     *         "fireTimeUtc": null,
+                     *         "startedOnUtc": "2026-11-26T22:04:02.701Z",
+                     *         "finishedOnUtc": "2026-11-26T22:04:02.722Z",
+                     *         "error": null,
+                     *         "result": {
+                     *           "body": null,
+                     *           "headers": {
+                     *             "content-type": "application/json"
+                     *           },
+                     *           "statusCode": 200
+                     *         }
+                     *       },
+                     *       {
+                     *         "id": "805b3454-ebb6-42e4-9336-06208aa186ac",
+                     *         "automationId": "3f87eac9-5b9c-4175-841b-b455e8c8c3ca",
+                     *         "version": 1,
+                     *         "trigger": "workflow",
+                     *         "status": "Succeeded",
+                     *         "eventId": null,
+                     *         "invocationId": null,
+                     *         "fireTimeUtc": null,
+                     *         "startedOnUtc": "2026-11-26T22:03:59.830Z",
+                     *         "finishedOnUtc": "2026-11-26T22:03:59.852Z",
+                     *         "error": null,
+                     *         "result": {
+                     *           "body": null,
+                     *           "headers": {
+                     *             "content-type": "application/json"
+                     *           },
+                     *           "statusCode": 200
+                     *         }
+                     *       },
+                     *       {
+                     *         "id": "dfd012ed-074a-4efe-a285-21974eb3b560",
+                     *         "automationId": "3f87eac9-5b9c-4175-841b-b455e8c8c3ca",
+                     *         "version": 1,
+                     *         "trigger": "workflow",
+                     *         "status": "Succeeded",
+                     *         "eventId": null,
+                     *         "invocationId": null,
+                     *         "fireTimeUtc": null,
+                     *         "startedOnUtc": "2026-11-26T22:03:58.652Z",
+                     *         "finishedOnUtc": "2026-11-26T22:03:59.801Z",
+                     *         "error": null,
+                     *         "result": {
+                     *           "body": null,
+                     *           "headers": {
+                     *             "content-type": "application/json"
+                     *           },
+                     *           "statusCode": 200
+                     *         }
                      *       }
                      *     ]
                      */
@@ -17734,20 +19753,129 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "id": "82b5240c-299b-4104-a9b0-f57793810f3c",
+                     *       "automationId": "e638ca3e-4ddb-4dbc-9bf6-a6142acf85bd",
                      *       "version": 1,
-                     *       "trigger": "webhook",
-                     *       "status": "Running",
-                     *       "eventId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "invocationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "fireTimeUtc": "2026-03-02T09:30:00.000Z",
-                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "error": "example",
-                     *       "result": {},
+                     *       "trigger": "http",
+                     *       "status": "Succeeded",
+                     *       "eventId": null,
+                     *       "invocationId": null,
+                     *       "fireTimeUtc": null,
+                     *       "startedOnUtc": "2026-11-26T22:12:43.692Z",
+                     *       "finishedOnUtc": "2026-11-26T22:12:43.741Z",
+                     *       "error": null,
+                     *       "result": {
+                     *         "body": {
+                     *           "text": "********",
+                     *           "split": "********",
+                     *           "whole": {
+                     *             "ftpHostIp": "sftp.example.invalid",
+                     *             "ftpPassword": "masked-example-value",
+                     *             "ftpUsername": "feed",
+                     *             "apiKeySecret": "masked-example-value"
+                     *           },
+                     *           "base64": "********",
+                     *           "derived": "********",
+                     *           "password": "masked-example-value"
+                     *         },
+                     *         "headers": {},
+                     *         "statusCode": 200
+                     *       },
                      *       "actions": [
-                     *         {}
+                     *         {
+                     *           "name": "Start",
+                     *           "next": "Cfg",
+                     *           "type": "Start",
+                     *           "input": {},
+                     *           "output": {
+                     *             "Body": null,
+                     *             "Host": "example.com",
+                     *             "Path": "/api/integration-workflows/e638ca3e-4ddb-4dbc-9bf6-a6142acf85bd/execute",
+                     *             "Query": {},
+                     *             "Method": "POST",
+                     *             "Scheme": "http",
+                     *             "Headers": {
+                     *               "host": [
+                     *                 "example.com"
+                     *               ],
+                     *               "accept": [
+                     *                 "*\/*"
+                     *               ],
+                     *               "connection": [
+                     *                 "keep-alive"
+                     *               ],
+                     *               "user-agent": [
+                     *                 "node"
+                     *               ],
+                     *               "content-length": [
+                     *                 "0"
+                     *               ],
+                     *               "sec-fetch-mode": [
+                     *                 "cors"
+                     *               ],
+                     *               "accept-encoding": [
+                     *                 "gzip, deflate"
+                     *               ],
+                     *               "accept-language": [
+                     *                 "*"
+                     *               ]
+                     *             }
+                     *           },
+                     *           "workflow": null,
+                     *           "durationMs": 1,
+                     *           "startedOnUtc": "2026-11-26T22:12:43.692Z"
+                     *         },
+                     *         {
+                     *           "name": "Cfg",
+                     *           "next": "Call",
+                     *           "type": "ConfigurationKeys",
+                     *           "input": {
+                     *             "value": "SFTP-HRFEED"
+                     *           },
+                     *           "output": {
+                     *             "ftpHostIp": "sftp.example.invalid",
+                     *             "ftpPassword": "masked-example-value",
+                     *             "ftpUsername": "feed",
+                     *             "apiKeySecret": "masked-example-value"
+                     *           },
+                     *           "workflow": null,
+                     *           "durationMs": 2,
+                     *           "startedOnUtc": "2026-11-26T22:12:43.693Z"
+                     *         },
+                     *         {
+                     *           "name": "Call",
+                     *           "next": "Derive",
+                     *           "type": "Rest",
+                     *           "input": {
+                     *             "url": "https://example.com/with-key",
+                     *             "body": {
+                     *               "b64": "********",
+                     *               "leaked": "********"
+                     *             },
+                     *             "method": "POST",
+                     *             "requestHeaders": [
+                     *               {
+                     *                 "name": "X-Api-Key",
+                     *                 "value": "********"
+                     *               },
+                     *               {
+                     *                 "name": "X-Plain",
+                     *                 "value": "********"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "output": {
+                     *             "Content": {
+                     *               "ok": true
+                     *             },
+                     *             "Headers": {},
+                     *             "StatusCode": 200,
+                     *             "IsSuccessStatusCode": true
+                     *           },
+                     *           "workflow": null,
+                     *           "durationMs": 35,
+                     *           "startedOnUtc": "2026-11-26T22:12:43.695Z"
+                     *         }
                      *       ]
                      *     }
                      */
@@ -17827,7 +19955,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "auth": [
+                     *         "********"
+                     *       ],
+                     *       "headers": {
+                     *         "host": [
+                     *           "example.com"
+                     *         ],
+                     *         "connection": [
+                     *           "keep-alive"
+                     *         ],
+                     *         "x-apptenant": [
+                     *           "b6770912-f042-4312-b5b0-de39e27761c4"
+                     *         ],
+                     *         "x-appid": [
+                     *           "app_yiWT9OcX8B9_xQW2"
+                     *         ],
+                     *         "x-appsecret": [
+                     *           "masked-example-value"
+                     *         ],
+                     *         "authorization": [
+                     *           "masked-example-value"
+                     *         ],
+                     *         "cookie": [
+                     *           "********"
+                     *         ],
+                     *         "x-accesstoken": [
+                     *           "masked-example-value"
+                     *         ],
+                     *         "accept": [
+                     *           "*\/*"
+                     *         ],
+                     *         "accept-language": [
+                     *           "*"
+                     *         ],
+                     *         "sec-fetch-mode": [
+                     *           "cors"
+                     *         ],
+                     *         "user-agent": [
+                     *           "node"
+                     *         ],
+                     *         "accept-encoding": [
+                     *           "gzip, deflate"
+                     *         ],
+                     *         "content-length": [
+                     *           "0"
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -17958,11 +20136,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "enabled": true,
-                     *       "schedule": "example",
-                     *       "dryRun": true,
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z"
+                     *       "enabled": false,
+                     *       "schedule": "0 4 * * *",
+                     *       "dryRun": false,
+                     *       "automationId": null,
+                     *       "nextRunUtc": null
                      *     }
                      */
                     "application/json": components["schemas"]["UserFeed"];
@@ -17993,8 +20171,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "enabled": true,
-                 *       "schedule": "example",
-                 *       "dryRun": true
+                 *       "schedule": "0 4 * * *",
+                 *       "dryRun": false
                  *     }
                  */
                 "application/json": components["schemas"]["UserFeedChange"];
@@ -18009,11 +20187,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "enabled": true,
-                     *       "schedule": "example",
-                     *       "dryRun": true,
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "nextRunUtc": "2026-03-02T09:30:00.000Z"
+                     *       "enabled": false,
+                     *       "schedule": "0 4 * * *",
+                     *       "dryRun": false,
+                     *       "automationId": "e6eb19ae-e289-4229-971e-8fcff3b8c0db",
+                     *       "nextRunUtc": null
                      *     }
                      */
                     "application/json": components["schemas"]["UserFeed"];
@@ -18052,32 +20230,69 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "trigger": "example",
-                     *       "dryRun": true,
-                     *       "status": "example",
-                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "error": "example",
+                     *       "id": "9529f405-ea20-42ca-bfdb-7885c9fb640d",
+                     *       "automationId": "e4aef9b4-efd0-4704-8efd-d0b91400e090",
+                     *       "automationRunId": "3d25046a-e743-4923-9ee7-3b6770314c5a",
+                     *       "trigger": "manual",
+                     *       "dryRun": false,
+                     *       "status": "Failed",
+                     *       "startedOnUtc": "2026-11-26T22:22:26.758Z",
+                     *       "finishedOnUtc": "2026-11-26T22:22:30.787Z",
+                     *       "error": "4 of 5 files failed (AD_UserAccounts_20250301000001.csv: the CSV ends inside a quoted cell (a quote opened before line 4 is never closed); AD_UserAccounts_20250301000002.csv: the file is empty (0 bytes); AD_UserAccounts_20250301000003.csv: the file has more than 50 rows (ATRIUM_USER_FEED_MAX_ROWS); AD_UserAccounts_20250301000004.csv: the file is 200,409 bytes; the limit is 200,000 (ATRIUM_USER_FEED_MAX_FILE_BYTES))",
                      *       "files": [
                      *         {
-                     *           "name": "Spring campaign",
-                     *           "status": "example",
-                     *           "message": "example",
-                     *           "alreadyProcessed": true,
-                     *           "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "rows": 1,
-                     *           "created": 1,
-                     *           "updated": 1,
-                     *           "deactivated": 1,
-                     *           "unchanged": 1,
-                     *           "skipped": 10,
-                     *           "failed": 1,
-                     *           "movedTo": "example",
-                     *           "resultFile": "example",
-                     *           "notified": true
+                     *           "name": "AD_UserAccounts_20250301000001.csv",
+                     *           "status": "Failed",
+                     *           "message": "the CSV ends inside a quoted cell (a quote opened before line 4 is never closed)",
+                     *           "alreadyProcessed": false,
+                     *           "fileId": "ce2ca457-d5ea-4655-a997-d3b4ff98b3f4",
+                     *           "rows": 0,
+                     *           "created": 0,
+                     *           "updated": 0,
+                     *           "deactivated": 0,
+                     *           "unchanged": 0,
+                     *           "skipped": 0,
+                     *           "failed": 0,
+                     *           "movedTo": "/tmp/atrium-sftp-NIHwX0/data/newuser/Data/Failure/AD_UserAccounts_20250301000001.csv",
+                     *           "resultFile": "/tmp/atrium-sftp-NIHwX0/data/newuser/Data/Failure/SR_UserAccounts_20250301000001.json",
+                     *           "notified": false,
+                     *           "rowResults": []
+                     *         },
+                     *         {
+                     *           "name": "AD_UserAccounts_20250301000002.csv",
+                     *           "status": "Failed",
+                     *           "message": "the file is empty (0 bytes)",
+                     *           "alreadyProcessed": false,
+                     *           "fileId": "d9498a56-121e-4eb0-9449-763192fb4849",
+                     *           "rows": 0,
+                     *           "created": 0,
+                     *           "updated": 0,
+                     *           "deactivated": 0,
+                     *           "unchanged": 0,
+                     *           "skipped": 0,
+                     *           "failed": 0,
+                     *           "movedTo": "/tmp/atrium-sftp-NIHwX0/data/newuser/Data/Failure/AD_UserAccounts_20250301000002.csv",
+                     *           "resultFile": "/tmp/atrium-sftp-NIHwX0/data/newuser/Data/Failure/SR_UserAccounts_20250301000002.json",
+                     *           "notified": false,
+                     *           "rowResults": []
+                     *         },
+                     *         {
+                     *           "name": "AD_UserAccounts_20250301000003.csv",
+                     *           "status": "Failed",
+                     *           "message": "the file has more than 50 rows (ATRIUM_USER_FEED_MAX_ROWS)",
+                     *           "alreadyProcessed": false,
+                     *           "fileId": "f80e15b8-2423-470d-8473-0ff8a3147d43",
+                     *           "rows": 0,
+                     *           "created": 0,
+                     *           "updated": 0,
+                     *           "deactivated": 0,
+                     *           "unchanged": 0,
+                     *           "skipped": 0,
+                     *           "failed": 0,
+                     *           "movedTo": "/tmp/atrium-sftp-NIHwX0/data/newuser/Data/Failure/AD_UserAccounts_20250301000003.csv",
+                     *           "resultFile": "/tmp/atrium-sftp-NIHwX0/data/newuser/Data/Failure/SR_UserAccounts_20250301000003.json",
+                     *           "notified": false,
+                     *           "rowResults": []
                      *         }
                      *       ]
                      *     }
@@ -18162,32 +20377,92 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "trigger": "example",
-                     *         "dryRun": true,
-                     *         "status": "example",
-                     *         "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "finishedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "error": "example",
+                     *         "id": "80d12858-df4f-4f41-a266-ec7e086da164",
+                     *         "automationId": "e6eb19ae-e289-4229-971e-8fcff3b8c0db",
+                     *         "automationRunId": "b3ce6c9b-e61b-4303-84c5-0297846b5e63",
+                     *         "trigger": "manual",
+                     *         "dryRun": false,
+                     *         "status": "Succeeded",
+                     *         "startedOnUtc": "2026-11-26T22:23:22.297Z",
+                     *         "finishedOnUtc": "2026-11-26T22:23:23.508Z",
+                     *         "error": null,
                      *         "files": [
                      *           {
-                     *             "name": "Spring campaign",
-                     *             "status": "example",
-                     *             "message": "example",
-                     *             "alreadyProcessed": true,
-                     *             "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *             "name": "AD_UserAccounts_20250113000000.csv",
+                     *             "status": "Succeeded",
+                     *             "message": null,
+                     *             "alreadyProcessed": false,
+                     *             "fileId": "ce3c00a8-8f14-4a4a-a99c-09a8e2463933",
+                     *             "rows": 2,
+                     *             "created": 1,
+                     *             "updated": 0,
+                     *             "deactivated": 1,
+                     *             "unchanged": 0,
+                     *             "skipped": 0,
+                     *             "failed": 0,
+                     *             "movedTo": "/tmp/atrium-sftp-3ojxcm/data/agency/Data/Success/AD_UserAccounts_20250113000000.csv",
+                     *             "resultFile": "/tmp/atrium-sftp-3ojxcm/data/agency/Data/Success/SR_UserAccounts_20250113000000.json",
+                     *             "notified": false
+                     *           }
+                     *         ]
+                     *       },
+                     *       {
+                     *         "id": "ef61fa8b-28a3-4d46-beae-92854c651fec",
+                     *         "automationId": "e6eb19ae-e289-4229-971e-8fcff3b8c0db",
+                     *         "automationRunId": "0675ddc1-9128-46f5-97dc-8ece9f13d322",
+                     *         "trigger": "manual",
+                     *         "dryRun": false,
+                     *         "status": "Succeeded",
+                     *         "startedOnUtc": "2026-11-26T22:23:21.047Z",
+                     *         "finishedOnUtc": "2026-11-26T22:23:22.263Z",
+                     *         "error": null,
+                     *         "files": [
+                     *           {
+                     *             "name": "AD_UserAccounts_20250112000000.csv",
+                     *             "status": "Succeeded",
+                     *             "message": null,
+                     *             "alreadyProcessed": false,
+                     *             "fileId": "4148ece3-8151-4814-9ca9-71c79f5d6028",
                      *             "rows": 1,
                      *             "created": 1,
+                     *             "updated": 0,
+                     *             "deactivated": 0,
+                     *             "unchanged": 0,
+                     *             "skipped": 0,
+                     *             "failed": 0,
+                     *             "movedTo": "/tmp/atrium-sftp-3ojxcm/data/agency/Data/Success/AD_UserAccounts_20250112000000.csv",
+                     *             "resultFile": "/tmp/atrium-sftp-3ojxcm/data/agency/Data/Success/SR_UserAccounts_20250112000000.json",
+                     *             "notified": false
+                     *           }
+                     *         ]
+                     *       },
+                     *       {
+                     *         "id": "091d9e8c-c366-4f29-9d1a-66b7916349db",
+                     *         "automationId": "e6eb19ae-e289-4229-971e-8fcff3b8c0db",
+                     *         "automationRunId": "1da69cb4-4963-4d6d-852e-a5edd2cb3a70",
+                     *         "trigger": "manual",
+                     *         "dryRun": false,
+                     *         "status": "Succeeded",
+                     *         "startedOnUtc": "2026-11-26T22:23:16.009Z",
+                     *         "finishedOnUtc": "2026-11-26T22:23:20.987Z",
+                     *         "error": null,
+                     *         "files": [
+                     *           {
+                     *             "name": "AD_UserAccounts_20250111000000.csv",
+                     *             "status": "Succeeded",
+                     *             "message": null,
+                     *             "alreadyProcessed": false,
+                     *             "fileId": "f64884d1-819e-4e2c-bcc0-19a4cf9ccc15",
+                     *             "rows": 236,
+                     *             "created": 235,
                      *             "updated": 1,
-                     *             "deactivated": 1,
-                     *             "unchanged": 1,
-                     *             "skipped": 10,
-                     *             "failed": 1,
-                     *             "movedTo": "example",
-                     *             "resultFile": "example",
-                     *             "notified": true
+                     *             "deactivated": 0,
+                     *             "unchanged": 0,
+                     *             "skipped": 0,
+                     *             "failed": 0,
+                     *             "movedTo": "/tmp/atrium-sftp-3ojxcm/data/agency/Data/Success/AD_UserAccounts_20250111000000.csv",
+                     *             "resultFile": "/tmp/atrium-sftp-3ojxcm/data/agency/Data/Success/SR_UserAccounts_20250111000000.json",
+                     *             "notified": false
                      *           }
                      *         ]
                      *       }
@@ -18228,32 +20503,55 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "automationId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "automationRunId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "trigger": "example",
-                     *       "dryRun": true,
-                     *       "status": "example",
-                     *       "startedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "finishedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "error": "example",
+                     *       "id": "2049daec-dc34-48e4-9f9e-1c2f4209be71",
+                     *       "automationId": "e6eb19ae-e289-4229-971e-8fcff3b8c0db",
+                     *       "automationRunId": "eafb4624-73e9-4a15-905e-fbc77edf504e",
+                     *       "trigger": "manual",
+                     *       "dryRun": false,
+                     *       "status": "Failed",
+                     *       "startedOnUtc": "2026-11-26T22:23:02.443Z",
+                     *       "finishedOnUtc": "2026-11-26T22:23:04.076Z",
+                     *       "error": "1 of 1 files failed (AD_UserAccounts_20250102030405.csv: 4 of 9 rows failed)",
                      *       "files": [
                      *         {
-                     *           "name": "Spring campaign",
-                     *           "status": "example",
-                     *           "message": "example",
-                     *           "alreadyProcessed": true,
-                     *           "fileId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *           "rows": 1,
-                     *           "created": 1,
-                     *           "updated": 1,
-                     *           "deactivated": 1,
-                     *           "unchanged": 1,
-                     *           "skipped": 10,
-                     *           "failed": 1,
-                     *           "movedTo": "example",
-                     *           "resultFile": "example",
-                     *           "notified": true
+                     *           "name": "AD_UserAccounts_20250102030405.csv",
+                     *           "status": "Failed",
+                     *           "message": "4 of 9 rows failed",
+                     *           "alreadyProcessed": false,
+                     *           "fileId": "70fe94d4-2db6-4818-9bd9-09679c7a19b4",
+                     *           "rows": 9,
+                     *           "created": 4,
+                     *           "updated": 0,
+                     *           "deactivated": 0,
+                     *           "unchanged": 0,
+                     *           "skipped": 1,
+                     *           "failed": 4,
+                     *           "movedTo": "/tmp/atrium-sftp-3ojxcm/data/agency/Data/Failure/AD_UserAccounts_20250102030405.csv",
+                     *           "resultFile": "/tmp/atrium-sftp-3ojxcm/data/agency/Data/Failure/SR_UserAccounts_20250102030405.json",
+                     *           "notified": true,
+                     *           "rowResults": [
+                     *             {
+                     *               "row": 1,
+                     *               "externalId": "A001",
+                     *               "outcome": "Created",
+                     *               "userId": "545f2e32-fe65-48c4-b6d3-9ab399400665",
+                     *               "message": null
+                     *             },
+                     *             {
+                     *               "row": 2,
+                     *               "externalId": "A002",
+                     *               "outcome": "Created",
+                     *               "userId": "b6ebbda4-dab3-4175-b929-2c6e6eacd68d",
+                     *               "message": null
+                     *             },
+                     *             {
+                     *               "row": 3,
+                     *               "externalId": "A003",
+                     *               "outcome": "Created",
+                     *               "userId": "8d445126-d16d-415f-8b40-2940df22a791",
+                     *               "message": "created without a manager: no user with externalId \"NOBODY\""
+                     *             }
+                     *           ]
                      *         }
                      *       ]
                      *     }
@@ -18327,10 +20625,16 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "name": "Spring campaign",
-                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *         "revokedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *         "id": "f023bb57-6af4-48b7-a0c9-3007c41cc1cc",
+                     *         "name": "Identity provider",
+                     *         "createdOnUtc": "2026-11-26T22:21:24.444Z",
+                     *         "revokedOnUtc": null
+                     *       },
+                     *       {
+                     *         "id": "96815945-bb14-4fe8-868f-67b4d0d78615",
+                     *         "name": "Second",
+                     *         "createdOnUtc": "2026-11-26T22:21:24.681Z",
+                     *         "revokedOnUtc": null
                      *       }
                      *     ]
                      */
@@ -18361,7 +20665,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Spring campaign"
+                 *       "name": "x"
                  *     }
                  */
                 "application/json": {
@@ -18378,11 +20682,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "name": "Spring campaign",
-                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "revokedOnUtc": "2026-03-02T09:30:00.000Z",
-                     *       "token": "example"
+                     *       "id": "503f54a7-5c52-4de4-a8ac-b08c55b973cb",
+                     *       "name": "x",
+                     *       "createdOnUtc": "2026-11-26T22:15:53.607Z",
+                     *       "revokedOnUtc": null,
+                     *       "token": "masked-example-value"
                      *     }
                      */
                     "application/json": components["schemas"]["ScimTokenCreated"];
@@ -18449,12 +20753,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "companyCode": "ACME",
-                     *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "typologyGroup": "example",
-                     *       "typology": "example",
-                     *       "typologyFromTitle": true,
-                     *       "userType": "example",
+                     *       "companyCode": "TENANTA",
+                     *       "departmentExternalId": "DEP-001",
+                     *       "typologyGroup": "Staff",
+                     *       "typology": "TYP-001",
+                     *       "typologyFromTitle": false,
+                     *       "userType": "Regular/Permanent",
                      *       "userTypes": {},
                      *       "ssoUserName": "userName"
                      *     }
@@ -18486,14 +20790,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "companyCode": "ACME",
-                 *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "typologyGroup": "example",
-                 *       "typology": "example",
                  *       "typologyFromTitle": true,
-                 *       "userType": "example",
-                 *       "userTypes": {},
-                 *       "ssoUserName": "userName"
+                 *       "typologyGroup": "SCIM Titles",
+                 *       "userTypes": {
+                 *         "Contractor": "Temporary"
+                 *       },
+                 *       "ssoUserName": "none"
                  *     }
                  */
                 "application/json": components["schemas"]["ScimSettingsBody"];
@@ -18508,14 +20810,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "companyCode": "ACME",
-                     *       "departmentExternalId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "typologyGroup": "example",
-                     *       "typology": "example",
+                     *       "companyCode": "SCIMAGENCY",
+                     *       "departmentExternalId": "DEP-001",
+                     *       "typologyGroup": "SCIM Titles",
+                     *       "typology": "TYP-001",
                      *       "typologyFromTitle": true,
-                     *       "userType": "example",
-                     *       "userTypes": {},
-                     *       "ssoUserName": "userName"
+                     *       "userType": "Regular/Permanent",
+                     *       "userTypes": {
+                     *         "Contractor": "Temporary"
+                     *       },
+                     *       "ssoUserName": "none"
                      *     }
                      */
                     "application/json": components["schemas"]["ScimSettings"];
@@ -18549,7 +20853,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"
+                     *       ],
+                     *       "documentationUri": "https://example.com/docs",
+                     *       "patch": {
+                     *         "supported": true
+                     *       },
+                     *       "bulk": {
+                     *         "supported": true,
+                     *         "maxOperations": 1000,
+                     *         "maxPayloadSize": 1048576
+                     *       },
+                     *       "filter": {
+                     *         "supported": true,
+                     *         "maxResults": 200
+                     *       },
+                     *       "changePassword": {
+                     *         "supported": true
+                     *       },
+                     *       "sort": {
+                     *         "supported": true
+                     *       },
+                     *       "etag": {
+                     *         "supported": true
+                     *       },
+                     *       "authenticationSchemes": [
+                     *         {
+                     *           "type": "oauthbearertoken",
+                     *           "name": "OAuth Bearer Token",
+                     *           "description": "A SCIM token of the tenant (POST /api/v3/scim/tokens), sent as Authorization: Bearer <token>.",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "ServiceProviderConfig",
+                     *         "location": "https://example.com/scim/v2/ServiceProviderConfig"
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -18680,7 +21024,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+                     *       ],
+                     *       "totalResults": 2,
+                     *       "startIndex": 1,
+                     *       "itemsPerPage": 2,
+                     *       "Resources": [
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:ResourceType"
+                     *           ],
+                     *           "id": "User",
+                     *           "name": "User",
+                     *           "endpoint": "/Users",
+                     *           "description": "Atrium users",
+                     *           "schema": "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *           "schemaExtensions": [
+                     *             {
+                     *               "schema": "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",
+                     *               "required": false
+                     *             }
+                     *           ],
+                     *           "meta": {
+                     *             "resourceType": "ResourceType",
+                     *             "location": "https://example.com/scim/v2/ResourceTypes/User"
+                     *           }
+                     *         },
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:ResourceType"
+                     *           ],
+                     *           "id": "Group",
+                     *           "name": "Group",
+                     *           "endpoint": "/Groups",
+                     *           "description": "Atrium roles",
+                     *           "schema": "urn:ietf:params:scim:schemas:core:2.0:Group",
+                     *           "schemaExtensions": [],
+                     *           "meta": {
+                     *             "resourceType": "ResourceType",
+                     *             "location": "https://example.com/scim/v2/ResourceTypes/Group"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -18811,7 +21201,197 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+                     *       ],
+                     *       "totalResults": 3,
+                     *       "startIndex": 1,
+                     *       "itemsPerPage": 3,
+                     *       "Resources": [
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:Schema"
+                     *           ],
+                     *           "id": "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *           "name": "User",
+                     *           "description": "An Atrium user",
+                     *           "attributes": [
+                     *             {
+                     *               "multiValued": false,
+                     *               "required": false,
+                     *               "caseExact": true,
+                     *               "mutability": "readOnly",
+                     *               "returned": "always",
+                     *               "uniqueness": "server",
+                     *               "name": "id",
+                     *               "type": "string",
+                     *               "description": "Atrium's user Id."
+                     *             },
+                     *             {
+                     *               "multiValued": false,
+                     *               "required": false,
+                     *               "caseExact": true,
+                     *               "mutability": "readWrite",
+                     *               "returned": "default",
+                     *               "uniqueness": "server",
+                     *               "name": "externalId",
+                     *               "type": "string",
+                     *               "description": "ExternalId (unique in the tenant); defaults to userName on create."
+                     *             },
+                     *             {
+                     *               "multiValued": false,
+                     *               "required": true,
+                     *               "caseExact": false,
+                     *               "mutability": "readWrite",
+                     *               "returned": "default",
+                     *               "uniqueness": "server",
+                     *               "name": "userName",
+                     *               "type": "string",
+                     *               "description": "UserName (unique in the tenant, case-insensitive)."
+                     *             }
+                     *           ],
+                     *           "meta": {
+                     *             "resourceType": "Schema",
+                     *             "location": "https://example.com/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:User"
+                     *           }
+                     *         },
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:Schema"
+                     *           ],
+                     *           "id": "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",
+                     *           "name": "EnterpriseUser",
+                     *           "description": "Enterprise user",
+                     *           "attributes": [
+                     *             {
+                     *               "multiValued": false,
+                     *               "required": false,
+                     *               "caseExact": false,
+                     *               "mutability": "readWrite",
+                     *               "returned": "default",
+                     *               "uniqueness": "none",
+                     *               "name": "employeeNumber",
+                     *               "type": "string",
+                     *               "description": "ExternalNumber."
+                     *             },
+                     *             {
+                     *               "multiValued": false,
+                     *               "required": false,
+                     *               "caseExact": false,
+                     *               "mutability": "readWrite",
+                     *               "returned": "default",
+                     *               "uniqueness": "none",
+                     *               "name": "department",
+                     *               "type": "string",
+                     *               "description": "The user's department, by its external id, else its name, in the user's company."
+                     *             },
+                     *             {
+                     *               "multiValued": false,
+                     *               "required": false,
+                     *               "caseExact": false,
+                     *               "mutability": "readWrite",
+                     *               "returned": "default",
+                     *               "uniqueness": "none",
+                     *               "name": "organization",
+                     *               "type": "string",
+                     *               "description": "The user's company, by its code, else its name."
+                     *             }
+                     *           ],
+                     *           "meta": {
+                     *             "resourceType": "Schema",
+                     *             "location": "https://example.com/scim/v2/Schemas/urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *           }
+                     *         },
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:Schema"
+                     *           ],
+                     *           "id": "urn:ietf:params:scim:schemas:core:2.0:Group",
+                     *           "name": "Group",
+                     *           "description": "An Atrium role",
+                     *           "attributes": [
+                     *             {
+                     *               "multiValued": false,
+                     *               "required": false,
+                     *               "caseExact": true,
+                     *               "mutability": "readOnly",
+                     *               "returned": "always",
+                     *               "uniqueness": "server",
+                     *               "name": "id",
+                     *               "type": "string",
+                     *               "description": "Role id."
+                     *             },
+                     *             {
+                     *               "multiValued": false,
+                     *               "required": true,
+                     *               "caseExact": false,
+                     *               "mutability": "readWrite",
+                     *               "returned": "default",
+                     *               "uniqueness": "server",
+                     *               "name": "displayName",
+                     *               "type": "string",
+                     *               "description": "Role name (built-in roles cannot be renamed)."
+                     *             },
+                     *             {
+                     *               "multiValued": true,
+                     *               "required": false,
+                     *               "caseExact": false,
+                     *               "mutability": "readWrite",
+                     *               "returned": "default",
+                     *               "uniqueness": "none",
+                     *               "name": "members",
+                     *               "type": "complex",
+                     *               "description": "Users holding the role: adding one assigns it (UserRoleAdded), removing one takes it away (UserRoleRemoved).",
+                     *               "subAttributes": [
+                     *                 {
+                     *                   "multiValued": false,
+                     *                   "required": false,
+                     *                   "caseExact": false,
+                     *                   "mutability": "immutable",
+                     *                   "returned": "default",
+                     *                   "uniqueness": "none",
+                     *                   "name": "value",
+                     *                   "type": "string",
+                     *                   "description": "The user's SCIM id."
+                     *                 },
+                     *                 {
+                     *                   "multiValued": false,
+                     *                   "required": false,
+                     *                   "caseExact": false,
+                     *                   "mutability": "immutable",
+                     *                   "returned": "default",
+                     *                   "uniqueness": "none",
+                     *                   "name": "$ref",
+                     *                   "type": "reference",
+                     *                   "referenceTypes": [
+                     *                     "User"
+                     *                   ],
+                     *                   "description": "The user."
+                     *                 },
+                     *                 {
+                     *                   "multiValued": false,
+                     *                   "required": false,
+                     *                   "caseExact": false,
+                     *                   "mutability": "readOnly",
+                     *                   "returned": "default",
+                     *                   "uniqueness": "none",
+                     *                   "name": "display",
+                     *                   "type": "string",
+                     *                   "description": "The user's Name."
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "meta": {
+                     *             "resourceType": "Schema",
+                     *             "location": "https://example.com/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -18944,7 +21524,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:ResourceType"
+                     *       ],
+                     *       "id": "User",
+                     *       "name": "User",
+                     *       "endpoint": "/Users",
+                     *       "description": "Atrium users",
+                     *       "schema": "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *       "schemaExtensions": [
+                     *         {
+                     *           "schema": "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User",
+                     *           "required": false
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "ResourceType",
+                     *         "location": "https://example.com/scim/v2/ResourceTypes/User"
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19077,7 +21678,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Schema"
+                     *       ],
+                     *       "id": "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *       "name": "User",
+                     *       "description": "An Atrium user",
+                     *       "attributes": [
+                     *         {
+                     *           "multiValued": false,
+                     *           "required": false,
+                     *           "caseExact": true,
+                     *           "mutability": "readOnly",
+                     *           "returned": "always",
+                     *           "uniqueness": "server",
+                     *           "name": "id",
+                     *           "type": "string",
+                     *           "description": "Atrium's user Id."
+                     *         },
+                     *         {
+                     *           "multiValued": false,
+                     *           "required": false,
+                     *           "caseExact": true,
+                     *           "mutability": "readWrite",
+                     *           "returned": "default",
+                     *           "uniqueness": "server",
+                     *           "name": "externalId",
+                     *           "type": "string",
+                     *           "description": "ExternalId (unique in the tenant); defaults to userName on create."
+                     *         },
+                     *         {
+                     *           "multiValued": false,
+                     *           "required": true,
+                     *           "caseExact": false,
+                     *           "mutability": "readWrite",
+                     *           "returned": "default",
+                     *           "uniqueness": "server",
+                     *           "name": "userName",
+                     *           "type": "string",
+                     *           "description": "UserName (unique in the tenant, case-insensitive)."
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Schema",
+                     *         "location": "https://example.com/scim/v2/Schemas/urn:ietf:params:scim:schemas:core:2.0:User"
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19220,7 +21869,91 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+                     *       ],
+                     *       "totalResults": 2,
+                     *       "startIndex": 1,
+                     *       "itemsPerPage": 2,
+                     *       "Resources": [
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *             "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *           ],
+                     *           "id": "27a946e3-f138-453f-9f15-6e5073fd676d",
+                     *           "externalId": "F-2",
+                     *           "userName": "f2@example.com",
+                     *           "name": {
+                     *             "formatted": "Given f2",
+                     *             "givenName": "Given",
+                     *             "familyName": "f2"
+                     *           },
+                     *           "displayName": "Given f2",
+                     *           "title": "Staff",
+                     *           "userType": "Regular/Permanent",
+                     *           "active": true,
+                     *           "emails": [
+                     *             {
+                     *               "value": "f2@example.com",
+                     *               "type": "work",
+                     *               "primary": true
+                     *             }
+                     *           ],
+                     *           "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *             "employeeNumber": "N-200",
+                     *             "department": "General",
+                     *             "organization": "Scim Agency"
+                     *           },
+                     *           "meta": {
+                     *             "resourceType": "User",
+                     *             "created": "2026-11-26T22:21:27.106Z",
+                     *             "lastModified": "2026-11-26T22:21:27.106Z",
+                     *             "location": "https://example.com/scim/v2/Users/27a946e3-f138-453f-9f15-6e5073fd676d",
+                     *             "version": "W/\"Kz6zbUEVNO1QqTyQSFF-M0\""
+                     *           }
+                     *         },
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *             "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *           ],
+                     *           "id": "8e2e9206-fcf0-4e3d-a19f-8cce6e38d0fa",
+                     *           "externalId": "F-3",
+                     *           "userName": "f3@other.example.com",
+                     *           "name": {
+                     *             "formatted": "Given f3",
+                     *             "givenName": "Given",
+                     *             "familyName": "f3"
+                     *           },
+                     *           "displayName": "Given f3",
+                     *           "title": "Staff",
+                     *           "userType": "Regular/Permanent",
+                     *           "active": true,
+                     *           "emails": [
+                     *             {
+                     *               "value": "f3@other.example.com",
+                     *               "type": "work",
+                     *               "primary": true
+                     *             }
+                     *           ],
+                     *           "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *             "department": "General",
+                     *             "organization": "Scim Agency"
+                     *           },
+                     *           "meta": {
+                     *             "resourceType": "User",
+                     *             "created": "2026-11-26T22:21:27.155Z",
+                     *             "lastModified": "2026-11-26T22:21:27.155Z",
+                     *             "location": "https://example.com/scim/v2/Users/8e2e9206-fcf0-4e3d-a19f-8cce6e38d0fa",
+                     *             "version": "W/\"4MJ2qp-qrzf47CZ9LCFISA\""
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19349,7 +22082,53 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                 *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                 *       ],
+                 *       "externalId": "bob",
+                 *       "userName": "bob@contoso.example.com",
+                 *       "active": true,
+                 *       "displayName": "Bob Jones",
+                 *       "title": "Consultant",
+                 *       "emails": [
+                 *         {
+                 *           "primary": true,
+                 *           "type": "work",
+                 *           "value": "bob@contoso.example.com"
+                 *         }
+                 *       ],
+                 *       "meta": {
+                 *         "resourceType": "User"
+                 *       },
+                 *       "name": {
+                 *         "formatted": "Bob Jones",
+                 *         "familyName": "Jones",
+                 *         "givenName": "Bob"
+                 *       },
+                 *       "phoneNumbers": [
+                 *         {
+                 *           "type": "work",
+                 *           "value": "+1 555 0100"
+                 *         }
+                 *       ],
+                 *       "addresses": [
+                 *         {
+                 *           "type": "work",
+                 *           "streetAddress": "1 Main St",
+                 *           "locality": "Redmond",
+                 *           "country": "US"
+                 *         }
+                 *       ],
+                 *       "preferredLanguage": "en-US",
+                 *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                 *         "employeeNumber": "1002",
+                 *         "department": "DEP-001"
+                 *       }
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -19360,7 +22139,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *       ],
+                     *       "id": "65a31f58-c580-463f-8e68-769a081a91d7",
+                     *       "externalId": "E-ANA",
+                     *       "userName": "ana@example.com",
+                     *       "name": {
+                     *         "formatted": "Ana Silva",
+                     *         "givenName": "Ana",
+                     *         "familyName": "Silva"
+                     *       },
+                     *       "displayName": "Ana Silva",
+                     *       "title": "Staff",
+                     *       "userType": "Regular/Permanent",
+                     *       "active": true,
+                     *       "emails": [
+                     *         {
+                     *           "value": "ana@example.com",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "phoneNumbers": [
+                     *         {
+                     *           "value": "+351 2",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *         "employeeNumber": "0042",
+                     *         "department": "General",
+                     *         "organization": "Scim Agency"
+                     *       },
+                     *       "meta": {
+                     *         "resourceType": "User",
+                     *         "created": "2026-11-26T22:21:26.537Z",
+                     *         "lastModified": "2026-11-26T22:21:26.537Z",
+                     *         "location": "https://example.com/scim/v2/Users/65a31f58-c580-463f-8e68-769a081a91d7",
+                     *         "version": "W/\"35eh4rWdwkubtuBtamJPrl\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19486,7 +22310,16 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:SearchRequest"
+                 *       ],
+                 *       "filter": "userName sw \"page\"",
+                 *       "count": 2,
+                 *       "startIndex": 2
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -19497,7 +22330,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+                     *       ],
+                     *       "totalResults": 5,
+                     *       "startIndex": 2,
+                     *       "itemsPerPage": 2,
+                     *       "Resources": [
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *             "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *           ],
+                     *           "id": "f4d7374c-bef1-470d-9f72-aa9f5bee93cf",
+                     *           "externalId": "P-1",
+                     *           "userName": "page1@example.com",
+                     *           "name": {
+                     *             "formatted": "Given page1",
+                     *             "givenName": "Given",
+                     *             "familyName": "page1"
+                     *           },
+                     *           "displayName": "Given page1",
+                     *           "title": "Staff",
+                     *           "userType": "Regular/Permanent",
+                     *           "active": true,
+                     *           "emails": [
+                     *             {
+                     *               "value": "page1@example.com",
+                     *               "type": "work",
+                     *               "primary": true
+                     *             }
+                     *           ],
+                     *           "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *             "department": "General",
+                     *             "organization": "Scim Agency"
+                     *           },
+                     *           "meta": {
+                     *             "resourceType": "User",
+                     *             "created": "2026-11-26T22:21:27.864Z",
+                     *             "lastModified": "2026-11-26T22:21:27.864Z",
+                     *             "location": "https://example.com/scim/v2/Users/f4d7374c-bef1-470d-9f72-aa9f5bee93cf",
+                     *             "version": "W/\"UByWssYCSXk8-bU50VG5rU\""
+                     *           }
+                     *         },
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *             "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *           ],
+                     *           "id": "523666e1-1b62-4dc7-934c-615853ac8523",
+                     *           "externalId": "P-2",
+                     *           "userName": "page2@example.com",
+                     *           "name": {
+                     *             "formatted": "Given page2",
+                     *             "givenName": "Given",
+                     *             "familyName": "page2"
+                     *           },
+                     *           "displayName": "Given page2",
+                     *           "title": "Staff",
+                     *           "userType": "Regular/Permanent",
+                     *           "active": true,
+                     *           "emails": [
+                     *             {
+                     *               "value": "page2@example.com",
+                     *               "type": "work",
+                     *               "primary": true
+                     *             }
+                     *           ],
+                     *           "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *             "department": "General",
+                     *             "organization": "Scim Agency"
+                     *           },
+                     *           "meta": {
+                     *             "resourceType": "User",
+                     *             "created": "2026-11-26T22:21:27.885Z",
+                     *             "lastModified": "2026-11-26T22:21:27.885Z",
+                     *             "location": "https://example.com/scim/v2/Users/523666e1-1b62-4dc7-934c-615853ac8523",
+                     *             "version": "W/\"094AE-BR_HYPdLryYOGL5T\""
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19633,7 +22549,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *       ],
+                     *       "id": "797adb90-1454-4de6-916c-b3e2b71304e5",
+                     *       "externalId": "MA",
+                     *       "userName": "member-a@example.com",
+                     *       "name": {
+                     *         "formatted": "Given member-a",
+                     *         "givenName": "Given",
+                     *         "familyName": "member-a"
+                     *       },
+                     *       "displayName": "Given member-a",
+                     *       "title": "Staff",
+                     *       "userType": "Regular/Permanent",
+                     *       "active": true,
+                     *       "emails": [
+                     *         {
+                     *           "value": "member-a@example.com",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "groups": [
+                     *         {
+                     *           "value": "e4a81ccd-69cc-4a3c-a879-b4b6df0f91f9",
+                     *           "display": "ProjectRead",
+                     *           "$ref": "https://example.com/scim/v2/Groups/e4a81ccd-69cc-4a3c-a879-b4b6df0f91f9",
+                     *           "type": "direct"
+                     *         }
+                     *       ],
+                     *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *         "department": "General",
+                     *         "organization": "Scim Agency"
+                     *       },
+                     *       "meta": {
+                     *         "resourceType": "User",
+                     *         "created": "2026-11-26T22:21:30.173Z",
+                     *         "lastModified": "2026-11-26T22:21:30.173Z",
+                     *         "location": "https://example.com/scim/v2/Users/797adb90-1454-4de6-916c-b3e2b71304e5",
+                     *         "version": "W/\"v4W8ZwpR4jf9_KIFqWgJ62\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -19764,7 +22725,44 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                 *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                 *       ],
+                 *       "id": "15a8612f-410b-48d9-96c2-c5e273fd7d2b",
+                 *       "externalId": "00u1carol",
+                 *       "userName": "carol@okta.example.com",
+                 *       "name": {
+                 *         "formatted": "Carol Rambeau",
+                 *         "givenName": "Carol",
+                 *         "familyName": "Rambeau"
+                 *       },
+                 *       "displayName": "Carol Rambeau",
+                 *       "title": "Staff",
+                 *       "userType": "Regular/Permanent",
+                 *       "active": true,
+                 *       "emails": [
+                 *         {
+                 *           "value": "carol@okta.example.com",
+                 *           "type": "work",
+                 *           "primary": true
+                 *         }
+                 *       ],
+                 *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                 *         "department": "General",
+                 *         "organization": "Sessions Agency"
+                 *       },
+                 *       "meta": {
+                 *         "resourceType": "User",
+                 *         "created": "2026-11-26T22:21:16.220Z",
+                 *         "lastModified": "2026-11-26T22:21:16.760Z",
+                 *         "location": "https://example.com/scim/v2/Users/15a8612f-410b-48d9-96c2-c5e273fd7d2b",
+                 *         "version": "W/\"n8kw6zXc4eI9IaSniWwVm2\""
+                 *       }
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -19775,7 +22773,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *       ],
+                     *       "id": "b0ce03bd-9ba5-43f6-b567-36f9e9b0bf4d",
+                     *       "externalId": "LEAVER-1",
+                     *       "userName": "leaver@example.com",
+                     *       "name": {
+                     *         "formatted": "Given leaver",
+                     *         "givenName": "Given",
+                     *         "familyName": "leaver"
+                     *       },
+                     *       "displayName": "Given leaver",
+                     *       "title": "Staff",
+                     *       "userType": "Regular/Permanent",
+                     *       "active": true,
+                     *       "emails": [
+                     *         {
+                     *           "value": "leaver@example.com",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *         "department": "General",
+                     *         "organization": "Scim Agency"
+                     *       },
+                     *       "meta": {
+                     *         "resourceType": "User",
+                     *         "created": "2026-11-26T22:21:28.871Z",
+                     *         "lastModified": "2026-11-26T22:21:29.906Z",
+                     *         "location": "https://example.com/scim/v2/Users/b0ce03bd-9ba5-43f6-b567-36f9e9b0bf4d",
+                     *         "version": "W/\"QhZW8IPPHI0MwCrXjs_gVN\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -20040,7 +23075,30 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+                 *       ],
+                 *       "Operations": [
+                 *         {
+                 *           "op": "replace",
+                 *           "path": "name.familyName",
+                 *           "value": "New"
+                 *         },
+                 *         {
+                 *           "op": "add",
+                 *           "path": "phoneNumbers[type eq \"work\"].value",
+                 *           "value": "+44 1"
+                 *         },
+                 *         {
+                 *           "op": "replace",
+                 *           "path": "emails[type eq \"work\"].value",
+                 *           "value": "patched@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -20051,7 +23109,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:User",
+                     *         "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                     *       ],
+                     *       "id": "ce3ad13b-455a-43f6-807e-f89fe335512f",
+                     *       "externalId": "alice",
+                     *       "userName": "alice@contoso.example.com",
+                     *       "name": {
+                     *         "formatted": "Alice Smith-Brown",
+                     *         "givenName": "Alice",
+                     *         "familyName": "Smith-Brown"
+                     *       },
+                     *       "displayName": "Alice Smith-Brown",
+                     *       "title": "Staff",
+                     *       "userType": "Regular/Permanent",
+                     *       "active": true,
+                     *       "emails": [
+                     *         {
+                     *           "value": "alice.brown@contoso.example.com",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "phoneNumbers": [
+                     *         {
+                     *           "value": "+1 555 0100",
+                     *           "type": "work",
+                     *           "primary": true
+                     *         }
+                     *       ],
+                     *       "groups": [
+                     *         {
+                     *           "value": "035d10e2-762e-4974-8043-bcbe7bef7e97",
+                     *           "display": "ProjectWrite",
+                     *           "$ref": "https://example.com/scim/v2/Groups/035d10e2-762e-4974-8043-bcbe7bef7e97",
+                     *           "type": "direct"
+                     *         }
+                     *       ],
+                     *       "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {
+                     *         "employeeNumber": "1001-B",
+                     *         "department": "General",
+                     *         "organization": "Sessions Agency"
+                     *       },
+                     *       "meta": {
+                     *         "resourceType": "User",
+                     *         "created": "2026-11-26T22:21:15.116Z",
+                     *         "lastModified": "2026-11-26T22:21:15.638Z",
+                     *         "location": "https://example.com/scim/v2/Users/ce3ad13b-455a-43f6-807e-f89fe335512f",
+                     *         "version": "W/\"8dKs-zJqNEj8JK0ZrfgOfv\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -20194,7 +23305,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:ListResponse"
+                     *       ],
+                     *       "totalResults": 1,
+                     *       "startIndex": 1,
+                     *       "itemsPerPage": 1,
+                     *       "Resources": [
+                     *         {
+                     *           "schemas": [
+                     *             "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *           ],
+                     *           "id": "e4a81ccd-69cc-4a3c-a879-b4b6df0f91f9",
+                     *           "displayName": "ProjectRead",
+                     *           "members": [
+                     *             {
+                     *               "value": "569231b7-e5a2-4b23-9f5c-1f5795c90c57",
+                     *               "display": "Given member-b",
+                     *               "$ref": "https://example.com/scim/v2/Users/569231b7-e5a2-4b23-9f5c-1f5795c90c57",
+                     *               "type": "User"
+                     *             },
+                     *             {
+                     *               "value": "797adb90-1454-4de6-916c-b3e2b71304e5",
+                     *               "display": "Given member-a",
+                     *               "$ref": "https://example.com/scim/v2/Users/797adb90-1454-4de6-916c-b3e2b71304e5",
+                     *               "type": "User"
+                     *             }
+                     *           ],
+                     *           "meta": {
+                     *             "resourceType": "Group",
+                     *             "created": "2026-11-26T22:21:24.158Z",
+                     *             "lastModified": "2026-11-26T22:21:24.158Z",
+                     *             "location": "https://example.com/scim/v2/Groups/e4a81ccd-69cc-4a3c-a879-b4b6df0f91f9",
+                     *             "version": "W/\"-XqGhryut5WjNQU8d4Z-a2\""
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -20323,7 +23473,19 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                 *       ],
+                 *       "displayName": "Crew",
+                 *       "members": [
+                 *         {
+                 *           "value": "cca5cfa1-c641-4ac7-b6dd-db6b8e24b373"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -20334,7 +23496,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *       ],
+                     *       "id": "2bf20174-b1d3-415d-830c-688d37d65f3f",
+                     *       "displayName": "Crew",
+                     *       "members": [
+                     *         {
+                     *           "value": "cca5cfa1-c641-4ac7-b6dd-db6b8e24b373",
+                     *           "display": "Given crew",
+                     *           "$ref": "https://example.com/scim/v2/Users/cca5cfa1-c641-4ac7-b6dd-db6b8e24b373",
+                     *           "type": "User"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Group",
+                     *         "created": "2026-11-26T22:21:30.673Z",
+                     *         "lastModified": "2026-11-26T22:21:30.673Z",
+                     *         "location": "https://example.com/scim/v2/Groups/2bf20174-b1d3-415d-830c-688d37d65f3f",
+                     *         "version": "W/\"lKWwds4xRnNX8cAzdAUiVi\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -20470,7 +23655,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *       ],
+                     *       "id": "677e8a04-20cb-4e3c-b4b1-b8440b7583ff",
+                     *       "displayName": "Bulk Team",
+                     *       "members": [
+                     *         {
+                     *           "value": "3323269b-c41d-432a-84b5-768b6ebb01cd",
+                     *           "display": "Given bulk1",
+                     *           "$ref": "https://example.com/scim/v2/Users/3323269b-c41d-432a-84b5-768b6ebb01cd",
+                     *           "type": "User"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Group",
+                     *         "created": "2026-11-26T22:21:30.882Z",
+                     *         "lastModified": "2026-11-26T22:21:30.882Z",
+                     *         "location": "https://example.com/scim/v2/Groups/677e8a04-20cb-4e3c-b4b1-b8440b7583ff",
+                     *         "version": "W/\"sYV-SNItiTNM9zs1lOmK62\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -20601,7 +23809,19 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                 *       ],
+                 *       "displayName": "ProjectRead",
+                 *       "members": [
+                 *         {
+                 *           "value": "797adb90-1454-4de6-916c-b3e2b71304e5"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -20612,7 +23832,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *       ],
+                     *       "id": "e4a81ccd-69cc-4a3c-a879-b4b6df0f91f9",
+                     *       "displayName": "ProjectRead",
+                     *       "members": [
+                     *         {
+                     *           "value": "797adb90-1454-4de6-916c-b3e2b71304e5",
+                     *           "display": "Given member-a",
+                     *           "$ref": "https://example.com/scim/v2/Users/797adb90-1454-4de6-916c-b3e2b71304e5",
+                     *           "type": "User"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Group",
+                     *         "created": "2026-11-26T22:21:24.158Z",
+                     *         "lastModified": "2026-11-26T22:21:24.158Z",
+                     *         "location": "https://example.com/scim/v2/Groups/e4a81ccd-69cc-4a3c-a879-b4b6df0f91f9",
+                     *         "version": "W/\"Z3T2wieakofEFLlGKgOFlE\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -20877,7 +24120,25 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:PatchOp"
+                 *       ],
+                 *       "Operations": [
+                 *         {
+                 *           "op": "add",
+                 *           "path": "members",
+                 *           "value": [
+                 *             {
+                 *               "value": "15a8612f-410b-48d9-96c2-c5e273fd7d2b",
+                 *               "display": "carol@okta.example.com"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -20888,7 +24149,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:schemas:core:2.0:Group"
+                     *       ],
+                     *       "id": "035d10e2-762e-4974-8043-bcbe7bef7e97",
+                     *       "displayName": "ProjectWrite",
+                     *       "members": [
+                     *         {
+                     *           "value": "91b66bc0-57da-487c-9fa7-49bfb81e83f3",
+                     *           "display": "Bob Jones",
+                     *           "$ref": "https://example.com/scim/v2/Users/91b66bc0-57da-487c-9fa7-49bfb81e83f3",
+                     *           "type": "User"
+                     *         },
+                     *         {
+                     *           "value": "ce3ad13b-455a-43f6-807e-f89fe335512f",
+                     *           "display": "Alice Smith",
+                     *           "$ref": "https://example.com/scim/v2/Users/ce3ad13b-455a-43f6-807e-f89fe335512f",
+                     *           "type": "User"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "resourceType": "Group",
+                     *         "created": "2026-11-26T22:21:14.521Z",
+                     *         "lastModified": "2026-11-26T22:21:14.521Z",
+                     *         "location": "https://example.com/scim/v2/Groups/035d10e2-762e-4974-8043-bcbe7bef7e97",
+                     *         "version": "W/\"K73sA0ZIv4CnW_cdnRbli0\""
+                     *       }
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -21017,7 +24307,78 @@ export interface operations {
         /** @description A SCIM request body (application/scim+json or application/json) */
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "schemas": [
+                 *         "urn:ietf:params:scim:api:messages:2.0:BulkRequest"
+                 *       ],
+                 *       "Operations": [
+                 *         {
+                 *           "method": "POST",
+                 *           "path": "/Users",
+                 *           "bulkId": "u1",
+                 *           "data": {
+                 *             "schemas": [
+                 *               "urn:ietf:params:scim:schemas:core:2.0:User",
+                 *               "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                 *             ],
+                 *             "userName": "bulk1@example.com",
+                 *             "name": {
+                 *               "givenName": "Given",
+                 *               "familyName": "bulk1"
+                 *             },
+                 *             "emails": [
+                 *               {
+                 *                 "value": "bulk1@example.com",
+                 *                 "type": "work",
+                 *                 "primary": true
+                 *               }
+                 *             ],
+                 *             "active": true,
+                 *             "externalId": "B-1"
+                 *           }
+                 *         },
+                 *         {
+                 *           "method": "POST",
+                 *           "path": "/Users",
+                 *           "bulkId": "u2",
+                 *           "data": {
+                 *             "schemas": [
+                 *               "urn:ietf:params:scim:schemas:core:2.0:User",
+                 *               "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+                 *             ],
+                 *             "userName": "bulk1@example.com",
+                 *             "name": {
+                 *               "givenName": "Given",
+                 *               "familyName": "bulk1"
+                 *             },
+                 *             "emails": [
+                 *               {
+                 *                 "value": "bulk1@example.com",
+                 *                 "type": "work",
+                 *                 "primary": true
+                 *               }
+                 *             ],
+                 *             "active": true,
+                 *             "externalId": "B-2"
+                 *           }
+                 *         },
+                 *         {
+                 *           "method": "POST",
+                 *           "path": "/Groups",
+                 *           "bulkId": "g1",
+                 *           "data": {
+                 *             "displayName": "Bulk Team",
+                 *             "members": [
+                 *               {
+                 *                 "value": "bulkId:u1"
+                 *               }
+                 *             ]
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -21028,7 +24389,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "schemas": [
+                     *         "urn:ietf:params:scim:api:messages:2.0:BulkResponse"
+                     *       ],
+                     *       "Operations": [
+                     *         {
+                     *           "method": "POST",
+                     *           "bulkId": "u1",
+                     *           "location": "https://example.com/scim/v2/Users/3323269b-c41d-432a-84b5-768b6ebb01cd",
+                     *           "version": "W/\"M7mVcwCji3XiYOFvFO4T7P\"",
+                     *           "status": "201"
+                     *         },
+                     *         {
+                     *           "method": "POST",
+                     *           "bulkId": "u2",
+                     *           "status": "409",
+                     *           "response": {
+                     *             "schemas": [
+                     *               "urn:ietf:params:scim:api:messages:2.0:Error"
+                     *             ],
+                     *             "status": "409",
+                     *             "scimType": "uniqueness",
+                     *             "detail": "Another record already has this UserName \"bulk1@example.com\"."
+                     *           }
+                     *         },
+                     *         {
+                     *           "method": "POST",
+                     *           "bulkId": "g1",
+                     *           "location": "https://example.com/scim/v2/Groups/677e8a04-20cb-4e3c-b4b1-b8440b7583ff",
+                     *           "version": "W/\"sYV-SNItiTNM9zs1lOmK62\"",
+                     *           "status": "201"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/scim+json": {
                         [key: string]: unknown;
                     };
@@ -21255,7 +24651,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "resource": "https://example.com/mcp",
+                     *       "authorization_servers": [
+                     *         "masked-example-value"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:read",
+                     *         "mcp:write"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_name": "Atrium MCP server",
+                     *       "resource_documentation": "https://example.com/docs"
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -21287,7 +24699,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "resource": "https://example.com/mcp",
+                     *       "authorization_servers": [
+                     *         "masked-example-value"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:read",
+                     *         "mcp:write"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_name": "Atrium MCP server",
+                     *       "resource_documentation": "https://example.com/docs"
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -21321,7 +24749,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "resource": "https://example.com/t/oauth-agency/mcp",
+                     *       "authorization_servers": [
+                     *         "masked-example-value"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "mcp:read",
+                     *         "mcp:write"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "resource_name": "Atrium MCP server",
+                     *       "resource_documentation": "https://example.com/docs"
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -21353,7 +24797,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "issuer": "https://example.com",
+                     *       "authorization_endpoint": "masked-example-value",
+                     *       "token_endpoint": "masked-example-value",
+                     *       "registration_endpoint": "https://example.com/oauth/register",
+                     *       "revocation_endpoint": "https://example.com/oauth/revoke",
+                     *       "scopes_supported": [
+                     *         "mcp:read",
+                     *         "mcp:write"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "response_modes_supported": [
+                     *         "query"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "masked-example-value"
+                     *       ],
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "none"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "authorization_response_iss_parameter_supported": true,
+                     *       "client_id_metadata_document_supported": false,
+                     *       "service_documentation": "https://example.com/docs"
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -21417,7 +24895,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "access_token": "masked-example-value",
+                     *       "token_type": "masked-example-value",
+                     *       "expires_in": 3600,
+                     *       "refresh_token": "masked-example-value",
+                     *       "scope": "mcp:read mcp:write"
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -21531,7 +25017,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "client": {
+                     *         "id": "mcp-hM4NlCCbqC1Qkzw0Z4JmkE8f",
+                     *         "name": "Claude",
+                     *         "uri": null,
+                     *         "redirectUri": "https://example.com/callback"
+                     *       },
+                     *       "tenant": {
+                     *         "id": "27647cb0-9d04-40e3-8437-b536ff175205",
+                     *         "name": "Northwind Creative",
+                     *         "slug": "northwind-creative"
+                     *       },
+                     *       "user": {
+                     *         "id": "1e531ace-ee51-4cb1-9933-3923cabee82e",
+                     *         "userName": "maria",
+                     *         "roles": [
+                     *           "ProjectRead",
+                     *           "JobRead"
+                     *         ]
+                     *       },
+                     *       "resource": "https://example.com/t/northwind-creative/mcp",
+                     *       "scopes": [
+                     *         {
+                     *           "name": "mcp:read",
+                     *           "description": "Read the named queries you may read (timesheets, jobs, projects…) and the documents your roles show, as you."
+                     *         },
+                     *         {
+                     *           "name": "mcp:write",
+                     *           "description": "Log time, comment on documents, move documents between stages and create jobs, as you."
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -21560,14 +25079,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "request": {
-                 *         "response_type": "example",
-                 *         "client_id": "example",
-                 *         "redirect_uri": "https://example.com/hooks/atrium",
-                 *         "code_challenge": "ACME",
-                 *         "code_challenge_method": "ACME",
-                 *         "state": "example",
-                 *         "scope": "example",
-                 *         "resource": "example"
+                 *         "response_type": "code",
+                 *         "client_id": "mcp-hM4NlCCbqC1Qkzw0Z4JmkE8f",
+                 *         "redirect_uri": "https://example.com/callback",
+                 *         "code_challenge": "KrtNRVsvIzG8ZOgTqd86m4jwSdts2r6ytWp-YMwlAXw",
+                 *         "code_challenge_method": "S256",
+                 *         "state": "st-123",
+                 *         "scope": "mcp:read mcp:write",
+                 *         "resource": "https://example.com/t/northwind-creative/mcp"
                  *       },
                  *       "allow": true
                  *     }
@@ -21596,7 +25115,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {} */
+                    /**
+                     * @example {
+                     *       "redirectTo": "https://example.com/callback?error=access_denied&error_description=The+user+denied+the+request.&iss=https%3A%2F%2Fexample.com"
+                     *     }
+                     */
                     "application/json": unknown;
                 };
             };
@@ -21634,17 +25157,46 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "Name": "Spring campaign",
-                     *         "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *         "Id": "da71ea39-c0f3-4360-a7cc-6a84286f4c62",
+                     *         "Name": "test client",
+                     *         "UserId": "e957117e-6df6-494f-a951-2f7627da551f",
                      *         "Scopes": [
-                     *           "example"
+                     *           "mcp:read",
+                     *           "mcp:write"
                      *         ],
-                     *         "Resource": "example",
-                     *         "ExpiresOn": "2026-03-02T09:30:00.000Z",
-                     *         "CreatedOn": "2026-03-02T09:30:00.000Z",
-                     *         "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "RevokedOn": "2026-03-02T09:30:00.000Z"
+                     *         "Resource": "https://example.com/mcp",
+                     *         "ExpiresOn": "2027-02-24T22:18:03.106Z",
+                     *         "CreatedOn": "2026-11-26T22:18:03.103Z",
+                     *         "CreatedById": null,
+                     *         "RevokedOn": "2026-11-26T22:18:03.129Z"
+                     *       },
+                     *       {
+                     *         "Id": "2d65cd5f-f806-48ec-88d1-a6d1b5ce8c63",
+                     *         "Name": "test client",
+                     *         "UserId": "f2ea2453-0674-4793-9afb-8fd8cdd28599",
+                     *         "Scopes": [
+                     *           "mcp:read",
+                     *           "mcp:write"
+                     *         ],
+                     *         "Resource": "https://example.com/mcp",
+                     *         "ExpiresOn": "2027-02-24T22:18:02.723Z",
+                     *         "CreatedOn": "2026-11-26T22:18:02.721Z",
+                     *         "CreatedById": null,
+                     *         "RevokedOn": null
+                     *       },
+                     *       {
+                     *         "Id": "c44a837b-2cd4-42fb-bb73-980d3d2b5ea4",
+                     *         "Name": "test client",
+                     *         "UserId": "f2ea2453-0674-4793-9afb-8fd8cdd28599",
+                     *         "Scopes": [
+                     *           "mcp:read",
+                     *           "mcp:write"
+                     *         ],
+                     *         "Resource": "https://example.com/mcp",
+                     *         "ExpiresOn": "2027-02-24T22:18:02.496Z",
+                     *         "CreatedOn": "2026-11-26T22:18:02.494Z",
+                     *         "CreatedById": null,
+                     *         "RevokedOn": null
                      *       }
                      *     ]
                      */
@@ -21675,12 +25227,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Name": "Spring campaign",
-                 *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "Name": "weekly report agent",
+                 *       "UserId": "3c30c183-fdea-4208-a9a5-da3441f3d3f9",
                  *       "Scopes": [
                  *         "mcp:read"
                  *       ],
-                 *       "ExpiresInDays": 1
+                 *       "ExpiresInDays": 90
                  *     }
                  */
                 "application/json": {
@@ -21702,18 +25254,19 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "Id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "Name": "Spring campaign",
-                     *       "UserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "Id": "8a23ea20-698c-494d-b6d8-81a40d1e1e35",
+                     *       "Name": "test client",
+                     *       "UserId": "e957117e-6df6-494f-a951-2f7627da551f",
                      *       "Scopes": [
-                     *         "example"
+                     *         "mcp:read",
+                     *         "mcp:write"
                      *       ],
-                     *       "Resource": "example",
-                     *       "ExpiresOn": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedOn": "2026-03-02T09:30:00.000Z",
-                     *       "CreatedById": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "RevokedOn": "2026-03-02T09:30:00.000Z",
-                     *       "Token": "example"
+                     *       "Resource": "https://example.com/mcp",
+                     *       "ExpiresOn": "2027-02-24T22:18:02.471Z",
+                     *       "CreatedOn": "2026-11-26T22:18:02.465Z",
+                     *       "CreatedById": null,
+                     *       "RevokedOn": null,
+                     *       "Token": "masked-example-value"
                      *     }
                      */
                     "application/json": components["schemas"]["McpPersonalAccessTokenCreated"];
@@ -21781,11 +25334,25 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *         "name": "Spring campaign",
-                     *         "slug": "example",
-                     *         "baseUrl": "https://example.com/hooks/atrium",
-                     *         "createdOnUtc": "2026-03-02T09:30:00.000Z"
+                     *         "id": "fc018647-a48f-42cb-ba3b-3ce4e4b08606",
+                     *         "name": "Demo Agency",
+                     *         "slug": "demo",
+                     *         "baseUrl": "https://apiv2-demo.atrium.example.com",
+                     *         "createdOnUtc": "2026-11-26T22:21:39.524Z"
+                     *       },
+                     *       {
+                     *         "id": "fcb8452c-84d9-41f2-8ae7-2742d63e4ee7",
+                     *         "name": "Other Agency",
+                     *         "slug": "other-agency",
+                     *         "baseUrl": "https://apiv2-other-agency.atrium.example.com",
+                     *         "createdOnUtc": "2026-11-26T22:21:40.167Z"
+                     *       },
+                     *       {
+                     *         "id": "25ccd182-7097-4b2b-b4ce-46661ac9699b",
+                     *         "name": "Other Agency",
+                     *         "slug": "other-agency-2",
+                     *         "baseUrl": "https://apiv2-other-agency-2.atrium.example.com",
+                     *         "createdOnUtc": "2026-11-26T22:21:41.456Z"
                      *       }
                      *     ]
                      */
@@ -21825,7 +25392,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Users Agency",
+                 *       "name": "Demo Agency",
+                 *       "slug": "demo",
                  *       "demoData": false,
                  *       "scale": 1
                  *     }
@@ -21850,21 +25418,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tenantId": "7f557562-5eb0-4265-ad3b-be2337ca7559",
-                     *       "slug": "users-agency",
-                     *       "baseUrl": "https://example.com/t/users-agency",
-                     *       "appId": "app_jdccRfhpIBPbOSi6",
+                     *       "tenantId": "48da7a70-85d5-4ec0-9248-8c491aed0b86",
+                     *       "slug": "csv",
+                     *       "baseUrl": "https://example.com/t/csv",
+                     *       "appId": "app_bgwL9m7z4TL3pF-a",
                      *       "appSecret": "masked-example-value",
-                     *       "userId": "0533b57d-3a15-4c85-a4b6-8b2587581558",
+                     *       "userId": "46fe6506-d608-4aa8-9415-f9367ccefc09",
                      *       "username": "admin",
                      *       "password": "masked-example-value",
-                     *       "companyId": "2bbf6009-b715-4363-9313-2656c0a61390",
-                     *       "companyCode": "USERSAGENC",
-                     *       "divisionId": "08545d31-df9c-4057-b6d8-9ba63d807cde",
-                     *       "departmentId": "cba5edf9-a584-4c5f-9252-ee183e889f7c",
+                     *       "companyId": "b782b3a8-d73d-4a26-8b04-1f7e0ce3f5c8",
+                     *       "companyCode": "CSV",
+                     *       "divisionId": "1b7a4b0e-bacd-439e-9120-812172ec9934",
+                     *       "departmentId": "db1075fe-8fd7-487a-b03c-ed7a7caea268",
                      *       "departmentExternalId": "DEP-001",
-                     *       "typologyGroupId": "37f17b2d-2864-469d-ba94-a1181c941e25",
-                     *       "typologyId": "0a2a443e-b655-4627-be0a-68c01d306c38",
+                     *       "typologyGroupId": "68c0035b-9e88-4c6d-8466-e36daec9d13a",
+                     *       "typologyId": "7e3387df-782b-4974-bc25-c9e0869122f7",
                      *       "typologyExternalId": "TYP-001"
                      *     }
                      */
@@ -21923,9 +25491,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "HR",
+                 *       "name": "Tables",
                  *       "roles": [
-                 *         "IntegrationWrite"
+                 *         "CustomTablesRead",
+                 *         "CustomTablesSave"
                  *       ]
                  *     }
                  */
@@ -21944,11 +25513,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tenantId": "7f557562-5eb0-4265-ad3b-be2337ca7559",
-                     *       "appId": "app_X_evseToB5CZRar3",
+                     *       "tenantId": "1cd4ff3d-7b31-4434-b8c2-a64982e58721",
+                     *       "appId": "app_j2jiL7cnTjfE5Bm5",
                      *       "appSecret": "masked-example-value",
                      *       "roles": [
-                     *         "IntegrationWrite"
+                     *         "ScheduleWrite",
+                     *         "DataExtractionRead"
                      *       ]
                      *     }
                      */
@@ -21994,11 +25564,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "appSecret": "example",
+                     *       "tenantId": "7266d3d8-bb68-4b33-ba3a-12e97fbf9e74",
+                     *       "appId": "app_U_i5MO-F4Bl61WPZ",
+                     *       "appSecret": "masked-example-value",
                      *       "roles": [
-                     *         "example"
+                     *         "Administrator"
                      *       ]
                      *     }
                      */
@@ -22044,8 +25614,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tenantId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "tenantId": "1cd4ff3d-7b31-4434-b8c2-a64982e58721",
+                     *       "appId": "app_j2jiL7cnTjfE5Bm5",
                      *       "revoked": true
                      *     }
                      */
@@ -22083,10 +25653,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "userName": "webhook-reader",
+                 *       "userName": "maria",
                  *       "password": "masked-example-value",
+                 *       "name": "Maria Lopes",
                  *       "roles": [
-                 *         "WebhookSubscriptionGet"
+                 *         "JobRead",
+                 *         "ProjectRead"
                  *       ]
                  *     }
                  */
@@ -22108,12 +25680,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "tenantId": "fbd0281f-bd93-4daa-b397-7a9c28640998",
-                     *       "userId": "f5055319-9e45-442d-b027-69d25d4c4447",
-                     *       "username": "webhook-reader",
+                     *       "tenantId": "594402d9-9432-46df-87a1-36d60cca6237",
+                     *       "userId": "7311ed39-be24-4c7e-b066-8a650277a5d5",
+                     *       "username": "user2",
                      *       "password": "masked-example-value",
                      *       "roles": [
-                     *         "WebhookSubscriptionGet"
+                     *         "JobWrite",
+                     *         "JobRead"
                      *       ]
                      *     }
                      */
@@ -22154,15 +25727,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "from": "example",
-                 *       "tenant": "example",
-                 *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                 *       "appSecret": "example",
-                 *       "user": "example",
-                 *       "since": "2026-03-02T09:30:00.000Z",
-                 *       "only": [
-                 *         "example"
-                 *       ],
+                 *       "from": "https://example.com",
+                 *       "tenant": "c2d2f07f-4db0-4212-8c83-42c9550d71e4",
+                 *       "appId": "app_ZDNPyxKKHBg8LkTb",
+                 *       "appSecret": "masked-example-value",
                  *       "merge": false
                  *     }
                  */
@@ -22192,11 +25760,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "runId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "status": "example",
+                     *       "runId": "84aa5b7d-0bc1-4807-8a55-832037276147",
+                     *       "status": "Queued",
                      *       "progress": {},
-                     *       "report": {},
-                     *       "error": "example"
+                     *       "report": null,
+                     *       "error": null
                      *     }
                      */
                     "application/json": {
@@ -22249,11 +25817,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "runId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
-                     *       "status": "example",
-                     *       "progress": {},
-                     *       "report": {},
-                     *       "error": "example"
+                     *       "runId": "84aa5b7d-0bc1-4807-8a55-832037276147",
+                     *       "status": "Running",
+                     *       "progress": {
+                     *         "rowsRead": 18,
+                     *         "lastQuery": "DE-Jobs"
+                     *       },
+                     *       "report": null,
+                     *       "error": null
                      *     }
                      */
                     "application/json": {
