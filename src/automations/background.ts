@@ -4,11 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../platform/context.ts';
 import type { Jobs } from '../platform/jobs/jobs.ts';
-import { runContained } from './contained.ts';
 import type { HttpRequestValue } from './engine.ts';
+import { runAndRecord } from './run-and-record.ts';
 import type { BackgroundWork } from './run-services.ts';
 import { servicesFor } from './runtime.ts';
-import { insertRun } from './service.ts';
 
 export const BACKGROUND_QUEUE = 'automation-background';
 
@@ -38,10 +37,7 @@ async function runBackground(ctx: AppContext, job: BackgroundJob): Promise<void>
     Headers: { 'content-type': 'application/json', 'x-calling-automation': job.callerId },
     Body: job.body,
   };
-  const outcome = await runContained(ctx, { ...automation, runAsAppId: automation.runAsAppId ?? job.runAsAppId }, request, { trigger: 'workflow' });
-  await ctx.db.withTenant(job.tenantId, (trx) =>
-    insertRun(trx, { tenantId: job.tenantId, automationId: automation.id, version: automation.version, trigger: 'workflow', outcome }),
-  );
+  await runAndRecord(ctx, { ...automation, runAsAppId: automation.runAsAppId ?? job.runAsAppId }, request, { trigger: 'workflow', recording: 'end' });
 }
 
 export function defineBackgroundWork(jobs: Jobs, ctx: AppContext): void {
