@@ -14,7 +14,7 @@ import { literalAddressErrors } from '../webhooks/outbound.ts';
 import type { HttpRequestValue } from './engine.ts';
 import { MASK } from './mask.ts';
 import { runAndRecord } from './run-and-record.ts';
-import { servicesFor } from './runtime.ts';
+import { actionTypesFor, servicesFor } from './runtime.ts';
 import {
   automationView,
   createAutomation,
@@ -128,7 +128,11 @@ const RunBody = Type.Object({ input: Type.Optional(Type.Unknown({ description: "
 });
 
 const definitionBodyLimit = (ctx: AppContext) => Math.min(ctx.config.bodyLimitBytes, 2 * ctx.config.automationMaxDefinitionBytes);
-const limitsOf = (ctx: AppContext) => ({ maxBytes: ctx.config.automationMaxDefinitionBytes, maxActions: ctx.config.automationMaxActions });
+const limitsOf = (ctx: AppContext) => ({
+  maxBytes: ctx.config.automationMaxDefinitionBytes,
+  maxActions: ctx.config.automationMaxActions,
+  actionTypes: actionTypesFor(ctx),
+});
 
 /** The caller's credentials: never handed to the run (it sees that they were sent, as ********). */
 const CALLER_CREDENTIAL = /^(authorization|proxy-authorization|cookie|x-appsecret|x-accesstoken)$/i;

@@ -8,7 +8,7 @@ import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { DatabaseHandle } from '../platform/db/database.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
-import type { AutomationToRun } from './engine.ts';
+import type { AutomationToRun, Handler } from './engine.ts';
 
 /** A run EnqueueBackgroundWork asks for (background.ts). */
 export interface BackgroundWork {
@@ -26,6 +26,8 @@ export interface BackgroundWork {
 
 export interface RunServices {
   config: Config;
+  /** The handler of every action type the run may meet, by type name (handlers.ts, and other surfaces' in runtime.ts). */
+  handlers: Readonly<Record<string, Handler>>;
   /**
    * The database and the secret box, for built-in actions registered by other surfaces (UserFeed): an
    * automation that uses one runs in the main thread (contained.ts), and in a worker thread these throw.

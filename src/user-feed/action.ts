@@ -4,9 +4,8 @@
 // and runs it like its own types.
 import path from 'node:path/posix';
 import { withSftpServer } from '../automations/actions/sftp.ts';
-import { ACTION_TYPES } from '../automations/definition.ts';
 import { ActionError, type Handler, type HttpRequestValue } from '../automations/engine.ts';
-import { HANDLERS } from '../automations/handlers.ts';
+import type { SurfaceAction } from '../automations/runtime.ts';
 import { getConfigurationKey, type JsonObject } from '../integration/configuration-keys.ts';
 import { isUuid } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
@@ -125,5 +124,5 @@ const userFeed: Handler = async (call) => {
   return { output };
 };
 
-HANDLERS[USER_FEED_ACTION] = userFeed;
-ACTION_TYPES[USER_FEED_ACTION] = [];
+/** The user feed's built-in action type, added to every context's automations (server.ts, createContext). */
+export const USER_FEED_ACTIONS: Readonly<Record<string, SurfaceAction>> = { [USER_FEED_ACTION]: { handler: userFeed, fields: [] } };

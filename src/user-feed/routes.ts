@@ -16,7 +16,6 @@ import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
-import './action.ts';
 import { resultCopyKey } from './process-file.ts';
 import { findFeedRun, getUserFeed, listFeedRuns, putUserFeed, setAutomationRun } from './service.ts';
 
