@@ -53,7 +53,7 @@ export interface RunServices {
    * when there is none): what CreatePdfFromDocument renders.
    */
   documentView: (tenantId: string, appId: string, documentType: string, documentId: string) => Promise<Record<string, unknown>>;
-  /** An access token for one of the tenant's apps (isApiCall). */
+  /** An access token for one of the tenant's apps (isApiCall), reused per context until shortly before it expires. */
   issueAppToken: (tenantId: string, appId: string) => Promise<{ accessToken: string; expiresIn: number }>;
   /** Queues a background run of one of the tenant's automations (EnqueueBackgroundWork); answers the job id. */
   enqueueBackgroundWork: (tenantId: string, work: BackgroundWork) => Promise<string>;

@@ -19,6 +19,10 @@ import { HANDLERS } from './handlers.ts';
 import type { RunServices } from './run-services.ts';
 import { toRunnable } from './service.ts';
 
+/** isApiCall's app tokens are reused until this long before they expire; at most this many are kept. */
+const TOKEN_MARGIN_MS = 60_000;
+const MAX_KEPT_TOKENS = 10_000;
+
 const byContext = new WeakMap<AppContext, RunServices & { close: () => Promise<void> }>();
 const listening = new WeakMap<AppContext, string>();
 const surfaceActions = new WeakMap<AppContext, Readonly<Record<string, SurfaceAction>>>();
@@ -60,6 +64,7 @@ export function servicesFor(ctx: AppContext): RunServices {
     connections: ctx.config.automationConcurrency,
     connectTimeoutMs: 10_000,
   });
+  const tokens = new Map<string, { token: string; until: number }>();
   const handlers: Record<string, Handler> = Object.assign(Object.create(null), HANDLERS);
   for (const [type, a] of Object.entries(surfaceActions.get(ctx) ?? {})) handlers[type] = a.handler;
   s = {
@@ -89,7 +94,13 @@ export function servicesFor(ctx: AppContext): RunServices {
       });
     },
     issueAppToken: async (tenantId, appId) => {
+      // Reused until shortly before it expires; kept per context (a token is its auth service's).
+      const key = `${tenantId}/${appId}`;
+      const hit = tokens.get(key);
+      if (hit && hit.until > Date.now()) return { accessToken: hit.token, expiresIn: Math.floor((hit.until - Date.now()) / 1000) };
       const t = await ctx.auth.issueForApp({ tenantId, appId, userId: null, userName: null, roles: new Set(), via: 'token' });
+      if (tokens.size >= MAX_KEPT_TOKENS) tokens.clear();
+      tokens.set(key, { token: t.accessToken, until: Date.now() + t.expiresIn * 1000 - TOKEN_MARGIN_MS });
       return { accessToken: t.accessToken, expiresIn: t.expiresIn };
     },
     enqueueBackgroundWork: (tenantId, work) => enqueueBackgroundWork(ctx, tenantId, work),
