@@ -156,7 +156,7 @@ export interface DefinitionLimits {
    */
   actionTypes?: Readonly<Record<string, readonly string[]>>;
 }
-const DEFAULT_LIMITS: DefinitionLimits = { maxBytes: 1024 * 1024, maxActions: 1000 };
+export const DEFAULT_LIMITS: DefinitionLimits = { maxBytes: 1024 * 1024, maxActions: 1000 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
