@@ -306,8 +306,8 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       "Runs the automation with this request as ['#HttpRequest'] and answers with its Result's httpResponse (status, headers, body). " +
       'With requiresAuthentication the app headers or a token are required; without, the automation checks its caller itself. ' +
       'A run that fails answers 500 with the reason; every run is in the automation runs.';
-    const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
-      const params = request.params as ExecuteParams;
+    const handler = async (request: FastifyRequest<{ Params: ExecuteParams }>, reply: import('fastify').FastifyReply) => {
+      const params = request.params;
       const tenantId = await executeTenant(ctx, request, params);
       // Before authentication (an automation may check its caller itself): the tenant is the one the address names.
       const automation = await servicesFor(ctx).loadAutomation(tenantId, params.id);
