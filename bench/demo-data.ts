@@ -4,7 +4,7 @@
 //   npm run bench -- demo-data [--big-scale=50] [--skip-big]
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.ts';
-import { DEMO_TABLES } from '../src/domain/demo-data.ts';
+import { DEMO_TABLES } from '../src/demo/demo-data.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import { migrateToLatest } from '../src/platform/db/migrate.ts';
 import { createContext } from '../src/server.ts';

@@ -142,7 +142,7 @@ export const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a
 /** The environment of a benchmarked server process: its database, a fixed key, no rate limit, quiet logs, plus `extra`. */
 /**
  * The server's memory settings as `npm start` sets them (decision 0035): young generation of 8 MB semi-spaces,
- * old space capped at 128 MB (pages are bounded by src/extraction/page-budget.ts), and glibc's allocator
+ * old space capped at 128 MB (pages are bounded by src/extraction/pages/page-budget.ts), and glibc's allocator
  * giving freed Buffers of 64 KB and more back to the system.
  */
 export const SERVER_MEMORY_ENV = {

@@ -7,6 +7,8 @@ import { type Command, parseCommandLine, USAGE, UsageError, type Values } from '
 import { progressReporter } from './cli/progress.ts';
 import { recordServedAddress, withServedAddress } from './cli/served-address.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { importCommand } from './import/cli.ts';
+import { ImportError } from './import/client.ts';
 import type { AppContext } from './platform/context.ts';
 import { isOrphan, listClusters, pruneClusters, RELOCATE_ROOT, type RelocatedCluster } from './platform/db/clusters.ts';
 import { DatabaseHandle, isUuid } from './platform/db/database.ts';
@@ -138,6 +140,8 @@ async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'cluster
       print(res, `Revoked ${res.appId}.`);
       return 0;
     }
+    case 'import':
+      return importCommand(values, await resolveTenant(ctx, values.into!), ctx.db);
     case 'users create': {
       const user = await createUser(ctx, await tenant(), {
         userName: values.username!,
@@ -274,7 +278,7 @@ main(process.argv.slice(2)).then(
     if (e instanceof ConfigError) fail(e.message, 2);
     if (e instanceof TenantCreationAborted) fail(jsonErrors ? e.message : `atrium: ${e.message}`, 130);
     // A refused value (a taken or malformed slug, an unknown role) is a message, not a crash.
-    if (e instanceof HttpProblem || e instanceof NotConfirmed) fail(jsonErrors ? e.message : `atrium: ${e.message}`, 1);
+    if (e instanceof HttpProblem || e instanceof NotConfirmed || e instanceof ImportError) fail(jsonErrors ? e.message : `atrium: ${e.message}`, 1);
     // The database refusing or unreachable (a SQLSTATE, or ECONNREFUSED and its kind) is its message, not a crash.
     const code = (e as { code?: unknown }).code ?? ((e as Error).cause as { code?: unknown } | undefined)?.code;
     if (typeof code === 'string' && /^([0-9A-Z]{5}|E[A-Z]+)$/.test(code)) {

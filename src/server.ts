@@ -13,10 +13,11 @@ import { defineAutomations, sweepAutomationRuns } from './automations/worker.ts'
 import { clientApiRoutes } from './client-api/routes.ts';
 import { type Config, decodeSecretKey } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
-import type { LoadProgress } from './domain/demo-data.ts';
-import { sweepChangeLog } from './extraction/count-cache.ts';
-import { readAheadSettled } from './extraction/read-ahead.ts';
+import type { LoadProgress } from './demo/demo-data.ts';
+import { sweepChangeLog } from './extraction/pages/count-cache.ts';
+import { readAheadSettled } from './extraction/pages/read-ahead.ts';
 import { extractionRoutes } from './extraction/routes.ts';
+import { defineImportJobs, importRoutes } from './import/routes.ts';
 import { sweepBlockedLogins } from './integration/ad-blocker.ts';
 import { integrationRoutes } from './integration/routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
@@ -37,6 +38,7 @@ import { defineMaintenance } from './platform/jobs/maintenance.ts';
 import { createLogger } from './platform/log.ts';
 import { mkdirPrivate } from './platform/private-files.ts';
 import { startTracing } from './platform/tracing.ts';
+import { savedQueryRoutes } from './saved-queries/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
 import { defineSchedules } from './schedules/worker.ts';
 import { scimRoutes } from './scim/routes.ts';
@@ -128,13 +130,17 @@ export async function registerSurfaces(app: App, ctx: AppContext): Promise<void>
   await webhookRoutes(app, ctx);
   await extractionRoutes(app, ctx);
   await scheduleRoutes(app, ctx);
+  await savedQueryRoutes(app);
   await tenantAdministrationRoutes(app, ctx);
   await consoleRoutes(app);
   await automationRoutes(app, ctx);
   await userFeedRoutes(app, ctx);
   await scimRoutes(app, ctx);
   await mcpRoutes(app, ctx);
-  if (ctx.config.adminToken) await adminRoutes(app, ctx);
+  if (ctx.config.adminToken) {
+    await adminRoutes(app, ctx);
+    await importRoutes(app, ctx);
+  }
 }
 
 export function defineQueues(jobs: Jobs, ctx: AppContext): void {
@@ -156,6 +162,7 @@ export function defineQueues(jobs: Jobs, ctx: AppContext): void {
   defineSchedules(jobs, ctx);
   defineAutomations(jobs, ctx);
   defineUserFeedJobs(jobs, ctx);
+  defineImportJobs(jobs, ctx);
 }
 
 export interface Runtime {
@@ -212,7 +219,7 @@ export async function startServer(config: Config, log: Log, opts: { logDestinati
         if (runningApp) await runningApp.close();
         await runningJobs.stop();
         // Pages being read ahead (decision 0041) hold a connection each until their batch ends.
-        await readAheadSettled();
+        await readAheadSettled(db);
         await db.close();
         await opened.stop();
         await stopTracing();

@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
-import { sweepChangeLog } from '../src/extraction/count-cache.ts';
+import { sweepChangeLog } from '../src/extraction/pages/count-cache.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { resultCounts } from './extraction-paging.ts';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { sqlLiteral } from '../src/extraction/copy-csv.ts';
 import { CATALOGUE } from '../src/extraction/definition.ts';
+import { sqlLiteral } from '../src/extraction/exports/copy-statement.ts';
 import { dynamicExport } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
 import { type Api, apiFor, appToken, EVERY_TYPE, everyTypeColumns } from './custom-tables-helpers.ts';

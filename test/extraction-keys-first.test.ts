@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
-import { OPERATIONS } from '../src/extraction/compile-filter.ts';
 import { CATALOGUE, type CatalogueColumn } from '../src/extraction/definition.ts';
-import { executePage, executePageJson, type PageStrategy } from '../src/extraction/execute.ts';
-import type { ExecuteBody } from '../src/extraction/query-builder.ts';
+import { executePage, executePageJson, type PageStrategy } from '../src/extraction/pages/execute.ts';
+import { OPERATIONS } from '../src/extraction/query/compile-filter.ts';
+import type { ExecuteBody } from '../src/extraction/query/query-builder.ts';
 import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';

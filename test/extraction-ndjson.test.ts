@@ -1,4 +1,4 @@
-// NDJSON exports are COPY's text converted by the server (src/extraction/json-lines.ts): each line must be
+// NDJSON exports are COPY's text converted by the server (src/extraction/exports/json-lines.ts): each line must be
 // exactly the JSON page's row as JSON.stringify prints it — for every named query over the demo data, and for strings holding quotes, backslashes, line breaks, control characters,
 // separators and non-ASCII text, floats, money, dates and nulls of a custom table.
 import assert from 'node:assert/strict';

@@ -2,8 +2,8 @@
 // keys-first (the reference answer), a write bound to a tenant, and a counter's samples by result.
 import assert from 'node:assert/strict';
 import type pg from 'pg';
-import { executePage } from '../src/extraction/execute.ts';
-import type { ExecuteBody } from '../src/extraction/query-builder.ts';
+import { executePage } from '../src/extraction/pages/execute.ts';
+import type { ExecuteBody } from '../src/extraction/query/query-builder.ts';
 import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
 import type { DatabaseHandle } from '../src/platform/db/database.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import type { ExecuteBody } from '../src/extraction/query-builder.ts';
+import type { ExecuteBody } from '../src/extraction/query/query-builder.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { offsetPage as offset, httpPage as paged, resultCounts, touch as write } from './extraction-paging.ts';

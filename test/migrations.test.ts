@@ -53,6 +53,9 @@ const FROZEN: Record<string, string> = {
   '0028_scim.ts': '830a88f7f7c7c075',
   '0029_trace_context_and_tenant_keys.ts': '8f6df67e315c253c',
   '0030_mcp_oauth.ts': '78328cc588dec764',
+  '0031_automations_platform_format.ts': 'f27ca5faf9cf8148',
+  '0034_import.ts': '550908a9e6204efc',
+  '0035_saved_queries.ts': '0c5f9b347ef07f1d',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

@@ -4,7 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
-import { openApiDocument } from '../src/platform/http/openapi-document.ts';
+import { openApiDocument } from '../src/openapi-document.ts';
 
 export const CLIENT_TYPES_FILE = path.join(import.meta.dirname, 'generated', 'atrium-api.ts');
 

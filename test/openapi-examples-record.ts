@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { openApiDocument } from '../src/openapi-document.ts';
 import type { RecordedBody } from '../src/platform/http/example-recorder.ts';
-import { openApiDocument } from '../src/platform/http/openapi-document.ts';
 import { RECORDED_EXAMPLES_FILE } from '../src/platform/http/openapi-examples.ts';
 import { exampleChecker } from './openapi-example-validator.ts';
 

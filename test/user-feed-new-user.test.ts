@@ -2,55 +2,36 @@
 // is processed; a Temporary user's one Created event holds its final values; a freelancer's typology is
 // the FREELANCE group's; a key without a credential is a 409 before any connection. A real OpenSSH server.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import pg from 'pg';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
-import { type SftpServer, SSHD, startSftpServer } from './sftp-server.ts';
-import { configureFeed, csv, type FeedFolders, type FeedRow, list, put, readJson } from './user-feed-helpers.ts';
+import type pg from 'pg';
+import { appHeaders, type TestServer } from './helpers.ts';
+import { csv, type FeedFixture, type FeedFolders, type FeedRow, feedRow, list, put, readJson, startFeedFixture } from './user-feed-helpers.ts';
 
 let server: TestServer;
-let sftp: SftpServer;
 let db: pg.Client;
 let h: Record<string, string>;
 let tenantId: string;
 let folders: FeedFolders;
 let base: FeedRow;
+let fixture: FeedFixture;
 
 before(async () => {
-  assert.ok(existsSync(SSHD), 'openssh-server is installed (.ci/run installs it)');
-  sftp = await startSftpServer();
-  server = await startTestServer({ ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ATRIUM_USER_FEED_MAX_FILE_BYTES: '200000', ATRIUM_USER_FEED_MAX_ROWS: '50' });
-  db = new pg.Client({ connectionString: server.databaseUrl });
-  await db.connect();
-  const tenant = await server.createTenant('New User Agency');
-  tenantId = tenant.tenantId;
-  h = appHeaders(tenant);
-  folders = await configureFeed(server, h, sftp, 'newuser');
-  base = {
-    companyCode: tenant.companyCode,
-    departmentid: tenant.departmentExternalId,
-    userTypologyGroup: 'Studio',
-    resourceType: 'Designer',
-    userType: 'Regular/Permanent',
-    isActive: 'true',
-  };
+  fixture = await startFeedFixture({
+    env: { ATRIUM_USER_FEED_MAX_FILE_BYTES: '200000', ATRIUM_USER_FEED_MAX_ROWS: '50' },
+    tenantName: 'New User Agency',
+    folder: 'newuser',
+  });
+  ({ server, db, h, folders } = fixture);
+  tenantId = fixture.tenant.tenantId;
+  base = { ...fixture.base, userTypologyGroup: 'Studio', resourceType: 'Designer' };
 });
 
 after(async () => {
-  await db?.end();
-  await server?.close();
-  await sftp?.close();
+  await fixture?.close();
 });
 
-const row = (externalId: string, extra: FeedRow = {}): FeedRow => ({
-  ...base,
-  externalId,
-  name: `User ${externalId}`,
-  username: externalId.toLowerCase(),
-  ...extra,
-});
+const row = (externalId: string, extra: FeedRow = {}): FeedRow => feedRow(base, externalId, extra);
 
 async function run() {
   const res = await server.request('POST', '/api/v3/user-feed/run', { headers: h });

@@ -2,53 +2,42 @@
 // Data directory, runs through the HTTP API. Every rule of the spec's user-feed rows, the dry run, the
 // results file, the folders, the e-mail on errors only, idempotence and two runs at once.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
-import { type SftpServer, SSHD, startSftpServer } from './sftp-server.ts';
+import type pg from 'pg';
+import type { TestServer } from './helpers.ts';
 import { type Smtp, startSmtp } from './smtp-server.ts';
-import { configureFeed, csv, type FeedFolders, type FeedRow, list, put, readJson } from './user-feed-helpers.ts';
+import { csv, type FeedFixture, type FeedFolders, type FeedRow, feedRow, list, put, readJson, startFeedFixture } from './user-feed-helpers.ts';
 
 let server: TestServer;
-let sftp: SftpServer;
 let smtp: Smtp;
 let db: pg.Client;
 let h: Record<string, string>;
 let tenantId: string;
 let folders: FeedFolders;
 let base: FeedRow;
+let fixture: FeedFixture;
 
 before(async () => {
-  assert.ok(existsSync(SSHD), 'openssh-server is installed (.ci/run installs it)');
-  sftp = await startSftpServer();
   smtp = await startSmtp();
-  server = await startTestServer({
-    ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-    ATRIUM_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
-    ATRIUM_SMTP_FROM: 'Atrium <atrium@test.example>',
+  fixture = await startFeedFixture({
+    env: { ATRIUM_SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, ATRIUM_SMTP_FROM: 'Atrium <atrium@test.example>' },
+    tenantName: 'Feed Agency',
+    folder: 'agency',
   });
-  db = new pg.Client({ connectionString: server.databaseUrl });
-  await db.connect();
-  const tenant = await server.createTenant('Feed Agency');
-  tenantId = tenant.tenantId;
-  h = appHeaders(tenant);
-  folders = await configureFeed(server, h, sftp, 'agency');
+  ({ server, db, h, folders } = fixture);
+  tenantId = fixture.tenant.tenantId;
   const mailbox = await server.request('PUT', '/api/configuration-keys/Notifications', { headers: h, json: { Mailbox: 'hr-ops@example.com' } });
   assert.ok(mailbox.status < 300, mailbox.text);
   const city = await server.request('POST', '/api/cities', { headers: h, json: { externalId: 'LIS', name: 'Lisbon', countryExternalId: 'PT' } });
   assert.ok(city.status < 300, city.text);
   base = {
-    companyCode: tenant.companyCode,
-    departmentid: tenant.departmentExternalId,
+    ...fixture.base,
     divisionid: 'IGNORED-DIV',
     userTypologyGroup: 'Engineering',
     resourceType: 'Developer',
-    userType: 'Regular/Permanent',
     weeklyRequiredHours: '40',
     hireDate: '2024-01-15',
-    isActive: 'true',
     administrativeResponsible: 'IGNORED',
     planningResponsible: 'IGNORED',
     leavesResponsible: 'IGNORED',
@@ -56,23 +45,18 @@ before(async () => {
 });
 
 after(async () => {
-  await db?.end();
-  await server?.close();
+  await fixture?.close();
   await smtp?.close();
-  await sftp?.close();
 });
 
-const row = (externalId: string, extra: FeedRow = {}): FeedRow => ({
-  ...base,
-  externalId,
-  name: `User ${externalId}`,
-  username: externalId.toLowerCase(),
-  email: `${externalId.toLowerCase()}@agency.example`,
-  ssoUsername: `${externalId.toLowerCase()}@agency.example`,
-  externalNumber: `P-${externalId}`,
-  workphone: '+351 210 000 000',
-  ...extra,
-});
+const row = (externalId: string, extra: FeedRow = {}): FeedRow =>
+  feedRow(base, externalId, {
+    email: `${externalId.toLowerCase()}@agency.example`,
+    ssoUsername: `${externalId.toLowerCase()}@agency.example`,
+    externalNumber: `P-${externalId}`,
+    workphone: '+351 210 000 000',
+    ...extra,
+  });
 
 async function run(query = '') {
   const res = await server.request('POST', `/api/v3/user-feed/run${query}`, { headers: h });

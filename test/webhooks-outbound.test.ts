@@ -8,7 +8,7 @@ import os from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { blockedReason, createOutboundAgent, embeddedIpv4, OutboundRefused } from '../src/webhooks/outbound.ts';
+import { blockedReason, createOutboundAgent, embeddedIpv4, OutboundRefused } from '../src/platform/outbound.ts';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 import { createSubscription, DELIVERABLE_TYPE, type Receiver, raiseEvent, startReceiver, waitForHistory } from './webhooks-helpers.ts';
 

@@ -25,7 +25,15 @@ interface Page {
 }
 
 const PAGES: Page[] = [
-  { path: '/explorer', title: 'Query explorer', roles: ['DataExtractionRead'], routes: [{ pattern: '/explorer', render: () => <ExplorerPage /> }] },
+  {
+    path: '/explorer',
+    title: 'Query explorer',
+    roles: ['DataExtractionRead'],
+    routes: [
+      { pattern: '/explorer', render: () => <ExplorerPage /> },
+      { pattern: '/explorer/saved/:id', render: (p) => <ExplorerPage savedId={p.id} /> },
+    ],
+  },
   {
     path: '/webhooks',
     title: 'Webhooks',

@@ -3,10 +3,10 @@
 // be fixed from the answer alone.
 import { Liquid } from 'liquidjs';
 import { parseDuration } from '../config.ts';
+import { CronError, validateCron } from '../platform/cron.ts';
+import { upgradeDefinition } from '../platform/db/migrations/0031_automations_platform_format.ts';
 import type { FieldError } from '../platform/errors.ts';
-import { CronError, validateCron } from '../schedules/cron.ts';
 import { ExpressionError, parseTemplate, referencedNames } from './expressions.ts';
-import { upgradeDefinition } from './older-shape.ts';
 import { jsonBytes } from './size.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

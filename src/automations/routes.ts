@@ -10,7 +10,7 @@ import { type App, authenticate, type FastifyRequest } from '../platform/http/ap
 import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
-import { literalAddressErrors } from '../webhooks/outbound.ts';
+import { literalAddressErrors } from '../platform/outbound.ts';
 import type { HttpRequestValue } from './engine.ts';
 import { MASK } from './mask.ts';
 import { runAndRecord } from './run-and-record.ts';

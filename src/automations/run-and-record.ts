@@ -6,7 +6,7 @@ import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { runContained } from './contained.ts';
 import type { AutomationToRun, HttpRequestValue, RunOutcome } from './engine.ts';
-import { finishRun, insertRun, type RunTrigger, runValues, startRun } from './service.ts';
+import { finishRun, insertRun, type RunTrigger, runValues, startRun } from './runs.ts';
 
 /**
  * How the run's record is written:

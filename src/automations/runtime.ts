@@ -1,23 +1,18 @@
 // The engine's services, one set per process context: routes (execute, run now) and the worker share
 // them. Also where the process tells automations the address its API listens on (isApiCall's default).
-import '../client-api/document-types.ts';
-import { requireRead } from '../client-api/access.ts';
-import { documentView } from '../client-api/documents.ts';
-import '../client-api/estimate-type.ts';
-import '../client-api/expense-type.ts';
-import { findDocumentDef } from '../client-api/registry.ts';
+import { CLIENT_DOCUMENT_TYPES, documentView, requireRead } from '../client-api/service.ts';
 import { dynamicExecute } from '../extraction/service.ts';
-import { getConfigurationKey } from '../integration/configuration-keys.ts';
+import { getConfigurationKey } from '../integration/service.ts';
 import { appRoles } from '../platform/auth/service.ts';
 import type { AppContext } from '../platform/context.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
-import { createOutboundAgent } from '../webhooks/outbound.ts';
+import { createOutboundAgent } from '../platform/outbound.ts';
 import { enqueueBackgroundWork } from './background-queue.ts';
 import type { Handler } from './engine.ts';
 import { HANDLERS } from './handlers.ts';
 import type { RunServices } from './run-services.ts';
-import { toRunnable } from './service.ts';
+import { toRunnable } from './runs.ts';
 
 /** isApiCall's app tokens are reused until this long before they expire; at most this many are kept. */
 const TOKEN_MARGIN_MS = 60_000;
@@ -85,7 +80,7 @@ export function servicesFor(ctx: AppContext): RunServices {
     namedQuery: async (principal, name, body) =>
       (await ctx.db.withTenant(principal.tenantId, (trx) => dynamicExecute(trx, principal, name, body as never))).toString('utf8'),
     documentView: async (tenantId, appId, documentType, documentId) => {
-      const def = findDocumentDef(documentType);
+      const def = CLIENT_DOCUMENT_TYPES.find(documentType);
       if (!def) throw new HttpProblem(422, `documentType "${documentType}" is not a document type of the Client API`);
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(documentId)) throw notFound(`There is no ${def.type} with id ${documentId}.`);
       return ctx.db.withTenant(tenantId, async (trx) => {

@@ -1,6 +1,6 @@
 // When a scheduled automation fires: every `unit` `periodicity` from `startDateUtc` (the platform's form),
 // or at the times of a five-field UTC cron (the scheduled-extraction cron module).
-import { nextRuns } from '../schedules/cron.ts';
+import { nextRuns } from '../platform/cron.ts';
 import type { Scheduler } from './definition.ts';
 
 const PERIOD_MS: Record<string, number> = { Minutes: 60_000, Hours: 3_600_000, Days: 86_400_000, Weeks: 7 * 86_400_000 };

@@ -16,9 +16,11 @@ import { closeRunPool } from './contained.ts';
 import type { Definition } from './definition.ts';
 import type { AutomationToRun, HttpRequestValue, RunOutcome } from './engine.ts';
 import { runAndRecord } from './run-and-record.ts';
+import type { runValues } from './runs.ts';
+import { toRunnable } from './runs.ts';
 import { closeServices } from './runtime.ts';
 import { nextFireTime } from './scheduler.ts';
-import { type runValues, sweepRuns, toRunnable } from './service.ts';
+import { sweepRuns } from './service.ts';
 
 const IDLE_CLAIM_MS = 100;
 const IDLE_SCHEDULER_MS = 1000;

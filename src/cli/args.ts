@@ -18,6 +18,14 @@ const OPTIONS = {
   password: { type: 'string' },
   email: { type: 'string' },
   dir: { type: 'string' },
+  from: { type: 'string' },
+  'app-id': { type: 'string' },
+  'app-secret': { type: 'string' },
+  user: { type: 'string' },
+  into: { type: 'string' },
+  since: { type: 'string' },
+  only: { type: 'string' },
+  merge: { type: 'boolean' },
   yes: { type: 'boolean', short: 'y' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
@@ -59,6 +67,13 @@ export const COMMANDS = {
     required: ['tenant'],
     usage: 'users list --tenant T [--json]',
     about: 'the first 1000 by user name, with roles',
+  },
+  import: {
+    options: ['from', 'tenant', 'app-id', 'app-secret', 'user', 'into', 'since', 'only', 'merge', 'json'],
+    required: ['from', 'tenant', 'app-id', 'into'],
+    usage: 'import --from URL --tenant T --app-id A [--app-secret S] [--user U] --into T [--since ISO] [--only Q,…] [--merge] [--json]',
+    about:
+      'copy a tenant from a platform (or Atrium) Data Extraction API into a tenant here (docs/import.md); the secret may come from ATRIUM_IMPORT_APP_SECRET',
   },
   'clusters list': {
     options: ['dir', 'json'],

@@ -1,6 +1,6 @@
 // Progress of a long table load on stderr: rows so far, rate and ETA, at most once a second, and only for
 // a table that has been loading for a second already (small tables print nothing but their summary line).
-import type { LoadProgress } from '../domain/demo-data.ts';
+import type { LoadProgress } from '../demo/demo-data.ts';
 
 export interface ProgressOutput {
   write: (text: string) => void;

@@ -2,37 +2,47 @@
 // Authentication is the app headers with X-AppUser or an access token; the acting user's roles and team
 // membership are checked by the services, which know the document. Every write takes Idempotency-Key.
 import { type TSchema, Type } from 'typebox';
-import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App } from '../platform/http/app.ts';
+import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
-import { requireRead } from './access.ts';
-import { collaborationRoutes } from './collaboration-routes.ts';
-import { contractProjectTemplate } from './contract-template.ts';
-import { documentInput } from './document-input.ts';
-import { contract, job, project, request as requestDef } from './document-types.ts';
-import { createDocument, documentView, loadDocument, updateDocument } from './documents.ts';
-import { type Envelope, envelopeSchema, openEnvelope, unwrap } from './envelope.ts';
-import { estimateRoutes } from './estimate-routes.ts';
-import { EstimateExtraView } from './estimate-schemas.ts';
-import { estimate } from './estimate-type.ts';
-import { expenseRoutes } from './expense-routes.ts';
-import { peopleRoutes } from './people-routes.ts';
-import type { DocumentDef, Row } from './registry.ts';
-import { DOCUMENT_ROLES, documentDef } from './registry.ts';
-import { documentModel, documentPatch, ProjectExtraView, ProjectTemplate, Transitions, documentView as viewSchema, Workflows } from './schemas.ts';
-import { timeRoutes } from './time-routes.ts';
-import { availableTransitions, workflowsOf } from './workflow.ts';
+import { collaborationRoutes } from './collaboration/collaboration-routes.ts';
+import { CLIENT_DOCUMENT_TYPES } from './document-type-list.ts';
+import { requireRead } from './documents/access.ts';
+import { contractProjectTemplate } from './documents/contract-template.ts';
+import { documentInput } from './documents/document-input.ts';
+import { contract, job, project, request as requestDef } from './documents/document-types.ts';
+import { createDocument, documentView, loadDocument } from './documents/documents.ts';
+import { type Envelope, envelopeSchema, openEnvelope } from './documents/envelope.ts';
+import { patchHandler } from './documents/patch.ts';
+import type { DocumentDef, Row } from './documents/registry.ts';
+import { DOCUMENT_ROLES } from './documents/registry.ts';
+import {
+  DOCUMENT_READ_ONLY,
+  documentModel,
+  documentPatch,
+  ESTIMATE_READ_ONLY,
+  ProjectExtraView,
+  ProjectTemplate,
+  Transitions,
+  documentView as viewSchema,
+  Workflows,
+} from './documents/schemas.ts';
+import { estimateRoutes } from './estimates/estimate-routes.ts';
+import { EstimateExtraView } from './estimates/estimate-schemas.ts';
+import { estimate } from './estimates/estimate-type.ts';
+import { expenseRoutes } from './expenses/expense-routes.ts';
+import { peopleRoutes } from './people/people-routes.ts';
+import { timeRoutes } from './time/time-routes.ts';
+import { availableTransitions, workflowsOf } from './workflow/workflow.ts';
 
 export const tags = ['Client API'];
 
 /** Service answers are plain records; the route's response schema serializes them. */
 export const answer = (view: unknown): never => view as never;
-
-export { documentInput };
 
 interface DocumentRoutes {
   def: DocumentDef;
@@ -52,29 +62,6 @@ const DOCUMENTS: DocumentRoutes[] = [
   { def: requestDef, v3: '/api/v3/requests', patch: '/api/requests/:id', plural: 'requests' },
   { def: estimate, v3: '/api/v3/estimates', patch: '/api/estimates/:id', plural: 'estimates', extra: EstimateExtraView },
 ];
-
-/** What a document's GET answers and its PATCH does not change, with the reason (X-Read-Only-Properties). */
-export const DOCUMENT_READ_ONLY: Readonly<Record<string, string>> = {
-  Id: 'the document’s identity',
-  WorkflowId: 'set when the document is created from its type',
-  StageId: 'moved by a transition: POST /api/posts with Actions.Transition',
-  Stage: 'moved by a transition: POST /api/posts with Actions.Transition',
-  StageTypeId: 'follows from the stage',
-  StageType: 'follows from the stage',
-  FileSystemRootId: 'made with the document; links go in with POST /api/v3/file-system/folders/{folderId}/links',
-  CreatedOnUtc: 'kept by the server',
-  CreatedById: 'kept by the server',
-  ModifiedOnUtc: 'kept by the server',
-  ModifiedById: 'kept by the server',
-};
-
-/** An estimate's answer also carries its items, totals and billing conditions, each written by its own route. */
-export const ESTIMATE_READ_ONLY: Readonly<Record<string, string>> = {
-  ...DOCUMENT_READ_ONLY,
-  Items: 'written by PUT /api/estimates/{id}/items',
-  Totals: 'follow from the items and quote lines',
-  BillingConditions: 'written by POST /api/billing-conditions',
-};
 
 export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> {
   for (const { def, v3, patch, plural, extra } of DOCUMENTS) {
@@ -152,15 +139,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
             response: { 200: view },
           },
         },
-        idempotent(ctx, async (request) => {
-          const values = unwrap(request.body as Record<string, { value: unknown }>);
-          return answer(
-            await request.writeTenant(async (trx: Trx, actor: Principal) => {
-              const doc = await updateDocument(trx, actor, def, request.params.id, documentInput(values, '/body'));
-              return documentView(trx, def, doc.id);
-            }),
-          );
-        }),
+        patchHandler(ctx, def, (trx, _actor, id) => documentView(trx, def, id)),
       );
     }
   }
@@ -220,7 +199,7 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
     async (request) =>
       answer(
         await request.readTenant(async (trx, actor) => {
-          const def = documentDef(request.query.documentTypeName, '/querystring/documentTypeName');
+          const def = CLIENT_DOCUMENT_TYPES.get(request.query.documentTypeName, '/querystring/documentTypeName');
           requireRead(actor, def);
           return availableTransitions(trx, actor, await loadDocument(trx, def, request.query.documentId, false));
         }),
@@ -231,5 +210,5 @@ export async function clientApiRoutes(app: App, ctx: AppContext): Promise<void> 
   await peopleRoutes(app, ctx);
   await timeRoutes(app, ctx);
   await expenseRoutes(app, ctx);
-  await collaborationRoutes(app, ctx);
+  await collaborationRoutes(app, ctx, CLIENT_DOCUMENT_TYPES);
 }

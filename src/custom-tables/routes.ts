@@ -5,6 +5,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { type TSchema, Type } from 'typebox';
+import type { RoleName } from '../platform/auth/roles.ts';
 import type { AppContext } from '../platform/context.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import type { App } from '../platform/http/app.ts';
@@ -16,8 +17,8 @@ import { importTable, openExport, writeExport } from './transfer.ts';
 const tags = ['Custom Tables API'];
 const config = { auth: 'token' as const };
 // Every route needs CustomTablesRead or CustomTablesSave (issue 26, item 11); a table's own Read and Save roles narrow it further.
-const READ = ['CustomTablesRead'];
-const SAVE = ['CustomTablesSave'];
+const READ: RoleName[] = ['CustomTablesRead'];
+const SAVE: RoleName[] = ['CustomTablesSave'];
 const NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_]{0,62}$';
 
 const TableParams = Type.Object({
@@ -111,7 +112,7 @@ const RowObject = named(
 const toInt = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s));
 
 export async function customTablesRoutes(app: App, ctx: AppContext): Promise<void> {
-  const route = <S extends Record<string, TSchema | Record<number, TSchema>>>(operationId: string, summary: string, extra: S, roles?: string[]) => ({
+  const route = <S extends Record<string, TSchema | Record<number, TSchema>>>(operationId: string, summary: string, extra: S, roles?: RoleName[]) => ({
     config: roles ? { ...config, roles } : config,
     schema: { tags, operationId, summary, ...extra },
   });

@@ -7,48 +7,19 @@ import type { App } from '../platform/http/app.ts';
 import { sendJsonWithEtag } from '../platform/http/etag.ts';
 import { named } from '../platform/http/openapi.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
-import type { CsvOptions } from './copy-csv.ts';
-import type { ExportFormat } from './export.ts';
-import { EXPORT_CONTENT_TYPES } from './export.ts';
+import { aggregateRoutes } from './aggregate-routes.ts';
+import type { CsvOptions } from './exports/copy-csv.ts';
+import type { ExportFormat } from './exports/export.ts';
+import { EXPORT_CONTENT_TYPES } from './exports/export.ts';
+import { xlsxFromNdjson } from './exports/xlsx.ts';
 import { odataRoutes } from './odata/routes.ts';
-import { pageRowsOf, withPageBudget } from './page-budget.ts';
-import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, MAX_PAGE_SIZE, plan, TIMEOUT_ADVICE } from './service.ts';
-import { xlsxFromNdjson } from './xlsx.ts';
+import { pageBudgetOf, pageRowsOf } from './pages/page-budget.ts';
+import { ExecuteBodySchema } from './query/schema.ts';
+import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, plan, TIMEOUT_ADVICE } from './service.ts';
 
 const tags = ['Data Extraction API'];
 
-export const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
-export const QueryBuilder = named(
-  'QueryBuilder',
-  Type.Object(
-    {
-      skip: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip (paging).' })),
-      take: Type.Optional(Type.Integer({ minimum: 0, description: `Rows to return; at most ${MAX_PAGE_SIZE} for JSON (omitted: up to ${MAX_PAGE_SIZE}).` })),
-      orderBy: Type.Optional(
-        Type.Array(
-          Type.Object(
-            { field: Type.String(), direction: Type.Optional(Type.String({ pattern: '^(?i:asc|desc)$', description: 'asc (default) or desc' })) },
-            { additionalProperties: false },
-          ),
-          { maxItems: 100 },
-        ),
-      ),
-      fields: Type.Optional(Type.Array(Type.String(), { maxItems: 2000, description: 'Keys to answer, in this order.' })),
-      filters: Type.Optional(Type.Array(Type.Unknown(), { description: 'DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates.' })),
-    },
-    { additionalProperties: false },
-  ),
-);
-const ExecuteBody = named(
-  'DynamicExecuteBody',
-  Type.Object(
-    {
-      queryBuilder: Type.Optional(Type.Union([QueryBuilder, Type.Null()])),
-      parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Scalar), Type.Null()])),
-    },
-    { additionalProperties: false },
-  ),
-);
+const ExecuteBody = named('DynamicExecuteBody', ExecuteBodySchema);
 const NameParams = Type.Object({ NamedQuery: Type.String({ minLength: 1, maxLength: 200 }) });
 const Flag = (description: string) => Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description }));
 // Spreadsheet options of the CSV export, as query options: the body stays the platform's own.
@@ -152,7 +123,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
         return reply.send(stream as never);
       }
       // The page arrives as its JSON bytes (PostgreSQL prints the rows); sent as they are.
-      const page = await withPageBudget(pageRowsOf(body), () =>
+      const page = await pageBudgetOf(ctx).run(pageRowsOf(body), () =>
         request.readTenant((trx, p, db) => dynamicExecute(trx, p, request.params.NamedQuery, body, db), { replica: true }),
       );
       return reply.type('application/json; charset=utf-8').send(page as never);
@@ -188,5 +159,6 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
     async (request, reply) => sendJsonWithEtag(request, reply, await request.readTenant((trx, p) => describeNamedQuery(trx, p, request.params.NamedQuery))),
   );
 
+  await aggregateRoutes(app);
   await odataRoutes(app, ctx);
 }

@@ -1,18 +1,24 @@
 // The Data Extraction service: resolve a named query for the caller, plan the body, run it as a page
 // or as a streamed export; and the discovery answers (list, metadata). Knows nothing of HTTP.
 import type { Readable } from 'node:stream';
-import { listTables } from '../custom-tables/catalogue.ts';
-import { NAMED_QUERY_PREFIX } from '../custom-tables/extraction.ts';
+import { listTables, NAMED_QUERY_PREFIX } from '../custom-tables/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
-import { OPERATIONS } from './compile-filter.ts';
-import type { CsvOptions } from './copy-csv.ts';
 import { CATALOGUE, type CatalogueColumn } from './definition.ts';
-import { executePageJson, rowsQuery } from './execute.ts';
-import { type ExportFormat, openExport } from './export.ts';
-import { type ExecuteBody, MAX_PAGE_SIZE, type Plan, planQuery } from './query-builder.ts';
-import { type ResolvedQuery, resolveQuery } from './resolve.ts';
+import type { CsvOptions } from './exports/copy-csv.ts';
+import { type ExportFormat, openExport } from './exports/export.ts';
+import { executePageJson, rowsQuery } from './pages/execute.ts';
+import { OPERATIONS } from './query/compile-filter.ts';
+import { type ExecuteBody, MAX_PAGE_SIZE, type Plan, planQuery } from './query/query-builder.ts';
+import { type ResolvedQuery, resolveQuery } from './query/resolve.ts';
 
+// What other surfaces use of Data Extraction besides the functions below (docs/architecture.md): the
+// catalogue, the page budget (MCP's query tools), the xlsx writer and the queryBuilder schema (schedules).
+export { CATALOGUE, type CatalogueColumn } from './definition.ts';
+export { xlsxFromNdjson } from './exports/xlsx.ts';
+export { pageBudgetOf, pageRowsOf } from './pages/page-budget.ts';
+export type { ExecuteBody } from './query/query-builder.ts';
+export { ExecuteBodySchema, QueryBuilder, Scalar } from './query/schema.ts';
 export { MAX_PAGE_SIZE };
 
 /** Appended to a 504 of this surface. */

@@ -21,7 +21,7 @@ import {
 } from './ad-blocker.ts';
 
 const tags = ['Integration API'];
-const config = { roles: ['AdBlockerAgent'] };
+const config = { roles: ['AdBlockerAgent'] as const };
 const DATETIME = '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}(:?\\d{2})?)?)?$';
 const maybeId = Type.Optional(Type.String({ pattern: `^$|${GUID_PATTERN}` }));
 const maybeName = Type.Optional(Type.String({ maxLength: 400 }));
@@ -110,25 +110,11 @@ export async function adBlockerRoutes(app: App, ctx: AppContext): Promise<void> 
     async (request) => request.writeTenant((trx) => pendingBlockedLogins(trx, ctx.box)) as never,
   );
 
-  app.put(
-    '/api/blockedloginrequests',
-    {
-      config,
-      schema: {
-        tags,
-        operationId: 'adBlocker_answerBlockedLogin',
-        summary: 'The agent’s verdict on a blocked sign-in',
-        description: 'Event: LoginSucceeded or LoginFailed on User (LoginType ActiveDirectory). The request is deleted.',
-        body: Answer,
-        response: { 200: Done },
-      },
-    },
-    async (request) => {
-      const body = request.body as RequestAnswer;
-      await request.writeTenant((trx: Trx, actor: Principal) => answerBlockedLogin(trx, actor, body));
-      return { Id: body.Id.toLowerCase() };
-    },
-  );
+  answerRoute(app, '/api/blockedloginrequests', answerBlockedLogin, {
+    operationId: 'adBlocker_answerBlockedLogin',
+    summary: 'The agent’s verdict on a blocked sign-in',
+    description: 'Event: LoginSucceeded or LoginFailed on User (LoginType ActiveDirectory). The request is deleted.',
+  });
 
   app.get(
     '/api/unblockuserrequests',
@@ -146,25 +132,11 @@ export async function adBlockerRoutes(app: App, ctx: AppContext): Promise<void> 
     async (request) => request.writeTenant((trx) => pendingUnblocks(trx, request.query as UserScope)) as never,
   );
 
-  app.put(
-    '/api/unblockuserrequests',
-    {
-      config,
-      schema: {
-        tags,
-        operationId: 'adBlocker_answerUnblock',
-        summary: 'The agent’s answer to an unblock request',
-        description: 'RequestResult true clears the user’s AD block (Updated on User, AdBlocked false); the request is closed either way.',
-        body: Answer,
-        response: { 200: Done },
-      },
-    },
-    async (request) => {
-      const body = request.body as RequestAnswer;
-      await request.writeTenant((trx: Trx, actor: Principal) => answerUnblock(trx, actor, body));
-      return { Id: body.Id.toLowerCase() };
-    },
-  );
+  answerRoute(app, '/api/unblockuserrequests', answerUnblock, {
+    operationId: 'adBlocker_answerUnblock',
+    summary: 'The agent’s answer to an unblock request',
+    description: 'RequestResult true clears the user’s AD block (Updated on User, AdBlocked false); the request is closed either way.',
+  });
 
   app.post(
     '/api/blockedloginrequests/taskruntime',
@@ -179,4 +151,18 @@ export async function adBlockerRoutes(app: App, ctx: AppContext): Promise<void> 
     },
     async (request) => request.writeTenant((trx: Trx, actor: Principal) => recordTaskRuntime(trx, actor)),
   );
+}
+
+/** The agent's answer to a request it was given (a blocked sign-in, an unblock): PUT of the request's Id and result. */
+function answerRoute(
+  app: App,
+  url: string,
+  answer: (trx: Trx, actor: Principal, body: RequestAnswer) => Promise<void>,
+  doc: { operationId: string; summary: string; description: string },
+): void {
+  app.put(url, { config, schema: { tags, ...doc, body: Answer, response: { 200: Done } } }, async (request) => {
+    const body: RequestAnswer = request.body;
+    await request.writeTenant((trx: Trx, actor: Principal) => answer(trx, actor, body));
+    return { Id: body.Id.toLowerCase() };
+  });
 }

@@ -4,13 +4,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
+import type { FieldDef } from '../domain/fields.ts';
+import { type Actor, constraintProblem, type Row } from '../domain/writes.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import type { FieldDef } from './fields.ts';
 import { companyCurrency, defaultCompany, defaultPaymentCondition, defaultVat, firstPaymentCondition } from './master-data.ts';
 import type { RefDef, ResourceDef } from './resources.ts';
-import { type Actor, constraintProblem, type Row } from './upsert.ts';
 
 const str = (name: string, column: string): FieldDef => ({ name, column, kind: 'string' });
 const externalId: FieldDef = { name: 'externalId', column: 'external_id', kind: 'string', required: true };

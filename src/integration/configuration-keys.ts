@@ -2,10 +2,11 @@
 // (/password|secret|token|privatekey/i, at any depth) are stored encrypted with the tenant-independent SecretBox and
 // shown in clear only to the Administrator role; everyone else sees "********". Sending "********" back
 // for a secret keeps the stored value, so a masked read can be edited and written without losing it.
+
+import { type Actor, emitWrite, upsertRow } from '../domain/writes.ts';
 import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { notFound } from '../platform/errors.ts';
-import { type Actor, emitWrite, upsertRow } from './upsert.ts';
 
 export const MASK = '********';
 // privateKey: the SFTP-HRFEED key may hold an SSH private key instead of ftpPassword.

@@ -3,8 +3,8 @@
 // created or updated by its external id (within its company where it belongs; companies by code), so a
 // tenant can be set up entirely through the API. camelCase like the spec's client resources.
 import { sql } from 'kysely';
+import type { FieldDef } from '../domain/fields.ts';
 import type { Trx } from '../platform/db/database.ts';
-import type { FieldDef } from './fields.ts';
 import type { Company, ResourceDef } from './resources.ts';
 
 const externalId: FieldDef = { name: 'externalId', column: 'external_id', kind: 'string', required: true };

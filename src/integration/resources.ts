@@ -4,11 +4,11 @@
 // schema and the write all come from the one description.
 import { sql } from 'kysely';
 import { type TSchema, Type } from 'typebox';
+import { columnValues, type FieldDef, GUID_PATTERN, nullable, requestProperties, responseProperties, viewOf } from '../domain/fields.ts';
+import { type Actor, type EventOptions, emitWrite, naming, type Row, upsertRow, type WriteResult } from '../domain/writes.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { TableName } from '../platform/db/schema.ts';
 import { badRequest, HttpProblem } from '../platform/errors.ts';
-import { columnValues, type FieldDef, GUID_PATTERN, nullable, requestProperties, responseProperties, viewOf } from './fields.ts';
-import { type Actor, type EventOptions, emitWrite, naming, type Row, upsertRow, type WriteResult } from './upsert.ts';
 
 export interface Company {
   id: string;

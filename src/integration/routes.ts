@@ -3,19 +3,19 @@
 // creates or updates honours Idempotency-Key; property names are matched case-insensitively.
 
 import { type TSchema, Type } from 'typebox';
+import { nullable, requestProperties, requestSchema, responseProperties } from '../domain/fields.ts';
 import { isAdministrator, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
 import type { App } from '../platform/http/app.ts';
+import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid } from '../platform/http/schemas.ts';
-import { literalAddressErrors } from '../webhooks/outbound.ts';
+import { literalAddressErrors } from '../platform/outbound.ts';
 import { adBlockerRoutes } from './ad-blocker-routes.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
-import { nullable, requestProperties, requestSchema, responseProperties } from './fields.ts';
-import { IdempotencyHeaders, idempotent } from './idempotency.ts';
 import { departments, MASTER_DATA, typologies } from './master-data.ts';
 import { bodySchema, findResource, type ResourceDef, upsertResource, viewSchema } from './resources.ts';
 import { findUserTypeByName } from './service.ts';

@@ -1,14 +1,14 @@
 // Users and employees of the Integration API: POST create-or-update (matched by Id, else by ExternalId),
 // PATCH of value-wrapped fields, and the lookups the user feed calls. Field names are the spec's (PascalCase).
 import { sql } from 'kysely';
+import { columnValues, type Field, type FieldDef, viewOf } from '../domain/fields.ts';
+import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from '../domain/writes.ts';
 import { hashSecret } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
-import { columnValues, type FieldDef, viewOf } from './fields.ts';
-import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from './upsert.ts';
 
 /** Every stored user field: `post` marks the fields of the POST body, `patch` those of the PATCH table. */
-interface UserField extends FieldDef {
+interface UserField extends Field<'users'> {
   post?: boolean;
   patch?: boolean;
 }
@@ -63,7 +63,7 @@ export const USER_PATCH_FIELDS: FieldDef[] = USER_FIELDS.filter((f) => f.patch);
 /** Fields of the user as answered (every stored field). */
 export const USER_VIEW_FIELDS: FieldDef[] = USER_FIELDS.map((f) => ({ ...f, required: f.name === 'Id' || f.name === 'UserName' }));
 
-const FIELD_OF_COLUMN = new Map(USER_FIELDS.map((f) => [f.column, f.name]));
+const FIELD_OF_COLUMN = new Map<string, string>(USER_FIELDS.map((f) => [f.column, f.name]));
 const fieldOf = (column: string): string | undefined => FIELD_OF_COLUMN.get(column);
 
 export type UserView = Record<string, unknown>;
@@ -221,14 +221,14 @@ export async function getUserByExternalId(trx: Trx, externalId: string): Promise
 // Employees (document type Person)
 // ---------------------------------------------------------------------------------------------------
 
-export const EMPLOYEE_FIELDS: FieldDef[] = [
+export const EMPLOYEE_FIELDS: Field<'employees'>[] = [
   { name: 'Id', column: 'id', kind: 'guid', notNull: true },
   { name: 'Name', column: 'name', kind: 'string', required: true },
   { name: 'ExternalId', column: 'external_id', kind: 'string', required: true },
   { name: 'CompanyId', column: 'company_id', kind: 'guid', required: true },
   { name: 'IsActive', column: 'is_active', kind: 'bool', required: true },
 ];
-const EMPLOYEE_FIELD_OF = new Map(EMPLOYEE_FIELDS.map((f) => [f.column, f.name]));
+const EMPLOYEE_FIELD_OF = new Map<string, string>(EMPLOYEE_FIELDS.map((f) => [f.column, f.name]));
 
 export async function upsertEmployee(trx: Trx, actor: Actor, body: Record<string, unknown>): Promise<{ employee: Row; action: Action }> {
   const values = columnValues(EMPLOYEE_FIELDS, body);

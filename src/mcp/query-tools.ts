@@ -5,9 +5,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { type Static, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { CATALOGUE } from '../extraction/definition.ts';
-import { pageRowsOf, withPageBudget } from '../extraction/page-budget.ts';
-import { describeNamedQuery, dynamicExecute, listNamedQueries } from '../extraction/service.ts';
+import { CATALOGUE, describeNamedQuery, dynamicExecute, listNamedQueries, pageBudgetOf, pageRowsOf } from '../extraction/service.ts';
 import { hasRole, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
@@ -200,7 +198,7 @@ export async function callQueryTool(ctx: AppContext, principal: Principal, query
     parameters: state.a.parameters ?? null,
   };
   await run.progress(0, 2, `Running ${query}`);
-  const page = await withPageBudget(pageRowsOf(body), () =>
+  const page = await pageBudgetOf(ctx).run(pageRowsOf(body), () =>
     ctx.db.onReplica((db) => runCancellable(db, principal.tenantId, run, (trx) => dynamicExecute(trx, principal, query, body))),
   );
   await run.progress(1, 2, 'Rendering');

@@ -3,11 +3,8 @@
 // the type's Read role, through the Client API's service. Answers are JSON documents (data).
 import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { requireRead } from '../client-api/access.ts';
-import { contract, job, project } from '../client-api/document-types.ts';
-import { documentView } from '../client-api/documents.ts';
-import { estimate } from '../client-api/estimate-type.ts';
-import type { DocumentDef } from '../client-api/registry.ts';
+import type { DocumentDef } from '../client-api/service.ts';
+import { contract, documentView, estimate, job, project, requireRead } from '../client-api/service.ts';
 import { describeNamedQuery, listNamedQueries } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';

@@ -3,16 +3,21 @@
 // the user before calling it, validates its input with the API's own schema, and runs the Client API's
 // service as the user, in one transaction, raising the same events as the API.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { Value } from 'typebox/value';
-import { documentInput } from '../client-api/document-input.ts';
-import { job } from '../client-api/document-types.ts';
-import { createDocument, documentView } from '../client-api/documents.ts';
-import { modelProperties } from '../client-api/fields.ts';
-import { createPost, type PostBody } from '../client-api/posts.ts';
-import { documentDefs } from '../client-api/registry.ts';
-import { documentModel, postBody } from '../client-api/schemas.ts';
-import { createTime, timesheet } from '../client-api/time.ts';
+import {
+  CLIENT_DOCUMENT_TYPES,
+  createDocument,
+  createPost,
+  createTime,
+  documentInput,
+  documentModel,
+  documentView,
+  job,
+  modelProperties,
+  postBody,
+  timesheet,
+} from '../client-api/service.ts';
 import { hasRole, type Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
@@ -20,13 +25,13 @@ import { type Cancellable, inputError, runCancellable } from './run.ts';
 
 /** The API's schemas: a timesheet's model (POST /api/v3/timesheets), a post (POST /api/posts), a job's model (POST /api/v3/jobs). */
 const TimesheetModel = Type.Object(modelProperties(timesheet.fields), { additionalProperties: false });
-let PostSchema: TSchema | undefined;
+let PostSchema: ReturnType<typeof postBody> | undefined;
 const postSchema = () => {
-  PostSchema ??= postBody(documentDefs());
+  PostSchema ??= postBody(CLIENT_DOCUMENT_TYPES.all());
   return PostSchema;
 };
 
-function check(schema: TSchema, value: unknown, path: string): void {
+function check<T extends TSchema>(schema: T, value: unknown, path: string): asserts value is Static<T> {
   if (Value.Check(schema, value)) return;
   const errors = [...Value.Errors(schema, value)].slice(0, 10).map((e) => `${path}${e.instancePath}: ${e.message}`);
   throw inputError(`Invalid arguments: ${errors.join('; ')}`);
@@ -89,7 +94,7 @@ const WRITE_TOOLS: WriteTool[] = [
         throw inputError('Send DocumentTypeName, DocumentId and Text (and IsVisibleToClient).');
       const body = { DocumentTypeName: type, DocumentId, Text, IsVisibleToClient: IsVisibleToClient ?? false };
       check(postSchema(), body, '/arguments');
-      return createPost(trx, p, body as PostBody);
+      return createPost(trx, p, CLIENT_DOCUMENT_TYPES, body);
     },
   },
   {
@@ -125,7 +130,7 @@ const WRITE_TOOLS: WriteTool[] = [
         Actions: { Transition: { TransitionId: TransitionId ?? null, StatusId: StatusId ?? null } },
       };
       check(postSchema(), body, '/arguments');
-      return createPost(trx, p, body as PostBody);
+      return createPost(trx, p, CLIENT_DOCUMENT_TYPES, body);
     },
   },
   {

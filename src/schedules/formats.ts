@@ -2,8 +2,8 @@
 // {"data":[…],"totalCount":n}) are the Data Extraction streams as they are; xlsx reads the NDJSON rows
 // and writes typed cells. Every path streams with backpressure.
 import type { Readable } from 'node:stream';
-import type { CatalogueColumn } from '../extraction/definition.ts';
-import { xlsxFromNdjson } from '../extraction/xlsx.ts';
+import type { CatalogueColumn } from '../extraction/service.ts';
+import { xlsxFromNdjson } from '../extraction/service.ts';
 import type { ExportStore } from '../platform/export-store.ts';
 import type { ScheduleFormat } from './service.ts';
 

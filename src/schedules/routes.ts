@@ -3,7 +3,6 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
-import { QueryBuilder, Scalar } from '../extraction/routes.ts';
 import { hasRole } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import { conflict, forbidden, HttpProblem } from '../platform/errors.ts';
@@ -13,11 +12,11 @@ import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
+import { ScheduleBody } from './schemas.ts';
 import {
   CONTENT_TYPES,
   createSchedule,
   deleteSchedule,
-  FORMATS,
   findRun,
   findSchedule,
   listRuns,
@@ -28,7 +27,6 @@ import {
   type RunView,
   replaceSchedule,
   runView,
-  type ScheduleInput,
   scheduleView,
   startManualRun,
 } from './service.ts';
@@ -40,32 +38,6 @@ const tags = ['Scheduled extraction'];
 function requireExtraction(request: FastifyRequest): void {
   if (!hasRole(requirePrincipal(request), 'DataExtractionRead')) throw forbidden('DataExtractionRead');
 }
-
-const ScheduleBody = named(
-  'ScheduleBody',
-  Type.Object(
-    {
-      Name: Type.String({ minLength: 1, maxLength: 200 }),
-      Query: Type.String({ minLength: 1, maxLength: 200, description: 'A named query of the catalogue (or an alias), or CT-{tableName}.' }),
-      Format: Type.String({ minLength: 1, maxLength: 10, description: `${FORMATS.join(', ')}; a leading dot (".csv") is accepted.` }),
-      CronExpression: Type.String({
-        minLength: 1,
-        maxLength: 200,
-        description: 'Five fields (minute hour day-of-month month day-of-week), UTC: "5 0 * * *" is 00:05 UTC every day.',
-      }),
-      Active: Type.Optional(Type.Boolean({ description: 'Default true.' })),
-      Bom: Type.Optional(Type.Boolean({ description: 'CSV: start the file with a UTF-8 byte order mark, so Excel reads accents. Default false.' })),
-      ExcelSafe: Type.Optional(
-        Type.Boolean({
-          description: 'CSV: prefix text cells starting with = + - @ (or tab, CR) with a single quote, against formula injection. Default false.',
-        }),
-      ),
-      queryBuilder: Type.Optional(nullable(QueryBuilder)),
-      parameters: Type.Optional(nullable(Type.Record(Type.String(), Scalar))),
-    },
-    { additionalProperties: false },
-  ),
-);
 
 const Schedule = named(
   'Schedule',
@@ -191,7 +163,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (request, reply) => {
       requireExtraction(request);
-      const view = await request.writeTenant((trx, principal) => createSchedule(trx, principal, request.body as ScheduleInput));
+      const view = await request.writeTenant((trx, principal) => createSchedule(trx, principal, request.body));
       await afterSave(ctx, request, view);
       return reply
         .code(201)
@@ -208,7 +180,7 @@ export async function scheduleRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (request) => {
       requireExtraction(request);
-      const view = await request.writeTenant((trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body as ScheduleInput));
+      const view = await request.writeTenant((trx, principal) => replaceSchedule(trx, principal, request.params.id, request.body));
       await afterSave(ctx, request, view);
       return view;
     },

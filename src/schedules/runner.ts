@@ -3,9 +3,9 @@
 // an Executed event, applies retention, and e-mails the tenant's mailbox when the run failed.
 import path from 'node:path';
 import { sql } from 'kysely';
+import { Value } from 'typebox/value';
 import type { Config } from '../config.ts';
-import type { ExecuteBody } from '../extraction/query-builder.ts';
-import { dynamicExport } from '../extraction/service.ts';
+import { dynamicExport, ExecuteBodySchema } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { appRoles, userRoles } from '../platform/auth/service.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
@@ -88,10 +88,9 @@ export class Runner {
     try {
       if (principal instanceof RunFailure) throw principal;
       const deadline = started + config.scheduleRunTimeoutMs;
-      const body: ExecuteBody = {
-        queryBuilder: schedule.query_builder as ExecuteBody['queryBuilder'],
-        parameters: schedule.parameters as ExecuteBody['parameters'],
-      };
+      // The stored query was validated when the schedule was saved; checked again, so a row changed by hand fails the run with a reason.
+      const body = { queryBuilder: schedule.query_builder, parameters: schedule.parameters };
+      if (!Value.Check(ExecuteBodySchema, body)) throw new RunFailure("The schedule's stored queryBuilder or parameters are not a valid dynamic-execute body.");
       // Read from a replica when one is usable: a run reads a snapshot that may lag by the replica's lag.
       const exp = await db.onReplica((on) =>
         dynamicExport(on, principal, schedule.query, body, schedule.format === 'xlsx' ? 'ndjson' : schedule.format, deadline, {

@@ -1,14 +1,15 @@
 // Schedules of a tenant: validation of the body (cron, query, format, and the query builder planned
 // exactly as dynamic-execute plans it), storage with events, the views the API answers, and runs.
 import { sql } from 'kysely';
-import type { ExecuteBody } from '../extraction/query-builder.ts';
+import type { ExecuteBody } from '../extraction/service.ts';
 import { plan } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
+import { CronError, describeCron, nextRuns, normalizeCron, validateCron } from '../platform/cron.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { jsonObject, type RowOf } from '../platform/db/schema.ts';
 import { badRequest, type FieldError, HttpProblem, notFound } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
-import { CronError, describeCron, nextRuns, normalizeCron, validateCron } from './cron.ts';
+import type { ScheduleInput } from './schemas.ts';
 
 export const DOCUMENT_TYPE = 'DataExtractionSchedule';
 export const FORMATS = ['csv', 'json', 'ndjson', 'xlsx'] as const;
@@ -20,18 +21,6 @@ export const CONTENT_TYPES: Record<ScheduleFormat, string> = {
   ndjson: 'application/x-ndjson; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
-
-export interface ScheduleInput {
-  Name: string;
-  Query: string;
-  Format: string;
-  CronExpression: string;
-  Active?: boolean;
-  Bom?: boolean;
-  ExcelSafe?: boolean;
-  queryBuilder?: ExecuteBody['queryBuilder'];
-  parameters?: ExecuteBody['parameters'];
-}
 
 export interface ScheduleView {
   id: string;

@@ -3,11 +3,11 @@
 // (unique per fire time), so it runs once however many workers there are.
 import { sql } from 'kysely';
 import type { AppContext } from '../platform/context.ts';
+import { latestRun } from '../platform/cron.ts';
 import type { DatabaseHandle } from '../platform/db/database.ts';
 import { exportStore } from '../platform/export-store.ts';
 import type { Jobs } from '../platform/jobs/jobs.ts';
 import { Mailer } from '../platform/mail/mailer.ts';
-import { latestRun } from './cron.ts';
 import { Runner } from './runner.ts';
 
 export const QUEUE = 'scheduled-extraction';

@@ -3,11 +3,11 @@
 // /api/v3/scim. HTTP only: bodies are read and checked by the SCIM modules, whose errors (and every other
 // failure) are answered in the SCIM error schema by this scope's error handler.
 import { type TSchema, Type } from 'typebox';
-import { IdempotencyHeaders, idempotent } from '../integration/idempotency.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import type { App, FastifyReply, FastifyRequest } from '../platform/http/app.ts';
+import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { depthLimitedJsonParser } from '../platform/http/input-guard.ts';
 import { named } from '../platform/http/openapi.ts';
 import { requestBaseUrl } from '../platform/http/tenant-address.ts';

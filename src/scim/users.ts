@@ -4,11 +4,11 @@
 // feed's own rule (expiration date, IsActive false, login names freed with the externalId suffix).
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { type Actor, emitWrite, updateRow } from '../integration/upsert.ts';
-import { patchUser, upsertUser } from '../integration/users.ts';
+import { type Actor, emitWrite, updateRow } from '../domain/writes.ts';
+import { patchUser, upsertUser } from '../integration/service.ts';
 import { sha256 } from '../platform/auth/hashing.ts';
 import { isUuid, type Trx } from '../platform/db/database.ts';
-import { createGroup, createTypology, deactivate, timesheetRequired } from '../user-feed/rows.ts';
+import { createGroup, createTypology, deactivate, timesheetRequired } from '../user-feed/service.ts';
 import { compileFilter, sortExpression, USER_CATALOGUE } from './compile-filter.ts';
 import { scimError } from './errors.ts';
 import type { AttrPath, Filter } from './filter.ts';

@@ -1,12 +1,10 @@
 // The user feed's action type, UserFeed: the spec's scheduled automation (read SFTP-HRFEED, list the Data
 // directory, each file's rows, move, notify on errors) as one built-in action of the automations engine.
-// Registered when this module loads (server.ts loads it in every process role), so the engine validates
-// and runs it like its own types.
+// Passed to every context's automations (USER_FEED_ACTIONS, added by server.ts's createContext in every
+// process role), so the engine validates and runs it like its own types.
 import path from 'node:path/posix';
-import { withSftpServer } from '../automations/actions/sftp.ts';
-import { ActionError, type Handler, type HttpRequestValue } from '../automations/engine.ts';
-import type { SurfaceAction } from '../automations/runtime.ts';
-import { getConfigurationKey, type JsonObject } from '../integration/configuration-keys.ts';
+import { ActionError, type Handler, type HttpRequestValue, type SurfaceAction, withSftpServer } from '../automations/service.ts';
+import { getConfigurationKey, type JsonObject } from '../integration/service.ts';
 import { isUuid } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { exportStore } from '../platform/export-store.ts';

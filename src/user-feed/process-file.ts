@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path/posix';
 import { sql } from 'kysely';
 import type SftpClient from 'ssh2-sftp-client';
-import type { Actor } from '../integration/upsert.ts';
+import type { Actor } from '../domain/writes.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import type { ExportStore } from '../platform/export-store.ts';
 import { type Mailer, notificationMailbox } from '../platform/mail/mailer.ts';

@@ -2,9 +2,7 @@
 // with a header row of the record's fields or the JSON template ({"users": [...]}). Reading never touches the
 // database: a file that cannot be read fails as a whole, a row that cannot be read fails alone.
 import { isUtf8 } from 'node:buffer';
-import { Readable } from 'node:stream';
-import { setImmediate } from 'node:timers/promises';
-import { type CsvError, parse } from 'csv-parse';
+import { CsvReadError, csvRecords } from '../platform/csv.ts';
 
 /** The spec's user-feed record fields (every value a string). */
 export const RECORD_FIELDS = [
@@ -127,41 +125,17 @@ function jsonRows(text: string, limits: ReadLimits): ReadRow[] {
 const tooManyRows = (limits: ReadLimits) =>
   new UnreadableFile(`the file has more than ${limits.maxRows.toLocaleString('en-US')} rows (ATRIUM_USER_FEED_MAX_ROWS)`);
 
-/** Read in slices: the parser yields to the event loop between them, so a large file never stalls the server. */
-const SLICE = 64 * 1024;
-
-/** Records parsed between two turns of the event loop (a few milliseconds of work). */
-const YIELD_EVERY = 200;
-
 /**
- * A CSV through csv-parse, streaming: each record bounded by MAX_RECORD_BYTES, rows counted against the limit
- * as they come, only the record's own fields kept. A broken quote or an oversized record fails the file.
+ * A CSV through the platform's reader (platform/csv.ts): each record bounded by MAX_RECORD_BYTES, rows
+ * counted against the limit as they come, only the record's own fields kept. A broken quote or an
+ * oversized record fails the file.
  */
 async function csvRows(bytes: Buffer, limits: ReadLimits): Promise<ReadRow[]> {
-  const parser = parse({
-    bom: true,
-    delimiter: detectDelimiter(bytes),
-    relax_column_count: true,
-    relax_quotes: true,
-    max_record_size: MAX_RECORD_BYTES,
-  });
-  const source = Readable.from(
-    (function* () {
-      for (let i = 0; i < bytes.length; i += SLICE) yield bytes.subarray(i, i + SLICE);
-    })(),
-  );
-  source.pipe(parser);
   let header: string[] | null = null;
   let columns: (RecordField | null)[] = [];
   const rows: ReadRow[] = [];
   try {
-    let sinceTurn = 0;
-    for await (const cells of parser as AsyncIterable<string[]>) {
-      // The stream alone hands records over in microtasks: give the event loop a turn every few hundred.
-      if (++sinceTurn >= YIELD_EVERY) {
-        sinceTurn = 0;
-        await setImmediate();
-      }
+    for await (const cells of csvRecords(bytes, { maxRecordBytes: MAX_RECORD_BYTES })) {
       if (cells.length === 1 && cells[0].trim() === '') continue;
       if (!header) {
         header = cells;
@@ -186,31 +160,9 @@ async function csvRows(bytes: Buffer, limits: ReadLimits): Promise<ReadRow[]> {
       rows.push({ number, record, error: null });
     }
   } catch (err) {
-    source.destroy();
-    parser.destroy();
-    if (err instanceof UnreadableFile) throw err;
-    throw new UnreadableFile(csvProblem(err as CsvError, rows.length));
+    if (err instanceof CsvReadError) throw new UnreadableFile(err.message);
+    throw err;
   }
   if (!header) throw new UnreadableFile('the file is empty');
   return rows;
-}
-
-/** The parser's error in the feed's words (the line where it stopped). */
-function csvProblem(err: CsvError, rowsRead: number): string {
-  const where = typeof err.lines === 'number' ? `line ${err.lines}` : `after data row ${rowsRead}`;
-  switch (err.code) {
-    case 'CSV_QUOTE_NOT_CLOSED':
-      return `the CSV ends inside a quoted cell (a quote opened before ${where} is never closed)`;
-    case 'CSV_MAX_RECORD_SIZE':
-      return `a record at ${where} is larger than ${MAX_RECORD_BYTES.toLocaleString('en-US')} bytes`;
-    default:
-      return `the CSV cannot be read at ${where}: ${err.message}`;
-  }
-}
-
-/** Comma unless the header row holds semicolons and no commas (files saved by spreadsheet programs in some locales). */
-function detectDelimiter(bytes: Buffer): string {
-  const head = bytes.subarray(0, Math.min(bytes.length, MAX_RECORD_BYTES)).toString('utf8');
-  const first = head.slice(0, head.search(/\r?\n|$/));
-  return !first.includes(',') && first.includes(';') ? ';' : ',';
 }

@@ -2,11 +2,8 @@
 // API's services so every change raises the events the API's own writes raise. One call works in the
 // caller's transaction; the caller commits the row's outcome with it.
 import { sql } from 'kysely';
-import { typologies, typologyGroups } from '../integration/master-data.ts';
-import { upsertResource } from '../integration/resources.ts';
-import { findUserTypeByName } from '../integration/service.ts';
-import type { Actor } from '../integration/upsert.ts';
-import { patchUser, upsertUser } from '../integration/users.ts';
+import type { Actor } from '../domain/writes.ts';
+import { findUserTypeByName, patchUser, typologies, typologyGroups, upsertResource, upsertUser } from '../integration/service.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import type { FeedRecord } from './records.ts';

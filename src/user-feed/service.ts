@@ -2,14 +2,16 @@
 // the UserFeed action's dry-run default); user_feeds says which automation that is. Runs are the feed's own
 // records (per file, per row), each also an automation run.
 import { sql } from 'kysely';
-import { actionTypeOf, DEFAULT_LIMITS, type Definition, type DefinitionLimits } from '../automations/definition.ts';
-import { createAutomation, updateAutomation } from '../automations/service.ts';
+import { actionTypeOf, createAutomation, DEFAULT_LIMITS, type Definition, type DefinitionLimits, updateAutomation } from '../automations/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
+import { CronError, normalizeCron, validateCron } from '../platform/cron.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
-import { CronError, normalizeCron, validateCron } from '../schedules/cron.ts';
 import { USER_FEED_ACTION, USER_FEED_ACTIONS } from './action.ts';
 import type { FileSummary, RowReport } from './process-file.ts';
+
+// What SCIM uses of the user feed: the same group, typology and deactivation rules for a provisioned user.
+export { createGroup, createTypology, deactivate, timesheetRequired } from './rows.ts';
 
 export const DEFAULT_SCHEDULE = '0 4 * * *';
 

@@ -2152,6 +2152,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v3/analytics/named-query/{NamedQuery}/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Group a named query's filtered rows by one or two fields and aggregate a numeric field over the whole set
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
+        post: operations["namedQueries_aggregate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/odata/v4": {
         parameters: {
             query?: never;
@@ -2388,6 +2408,58 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v3/saved-queries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your saved queries and those shared with the tenant, by name
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
+        get: operations["savedQueries_list"];
+        put?: never;
+        /**
+         * Save a query (private until shared)
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
+        post: operations["savedQueries_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v3/saved-queries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One saved query
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
+        get: operations["savedQueries_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved query; its owner or an Administrator
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
+        delete: operations["savedQueries_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, change or share a saved query (the properties given replace the stored ones); its owner or an Administrator
+         * @description Roles: DataExtractionRead (or Administrator).
+         */
+        patch: operations["savedQueries_update"];
         trace?: never;
     };
     "/api/v3/apps": {
@@ -3412,6 +3484,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/tenants/{tenantId}/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue an import of a tenant from a platform's (or an Atrium's) Data Extraction API into this tenant (docs/import.md)
+         * @description Queue an import of a tenant from a platform's (or an Atrium's) Data Extraction API into this tenant (docs/import.md). Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
+        post: operations["operator_importTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tenants/{tenantId}/imports/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An import run: status, progress, report or error
+         * @description An import run: status, progress, report or error. Operator API: Authorization: Bearer ATRIUM_ADMIN_TOKEN. Errors are problem+json (RFC 9457).
+         */
+        get: operations["operator_importRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3431,93 +3543,89 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
-        AutomationDefinition: {
-            name?: string;
-            active?: boolean;
-            /** @description Ignored on save: the server counts versions. */
-            version?: unknown;
-            /** @description Info (default), Warning or Error */
-            logLevelType?: string;
-            requiresAuthentication?: boolean;
-            actions?: {
-                [key: string]: unknown;
-            }[];
-            subWorkflows?: {
-                [key: string]: unknown;
-            }[] | null;
-            scheduler?: {
-                [key: string]: unknown;
-            } | null;
-        } & {
+        /** @description Required: CompanyId, Emission, Due. */
+        ExpenseModel: {
+            /** Format: uuid */
+            CompanyId?: string | null;
+            /** Format: uuid */
+            DepartmentId?: string | null;
+            /** Format: uuid */
+            CurrencyId?: string | null;
+            /** Format: uuid */
+            PaymentConditionId?: string | null;
+            /** Format: uuid */
+            SupplierId?: string | null;
+            /**
+             * Format: uuid
+             * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
+             */
+            EmployeeId?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Emission?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            Due?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDate?: string | null;
+            Exchange?: number;
+            ExternalDocumentType?: string | null;
+            DocumentNumber?: string | null;
+        };
+        /** @description EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId). */
+        ExpenseItemModel: {
+            /** Format: uuid */
+            ExpenseItemTypeId?: string | null;
+            ValueWithoutVat?: number | null;
+            /** Format: uuid */
+            VatId?: string | null;
+            Number?: string | null;
+            /** @description ToApprove 0 */
+            Status?: number;
+            Paid?: boolean;
+            /** @description Rate per kilometre (default: the mileage type’s value) */
+            KilometersValue?: number | null;
+            Kilometers?: number | null;
+            Destination?: string | null;
+            Origin?: string | null;
+            Participants?: string | null;
+            Vehicle?: string | null;
+            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+            StartOn?: string | null;
+            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
+            EndOn?: string | null;
+            /** Format: uuid */
+            SupplierId?: string | null;
+            /** Format: uuid */
+            DepartmentId?: string | null;
+            Motive?: string | null;
+            /** @description Default: StartOn’s day, else today */
+            Date?: string | null;
+            /** Format: uuid */
+            ClientId?: string | null;
+            /** Format: uuid */
+            ProjectId?: string | null;
+            /** Format: uuid */
+            DeliverableId?: string | null;
+            /** Format: uuid */
+            EstimateId?: string | null;
+            /** Format: uuid */
+            ProductId?: string | null;
+            /** @description Advanced 0, Order 1, Refund 2 (number or name) */
+            ExpenseItemGroup: number | string;
+            /** Format: uuid */
+            ExpenseSheetId?: string;
+            EmployeeId?: string | null;
+            ValueWithVat?: number | null;
+            CountryId?: string | null;
+            JobTypeId?: string | null;
+            Correction?: unknown;
+        };
+        /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
+        Expense: {
             [key: string]: unknown;
         };
-        Automation: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            tenantId: string;
-            name: string;
-            active: boolean;
-            version: number;
-            logLevelType: string;
-            requiresAuthentication: boolean;
-            actions: {
-                [key: string]: unknown;
-            }[];
-            subWorkflows: {
-                [key: string]: unknown;
-            }[];
-            scheduler: {
-                [key: string]: unknown;
-            } | null;
-            nextRunUtc: string | null;
-            /** Format: date-time */
-            createdOnUtc: string;
-            createdById: string | null;
-            /** Format: date-time */
-            modifiedOnUtc: string;
-            modifiedById: string | null;
-        };
-        AutomationRunSummary: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            automationId: string;
-            version: number;
-            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
-            status: "Running" | "Succeeded" | "Failed";
-            eventId: string | null;
-            invocationId: string | null;
-            fireTimeUtc: string | null;
-            /** Format: date-time */
-            startedOnUtc: string;
-            finishedOnUtc: string | null;
-            error: string | null;
-            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
-            result: unknown;
-        };
-        AutomationRun: {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            automationId: string;
-            version: number;
-            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
-            status: "Running" | "Succeeded" | "Failed";
-            eventId: string | null;
-            invocationId: string | null;
-            fireTimeUtc: string | null;
-            /** Format: date-time */
-            startedOnUtc: string;
-            finishedOnUtc: string | null;
-            error: string | null;
-            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
-            result: unknown;
-            /** @description Per action: name, type, workflow, startedOnUtc, durationMs, input, output (trimmed, secrets masked), error, next. */
-            actions: {
-                [key: string]: unknown;
-            }[];
+        /** @description The item’s fields with Id and ExpenseSheetId */
+        ExpenseItem: {
+            [key: string]: unknown;
         };
         PostFile: {
             /** Format: uuid */
@@ -3811,6 +3919,109 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        QueryBuilder: {
+            /** @description Rows to skip (paging). */
+            skip?: number;
+            /** @description Rows to return; at most 10000 for JSON (omitted: up to 10000). */
+            take?: number;
+            orderBy?: {
+                field: string;
+                /** @description asc (default) or desc */
+                direction?: string;
+            }[];
+            /** @description Keys to answer, in this order. */
+            fields?: string[];
+            /** @description DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates. */
+            filters?: unknown[];
+        };
+        /** @description The platform's automation definition; docs/automations.md lists every action and its fields. */
+        AutomationDefinition: {
+            name?: string;
+            active?: boolean;
+            /** @description Ignored on save: the server counts versions. */
+            version?: unknown;
+            /** @description Info (default), Warning or Error */
+            logLevelType?: string;
+            requiresAuthentication?: boolean;
+            actions?: {
+                [key: string]: unknown;
+            }[];
+            subWorkflows?: {
+                [key: string]: unknown;
+            }[] | null;
+            scheduler?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        Automation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            tenantId: string;
+            name: string;
+            active: boolean;
+            version: number;
+            logLevelType: string;
+            requiresAuthentication: boolean;
+            actions: {
+                [key: string]: unknown;
+            }[];
+            subWorkflows: {
+                [key: string]: unknown;
+            }[];
+            scheduler: {
+                [key: string]: unknown;
+            } | null;
+            nextRunUtc: string | null;
+            /** Format: date-time */
+            createdOnUtc: string;
+            createdById: string | null;
+            /** Format: date-time */
+            modifiedOnUtc: string;
+            modifiedById: string | null;
+        };
+        AutomationRunSummary: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automationId: string;
+            version: number;
+            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
+            status: "Running" | "Succeeded" | "Failed";
+            eventId: string | null;
+            invocationId: string | null;
+            fireTimeUtc: string | null;
+            /** Format: date-time */
+            startedOnUtc: string;
+            finishedOnUtc: string | null;
+            error: string | null;
+            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
+            result: unknown;
+        };
+        AutomationRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            automationId: string;
+            version: number;
+            trigger: "webhook" | "schedule" | "manual" | "http" | "workflow";
+            status: "Running" | "Succeeded" | "Failed";
+            eventId: string | null;
+            invocationId: string | null;
+            fireTimeUtc: string | null;
+            /** Format: date-time */
+            startedOnUtc: string;
+            finishedOnUtc: string | null;
+            error: string | null;
+            /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
+            result: unknown;
+            /** @description Per action: name, type, workflow, startedOnUtc, durationMs, input, output (trimmed, secrets masked), error, next. */
+            actions: {
+                [key: string]: unknown;
+            }[];
+        };
         EstimateItemModel: {
             /**
              * Format: uuid
@@ -4030,90 +4241,6 @@ export interface components {
                 Name: string;
             }[];
             Totals: components["schemas"]["EstimateTotals"];
-        };
-        /** @description Required: CompanyId, Emission, Due. */
-        ExpenseModel: {
-            /** Format: uuid */
-            CompanyId?: string | null;
-            /** Format: uuid */
-            DepartmentId?: string | null;
-            /** Format: uuid */
-            CurrencyId?: string | null;
-            /** Format: uuid */
-            PaymentConditionId?: string | null;
-            /** Format: uuid */
-            SupplierId?: string | null;
-            /**
-             * Format: uuid
-             * @description The employee (DE-Employees EmployeeId) whose expenses these are, or a user id; an id of both is the employee’s (default: the acting user)
-             */
-            EmployeeId?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            Emission?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            Due?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            EntryDate?: string | null;
-            Exchange?: number;
-            ExternalDocumentType?: string | null;
-            DocumentNumber?: string | null;
-        };
-        /** @description EmployeeId, ValueWithVat, CountryId, JobTypeId and Correction are accepted and not stored (the sheet names the employee; the value with VAT follows from ValueWithoutVat and VatId). */
-        ExpenseItemModel: {
-            /** Format: uuid */
-            ExpenseItemTypeId?: string | null;
-            ValueWithoutVat?: number | null;
-            /** Format: uuid */
-            VatId?: string | null;
-            Number?: string | null;
-            /** @description ToApprove 0 */
-            Status?: number;
-            Paid?: boolean;
-            /** @description Rate per kilometre (default: the mileage type’s value) */
-            KilometersValue?: number | null;
-            Kilometers?: number | null;
-            Destination?: string | null;
-            Origin?: string | null;
-            Participants?: string | null;
-            Vehicle?: string | null;
-            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
-            StartOn?: string | null;
-            /** @description ISO 8601 date-time (a date alone is midnight UTC) */
-            EndOn?: string | null;
-            /** Format: uuid */
-            SupplierId?: string | null;
-            /** Format: uuid */
-            DepartmentId?: string | null;
-            Motive?: string | null;
-            /** @description Default: StartOn’s day, else today */
-            Date?: string | null;
-            /** Format: uuid */
-            ClientId?: string | null;
-            /** Format: uuid */
-            ProjectId?: string | null;
-            /** Format: uuid */
-            DeliverableId?: string | null;
-            /** Format: uuid */
-            EstimateId?: string | null;
-            /** Format: uuid */
-            ProductId?: string | null;
-            /** @description Advanced 0, Order 1, Refund 2 (number or name) */
-            ExpenseItemGroup: number | string;
-            /** Format: uuid */
-            ExpenseSheetId?: string;
-            EmployeeId?: string | null;
-            ValueWithVat?: number | null;
-            CountryId?: string | null;
-            JobTypeId?: string | null;
-            Correction?: unknown;
-        };
-        /** @description The sheet’s fields, Id, Number, WorkflowId, StageId, Stage, Items, ValueWithoutVat, VatValue, ValueWithVat */
-        Expense: {
-            [key: string]: unknown;
-        };
-        /** @description The item’s fields with Id and ExpenseSheetId */
-        ExpenseItem: {
-            [key: string]: unknown;
         };
         UserCreateModel: {
             UserName?: string;
@@ -4394,20 +4521,54 @@ export interface components {
                 Value: unknown;
             }[];
         };
-        QueryBuilder: {
-            /** @description Rows to skip (paging). */
-            skip?: number;
-            /** @description Rows to return; at most 10000 for JSON (omitted: up to 10000). */
-            take?: number;
-            orderBy?: {
+        AggregateBody: {
+            queryBuilder?: {
+                /** @description DevExtreme filter, as in dynamic-execute */
+                filters?: unknown[];
+            } | null;
+            parameters?: {
+                [key: string]: string | number | boolean | null;
+            } | null;
+            /** @description None (one group: the whole set), one or two fields */
+            groupBy?: {
                 field: string;
-                /** @description asc (default) or desc */
-                direction?: string;
+                /** @description Date and datetime fields: group by day (default for datetime), ISO week (from Monday) or month; datetimes in UTC */
+                interval?: "day" | "week" | "month";
             }[];
-            /** @description Keys to answer, in this order. */
-            fields?: string[];
-            /** @description DevExtreme filter: [field, op, value] joined by "and" / "or"; ["!", expr] negates. */
-            filters?: unknown[];
+            aggregate: {
+                /** @description count (rows, or non-null values of field), or sum, avg, min, max of a numeric field */
+                function: "count" | "sum" | "avg" | "min" | "max";
+                /** @description A numeric field (integer or decimal); count may omit it */
+                field?: string | null;
+            };
+            /** @description key (default: by the group keys), valueAsc or valueDesc */
+            order?: "key" | "valueAsc" | "valueDesc";
+            /** @description Groups to answer (default 1000); groupCount says how many there are */
+            take?: number;
+        };
+        AggregateAnswer: {
+            groupBy: {
+                field: string;
+                interval?: string;
+            }[];
+            aggregate: {
+                function: string;
+                field: string | null;
+            };
+            data: {
+                /** @description The group keys, in the order of groupBy; a date interval as its first day, YYYY-MM-DD */
+                keys: unknown[];
+                value: number | null;
+                /** @description Rows in the group */
+                count: number;
+            }[];
+            /** @description Groups in the whole filtered set */
+            groupCount: number;
+            /** @description The aggregate over the whole filtered set */
+            total: {
+                value: number | null;
+                count: number;
+            };
         };
         DynamicExecuteBody: {
             queryBuilder?: components["schemas"]["QueryBuilder"] | null;
@@ -4934,6 +5095,57 @@ export interface components {
                 UserName: string;
                 Name: string | null;
             } | null;
+        };
+        SavedQueryBody: {
+            name: string;
+            /** @description A named query of the catalogue (or an alias), or CT-{tableName}. */
+            query: string;
+            queryBuilder?: components["schemas"]["QueryBuilder"] | null;
+            parameters?: {
+                [key: string]: string | number | boolean | null;
+            } | null;
+            view?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Shared with every user of the tenant who may read named queries (default false: yours alone). */
+            shared?: boolean;
+        };
+        SavedQueryPatch: {
+            name?: string;
+            /** @description A named query of the catalogue (or an alias), or CT-{tableName}. */
+            query?: string;
+            queryBuilder?: components["schemas"]["QueryBuilder"] | null;
+            parameters?: {
+                [key: string]: string | number | boolean | null;
+            } | null;
+            view?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Shared with every user of the tenant who may read named queries (default false: yours alone). */
+            shared?: boolean;
+        };
+        SavedQuery: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            query: string;
+            queryBuilder: {
+                [key: string]: unknown;
+            };
+            parameters: {
+                [key: string]: unknown;
+            };
+            view: {
+                [key: string]: unknown;
+            };
+            shared: boolean;
+            ownerUserId: string | null;
+            /** @description The caller saved it, so may rename, change, share or delete it (an Administrator may too). */
+            mine: boolean;
+            /** Format: date-time */
+            createdOnUtc: string;
+            /** Format: date-time */
+            modifiedOnUtc: string;
         };
         ScheduleBody: {
             Name: string;
@@ -15794,6 +16006,87 @@ export interface operations {
             504: components["responses"]["Problem"];
         };
     };
+    namedQueries_aggregate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                NamedQuery: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "queryBuilder": {},
+                 *       "parameters": {},
+                 *       "groupBy": [
+                 *         {
+                 *           "field": "example"
+                 *         }
+                 *       ],
+                 *       "aggregate": {
+                 *         "function": "count",
+                 *         "field": "example"
+                 *       },
+                 *       "order": "key",
+                 *       "take": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["AggregateBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "groupBy": [
+                     *         {
+                     *           "field": "example"
+                     *         }
+                     *       ],
+                     *       "aggregate": {
+                     *         "function": "example",
+                     *         "field": "example"
+                     *       },
+                     *       "data": [
+                     *         {
+                     *           "keys": [
+                     *             {}
+                     *           ],
+                     *           "value": 125,
+                     *           "count": 10
+                     *         }
+                     *       ],
+                     *       "groupCount": 10,
+                     *       "total": {
+                     *         "value": 125,
+                     *         "count": 10
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AggregateAnswer"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
     odata_serviceDocument: {
         parameters: {
             query?: never;
@@ -16548,6 +16841,265 @@ export interface operations {
                     "application/json; charset=utf-8": string;
                     "application/x-ndjson; charset=utf-8": string;
                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    savedQueries_list: {
+        parameters: {
+            query?: {
+                skip?: number;
+                /** @description Default and maximum 500 */
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "name": "Spring campaign",
+                     *           "query": "example",
+                     *           "queryBuilder": {},
+                     *           "parameters": {},
+                     *           "view": {},
+                     *           "shared": true,
+                     *           "ownerUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *           "mine": true,
+                     *           "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *           "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "totalCount": 10
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SavedQuery"][];
+                        totalCount: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    savedQueries_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "query": "example",
+                 *       "queryBuilder": {},
+                 *       "parameters": {},
+                 *       "view": {},
+                 *       "shared": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["SavedQueryBody"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "view": {},
+                     *       "shared": true,
+                     *       "ownerUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "mine": true,
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SavedQuery"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    savedQueries_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "view": {},
+                     *       "shared": true,
+                     *       "ownerUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "mine": true,
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SavedQuery"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    savedQueries_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    savedQueries_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Spring campaign",
+                 *       "query": "example",
+                 *       "queryBuilder": {},
+                 *       "parameters": {},
+                 *       "view": {},
+                 *       "shared": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["SavedQueryPatch"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "name": "Spring campaign",
+                     *       "query": "example",
+                     *       "queryBuilder": {},
+                     *       "parameters": {},
+                     *       "view": {},
+                     *       "shared": true,
+                     *       "ownerUserId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "mine": true,
+                     *       "createdOnUtc": "2026-03-02T09:30:00.000Z",
+                     *       "modifiedOnUtc": "2026-03-02T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SavedQuery"];
                 };
             };
             400: components["responses"]["Problem"];
@@ -21573,6 +22125,151 @@ export interface operations {
                         username: string;
                         password: string;
                         roles: string[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    operator_importTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "example",
+                 *       "tenant": "example",
+                 *       "appId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                 *       "appSecret": "example",
+                 *       "user": "example",
+                 *       "since": "2026-03-02T09:30:00.000Z",
+                 *       "only": [
+                 *         "example"
+                 *       ],
+                 *       "merge": false
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The source's base URL */
+                    from: string;
+                    /** @description The source's tenant (X-AppTenant) */
+                    tenant: string;
+                    appId: string;
+                    appSecret: string;
+                    /** @description X-AppUser */
+                    user?: string;
+                    /** Format: date-time */
+                    since?: string;
+                    only?: string[];
+                    /** @default false */
+                    merge?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "status": "example",
+                     *       "progress": {},
+                     *       "report": {},
+                     *       "error": "example"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        runId: string;
+                        /** @description Queued, Running, Completed or Failed */
+                        status: string;
+                        /** @description The last named query committed and its rows */
+                        progress: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The final report (as `atrium import --json`) */
+                        report: {
+                            [key: string]: unknown;
+                        } | null;
+                        error: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["Problem"];
+            500: components["responses"]["Problem"];
+            504: components["responses"]["Problem"];
+        };
+    };
+    operator_importRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runId": "3f1c2a64-8b1e-4c5d-9a7f-2e6b1d0c4a91",
+                     *       "status": "example",
+                     *       "progress": {},
+                     *       "report": {},
+                     *       "error": "example"
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        runId: string;
+                        /** @description Queued, Running, Completed or Failed */
+                        status: string;
+                        /** @description The last named query committed and its rows */
+                        progress: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The final report (as `atrium import --json`) */
+                        report: {
+                            [key: string]: unknown;
+                        } | null;
+                        error: string | null;
                     };
                 };
             };

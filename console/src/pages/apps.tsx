@@ -2,21 +2,11 @@
 // the secret shown once) and the users with their roles.
 import { useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
+import type { Schema } from '../api-types.ts';
 import { CopyButton, Dialog, ErrorBox, Field, FormActions, useAction, useLoad, when } from '../ui.tsx';
 
-interface TenantApp {
-  appId: string;
-  name: string;
-  roles: string[];
-  createdOnUtc: string;
-  rotatedOnUtc: string | null;
-  revokedOnUtc: string | null;
-}
-interface Credentials {
-  appId: string;
-  appSecret: string;
-  roles: string[];
-}
+type TenantApp = Schema<'TenantApp'>;
+type Credentials = Schema<'TenantAppCredentials'>;
 interface UsersAnswer {
   users: { id: string; userName: string; name: string | null; email: string | null; isActive: boolean; roles: string[] }[];
   roles: { name: string; description: string | null }[];

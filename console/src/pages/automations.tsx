@@ -2,33 +2,13 @@
 // error with its JSON path), run now with an input, and the runs with each action's log.
 import { useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
+import type { Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
 import { Dialog, EmptyState, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
 import { FlowDiagram } from './flow-diagram.tsx';
 
-interface Automation {
-  id: string;
-  name: string;
-  active: boolean;
-  version: number;
-  logLevelType: string;
-  requiresAuthentication: boolean;
-  actions: Record<string, unknown>[];
-  subWorkflows: Record<string, unknown>[];
-  scheduler: Record<string, unknown> | null;
-  nextRunUtc: string | null;
-  modifiedOnUtc: string;
-}
-interface RunSummary {
-  id: string;
-  version: number;
-  trigger: string;
-  status: 'Running' | 'Succeeded' | 'Failed';
-  startedOnUtc: string;
-  finishedOnUtc: string | null;
-  error: string | null;
-  result: unknown;
-}
+type Automation = Schema<'Automation'>;
+type RunSummary = Schema<'AutomationRunSummary'>;
 interface ActionLog {
   name: string;
   type: string;

@@ -1,9 +1,13 @@
-// Query explorer: a named query (or CT- table), its fields from the metadata endpoint, filters,
-// sorting and field choice built visually into the query builder JSON, the rows paged through
-// dynamic-execute in a virtualised table, exports, the equivalent curl and the OData URL.
-import { useCallback, useMemo, useRef, useState } from 'preact/hooks';
+// Query explorer: a named query (or CT- table), its fields from the metadata endpoint, filters, a search
+// over its text fields, sorting (by the headers too) and field choice built visually into the query builder
+// JSON, the rows paged through dynamic-execute in a virtualised table (names before ids, widths and chosen
+// columns remembered per query), a chart of the aggregate request (loaded on demand), saved queries,
+// exports, the equivalent curl and the OData URL.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { download, enc, getJson, session } from '../api.ts';
+import type { Schema } from '../api-types.ts';
 import { CopyButton, ErrorBox, Field, useAction, useLoad } from '../ui.tsx';
+import type { ChartSettings, ChartView as ChartViewType } from './chart.tsx';
 import {
   buildQueryBuilder,
   curlFor,
@@ -13,23 +17,55 @@ import {
   odataFilterFor,
   odataUrlFor,
   type QueryBuilderJson,
+  readableColumns,
   type SortRow,
+  searchable,
+  withSearch,
 } from './query-builder.ts';
+import { SavedQueriesPanel, type SavedQuery } from './saved-queries.tsx';
 import { PAGE_SIZE, VirtualTable } from './virtual-table.tsx';
 
-interface NamedQuerySummary {
-  name: string;
-  purpose: string;
-  fieldCount: number;
-  parameters: string[];
+/** What the explorer remembers of a query in this browser: the chosen columns, their widths, ids shown. */
+interface Remembered {
+  selected: string[];
+  widths: Record<string, number>;
+  showIds: boolean;
 }
-interface Metadata {
-  name: string;
-  purpose: string;
-  key: string[];
-  fields: FieldMetadata[];
-  filterFields?: FieldMetadata[];
+const REMEMBER_KEY = (query: string) => `atrium.explorer.${query}`;
+function remembered(query: string): Remembered {
+  try {
+    const r = JSON.parse(localStorage.getItem(REMEMBER_KEY(query)) ?? 'null') as Partial<Remembered> | null;
+    return {
+      selected: Array.isArray(r?.selected) ? r.selected.filter((x) => typeof x === 'string') : [],
+      widths: r?.widths ?? {},
+      showIds: r?.showIds === true,
+    };
+  } catch {
+    return { selected: [], widths: {}, showIds: false };
+  }
 }
+function remember(query: string, r: Remembered): void {
+  try {
+    localStorage.setItem(REMEMBER_KEY(query), JSON.stringify(r));
+  } catch {
+    // storage full or refused: the choice lasts this visit only
+  }
+}
+
+/** The explorer's state a saved query keeps in its view, to reopen as it was. */
+interface SavedState {
+  filters: FilterRow[];
+  joiner: 'and' | 'or';
+  sort: SortRow[];
+  selected: string[];
+  search: string;
+  showIds: boolean;
+  widths: Record<string, number>;
+  chart?: ChartSettings;
+}
+
+type NamedQuerySummary = Schema<'NamedQuerySummary'>;
+type Metadata = Schema<'NamedQueryMetadata'>;
 interface Result {
   query: string;
   body: { queryBuilder: QueryBuilderJson };
@@ -47,9 +83,18 @@ const execute = (query: string, qb: QueryBuilderJson, skip: number) =>
     json: { queryBuilder: { ...qb, skip, take: PAGE_SIZE } },
   });
 
-export function ExplorerPage() {
+export function ExplorerPage({ savedId }: { savedId?: string } = {}) {
   const list = useLoad(() => getJson<NamedQuerySummary[]>('/api/v3/analytics/named-queries'), []);
   const [query, setQuery] = useState('');
+  const [search, setSearch] = useState('');
+  const [showIds, setShowIds] = useState(false);
+  const [widths, setWidths] = useState<Record<string, number>>({});
+  const [view, setView] = useState<'table' | 'chart'>('table');
+  const [chart, setChart] = useState<ChartSettings | null>(null);
+  const [ChartView, setChartView] = useState<typeof ChartViewType | null>(null);
+  /** A saved query being opened: run (or drawn) once its metadata is in. */
+  const [opening, setOpening] = useState<SavedQuery | null>(null);
+  const [autoDraw, setAutoDraw] = useState(false);
   const meta = useLoad(() => (query ? getJson<Metadata>(`/api/v3/analytics/named-query/${enc(query)}/metadata`) : Promise.resolve(undefined)), [query]);
   const [filters, setFilters] = useState<FilterRow[]>([]);
   const [joiner, setJoiner] = useState<'and' | 'or'>('and');
@@ -62,32 +107,103 @@ export function ExplorerPage() {
 
   const fields = meta.data?.fields ?? [];
   const filterFields = meta.data?.filterFields ?? fields;
-  const qb = useMemo(() => buildQueryBuilder({ filters, joiner, sort, fields: filterFields, selected }), [filters, joiner, sort, filterFields, selected]);
+  const qbFor = (over: { sort?: SortRow[] } = {}): QueryBuilderJson => {
+    const built = buildQueryBuilder({ filters, joiner, sort: over.sort ?? sort, fields: filterFields, selected });
+    const searched = withSearch(built.filters, search, filterFields);
+    return searched ? { ...built, filters: searched } : built;
+  };
+  const qb = useMemo(qbFor, [filters, joiner, sort, filterFields, selected, search]);
   const s = session();
   const odataUrl = odataUrlFor(location.origin, s?.tenant ?? '', query, sort, odataFilterFor(filters, joiner, filterFields));
   const body = { queryBuilder: qb };
 
   const pick = (name: string) => {
+    const r = remembered(name);
     setQuery(name);
     setFilters([]);
+    setJoiner('and');
     setSort([]);
-    setSelected([]);
+    setSelected(r.selected);
+    setWidths(r.widths);
+    setShowIds(r.showIds);
+    setSearch('');
+    setChart(null);
     setResult(null);
+  };
+  // The column choice, widths and ids are remembered per query in this browser.
+  useEffect(() => {
+    if (query) remember(query, { selected, widths, showIds });
+  }, [query, selected, widths, showIds]);
+
+  // A saved query's link: its named query, filters, order, columns and view, then its rows or chart.
+  const saved = useLoad(() => (savedId ? getJson<SavedQuery>(`/api/v3/saved-queries/${enc(savedId)}`) : Promise.resolve(undefined)), [savedId]);
+  useEffect(() => {
+    const q = saved.data;
+    if (!q) return;
+    const state = (q.view.state ?? {}) as Partial<SavedState>;
+    setQuery(q.query);
+    setFilters(state.filters ?? []);
+    setJoiner(state.joiner ?? 'and');
+    setSort(state.sort ?? []);
+    setSelected(state.selected ?? []);
+    setSearch(state.search ?? '');
+    setShowIds(state.showIds ?? false);
+    setWidths(state.widths ?? {});
+    setChart(state.chart ?? null);
+    setView(q.view.type === 'chart' ? 'chart' : 'table');
+    setResult(null);
+    setAutoDraw(false);
+    setOpening(q);
+  }, [saved.data]);
+  useEffect(() => {
+    if (!opening || !meta.data || meta.data.name.toLowerCase() !== opening.query.toLowerCase()) return;
+    setOpening(null);
+    if (opening.view.type === 'chart') setAutoDraw(true);
+    else void runQuery();
+  }, [opening, meta.data]);
+  // The chart's code is fetched the first time the chart view is shown.
+  useEffect(() => {
+    if (view !== 'chart' || ChartView) return;
+    void import('./chart.tsx').then((m) => {
+      setChartView(() => m.ChartView);
+      setChart((c) => c ?? m.defaultChart(fields));
+    });
+  }, [view, ChartView]);
+  useEffect(() => {
+    if (view === 'chart' && ChartView && !chart && fields.length) void import('./chart.tsx').then((m) => setChart(m.defaultChart(fields)));
+  }, [view, ChartView, chart, fields]);
+  const current = () =>
+    query
+      ? {
+          query,
+          queryBuilder: qb as Record<string, unknown>,
+          view: {
+            type: view,
+            columns: result?.columns ?? selected,
+            state: { filters, joiner, sort, selected, search, showIds, widths, ...(chart ? { chart } : {}) } satisfies SavedState,
+          },
+        }
+      : null;
+  const sortBy = (field: string) => {
+    const now = sort.length === 1 && sort[0].field === field ? sort[0].direction : null;
+    const next: SortRow[] = [{ field, direction: now === 'asc' ? 'desc' : 'asc' }];
+    setSort(next);
+    void runQuery(qbFor({ sort: next }));
   };
   const fetchPage = useCallback(
     async (page: number) => (result ? (await execute(result.query, result.body.queryBuilder, page * PAGE_SIZE)).data : []),
     [result],
   );
 
-  const runQuery = () =>
+  const runQuery = (body: QueryBuilderJson = qb) =>
     run.run(async () => {
       const started = performance.now();
       setResult(null);
-      const page = await execute(query, qb, 0);
-      const columns = qb.fields ?? (page.data[0] ? Object.keys(page.data[0]) : fields.map((f) => f.name));
+      const page = await execute(query, body, 0);
+      const columns = body.fields ?? (page.data[0] ? Object.keys(page.data[0]) : fields.map((f) => f.name));
       setResult({
         query,
-        body: { queryBuilder: qb },
+        body: { queryBuilder: body },
         columns,
         total: page.totalCount,
         firstPage: page.data,
@@ -116,6 +232,8 @@ export function ExplorerPage() {
           </select>
         </Field>
       </div>
+      <ErrorBox error={saved.error} />
+      <SavedQueriesPanel key={savedId} current={current} openId={savedId} />
       {meta.data ? (
         <>
           <p class="muted">{meta.data.purpose}</p>
@@ -137,12 +255,31 @@ export function ExplorerPage() {
                 </li>
               ))}
             </ul>
-            <p class="muted">Ticked fields are the only ones answered, in the order ticked; none ticked answers them all.</p>
+            <p class="muted">
+              Ticked fields are the only ones answered, in the order ticked; none ticked answers them all (names first, ids on hover). Remembered for this query
+              in this browser.
+            </p>
+            <label class="check">
+              <input type="checkbox" checked={showIds} onChange={(e) => setShowIds(e.currentTarget.checked)} /> Show id columns
+            </label>
           </details>
+          {searchable(filterFields).length ? (
+            <Field label="Search text fields" hint={`Rows where any of ${searchable(filterFields).length} text fields contains this`}>
+              <input
+                type="search"
+                value={search}
+                maxLength={200}
+                onInput={(e) => setSearch(e.currentTarget.value)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') void runQuery();
+                }}
+              />
+            </Field>
+          ) : null}
           <FilterEditor fields={filterFields} rows={filters} onChange={setFilters} joiner={joiner} onJoiner={setJoiner} />
           <SortEditor fields={fields} rows={sort} onChange={setSort} />
           <div class="actions">
-            <button type="button" onClick={runQuery} disabled={run.busy}>
+            <button type="button" onClick={() => runQuery()} disabled={run.busy}>
               {run.busy ? 'Running…' : 'Run query'}
             </button>
             <button type="button" class="secondary" disabled={exporting.busy} onClick={() => exportAs('text/csv', 'csv')}>
@@ -178,18 +315,42 @@ export function ExplorerPage() {
       ) : (
         <ErrorBox error={meta.error} />
       )}
-      {result ? (
+      {meta.data ? (
+        <fieldset class="view-switch">
+          <legend class="sr-only">View</legend>
+          <button type="button" class={view === 'table' ? '' : 'secondary'} aria-pressed={view === 'table'} onClick={() => setView('table')}>
+            Table
+          </button>
+          <button type="button" class={view === 'chart' ? '' : 'secondary'} aria-pressed={view === 'chart'} onClick={() => setView('chart')}>
+            Chart
+          </button>
+        </fieldset>
+      ) : null}
+      {view === 'chart' && meta.data ? (
+        meta.data.filterFields ? (
+          <p class="muted">{meta.data.name} answers one count: chart the query whose rows it counts.</p>
+        ) : ChartView && chart ? (
+          <ChartView query={query} fields={filterFields} filters={qb.filters} settings={chart} onSettings={setChart} autoDraw={autoDraw} />
+        ) : (
+          <p class="muted">Loading the chart…</p>
+        )
+      ) : null}
+      {view === 'table' && result ? (
         <div data-run={result.run}>
           <p role="status" data-testid="result-status">
-            {result.total.toLocaleString('en')} rows · first {Math.min(PAGE_SIZE, result.total)} in {result.ms} ms
+            {result.total.toLocaleString('en')} rows · first {Math.min(PAGE_SIZE, result.total)} in {result.ms} ms · scroll to page through them all
           </p>
           <VirtualTable
             key={result.run}
             label={`Rows of ${result.query}`}
-            columns={result.columns}
+            {...readableColumns(result.columns, fields, showIds)}
             total={result.total}
             firstPage={result.firstPage}
             fetchPage={fetchPage}
+            sort={sort.length === 1 ? sort[0] : null}
+            onSort={meta.data?.filterFields ? undefined : sortBy}
+            widths={widths}
+            onResize={(c, w) => setWidths({ ...widths, [c]: w })}
           />
         </div>
       ) : null}

@@ -142,3 +142,34 @@ export function odataUrlFor(origin: string, tenant: string, query: string, sort:
   if (orderBy.length) options.push(`$orderby=${encodeURIComponent(orderBy.join(','))}`);
   return `${base}/${odataName(query)}${options.length ? `?${options.join('&')}` : ''}`;
 }
+
+/** The string fields a search box looks in (those that take contains). */
+export const searchable = (fields: FieldMetadata[]): FieldMetadata[] => fields.filter((f) => f.dataType === 'string' && f.operations.includes('contains'));
+
+/** The filters with a search over the string fields: any of them contains the text, and the other filters hold. */
+export function withSearch(filters: unknown[] | undefined, search: string, fields: FieldMetadata[]): unknown[] | undefined {
+  const text = search.trim();
+  const within = searchable(fields);
+  if (!text || !within.length) return filters;
+  const any =
+    within.length === 1
+      ? [within[0].name, 'contains', text]
+      : within.flatMap((f, i) => (i ? ['or', [f.name, 'contains', text]] : [[f.name, 'contains', text]]));
+  return filters ? [filters, 'and', any] : any;
+}
+
+/**
+ * The columns shown by default: names before ids. A guid column whose name is another column's plus "Id"
+ * (ClientId beside Client) is hidden, its value shown on hover of the name; other columns keep their order.
+ */
+export function readableColumns(names: string[], fields: FieldMetadata[], showIds: boolean): { columns: string[]; idOf: Record<string, string> } {
+  const type = new Map(fields.map((f) => [f.name, f.dataType]));
+  const present = new Set(names);
+  const idOf: Record<string, string> = {};
+  for (const n of names) if (type.get(n) === 'guid' && n.endsWith('Id') && present.has(n.slice(0, -2))) idOf[n.slice(0, -2)] = n;
+  if (showIds) return { columns: names, idOf };
+  const hidden = new Set(Object.values(idOf));
+  const named = names.filter((n) => !hidden.has(n) && type.get(n) !== 'guid');
+  const ids = names.filter((n) => !hidden.has(n) && type.get(n) === 'guid');
+  return { columns: [...named, ...ids], idOf };
+}

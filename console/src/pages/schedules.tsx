@@ -2,35 +2,12 @@
 // live preview of the next fire times, run now, runs with status and size, and their files.
 import { useEffect, useState } from 'preact/hooks';
 import { download, enc, getJson, hasRole, session } from '../api.ts';
+import type { Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
 import { bytes, Dialog, EmptyState, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
 
-interface Schedule {
-  id: string;
-  name: string;
-  query: string;
-  format: string;
-  cronExpression: string;
-  active: boolean;
-  bom: boolean;
-  excelSafe: boolean;
-  queryBuilder: Record<string, unknown> | null;
-  parameters: Record<string, unknown> | null;
-  nextRunsUtc: string[];
-  cronDescription: string;
-}
-interface Run {
-  id: string;
-  trigger: 'schedule' | 'manual';
-  startedOnUtc: string;
-  finishedOnUtc: string | null;
-  status: 'Running' | 'Succeeded' | 'Failed';
-  rows: number | null;
-  bytes: number | null;
-  error: string | null;
-  fileName: string | null;
-  fileDeletedOnUtc: string | null;
-}
+type Schedule = Schema<'Schedule'>;
+type Run = Schema<'ScheduleRun'>;
 
 const BASE = '/api/v3/analytics/schedules';
 

@@ -2,48 +2,11 @@
 // runs per file and per row. The SFTP-HRFEED configuration key itself is set through the Integration API.
 import { useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
+import type { Schema } from '../api-types.ts';
 import { EmptyState, ErrorBox, Field, useAction, useLoad, when } from '../ui.tsx';
 
-interface Settings {
-  enabled: boolean;
-  schedule: string;
-  dryRun: boolean;
-  automationId: string | null;
-  nextRunUtc: string | null;
-}
-interface RowResult {
-  row: number;
-  externalId: string | null;
-  outcome: string;
-  userId: string | null;
-  message: string | null;
-}
-interface FileResult {
-  name: string;
-  status: string;
-  message: string | null;
-  alreadyProcessed: boolean;
-  rows: number;
-  created: number;
-  updated: number;
-  deactivated: number;
-  unchanged: number;
-  skipped: number;
-  failed: number;
-  movedTo: string | null;
-  resultFile: string | null;
-  rowResults?: RowResult[];
-}
-interface FeedRun {
-  id: string;
-  trigger: string;
-  dryRun: boolean;
-  status: string;
-  startedOnUtc: string;
-  finishedOnUtc: string | null;
-  error: string | null;
-  files: FileResult[];
-}
+type Settings = Schema<'UserFeed'>;
+type FeedRun = Schema<'UserFeedRun'>;
 
 const BASE = '/api/v3/user-feed';
 const COUNTS = ['rows', 'created', 'updated', 'deactivated', 'unchanged', 'skipped', 'failed'] as const;

@@ -15,11 +15,24 @@ export interface VirtualTableProps {
   /** The first page, already fetched with the count. */
   firstPage: Record<string, unknown>[];
   label: string;
+  /** Server-side order: the header of `sort.field` shows its direction; a click on a header asks onSort. */
+  sort?: { field: string; direction: 'asc' | 'desc' } | null;
+  onSort?: (field: string) => void;
+  /** Widths in pixels by column (default DEFAULT_WIDTH); a header's handle (drag, or arrow keys) asks onResize. */
+  widths?: Record<string, number>;
+  onResize?: (column: string, width: number) => void;
+  /** A column's id column (Client -> ClientId): its value is shown on hover of the name. */
+  idOf?: Record<string, string>;
 }
+
+export const DEFAULT_WIDTH = 224;
+export const MIN_WIDTH = 60;
+export const MAX_WIDTH = 800;
+const clampWidth = (w: number) => Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, w)));
 
 const show = (v: unknown): string => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-export function VirtualTable({ columns, total, fetchPage, firstPage, label }: VirtualTableProps) {
+export function VirtualTable({ columns, total, fetchPage, firstPage, label, sort, onSort, widths = {}, onResize, idOf = {} }: VirtualTableProps) {
   const pages = useRef(new Map<number, Record<string, unknown>[]>([[0, firstPage]]));
   const pending = useRef(new Set<number>());
   const [, setVersion] = useState(0);
@@ -46,15 +59,17 @@ export function VirtualTable({ columns, total, fetchPage, firstPage, label }: Vi
     }
   }, [first, last, fetchPage]);
 
-  // One fixed width for every column: the header and each positioned row are separate grids that must line up.
-  const template = `repeat(${columns.length}, 14rem)`;
+  // Fixed widths: the header and each positioned row are separate grids that must line up.
+  const template = columns.map((c) => `${widths[c] ?? DEFAULT_WIDTH}px`).join(' ');
+  const hover = (row: Record<string, unknown>, c: string) =>
+    idOf[c] && row[idOf[c]] != null ? `${show(row[c])} (${idOf[c]} ${show(row[idOf[c]])})` : show(row[c]);
   const rows = [];
   for (let i = first; i < last; i++) {
     const row = pages.current.get(Math.floor(i / PAGE_SIZE))?.[i % PAGE_SIZE];
     rows.push(
       <tr aria-rowindex={i + 2} class="vrow" key={i} style={{ transform: `translateY(${i * ROW_HEIGHT}px)`, gridTemplateColumns: template }}>
         {columns.map((c) => (
-          <td key={c} title={row ? show(row[c]) : ''}>
+          <td key={c} title={row ? hover(row, c) : ''}>
             {row ? show(row[c]) : '…'}
           </td>
         ))}
@@ -80,9 +95,14 @@ export function VirtualTable({ columns, total, fetchPage, firstPage, label }: Vi
           <thead>
             <tr aria-rowindex={1} class="vhead" style={{ gridTemplateColumns: template }}>
               {columns.map((c) => (
-                <th scope="col" key={c}>
-                  {c}
-                </th>
+                <HeaderCell
+                  key={c}
+                  column={c}
+                  width={widths[c] ?? DEFAULT_WIDTH}
+                  sort={sort?.field === c ? sort.direction : null}
+                  onSort={onSort}
+                  onResize={onResize}
+                />
               ))}
             </tr>
           </thead>
@@ -92,5 +112,59 @@ export function VirtualTable({ columns, total, fetchPage, firstPage, label }: Vi
         </table>
       </section>
     </div>
+  );
+}
+
+function HeaderCell(props: {
+  column: string;
+  width: number;
+  sort: 'asc' | 'desc' | null;
+  onSort?: (field: string) => void;
+  onResize?: (column: string, width: number) => void;
+}) {
+  const { column, width, sort, onSort, onResize } = props;
+  const drag = (e: PointerEvent) => {
+    if (!onResize) return;
+    e.preventDefault();
+    const startX = e.clientX;
+    const move = (m: PointerEvent) => onResize(column, clampWidth(width + m.clientX - startX));
+    const up = () => {
+      removeEventListener('pointermove', move);
+      removeEventListener('pointerup', up);
+    };
+    addEventListener('pointermove', move);
+    addEventListener('pointerup', up);
+  };
+  const keys = (e: KeyboardEvent) => {
+    if (!onResize || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return;
+    e.preventDefault();
+    onResize(column, clampWidth(width + (e.key === 'ArrowRight' ? 16 : -16)));
+  };
+  return (
+    <th scope="col" aria-sort={sort === 'asc' ? 'ascending' : sort === 'desc' ? 'descending' : undefined}>
+      {onSort ? (
+        <button type="button" class="sort" onClick={() => onSort(column)} title={`Sort by ${column}`}>
+          {column}
+          <span aria-hidden="true">{sort === 'asc' ? ' ▲' : sort === 'desc' ? ' ▼' : ''}</span>
+        </button>
+      ) : (
+        column
+      )}
+      {onResize ? (
+        // biome-ignore lint/a11y/useSemanticElements: a column's width handle is a focusable separator (WAI-ARIA's window splitter), not an <hr>
+        <span
+          class="resize"
+          role="separator"
+          aria-orientation="vertical"
+          aria-label={`Width of ${column}`}
+          aria-valuenow={width}
+          aria-valuemin={MIN_WIDTH}
+          aria-valuemax={MAX_WIDTH}
+          tabIndex={0}
+          onPointerDown={drag}
+          onKeyDown={keys}
+        />
+      ) : null}
+    </th>
   );
 }

@@ -2,17 +2,14 @@
 // the invocation history with every attempt, resend, and deliveries per hour by status.
 import { useEffect, useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
+import type { Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
 import { CopyButton, Dialog, EmptyState, ErrorBox, Field, Link, useAction, useLoad, when } from '../ui.tsx';
 import { DeliveriesChart } from './deliveries-chart.tsx';
 import { bodyOf, SubscriptionForm } from './webhook-form.tsx';
 
-export interface DetailFilter {
-  groupCondition: 'And' | 'Or';
-  jsonPathExpression: string;
-  condition: 'Equal' | 'NotEqual' | 'Contains' | 'NotContains';
-  value: string;
-}
+export type DetailFilter = Schema<'DetailFilter'>;
+/** What the list and the form use of a subscription (the form edits a draft of these fields alone). */
 export interface Subscription {
   id: string;
   name: string;

@@ -3,8 +3,8 @@
 // instead: the url is a path under the tenant's API, sent with an access token of the app that saved the
 // automation, so the call has exactly that app's roles and tenant.
 import { FormData as UndiciFormData, fetch as undiciFetch } from 'undici';
+import { literalHostProblem } from '../../platform/outbound.ts';
 import { injectTraceHeaders } from '../../platform/tracing.ts';
-import { literalHostProblem } from '../../webhooks/outbound.ts';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
 import { type FileValue, isTextual } from './file-value.ts';

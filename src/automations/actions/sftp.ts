@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import dns from 'node:dns/promises';
 import path from 'node:path/posix';
 import SftpClient from 'ssh2-sftp-client';
-import { blockedReason } from '../../webhooks/outbound.ts';
+import { blockedReason } from '../../platform/outbound.ts';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
 import { type FileValue, fileBytes } from './file-value.ts';

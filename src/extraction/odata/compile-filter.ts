@@ -4,8 +4,8 @@
 // arithmetic, property against property) compile here. Literals are always bound parameters.
 import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { FieldError } from '../../platform/errors.ts';
-import { type Bool, compileCondition, OPERATIONS } from '../compile-filter.ts';
 import type { CatalogueColumn } from '../definition.ts';
+import { type Bool, compileCondition, OPERATIONS } from '../query/compile-filter.ts';
 import { filterError, type Node } from './parse-filter.ts';
 
 type ValueType = 'string' | 'number' | 'boolean' | 'null' | 'date' | 'datetime' | 'guid' | 'object';

@@ -1,7 +1,7 @@
 // The OData v4 model of the named queries: entity set names derived from query names (DE-Jobs ->
 // DE_Jobs, CT-Rates -> CT_Rates), EDM types of the catalogue's data types, and the CSDL document.
 import type { ColumnType } from '../definition.ts';
-import type { ResolvedQuery } from '../resolve.ts';
+import type { ResolvedQuery } from '../query/resolve.ts';
 
 export const NAMESPACE = 'Atrium';
 

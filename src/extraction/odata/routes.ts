@@ -16,7 +16,7 @@ import { entityModels, keyPredicate, ODATA_PAGE_SIZE, type ODataOptions, readEnt
 
 const tags = ['OData feed'];
 const CHALLENGE = { 'www-authenticate': 'Basic realm="Atrium", charset="UTF-8"' };
-const odataConfig = { auth: 'none' as const, timeoutAdvice: TIMEOUT_ADVICE, roles: ['DataExtractionRead'] };
+const odataConfig = { auth: 'none' as const, timeoutAdvice: TIMEOUT_ADVICE, roles: ['DataExtractionRead'] as const };
 
 // How /openapi.json describes the feed; the answers themselves are written as they are, not through these schemas.
 const documented = (operationId: string, summary: string, mediaType: string, schema: TSchema) => ({

@@ -1,12 +1,11 @@
 // OData reads over the same engine as dynamic-execute: system query options become a query builder
 // body ($filter -> filters, $select -> fields, $orderby, $top/$skip), pages are capped server-side.
-import { listTables } from '../../custom-tables/catalogue.ts';
-import { NAMED_QUERY_PREFIX } from '../../custom-tables/extraction.ts';
+import { listTables, NAMED_QUERY_PREFIX } from '../../custom-tables/service.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { CATALOGUE } from '../definition.ts';
-import { executePage } from '../execute.ts';
+import { executePage } from '../pages/execute.ts';
 import { plan } from '../service.ts';
 import { compileODataFilter } from './compile-filter.ts';
 import { type EntityModel, entityModel, odataName } from './model.ts';

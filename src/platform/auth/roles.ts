@@ -1,11 +1,11 @@
 // Role names every tenant starts with. Administrator holds all of them.
-export const ADMINISTRATOR = 'Administrator';
+export const ADMINISTRATOR = 'Administrator' as const;
 
 export const CUSTOM_TABLES_READ = "Read custom tables (a table's Read roles, when set, narrow it further)";
 export const CUSTOM_TABLES_SAVE = "Create, write, import and drop custom tables (a table's Save roles, when set, narrow it further)";
 
 /** The roles that gave every remaining route one (decision 0043). */
-export const ROUTE_ROLES: { name: string; description: string }[] = [
+export const ROUTE_ROLES = [
   { name: 'DataExtractionRead', description: 'Read named queries (list, metadata, dynamic-execute) and the OData feed' },
   { name: 'IntegrationRead', description: 'Look up users, user types, departments and typologies through the Integration API' },
   { name: 'IntegrationWrite', description: 'Create and update users, employees, clients, suppliers and master data through the Integration API' },
@@ -13,9 +13,9 @@ export const ROUTE_ROLES: { name: string; description: string }[] = [
   { name: 'ConfigurationKeyWrite', description: 'Create and replace configuration keys' },
   { name: 'EventRaise', description: 'Raise custom events on documents' },
   { name: 'TimeWrite', description: 'Create, change and delete timesheets and leaves through the Client API' },
-];
+] as const satisfies readonly { name: string; description: string }[];
 
-export const BUILT_IN_ROLES: { name: string; description: string }[] = [
+export const BUILT_IN_ROLES = [
   { name: ADMINISTRATOR, description: 'Holds every role' },
   { name: 'WebhookSubscriptionGet', description: 'List and get webhook subscriptions' },
   { name: 'WebhookSubscriptionCreate', description: 'Create webhook subscriptions' },
@@ -47,4 +47,10 @@ export const BUILT_IN_ROLES: { name: string; description: string }[] = [
   ...ROUTE_ROLES,
   // The Active Directory blocker agent (migration 0026 adds it to tenants created before).
   { name: 'AdBlockerAgent', description: 'The on-premises Active Directory blocker: users to block, blocked logins, unblock requests' },
-];
+] as const satisfies readonly { name: string; description: string }[];
+
+/**
+ * The name of a built-in role: what a route's `config.roles` and a role check name, so that a misspelt role
+ * fails to compile. A tenant's own roles (SCIM groups, the user feed's) are plain strings on a Principal.
+ */
+export type RoleName = (typeof BUILT_IN_ROLES)[number]['name'];

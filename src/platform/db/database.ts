@@ -309,7 +309,7 @@ const compiler = new Kysely<Database>({ dialect: { ...postgresDialect, createDri
  */
 export function compileOnce<R>(build: (db: Kysely<Database>) => Compilable<R>): (db: Trx, parameters: readonly unknown[]) => Promise<R[]> {
   const text = build(compiler).compile().sql;
-  return async (db, parameters) => (await db.executeQuery(CompiledQuery.raw(text, [...parameters]) as CompiledQuery<R>)).rows;
+  return async (db, parameters) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
 }
 
 /**

@@ -30,6 +30,8 @@ import * as m0028 from './migrations/0028_scim.ts';
 import * as m0029 from './migrations/0029_trace_context_and_tenant_keys.ts';
 import * as m0030 from './migrations/0030_mcp_oauth.ts';
 import * as m0031 from './migrations/0031_automations_platform_format.ts';
+import * as m0034 from './migrations/0034_import.ts';
+import * as m0035 from './migrations/0035_saved_queries.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -61,6 +63,8 @@ export const migrations: Record<string, Migration> = {
   '0029_trace_context_and_tenant_keys': m0029,
   '0030_mcp_oauth': m0030,
   '0031_automations_platform_format': m0031,
+  '0034_import': m0034,
+  '0035_saved_queries': m0035,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */

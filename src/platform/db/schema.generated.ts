@@ -927,6 +927,30 @@ export interface IdempotencyKeys {
   tenant_id: string;
 }
 
+export interface ImportCheckpoints {
+  completed_on_utc: Generated<Timestamp>;
+  named_query: string;
+  rows_deleted: Generated<number>;
+  rows_read: number;
+  rows_written: number;
+  run_id: string;
+  tenant_id: string;
+}
+
+export interface ImportRuns {
+  credentials_sealed: string | null;
+  error: string | null;
+  finished_on_utc: Timestamp | null;
+  id: Generated<string>;
+  options: Generated<Json>;
+  progress: Generated<Json>;
+  report: Json | null;
+  source: string;
+  started_on_utc: Generated<Timestamp>;
+  status: Generated<"Queued" | "Running" | "Completed" | "Failed">;
+  tenant_id: string;
+}
+
 export interface Jobs {
   business_value: number | null;
   classification_id: string | null;
@@ -1334,6 +1358,21 @@ export interface Roles {
   id: Generated<string>;
   name: string;
   tenant_id: string;
+}
+
+export interface SavedQueries {
+  created_on_utc: Generated<Timestamp>;
+  id: Generated<string>;
+  modified_on_utc: Generated<Timestamp>;
+  name: string;
+  named_query: string;
+  owner_app_id: string | null;
+  owner_user_id: string | null;
+  parameters: Generated<Json>;
+  query_builder: Generated<Json>;
+  shared: Generated<boolean>;
+  tenant_id: string;
+  view: Generated<Json>;
 }
 
 export interface ScimSettings {
@@ -1954,6 +1993,8 @@ export interface DB {
   folders: Folders;
   holidays: Holidays;
   idempotency_keys: IdempotencyKeys;
+  import_checkpoints: ImportCheckpoints;
+  import_runs: ImportRuns;
   job_types: JobTypes;
   jobs: Jobs;
   leave_types: LeaveTypes;
@@ -1978,6 +2019,7 @@ export interface DB {
   refresh_tokens: RefreshTokens;
   requests: Requests;
   roles: Roles;
+  saved_queries: SavedQueries;
   scim_settings: ScimSettings;
   scim_tokens: ScimTokens;
   scim_users: ScimUsers;

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { exampleChecker } from '../../../test/openapi-example-validator.ts';
-import { openApiDocument } from './openapi-document.ts';
+import { openApiDocument } from '../../openapi-document.ts';
 import { exampleOf, recordedExamples } from './openapi-examples.ts';
 
 /** The share of examples that must come from the tests' recorded bodies (raised as tests cover more). */

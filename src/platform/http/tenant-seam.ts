@@ -3,6 +3,7 @@
 // `config.roles`, checked in one hook and shown in the route's OpenAPI description.
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { hasRole, type Principal } from '../auth/principal.ts';
+import type { RoleName } from '../auth/roles.ts';
 import { retryOnConflict } from '../db/conflict-retry.ts';
 import type { DatabaseHandle, Trx } from '../db/database.ts';
 import { forbidden, unauthorized } from '../errors.ts';
@@ -33,7 +34,7 @@ type TenantWork<T> = (trx: Trx, principal: Principal, db: DatabaseHandle) => Pro
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Static roles the route needs: any one of them (Administrator has every role). */
-    roles?: readonly string[];
+    roles?: readonly RoleName[];
   }
   interface FastifyRequest {
     /** Reads of the principal's tenant; see ReadOptions for lane or transaction. */

@@ -1,7 +1,8 @@
 // Webhook subscription API (/api/webhook-subscriptions), invocation history, test and resend, the
 // document-type lookup and POST /api/v3/events (a custom event on a document). HTTP only.
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Principal } from '../../platform/auth/principal.ts';
+import type { RoleName } from '../../platform/auth/roles.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { appendEvent } from '../../platform/events/outbox.ts';
 import type { App, FastifyReply, FastifyRequest } from '../../platform/http/app.ts';
@@ -12,6 +13,7 @@ import { createTestInvocation, resendInvocation } from '../invocations.ts';
 import { FILTER_CONDITIONS, GROUP_CONDITIONS } from '../match.ts';
 import { EXAMPLE_SCAN, eventCatalogue, examplePayload, sendExample } from './catalogue.ts';
 import { DEFAULT_TAKE, invocationHistory, MAX_TAKE } from './history.ts';
+import { DetailFilterSchema, Literals, SubscriptionBody } from './schemas.ts';
 import {
   canonicalActionType,
   createSubscription,
@@ -21,54 +23,10 @@ import {
   listSubscriptions,
   raisedEventId,
   resolveDocumentType,
-  type SubscriptionInput,
   updateSubscription,
 } from './subscriptions.ts';
 
 const tags = ['Webhooks'];
-const Literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
-
-const DetailFilterSchema = named(
-  'DetailFilter',
-  Type.Object(
-    {
-      groupCondition: Literals(GROUP_CONDITIONS),
-      jsonPathExpression: Type.String({ minLength: 1, maxLength: 500, description: 'Property of the event detail: Name, a.b or $.a.b' }),
-      condition: Literals(FILTER_CONDITIONS),
-      value: Type.String({ maxLength: 4000, description: 'Compared case-insensitively; {{SystemPreferenceName/KeyName}} resolves a system preference' }),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-const SubscriptionBody = named(
-  'WebhookSubscriptionBody',
-  Type.Object(
-    {
-      Name: Type.String({ minLength: 1, maxLength: 200 }),
-      Description: Type.Optional(nullable(Type.String({ maxLength: 4000 }))),
-      ActionType: Type.String({ minLength: 1, maxLength: 200, description: 'An event of the catalogue (Created, Updated, StageUpdated, …) or a custom value' }),
-      DocumentType: Type.String({ minLength: 1, maxLength: 400, description: 'Full type name, as GET /api/v3/document-types/lookup lists' }),
-      Url: Type.Optional(nullable(Type.String({ maxLength: 2000, description: 'Required unless IsAutomation' }))),
-      Secret: Type.Optional(
-        nullable(
-          Type.String({
-            maxLength: 500,
-            description:
-              'whsec_<base64> (Standard Webhooks) or any text (used as its UTF-8 bytes). Generated when absent; a PUT without it keeps the current one',
-          }),
-        ),
-      ),
-      Active: Type.Optional(Type.Boolean({ default: false })),
-      IsAutomation: Type.Optional(Type.Boolean({ default: false })),
-      AutomationId: Type.Optional(nullable(Guid)),
-      BusinessObjectTypeName: Type.Optional(nullable(Type.String({ maxLength: 200 }))),
-      DetailFilters: Type.Optional(nullable(Type.Array(DetailFilterSchema, { maxItems: 100 }))),
-    },
-    { additionalProperties: false, description: 'Property names are matched case-insensitively' },
-  ),
-);
-
 const Subscription = named(
   'WebhookSubscription',
   Type.Object({
@@ -164,7 +122,7 @@ const ExampleQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const CATALOGUE_ROLES = ['WebhookSubscriptionGet', 'WebhookSubscriptionCreate', 'WebhookSubscriptionWrite', 'WebhookSubscriptionNavigate'];
+const CATALOGUE_ROLES: RoleName[] = ['WebhookSubscriptionGet', 'WebhookSubscriptionCreate', 'WebhookSubscriptionWrite', 'WebhookSubscriptionNavigate'];
 
 const IdParams = Type.Object({ id: Guid });
 const HistoryQuery = Type.Object(
@@ -219,7 +177,7 @@ function canonicalFilter(filter: unknown): unknown {
 }
 
 export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
-  const roles = (role: string) => ({ roles: [role] });
+  const roles = (role: RoleName) => ({ roles: [role] });
   const subscriptionCtx = (principal: Principal) => ({
     box: ctx.box,
     allowPrivateNetworks: ctx.config.webhookAllowPrivateNetworks,
@@ -265,8 +223,8 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const body = request.body as Static<typeof SubscriptionBody>;
-      const created = await request.writeTenant((trx, p) => createSubscription(trx, p.tenantId, body as SubscriptionInput, subscriptionCtx(p)));
+      const body = request.body;
+      const created = await request.writeTenant((trx, p) => createSubscription(trx, p.tenantId, body, subscriptionCtx(p)));
       reply.code(201).header('location', `${basePathOf(request)}/api/webhook-subscriptions/${created.id}`);
       return answer(created);
     },
@@ -286,10 +244,7 @@ export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
         response: { 200: Subscription },
       },
     },
-    async (request) =>
-      answer(
-        await request.writeTenant((trx, p) => updateSubscription(trx, p.tenantId, request.params.id, request.body as SubscriptionInput, subscriptionCtx(p))),
-      ),
+    async (request) => answer(await request.writeTenant((trx, p) => updateSubscription(trx, p.tenantId, request.params.id, request.body, subscriptionCtx(p)))),
   );
 
   app.delete(

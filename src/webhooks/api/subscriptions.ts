@@ -6,23 +6,10 @@ import type { Trx } from '../../platform/db/database.ts';
 import type { RowOf } from '../../platform/db/schema.ts';
 import { type FieldError, HttpProblem, notFound } from '../../platform/errors.ts';
 import { ACTION_TYPES } from '../../platform/events/catalogue.ts';
+import { literalHostProblem } from '../../platform/outbound.ts';
 import { type DetailFilter, parsePath } from '../match.ts';
-import { literalHostProblem } from '../outbound.ts';
 import { generateSecret, secretProblem } from '../sign.ts';
-
-export interface SubscriptionInput {
-  Name: string;
-  Description?: string | null;
-  ActionType: string;
-  DocumentType: string;
-  Url?: string | null;
-  Secret?: string | null;
-  Active?: boolean;
-  IsAutomation?: boolean;
-  AutomationId?: string | null;
-  BusinessObjectTypeName?: string | null;
-  DetailFilters?: DetailFilter[] | null;
-}
+import type { SubscriptionInput } from './schemas.ts';
 
 export interface SubscriptionView {
   id: string;

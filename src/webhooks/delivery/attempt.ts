@@ -3,8 +3,8 @@
 import type { KeyObject } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Agent } from 'undici';
+import { OutboundRefused } from '../../platform/outbound.ts';
 import { injectTraceHeaders } from '../../platform/tracing.ts';
-import { OutboundRefused } from '../outbound.ts';
 import { signatureHeaders } from '../sign.ts';
 
 /** Bytes of a response kept on the attempt; the rest of a large answer is not read. */

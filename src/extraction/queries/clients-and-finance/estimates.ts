@@ -1,18 +1,9 @@
 // Named queries over estimates: the estimates with their cost and sell totals, their billing
 // conditions, their quote lines and the monthly split of those lines, and the matching counts.
+
+import { estimateAmounts, estimateCounts, LINE_COST, LINE_COST_VAT, LINE_HOURS_COST, LINE_HOURS_INCOME, LINE_INCOME } from '../../../domain/money.ts';
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import {
-  estimateAmounts,
-  estimateCounts,
-  LINE_COST,
-  LINE_COST_VAT,
-  LINE_HOURS_COST,
-  LINE_HOURS_INCOME,
-  LINE_INCOME,
-  numberAndName,
-  userName,
-  utcMidnight,
-} from '../fragments.ts';
+import { numberAndName, userName, utcMidnight } from '../fragments.ts';
 
 /** Joins of the estimate `e` every estimate query shows: department, stage, client, contract, project, product, currency. */
 const ESTIMATE_JOINS = sql`

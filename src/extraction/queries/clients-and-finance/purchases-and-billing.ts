@@ -1,7 +1,9 @@
 // Named queries over the money documents: bills, purchase orders, expense sheets and their expense
 // items. Values are summed from the document's lines; per-user flags use the calling user.
+
+import { documentTotals, lineVat } from '../../../domain/money.ts';
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
-import { currentUserRowId, documentTotals, forCurrentUser, inCurrentUserDepartment, lineVat, numberAndName, userName } from '../fragments.ts';
+import { currentUserRowId, forCurrentUser, inCurrentUserDepartment, numberAndName, userName } from '../fragments.ts';
 
 export const purchasesAndBilling: NamedQueryDefinition[] = [
   {

@@ -1,7 +1,7 @@
 // DE-UsersToBlock and DE-UsersToUnblock: the Active Directory blocker's two lists (integration/ad-blocker.ts,
 // docs/integration-api.md), Atrium's own queries named by issue 31. "Access ended" is one condition with
 // the agent's routes (ACCESS_ENDED), so a row here is exactly what the agent is answered.
-import { ACCESS_ENDED } from '../../../integration/ad-blocker.ts';
+import { ACCESS_ENDED } from '../../../integration/service.ts';
 import { type NamedQueryDefinition, sql } from '../../definition.ts';
 
 export const adBlocker: NamedQueryDefinition[] = [

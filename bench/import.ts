@@ -1,0 +1,76 @@
+// `atrium import` benchmark (issue #33): a demo tenant (BENCH_SCALE, default 5 ≈ 100,000 timesheets) on one
+// server imported into an empty tenant of another (its own database), by the CLI in its own process, against
+// the sum of one CSV export (Accept: text/csv) of every named query the import reads, from the same source.
+// Goal: import ≤ 3× the exports; peak RSS of the importing process (VmHWM) < 300 MB.
+// Run: npm run bench -- import   (BENCH_SCALE overrides the scale)
+
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import { QUERY_IMPORTS } from '../src/import/mappings.ts';
+import { benchDatabase, benchEnv, fmt, root, runCli, startServerProcess } from './lib.ts';
+
+const SCALE = process.env.BENCH_SCALE ?? '5';
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const hwmMb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+const [srcDb, tgtDb] = [await benchDatabase('atrium_import_src'), await benchDatabase('atrium_import_tgt')];
+const source = await startServerProcess(benchEnv(srcDb.url));
+try {
+  const started = Date.now();
+  const from = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Source', '--demo', '--scale', SCALE, '--json'], benchEnv(srcDb.url)));
+  console.log(`source tenant at scale ${SCALE} created in ${fmt((Date.now() - started) / 1000, 1)} s (load ${load()})`);
+  const into = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Target', '--json'], benchEnv(tgtDb.url)));
+  const headers = { 'x-apptenant': from.tenantId, 'x-appid': from.appId, 'x-appsecret': from.appSecret, 'content-type': 'application/json' };
+  const queries = [...new Set(QUERY_IMPORTS.map((q) => q.namedQuery))];
+
+  // The baseline: one CSV export of each query the import reads, one after the other.
+  let exportMs = 0;
+  let exportBytes = 0;
+  for (const q of queries) {
+    const t0 = performance.now();
+    const res = await fetch(`${source.baseUrl}/api/v3/analytics/named-query/${q}/dynamic-execute`, {
+      method: 'POST',
+      headers: { ...headers, accept: 'text/csv' },
+      body: JSON.stringify({ queryBuilder: {} }),
+    });
+    exportBytes += (await res.arrayBuffer()).byteLength;
+    exportMs += performance.now() - t0;
+  }
+  console.log(`CSV exports of ${queries.length} queries: ${fmt(exportMs / 1000, 2)} s, ${fmt(exportBytes / 1e6, 1)} MB (load ${load()})`);
+
+  // The import, by the CLI in its own process; its peak RSS read from /proc while it runs.
+  const t0 = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['src/main.ts', 'import', '--from', source.baseUrl, '--tenant', from.tenantId, '--app-id', from.appId, '--into', into.tenantId, '--json'],
+    { cwd: root, env: { ...process.env, ...benchEnv(tgtDb.url), ATRIUM_IMPORT_APP_SECRET: from.appSecret }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let out = '';
+  let errOut = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (errOut += d));
+  let peak = 0;
+  const poll = setInterval(() => {
+    try {
+      peak = Math.max(peak, hwmMb(child.pid ?? 0));
+    } catch {}
+  }, 100);
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  clearInterval(poll);
+  const importMs = performance.now() - t0;
+  if (code !== 0) throw new Error(`import failed: ${errOut}`);
+  const report = JSON.parse(out);
+  console.log(
+    `import: ${fmt(importMs / 1000, 2)} s (CLI start and migrations included), ${fmt(report.rowsRead)} rows read, ` +
+      `${fmt(report.changedRows)} written; ${fmt(importMs / exportMs, 2)}× the exports (goal ≤ 3×); peak RSS ${fmt(peak, 0)} MB (goal < 300) (load ${load()})`,
+  );
+} finally {
+  await source.stop();
+  await srcDb.stop();
+  await tgtDb.stop();
+}

@@ -1,0 +1,778 @@
+// The inverse of the named queries (src/extraction/queries/): for each query the import reads, which
+// rows of which Atrium tables its columns give back, keeping the source's ids. Listed in dependency
+// order (organisation and master data, people, clients, documents, time). Ids a query does not expose
+// (a link row's own id, a cost row's id) are derived from the row's key, so a re-run finds the same row.
+import { createHash } from 'node:crypto';
+import type { SourceRow } from './client.ts';
+
+/**
+ * The tables the import writes, parents before children (their foreign keys): a fresh target's defaults are
+ * removed in the reverse order. Every identifier in the import's SQL comes from this list and the mappings.
+ */
+export const IMPORT_TABLES = [
+  'countries',
+  'cities',
+  'currencies',
+  'companies',
+  'divisions',
+  'departments',
+  'holidays',
+  'vats',
+  'work_types',
+  'service_groups',
+  'services',
+  'project_classifications',
+  'project_natures',
+  'user_types',
+  'typology_groups',
+  'typology_group_companies',
+  'typology_group_departments',
+  'typologies',
+  'employees',
+  'users',
+  'user_costs',
+  'client_groups',
+  'commercial_clients',
+  'client_companies',
+  'commercial_client_users',
+  'brands',
+  'products',
+  'leave_types',
+  'leaves',
+  'projects',
+  'jobs',
+  'timesheets',
+  'teams',
+  'assignments',
+  'comments',
+  'comment_replies',
+  'descriptions',
+  'document_history',
+] as const;
+export type ImportTable = (typeof IMPORT_TABLES)[number];
+
+export type Values = Record<string, unknown>;
+
+export interface TableWrite {
+  table: ImportTable;
+  /** The row's values by column (with `id`), several rows, or null when the source row gives none of this table. */
+  values: (row: SourceRow, state: RunState) => Values | Values[] | null;
+  /**
+   * upsert (default): insert, or update the given columns when they differ; insertMissing: only rows not
+   * there yet (a query that shows a few columns of rows another query gives in full); updateOnly: set
+   * columns of rows that exist (a fact one query shows of another's rows); delete: remove the rows with
+   * these ids (a *Deleted query: what the source deleted).
+   */
+  mode?: 'upsert' | 'insertMissing' | 'updateOnly' | 'delete';
+  /** Columns written on insert only (placeholders of a tombstone): never compared nor updated. */
+  insertOnly?: readonly string[];
+  /**
+   * This query shows every row of the table (within `scope`): after a full read, the target's rows it did
+   * not show are deleted. A read from --since is partial and deletes nothing.
+   */
+  complete?: { scope: 'all' | 'live' | 'tombstones' };
+}
+
+export interface QueryImport {
+  namedQuery: string;
+  key: string[];
+  /** The query takes ModifiedFrom: --since reads only what changed. */
+  modifiedFrom?: boolean;
+  writes: TableWrite[];
+}
+
+/** What one run remembers across queries (logins given out, so two users never share one). */
+export interface RunState {
+  userNames: Map<string, string>;
+  /** A stage of the target typed Draft: where a client the source keeps as a draft is put. */
+  draftStageId: string | null;
+  /**
+   * The target's document types by class name and by full name: queries name a row's document type, and
+   * both sides derive those names from the same catalogue (the type ids are each tenant's own).
+   */
+  documentTypes: { byClass: Map<string, string>; byFullName: Map<string, string> };
+}
+
+export const newRunState = (
+  draftStageId: string | null = null,
+  documentTypes: RunState['documentTypes'] = { byClass: new Map(), byFullName: new Map() },
+): RunState => ({ userNames: new Map(), draftStageId, documentTypes });
+
+/** A stable id for a row whose own id no query shows: a UUID from a hash of its table and key. */
+export function derivedId(table: string, ...key: unknown[]): string {
+  const h = createHash('sha256')
+    .update(`${table}\u0000${key.map((k) => String(k ?? '')).join('\u0000')}`)
+    .digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((Number.parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The nil UUID: the placeholder reference of a tombstone, whose other columns no query shows. */
+export const NIL = '00000000-0000-0000-0000-000000000000';
+
+const id = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
+/** A jsonb column the query shows as its text (`::text`) back to the JSON value. */
+const jsonText = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
+/** A catalogue datetime of a calendar date (midnight UTC) back to the date. */
+const day = (v: unknown): string | null => (typeof v === 'string' ? v.slice(0, 10) : null);
+
+/** A login for an imported user: the e-mail when no earlier user has it, else the user's id (logins are unique). */
+function loginOf(row: SourceRow, state: RunState): string {
+  const uid = String(row.UserId);
+  const known = state.userNames.get(uid);
+  if (known) return known;
+  const email = typeof row.Email === 'string' ? row.Email.trim().toLowerCase() : '';
+  const taken = new Set(state.userNames.values());
+  const login = email && !taken.has(email) ? email : uid;
+  state.userNames.set(uid, login);
+  return login;
+}
+
+/** A leave's Status back to the stored one: New is a requested draft, none is a canceled leave. */
+const leaveStatus = (s: unknown) => (s === 'New' ? 'Draft' : s === null || s === undefined ? 'Canceled' : s);
+
+export const QUERY_IMPORTS: QueryImport[] = [
+  // Organisation and master data.
+  {
+    namedQuery: 'DE-Countries',
+    key: ['CountryId'],
+    writes: [{ table: 'countries', complete: { scope: 'all' }, values: (r) => ({ id: r.CountryId, name: r.Country }) }],
+  },
+  {
+    namedQuery: 'DE-Cities',
+    key: ['CityId'],
+    writes: [{ table: 'cities', complete: { scope: 'all' }, values: (r) => ({ id: r.CityId, name: r.City, country_id: r.CountryId }) }],
+  },
+  {
+    namedQuery: 'DE-Currencies',
+    key: ['CurrencyId'],
+    writes: [
+      {
+        table: 'currencies',
+        complete: { scope: 'all' },
+        values: (r) => ({ id: r.CurrencyId, name: r.Currency, iso_code: r.IsoCode, symbol: r.Symbol, modified_on_utc: r.ModifiedOn }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Companies',
+    key: ['CompanyId'],
+    writes: [
+      {
+        table: 'companies',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.CompanyId,
+          name: r.Name,
+          code: r.Code,
+          currency_id: r.CurrencyId,
+          timesheet_start: r.TimesheetStart,
+          resource_type: r.ResourceType,
+          hours_type: r.HoursType,
+          required_hours: r.RequiredHours,
+          margin_type: r.MarginType,
+          created_on_utc: r.CreatedOnUtc,
+          created_by_id: r.CreatedById,
+          modified_on_utc: r.ModifiedOnUtc,
+          modified_by_id: r.ModifiedById,
+        }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Divisions',
+    key: ['DivisionId'],
+    writes: [{ table: 'divisions', complete: { scope: 'all' }, values: (r) => ({ id: r.DivisionId, name: r.Division, company_id: r.CompanyId }) }],
+  },
+  {
+    namedQuery: 'DE-Departments',
+    key: ['DepartmentId'],
+    writes: [
+      {
+        table: 'departments',
+        complete: { scope: 'all' },
+        values: (r) => ({ id: r.DepartmentId, name: r.Department, company_id: r.CompanyId, division_id: r.DivisionId, modified_on_utc: r.ModifiedOn }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Holidays',
+    key: ['HolidayId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'holidays',
+        complete: { scope: 'all' },
+        values: (r) => ({ id: r.HolidayId, name: r.Holiday, date: day(r.Day), company_id: r.CompanyId, modified_on_utc: r.ModifiedOn }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Taxes',
+    key: ['TaxId'],
+    writes: [
+      {
+        table: 'vats',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.TaxId,
+          name: r.Tax,
+          percentage: r.Percentage,
+          is_active: r.IsActive,
+          external_id: r.ExternalId,
+          is_default: r.Default,
+          company_id: r.CompanyId,
+        }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-WorkTypes',
+    key: ['WorkTypeId'],
+    writes: [{ table: 'work_types', complete: { scope: 'all' }, values: (r) => ({ id: r.WorkTypeId, name: r.WorkType, company_id: r.CompanyId }) }],
+  },
+  // Catalogues: services and their groups, project classifications and natures (DE-ProjectsTypes).
+  {
+    namedQuery: 'DE-ServicesGroups',
+    key: ['ServiceGroupId'],
+    writes: [{ table: 'service_groups', complete: { scope: 'all' }, values: (r) => ({ id: r.ServiceGroupId, name: r.ServiceGroup, company_id: r.CompanyId }) }],
+  },
+  {
+    namedQuery: 'DE-Services',
+    key: ['ServiceId'],
+    writes: [
+      {
+        table: 'services',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.ServiceId,
+          name: r.Service,
+          company_id: r.CompanyId,
+          is_active: r.Active,
+          internal_service: r.InternalService,
+          department_required: r.DepartmentRequired,
+          unit_hour: r.UnitHour,
+          default_margin: r.DefaultMargin,
+          external_id: r.ExternalId,
+          vat_deductible_percentage: r.VatDeductiblePercentage,
+          unit: r.Unit,
+          service_group_id: r.ServiceGroupId,
+        }),
+      },
+    ],
+  },
+  {
+    // DE-Companies again, once services exist: a company's project article is one.
+    namedQuery: 'DE-Companies',
+    key: ['CompanyId'],
+    writes: [{ table: 'companies', mode: 'updateOnly', values: (r) => ({ id: r.CompanyId, project_article_id: r.ProjectArticle }) }],
+  },
+  {
+    namedQuery: 'DE-ProjectsClassifications',
+    key: ['ProjectClassificationId'],
+    writes: [
+      {
+        table: 'project_classifications',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.ProjectClassificationId,
+          name: r.ProjectClassification,
+          is_active: r.Active,
+          billable: r.Billable,
+          code: r.Code,
+          is_default: r.Default,
+          company_id: r.CompanyId,
+        }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-ProjectsTypes',
+    key: ['ProjectTypeId'],
+    writes: [
+      {
+        table: 'project_natures',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.ProjectTypeId,
+          name: r.ProjectType,
+          company_id: r.CompanyId,
+          template_file_name: r.TemplateFileName,
+          allows_timesheet: r.AllowsTimesheet,
+          is_deliverable: r.IsDeliverable,
+          is_active: r.Active,
+        }),
+      },
+    ],
+  },
+  // People.
+  {
+    namedQuery: 'DE-UserTypes',
+    key: ['UserTypeId'],
+    writes: [{ table: 'user_types', complete: { scope: 'all' }, values: (r) => ({ id: r.UserTypeId, name: r.UserType }) }],
+  },
+  {
+    namedQuery: 'DE-TypologyGroups',
+    key: ['TypologyGroupId'],
+    // Groups without a company drop out of this query; DE-Typologies gives them back by name.
+    writes: [{ table: 'typology_groups', values: (r) => ({ id: r.TypologyGroupId, name: r.TypologyGroup, company_id: r.CompanyId }) }],
+  },
+  {
+    namedQuery: 'DE-TypologyGroupsCompanies',
+    key: ['Id'],
+    writes: [
+      {
+        table: 'typology_group_companies',
+        complete: { scope: 'all' },
+        values: (r) => (r.TypologyGroupId && r.CompanyId ? { id: r.Id, typology_group_id: r.TypologyGroupId, company_id: r.CompanyId } : null),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-TypologyGroupsDepartments',
+    key: ['Id'],
+    writes: [
+      {
+        table: 'typology_group_departments',
+        complete: { scope: 'all' },
+        values: (r) => (r.TypologyGroupId && r.DepartmentId ? { id: r.Id, typology_group_id: r.TypologyGroupId, department_id: r.DepartmentId } : null),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Typologies',
+    key: ['TypologyId'],
+    writes: [
+      {
+        table: 'typology_groups',
+        mode: 'insertMissing',
+        values: (r) => (id(r.TypologyGroupId) ? { id: r.TypologyGroupId, name: r.TypologyGroup } : null),
+      },
+      {
+        table: 'typologies',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.TypologyId,
+          name: r.Typology,
+          typology_group_id: r.TypologyGroupId,
+          department_id: r.DepartmentId,
+          plannable: r.Plannable,
+          is_active: r.IsActive,
+          hourly_value: r.HourlyValue,
+        }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Users',
+    key: ['UserId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'users',
+        complete: { scope: 'all' },
+        values: (r, s) => ({
+          id: r.UserId,
+          user_name: loginOf(r, s),
+          name: r.User,
+          is_active: r.IsActive,
+          department_id: r.DepartmentId,
+          company_id: r.CompanyId,
+          typology_id: r.TypologyId,
+          user_type_id: r.TypeId,
+          hire_date: day(r.HireDate),
+          expiration_date: day(r.TerminationDate),
+          inactivated_on_utc: r.InactivatedOnUtc,
+          email: r.Email,
+          required_hours: r.RequiredHours,
+          city_id: r.CityId,
+          modified_on_utc: r.ModifiedOn,
+          tax_payer_number: r.TaxPayerNumber,
+          external_id: r.ExternalId,
+        }),
+      },
+      // A user without a city shows the company's country: the one fact any query gives of it.
+      {
+        table: 'companies',
+        mode: 'updateOnly',
+        values: (r) => (!r.CityId && r.CompanyId && r.CountryId ? { id: r.CompanyId, country_id: r.CountryId } : null),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Employees',
+    key: ['EmployeeId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'employees',
+        complete: { scope: 'all' },
+        values: (r) => ({ id: r.EmployeeId, name: r.Employee, company_id: r.CompanyId, external_id: r.ExternalId, max_value: r.MaxValue, is_active: r.Active }),
+      },
+      { table: 'users', mode: 'updateOnly', values: (r) => (id(r.UserId) ? { id: r.UserId, employee_id: r.EmployeeId } : null) },
+    ],
+  },
+  {
+    namedQuery: 'DE-UserCosts',
+    key: ['UserId', 'StartDate', 'CompanyId', 'CreatedOn'],
+    writes: [
+      {
+        table: 'user_costs',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: derivedId('user_costs', r.UserId, r.StartDate, r.CompanyId, r.CreatedOn),
+          user_id: r.UserId,
+          monthly_value: r.MonthlyValue,
+          hourly_value: r.HourlyValue,
+          start_date: day(r.StartDate),
+          end_date: day(r.EndDate),
+          company_id: r.CompanyId,
+          currency_id: r.CurrencyId,
+          created_on_utc: r.CreatedOn,
+          modified_on_utc: r.ModifiedOn,
+        }),
+      },
+    ],
+  },
+  // Clients and their master data.
+  {
+    namedQuery: 'DE-ClientsCompanies',
+    key: ['ClientId', 'CompanyId'],
+    // Every client (Draft ones too, which DE-Clients leaves out), with each company that has access to it. A
+    // client DE-Clients then shows gets its stage from there; one it does not show is a draft on the source.
+    writes: [
+      {
+        table: 'commercial_clients',
+        mode: 'insertMissing',
+        complete: { scope: 'all' },
+        values: (r, s) => ({ id: r.ClientId, name: r.Client, stage_id: s.draftStageId }),
+      },
+      {
+        table: 'client_companies',
+        complete: { scope: 'all' },
+        values: (r) =>
+          id(r.CompanyId) ? { id: derivedId('client_companies', r.ClientId, r.CompanyId), commercial_client_id: r.ClientId, company_id: r.CompanyId } : null,
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Clients',
+    key: ['ClientId'],
+    modifiedFrom: true,
+    writes: [
+      { table: 'client_groups', values: (r) => (id(r.ClientGroupId) ? { id: r.ClientGroupId, name: r.ClientGroup } : null) },
+      {
+        table: 'commercial_clients',
+        values: (r) => ({
+          id: r.ClientId,
+          name: r.Client,
+          external_id: r.ExternalId,
+          code: r.Code,
+          email: r.Email,
+          phone: r.Phone,
+          head_office: r.HeadOffice,
+          street: r.Street,
+          street2: r.Street2,
+          city: r.Location,
+          created_on_utc: r.CreatedOn,
+          modified_on_utc: r.ModifiedOn,
+          allows_timesheet: r.AllowsTimesheet,
+          client_group_id: r.ClientGroupId,
+          tax_payer_number: r.TaxPayerNumber,
+          margin: r.Margin,
+          full_time_employee_time: r.FullTimeEmployeeTime,
+          supplier_margin: r.SupplierMargin,
+          stage_id: r.StageId,
+          manager_id: r.ManagerId,
+          owner_id: r.OwnerId,
+        }),
+      },
+    ],
+  },
+  {
+    // DE-Users again, once the clients exist: which clients each (client) user belongs to.
+    namedQuery: 'DE-Users',
+    key: ['UserId'],
+    writes: [{ table: 'commercial_client_users', complete: { scope: 'all' }, values: (r) => clientUserLinks(r) }],
+  },
+  {
+    namedQuery: 'DE-Brands',
+    key: ['BrandId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'brands',
+        complete: { scope: 'all' },
+        values: (r) => ({ id: r.BrandId, name: r.Brand, commercial_client_id: r.ClientId, modified_on_utc: r.ModifiedOn }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Products',
+    key: ['ProductId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'products',
+        complete: { scope: 'all' },
+        values: (r) => ({ id: r.ProductId, name: r.Product, commercial_client_id: r.ClientId, brand_id: r.BrandId, modified_on_utc: r.ModifiedOn }),
+      },
+    ],
+  },
+  // Time.
+  {
+    namedQuery: 'DE-Leaves',
+    key: ['LeaveId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        // The leave type's company is not shown: the user's company stands for it. Whether the type counts
+        // in hours is not shown either: it is imported as hourly, with each leave's hours as shown.
+        table: 'leave_types',
+        values: (r) =>
+          id(r.LeaveTypeId)
+            ? {
+                id: r.LeaveTypeId,
+                name: r.LeaveType,
+                year: r.LeaveTypeYear,
+                expires_on: day(r.LeaveTypeExpiresOn),
+                company_id: r.CompanyId ?? NIL,
+                is_hourly: true,
+              }
+            : null,
+      },
+      {
+        table: 'leaves',
+        complete: { scope: 'live' },
+        values: (r) => ({
+          id: r.LeaveId,
+          user_id: r.UserId,
+          leave_type_id: r.LeaveTypeId ?? NIL,
+          day: day(r.Day),
+          is_half_day: r.IsHalfDay,
+          total_minutes: Math.round(Number(r.Hours ?? 0) * 60),
+          modified_on_utc: r.ModifiedOn,
+          requested_approval: r.RequestedApproval,
+          status: leaveStatus(r.Status),
+          deleted_on: null,
+        }),
+      },
+    ],
+  },
+  // Documents (jobs, with the few columns of their projects DE-Jobs shows) and their time.
+  {
+    namedQuery: 'DE-Jobs',
+    key: ['JobId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'projects',
+        mode: 'insertMissing',
+        values: (r) => ({
+          id: r.ProjectId,
+          name: r.Project,
+          number: r.ProjectNumber,
+          commercial_client_id: r.ClientId,
+          company_id: r.CompanyId,
+          product_id: r.ProductId,
+        }),
+      },
+      {
+        table: 'jobs',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.JobId,
+          name: r.Job,
+          number: r.JobNumber,
+          business_value: r.BusinessValue,
+          project_id: r.ProjectId,
+          department_id: r.DepartmentId,
+          start_date: day(r.StartDate),
+          end_date: day(r.EndDate),
+          created_by_id: r.CreatedById,
+          modified_by_id: r.ModifiedId,
+          modified_on_utc: r.ModifiedOn,
+          version: r.Version,
+          motive: r.Motive,
+        }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-TimeSheets',
+    key: ['TimesheetId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'timesheets',
+        complete: { scope: 'live' },
+        values: (r) => ({
+          id: r.TimesheetId,
+          user_id: r.UserId,
+          date: day(r.Day),
+          duration_minutes: Math.round(Number(r.Hours) * 60),
+          job_id: r.JobId,
+          status: r.Status,
+          modified_on_utc: r.ModifiedOn,
+          requested_approval: r.RequestedApproval,
+          is_billable: r.IsBillable,
+          booked_company_id: r.CompanyId,
+          booked_department_id: r.UserDepartmentId,
+          booked_hourly_cost: r.HourlyUserCost,
+          work_type_id: r.WorkTypeId,
+        }),
+      },
+      // A product's code and external id show only here.
+      {
+        table: 'products',
+        mode: 'updateOnly',
+        values: (r) => (id(r.ProductId) ? { id: r.ProductId, code: r.ProductCode, external_id: r.ProductExternalId } : null),
+      },
+    ],
+  },
+  // Collaboration: teams and assignments, comments and replies, descriptions, history.
+  {
+    namedQuery: 'DE-Assignments',
+    key: ['DocumentId', 'TeamId', 'UserId'],
+    writes: [
+      { table: 'teams', values: (r) => (id(r.TeamId) ? { id: r.TeamId, name: r.Team } : null) },
+      {
+        table: 'assignments',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const type = s.documentTypes.byClass.get(String(r.DocumentType));
+          if (!type || !id(r.TeamId) || !id(r.UserId)) return null;
+          return {
+            id: derivedId('assignments', r.DocumentId, r.TeamId, r.UserId),
+            document_id: r.DocumentId,
+            document_type_id: type,
+            team_id: r.TeamId,
+            user_id: r.UserId,
+            modified_on_utc: r.ModifiedOnUtc,
+            modified_by_id: r.ModifiedById,
+          };
+        },
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Comments',
+    key: ['CommentsId'],
+    writes: [
+      {
+        table: 'comments',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const type = s.documentTypes.byFullName.get(String(r.DocumentType));
+          if (!type) return null;
+          return {
+            id: r.CommentsId,
+            document_type_id: type,
+            document_id: r.DocumentId,
+            created_by_id: r.CreatedById,
+            created_on_utc: r.CreatedOnUtc,
+            modified_on_utc: r.ModifiedOnUtc,
+            text: r.Text,
+            is_visible_to_client: r.IsVisibleToClient,
+            actions: jsonText(r.Actions),
+            reactions: jsonText(r.Reactions),
+          };
+        },
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-CommentsReplies',
+    key: ['ReplyId'],
+    writes: [
+      {
+        table: 'comment_replies',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.ReplyId,
+          comment_id: r.CommentsId,
+          created_by_id: r.CreatedById,
+          text: r.Text,
+          created_on_utc: r.CreatedOnUtc,
+          modified_on_utc: r.ModifiedOnUtc,
+          reactions: jsonText(r.Reactions),
+          mentions: jsonText(r.Mentions),
+        }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Descriptions',
+    key: ['DescriptionId'],
+    writes: [
+      {
+        table: 'descriptions',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const type = s.documentTypes.byFullName.get(String(r.Document));
+          if (!type) return null;
+          return {
+            id: r.DescriptionId,
+            plain_text: r.Description,
+            text_html: r.DescriptionHtml,
+            version: r.Version,
+            document_id: r.DocumentId,
+            document_type_id: type,
+            created_on_utc: r.CreatedOn,
+            created_by_id: r.CreatedById,
+            modified_on_utc: r.ModifiedOn,
+          };
+        },
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-History',
+    key: ['HistoryId'],
+    writes: [
+      {
+        // The stage a history row names is a workflow stage; workflows are not imported yet.
+        table: 'document_history',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const type = s.documentTypes.byFullName.get(String(r.DocumentType));
+          if (!type) return null;
+          return {
+            id: r.HistoryId,
+            document_type_id: type,
+            document_id: r.DocumentId,
+            version: r.Version,
+            start_date: r.StartDate,
+            end_date: r.EndDate,
+            user_id: r.UserId,
+            action: r.Action,
+            created_on_utc: r.CreatedOnUtc,
+          };
+        },
+      },
+    ],
+  },
+  {
+    // Timesheets the source deleted: removed here (their tombstones show only id and time; docs/import.md).
+    namedQuery: 'DE-TimeSheetsDeleted',
+    key: ['TimesheetId'],
+    modifiedFrom: true,
+    writes: [{ table: 'timesheets', mode: 'delete', values: (r) => ({ id: r.TimesheetId }) }],
+  },
+  {
+    // Leaves the source deleted: removed here (their tombstones show only id and time; docs/import.md).
+    namedQuery: 'DE-LeavesDeleted',
+    key: ['LeaveId'],
+    modifiedFrom: true,
+    writes: [{ table: 'leaves', mode: 'delete', values: (r) => ({ id: r.LeaveId }) }],
+  },
+];
+
+/** DE-Users' ClientIds: the user's client links (the second DE-Users pass writes them). */
+export function clientUserLinks(r: SourceRow): Values[] {
+  if (typeof r.ClientIds !== 'string' || !r.ClientIds) return [];
+  return r.ClientIds.split(',').map((cid) => ({
+    id: derivedId('commercial_client_users', r.UserId, cid.trim()),
+    user_id: r.UserId,
+    commercial_client_id: cid.trim(),
+  }));
+}

@@ -1,0 +1,300 @@
+// `atrium import`: reads a tenant from a source's Data Extraction API and writes it into a target tenant,
+// query by query in dependency order, each query's writes and its checkpoint in one transaction (a run
+// interrupted anywhere continues from the first query without a checkpoint). Decision 0053.
+import { sql } from 'kysely';
+import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
+import { ImportError, SourceClient, type SourceOptions, type SourceRow, type WaitStats } from './client.ts';
+import { IMPORT_TABLES, newRunState, QUERY_IMPORTS, type QueryImport, type Values } from './mappings.ts';
+import { NOT_CARRIED_OVER, type NotCarriedOver } from './not-carried-over.ts';
+import { deleteAll, deleteUnseen, writeRows } from './write.ts';
+
+export interface ImportOptions {
+  source: SourceOptions;
+  /** The target tenant's id. */
+  tenantId: string;
+  /** ISO time: an incremental pass (ModifiedFrom) for a cut-over. */
+  since?: string;
+  /** Only these named queries. */
+  only?: string[];
+  /** Import into a tenant that already holds data (nothing of it is replaced or deleted). */
+  merge?: boolean;
+  onProgress?: (p: QueryProgress) => void;
+  /** A run recorded beforehand (queued by the operator API): this one is worked, continued from its checkpoints. */
+  runId?: string;
+}
+
+export interface QueryProgress {
+  namedQuery: string;
+  rowsRead: number;
+  /** Rows the source said the query has, when known (for the ETA); null when unknown. */
+  expected: number | null;
+  elapsedMs: number;
+  done: boolean;
+}
+
+export interface QueryReport {
+  namedQuery: string;
+  rowsRead: number;
+  rowsWritten: number;
+  rowsDeleted: number;
+  /** Read with ModifiedFrom (--since) rather than in full. */
+  incremental: boolean;
+  /** Done by an earlier, interrupted run of the same import (its checkpoint). */
+  resumed: boolean;
+}
+
+export interface ImportReport {
+  runId: string;
+  source: string;
+  tenantId: string;
+  since: string | null;
+  queries: QueryReport[];
+  rowsRead: number;
+  /** Rows inserted, changed or deleted: 0 when the target already held the source's rows. */
+  changedRows: number;
+  waiting: WaitStats;
+  notCarriedOver: NotCarriedOver[];
+  elapsedMs: number;
+}
+
+/** The queries a run reads, in order (--only keeps the order, and refuses a name the import does not know). */
+export function plannedQueries(only: string[] | undefined): QueryImport[] {
+  if (!only || only.length === 0) return QUERY_IMPORTS;
+  const known = new Set(QUERY_IMPORTS.map((q) => q.namedQuery));
+  const unknown = only.filter((q) => !known.has(q));
+  if (unknown.length) throw new ImportError(`--only: the import does not read ${unknown.join(', ')} (it reads ${[...known].join(', ')})`);
+  return QUERY_IMPORTS.filter((q) => only.includes(q.namedQuery));
+}
+
+const canonical = (o: unknown): string => JSON.stringify(Object.entries((o ?? {}) as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)));
+
+/** Documents, timesheets, or users beyond the bootstrap Administrator: what makes a target not empty. */
+async function holdings(trx: Trx, tenantId: string): Promise<string[]> {
+  const row = await sql<{ users: number; timesheets: number; jobs: number; projects: number; estimates: number }>`
+    select (select count(*)::int from users where tenant_id = ${tenantId}) as users,
+           (select count(*)::int from timesheets where tenant_id = ${tenantId}) as timesheets,
+           (select count(*)::int from jobs where tenant_id = ${tenantId}) as jobs,
+           (select count(*)::int from projects where tenant_id = ${tenantId}) as projects,
+           (select count(*)::int from estimates where tenant_id = ${tenantId}) as estimates`.execute(trx);
+  const r = row.rows[0];
+  const held: string[] = [];
+  if (r.users > 1) held.push(`${r.users} users`);
+  for (const k of ['timesheets', 'jobs', 'projects', 'estimates'] as const) if (r[k] > 0) held.push(`${r[k]} ${k}`);
+  return held;
+}
+
+/**
+ * A target's first import: refused when the tenant holds data (unless merge); else its defaults (first
+ * company, user types, its Administrator…) give way to the source's rows, children first.
+ */
+async function replaceDefaults(trx: Trx, tenantId: string, merge: boolean): Promise<void> {
+  if (merge) return;
+  const held = await holdings(trx, tenantId);
+  if (held.length) throw new ImportError(`target tenant ${tenantId} is not empty (${held.join(', ')}); pass --merge to import into it anyway`);
+  for (const table of [...IMPORT_TABLES].reverse()) await deleteAll(trx, tenantId, table);
+  await sql`delete from user_roles ur where ur.tenant_id = ${tenantId}
+              and not exists (select 1 from users u where u.tenant_id = ur.tenant_id and u.id = ur.user_id)`.execute(trx);
+}
+
+/**
+ * Finds the run to continue (an unfinished run of the same source and options) or starts one. A target
+ * never imported into is checked (not empty: refused without merge) and its bootstrap defaults are
+ * removed in the same transaction that records the run, so they are replaced by the source's rows.
+ */
+async function openRun(db: DatabaseHandle, opts: ImportOptions, source: string): Promise<{ runId: string; done: Map<string, QueryReport> }> {
+  const options = { since: opts.since ?? null, only: opts.only ?? null, merge: opts.merge ?? false };
+  return db.withTenant(opts.tenantId, async (trx) => {
+    const previous = await trx
+      .selectFrom('import_runs')
+      .select(['id', 'status', 'options', 'source'])
+      .where('tenant_id', '=', opts.tenantId)
+      .orderBy('started_on_utc', 'desc')
+      .execute();
+    // jsonb keeps its own key order: options compare with their keys sorted.
+    const sameOptions = (o: unknown) => canonical(o) === canonical(options);
+    const resumable = opts.runId
+      ? previous.find((r) => r.id === opts.runId)
+      : previous.find((r) => r.source === source && r.status !== 'Completed' && sameOptions(r.options));
+    if (opts.runId && !resumable) throw new ImportError(`no import run ${opts.runId} in tenant ${opts.tenantId}`);
+    if (resumable) {
+      await trx
+        .updateTable('import_runs')
+        .set({ status: 'Running', error: null })
+        .where('tenant_id', '=', opts.tenantId)
+        .where('id', '=', resumable.id)
+        .execute();
+      const checkpoints = await trx
+        .selectFrom('import_checkpoints')
+        .select(['named_query', 'rows_read', 'rows_written', 'rows_deleted'])
+        .where('tenant_id', '=', opts.tenantId)
+        .where('run_id', '=', resumable.id)
+        .execute();
+      const done = new Map<string, QueryReport>();
+      for (const c of checkpoints) {
+        done.set(c.named_query, {
+          namedQuery: c.named_query.split('#')[0],
+          rowsRead: c.rows_read,
+          rowsWritten: c.rows_written,
+          rowsDeleted: c.rows_deleted,
+          incremental: opts.since !== undefined,
+          resumed: true,
+        });
+      }
+      // A queued run (operator API) is the tenant's first import when no other run came before it.
+      if (opts.runId && done.size === 0 && previous.length === 1) await replaceDefaults(trx, opts.tenantId, options.merge);
+      return { runId: resumable.id, done };
+    }
+    if (previous.length === 0) await replaceDefaults(trx, opts.tenantId, options.merge);
+    const run = await trx
+      .insertInto('import_runs')
+      .values({ tenant_id: opts.tenantId, source, options: JSON.stringify(options) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return { runId: run.id, done: new Map() };
+  });
+}
+
+/** A stage of the target's whose type is Draft (the bootstrap's workflows have one), or null. */
+async function draftStage(db: DatabaseHandle, tenantId: string): Promise<string | null> {
+  const row = await db.withTenant(tenantId, (trx) =>
+    trx
+      .selectFrom('workflow_stages as s')
+      .innerJoin('workflow_stage_types as t', (j) => j.onRef('t.tenant_id', '=', 's.tenant_id').onRef('t.id', '=', 's.stage_type_id'))
+      .select('s.id')
+      .where('s.tenant_id', '=', tenantId)
+      .where('t.name', '=', 'Draft')
+      .orderBy('s.id')
+      .executeTakeFirst(),
+  );
+  return row?.id ?? null;
+}
+
+/** The target's document types by class name and by full name (its own ids; the names are the catalogue's). */
+async function documentTypes(db: DatabaseHandle, tenantId: string): Promise<{ byClass: Map<string, string>; byFullName: Map<string, string> }> {
+  const rows = await db.withTenant(tenantId, (trx) =>
+    trx.selectFrom('document_types').select(['id', 'class_name', 'full_name']).where('tenant_id', '=', tenantId).execute(),
+  );
+  return { byClass: new Map(rows.map((r) => [r.class_name, r.id])), byFullName: new Map(rows.map((r) => [r.full_name, r.id])) };
+}
+
+export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promise<ImportReport> {
+  const started = Date.now();
+  if (opts.since !== undefined && Number.isNaN(Date.parse(opts.since))) throw new ImportError(`--since ${JSON.stringify(opts.since)} is not an ISO time`);
+  const plan = plannedQueries(opts.only);
+  const client = new SourceClient(opts.source);
+  // The source's catalogue first: an unreachable source or wrong credentials fail before anything is written.
+  const available = new Set(await client.namedQueries());
+  const missing = [...new Set(plan.map((q) => q.namedQuery))].filter((q) => !available.has(q));
+  if (missing.length) throw new ImportError(`source has no named query ${missing.join(', ')} (404)`);
+
+  const { runId, done } = await openRun(db, opts, client.source);
+  const state = newRunState(await draftStage(db, opts.tenantId), await documentTypes(db, opts.tenantId));
+  const reports: QueryReport[] = [];
+  try {
+    for (const [index, q] of plan.entries()) {
+      // A query read twice (a second pass) checkpoints under its position.
+      const checkpoint = `${q.namedQuery}#${index}`;
+      const prior = done.get(checkpoint);
+      if (prior) {
+        reports.push(prior);
+        continue;
+      }
+      reports.push(await importQuery(db, client, opts, runId, checkpoint, q, state, available));
+    }
+  } catch (err) {
+    await db
+      .withTenant(opts.tenantId, (trx) =>
+        trx
+          .updateTable('import_runs')
+          .set({ status: 'Failed', error: (err as Error).message.slice(0, 1000), finished_on_utc: new Date(), credentials_sealed: null })
+          .where('tenant_id', '=', opts.tenantId)
+          .where('id', '=', runId)
+          .execute(),
+      )
+      .catch(() => {});
+    throw err;
+  }
+  const report: ImportReport = {
+    runId,
+    source: client.source,
+    tenantId: opts.tenantId,
+    since: opts.since ?? null,
+    queries: reports,
+    rowsRead: reports.reduce((n, r) => n + r.rowsRead, 0),
+    changedRows: reports.reduce((n, r) => n + r.rowsWritten + r.rowsDeleted, 0),
+    waiting: { ...client.waits },
+    notCarriedOver: NOT_CARRIED_OVER,
+    elapsedMs: Date.now() - started,
+  };
+  await db.withTenant(opts.tenantId, (trx) =>
+    trx
+      .updateTable('import_runs')
+      .set({ status: 'Completed', report: JSON.stringify(report), finished_on_utc: new Date(), credentials_sealed: null })
+      .where('tenant_id', '=', opts.tenantId)
+      .where('id', '=', runId)
+      .execute(),
+  );
+  return report;
+}
+
+/** One named query: read (streamed or paged), written in batches, the unseen deleted, checkpointed — one transaction. */
+async function importQuery(
+  db: DatabaseHandle,
+  client: SourceClient,
+  opts: ImportOptions,
+  runId: string,
+  checkpoint: string,
+  q: QueryImport,
+  state: ReturnType<typeof newRunState>,
+  available: Set<string>,
+): Promise<QueryReport> {
+  const incremental = opts.since !== undefined && q.modifiedFrom === true;
+  const parameters = incremental ? { ModifiedFrom: opts.since } : {};
+  // The query's count, where the source has one (DE-TimeSheetsCount…), gives the progress line its ETA.
+  const countQuery = `${q.namedQuery}Count`;
+  const expected = available.has(countQuery) ? await client.count(countQuery, parameters).catch(() => null) : null;
+  const started = Date.now();
+  const report = await db.withTenant(opts.tenantId, async (trx): Promise<QueryReport> => {
+    const seen = q.writes.map(() => new Set<string>());
+    let rowsRead = 0;
+    let rowsWritten = 0;
+    let rowsDeleted = 0;
+    const onBatch = async (rows: SourceRow[]) => {
+      for (const [i, write] of q.writes.entries()) {
+        const values: Values[] = [];
+        for (const row of rows) {
+          const v = write.values(row, state);
+          if (v === null) continue;
+          for (const one of Array.isArray(v) ? v : [v]) {
+            if (typeof one.id !== 'string' || !one.id) continue;
+            values.push(one);
+            seen[i].add(one.id);
+          }
+        }
+        rowsWritten += await writeRows(trx, opts.tenantId, write, values);
+      }
+      rowsRead += rows.length;
+      opts.onProgress?.({ namedQuery: q.namedQuery, rowsRead, expected, elapsedMs: Date.now() - started, done: false });
+    };
+    await client.readAll(q.namedQuery, q.key, parameters, onBatch);
+    if (!incremental && !opts.merge) {
+      for (const [i, write] of q.writes.entries()) {
+        if (write.complete) rowsDeleted += await deleteUnseen(trx, opts.tenantId, write.table, write.complete.scope, seen[i]);
+      }
+    }
+    await trx
+      .insertInto('import_checkpoints')
+      .values({ tenant_id: opts.tenantId, run_id: runId, named_query: checkpoint, rows_read: rowsRead, rows_written: rowsWritten, rows_deleted: rowsDeleted })
+      .execute();
+    await trx
+      .updateTable('import_runs')
+      .set({ progress: JSON.stringify({ lastQuery: q.namedQuery, rowsRead }) })
+      .where('tenant_id', '=', opts.tenantId)
+      .where('id', '=', runId)
+      .execute();
+    return { namedQuery: q.namedQuery, rowsRead, rowsWritten, rowsDeleted, incremental, resumed: false };
+  });
+  // Done once committed with its checkpoint.
+  opts.onProgress?.({ namedQuery: q.namedQuery, rowsRead: report.rowsRead, expected: report.rowsRead, elapsedMs: Date.now() - started, done: true });
+  return report;
+}
