@@ -4,6 +4,7 @@
 // a bound ends it Failed with the reason, which no nextOnError can catch.
 import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { parseDuration } from '../config.ts';
+import { RunFailure } from '../platform/errors.ts';
 import { withSpan } from '../platform/tracing.ts';
 import { type Action, actionTypeOf, type Definition, field, type Json, type Workflow } from './definition.ts';
 import { Budget, ExpressionError, evaluateValue, type Scope } from './expressions.ts';
@@ -61,9 +62,6 @@ export interface RunOutcome {
   actions: ActionLogEntry[];
   result: HttpResponseValue | null;
 }
-
-/** An error that ends the run whatever the definition says (a limit, a broken definition). */
-export class RunFailure extends Error {}
 
 /** An action's own failure: its nextOnError, when it has one, takes the run on. */
 export class ActionError extends Error {}
