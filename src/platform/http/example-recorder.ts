@@ -20,6 +20,9 @@ export interface RecordedBody {
   body: unknown;
 }
 
+const isPlainJson = (v: unknown): boolean =>
+  Array.isArray(v) || (v !== null && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v)));
+
 export function recordExamples(app: FastifyInstance, dir: string): void {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${process.pid}-${randomUUID()}.jsonl`);
@@ -28,7 +31,12 @@ export function recordExamples(app: FastifyInstance, dir: string): void {
     const key = `${line.method} ${line.path} ${line.where}`;
     const n = counts.get(key) ?? 0;
     if (n >= MAX_PER_KEY) return;
-    const text = JSON.stringify(line);
+    let text: string;
+    try {
+      text = JSON.stringify(line);
+    } catch {
+      return; // not JSON (a cycle, a BigInt): no example
+    }
     if (text.length > MAX_BODY_CHARS) return;
     counts.set(key, n + 1);
     appendFileSync(file, `${text}\n`);
@@ -37,7 +45,8 @@ export function recordExamples(app: FastifyInstance, dir: string): void {
     const route = request.routeOptions.url;
     if (!route || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
     const common = { method: request.method, path: route.replace(/:(\w+)/g, '{$1}') };
-    if (request.body !== null && typeof request.body === 'object' && /json/.test(request.headers['content-type'] ?? '')) {
+    // Only a parsed body: a route that streams its body (custom-table imports) leaves a stream here.
+    if (isPlainJson(request.body) && /json/.test(request.headers['content-type'] ?? '')) {
       keep({ ...common, where: 'request', body: request.body });
     }
     if (typeof payload === 'string' && payload.length <= MAX_BODY_CHARS && /json/.test(String(reply.getHeader('content-type') ?? ''))) {
