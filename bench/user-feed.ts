@@ -66,7 +66,7 @@ async function baseline(pool: pg.Pool, sftp: { host: string; port: number; usern
   await client.connect({ host: sftp.host, port: sftp.port, username: sftp.username, privateKey: sftp.privateKey });
   const text = ((await client.get(remote)) as Buffer).toString('utf8');
   await client.end();
-  const [header, ...data] = parseCsv(text).filter((r) => r.length > 1);
+  const [header, ...data] = (await parseCsv(text)).filter((r) => r.length > 1);
   const col = Object.fromEntries(header.map((h, i) => [h, i]));
   const db = await pool.connect();
   try {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { DestinationStream } from 'pino';
 import { automationRoutes } from './automations/routes.ts';
-import { setApiAddress } from './automations/runtime.ts';
+import { setApiAddress, useActionHandlers } from './automations/runtime.ts';
 import { defineAutomations, sweepAutomationRuns } from './automations/worker.ts';
 import { clientApiRoutes } from './client-api/routes.ts';
 import { type Config, decodeSecretKey } from './config.ts';
@@ -45,6 +45,7 @@ import { scimRoutes } from './scim/routes.ts';
 import { adminRoutes } from './tenancy/routes.ts';
 import { createTenant, type TenantCredentials } from './tenancy/service.ts';
 import { tenantAdministrationRoutes } from './tenancy/tenant-routes.ts';
+import { USER_FEED_ACTIONS } from './user-feed/action.ts';
 import { userFeedRoutes } from './user-feed/routes.ts';
 import { defineUserFeedJobs } from './user-feed/sweep.ts';
 import { webhookRoutes } from './webhooks/api/routes.ts';
@@ -113,7 +114,10 @@ export async function loadSecretKey(config: Config, log: Log): Promise<Buffer> {
 export function createContext(config: Config, db: DatabaseHandle, key: Buffer, logDestination?: DestinationStream): AppContext {
   const box = new SecretBox(key);
   const auth = new AuthService(db, box, config);
-  return { config, db, box, auth, log: createLogger(config, logDestination), jobs: null, logDestination };
+  const ctx: AppContext = { config, db, box, auth, log: createLogger(config, logDestination), jobs: null, logDestination };
+  // Built-in automation actions of other surfaces, passed in rather than registered by importing a file.
+  useActionHandlers(ctx, USER_FEED_ACTIONS);
+  return ctx;
 }
 
 /** Every surface's routes; a new surface adds one line here. */

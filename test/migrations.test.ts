@@ -10,6 +10,7 @@ import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { validateDefinition } from '../src/automations/definition.ts';
 import { type AutomationToRun, runAutomation } from '../src/automations/engine.ts';
+import { HANDLERS } from '../src/automations/handlers.ts';
 import type { RunServices } from '../src/automations/run-services.ts';
 import { loadConfig } from '../src/config.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
@@ -307,7 +308,7 @@ test('0031: a definition stored in the older shape is rewritten to the platform 
     { sku: 'c', n: 3 },
   ];
   const request = { Scheme: 'internal', Host: 'atrium', Path: '/', Method: 'POST', Query: {}, Headers: {}, Body: { items } };
-  const outcome = await runAutomation(automation, { config } as RunServices, request);
+  const outcome = await runAutomation(automation, { config, handlers: HANDLERS } as RunServices, request);
   assert.equal(outcome.status, 'Succeeded', JSON.stringify(outcome));
   const body = outcome.result?.body as any;
   assert.deepEqual(body.seen, ['A', 'B', 'C']);

@@ -1,30 +1,12 @@
 // EnqueueBackgroundWork's runs: each a pg-boss job, so a run asked for survives a restart of the process
 // that asked. The queue's policy key_strict_fifo runs the jobs of one key one after another, in order: the
 // key is the tenant and the action's sessionId, or the job's own id when it has none (no ordering then).
-import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../platform/context.ts';
 import type { Jobs } from '../platform/jobs/jobs.ts';
-import { runContained } from './contained.ts';
+import { BACKGROUND_QUEUE, type BackgroundJob } from './background-queue.ts';
 import type { HttpRequestValue } from './engine.ts';
-import type { BackgroundWork } from './run-services.ts';
+import { runAndRecord } from './run-and-record.ts';
 import { servicesFor } from './runtime.ts';
-import { insertRun } from './service.ts';
-
-export const BACKGROUND_QUEUE = 'automation-background';
-
-interface BackgroundJob extends BackgroundWork {
-  tenantId: string;
-}
-
-/** Sends the job; answers its id. */
-export async function enqueueBackgroundWork(ctx: AppContext, tenantId: string, work: BackgroundWork): Promise<string> {
-  if (!ctx.jobs) throw new Error('background work needs the job queue (not available in this process)');
-  const key = work.sessionId === null ? `job:${randomUUID()}` : `session:${tenantId}:${work.sessionId}`;
-  const job: BackgroundJob = { tenantId, ...work };
-  const id = await ctx.jobs.send(BACKGROUND_QUEUE, job, { singletonKey: key, startAfter: new Date(work.startAfter), retryLimit: 0 });
-  if (!id) throw new Error('the background run was not queued');
-  return id;
-}
 
 async function runBackground(ctx: AppContext, job: BackgroundJob): Promise<void> {
   const automation = await servicesFor(ctx).loadAutomation(job.tenantId, job.automationId);
@@ -38,10 +20,7 @@ async function runBackground(ctx: AppContext, job: BackgroundJob): Promise<void>
     Headers: { 'content-type': 'application/json', 'x-calling-automation': job.callerId },
     Body: job.body,
   };
-  const outcome = await runContained(ctx, { ...automation, runAsAppId: automation.runAsAppId ?? job.runAsAppId }, request, { trigger: 'workflow' });
-  await ctx.db.withTenant(job.tenantId, (trx) =>
-    insertRun(trx, { tenantId: job.tenantId, automationId: automation.id, version: automation.version, trigger: 'workflow', outcome }),
-  );
+  await runAndRecord(ctx, { ...automation, runAsAppId: automation.runAsAppId ?? job.runAsAppId }, request, { trigger: 'workflow', recording: 'end' });
 }
 
 export function defineBackgroundWork(jobs: Jobs, ctx: AppContext): void {

@@ -17,8 +17,8 @@ import { type AutomationToRun, type HttpRequestValue, type RunOutcome, runAutoma
 import { ENGINE_ACTION_TYPES } from './handlers.ts';
 import type { BackgroundWork, RunServices } from './run-services.ts';
 import type { FromThread, RemoteMethod, ToThread } from './run-thread.ts';
+import type { RunTrigger } from './runs.ts';
 import { servicesFor } from './runtime.ts';
-import type { RunTrigger } from './service.ts';
 
 /** An idle thread is ended after this long without a run. */
 const IDLE_MS = 60_000;

@@ -90,7 +90,7 @@ function canonicalAction(a: Action): Action {
  * Each action type and the fields it cannot run without, by the platform's field names (fact sheet §5).
  * `Atrium*` types are Atrium's extensions: older actions with no platform equivalent (older-shape.ts).
  */
-export const ACTION_TYPES: Record<string, readonly string[]> = {
+export const ACTION_TYPES: Readonly<Record<string, readonly string[]>> = {
   Start: [],
   Result: [],
   Case: ['test', 'nextActions'],
@@ -150,8 +150,13 @@ const MAX_ERRORS = 50;
 export interface DefinitionLimits {
   maxBytes: number;
   maxActions: number;
+  /**
+   * Built-in action types of other surfaces (UserFeed) with their required fields, beyond the engine's own
+   * (ACTION_TYPES): the ones the process's run services have handlers for (runtime.ts, actionTypesFor).
+   */
+  actionTypes?: Readonly<Record<string, readonly string[]>>;
 }
-const DEFAULT_LIMITS: DefinitionLimits = { maxBytes: 1024 * 1024, maxActions: 1000 };
+export const DEFAULT_LIMITS: DefinitionLimits = { maxBytes: 1024 * 1024, maxActions: 1000 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -197,7 +202,7 @@ export function validateDefinition(body: unknown, limits: DefinitionLimits = DEF
       errors: [{ path: '/actions', message: `the definition declares ${declared} actions; the limit is ${limits.maxActions} (ATRIUM_AUTOMATION_MAX_ACTIONS)` }],
     };
   // Atrium's older shape is read as a synonym of the platform's (older-shape.ts); what is stored is the platform's.
-  const result = validateFields(upgradeDefinition(body as Json) as Record<string, unknown>, err, () => errors.length > 0);
+  const result = validateFields(upgradeDefinition(body as Json) as Record<string, unknown>, err, () => errors.length > 0, limits.actionTypes ?? {});
   if (more > 0) errors.push({ path: '', message: `and ${more} more errors` });
   return errors.length > 0 ? { definition: null, errors } : result;
 }
@@ -206,6 +211,7 @@ function validateFields(
   body: Record<string, unknown>,
   err: (path: string, message: string) => void,
   failed: () => boolean,
+  moreTypes: Readonly<Record<string, readonly string[]>>,
 ): { definition: Definition | null; errors: FieldError[] } {
   const get = (name: string) => field(body as Action, name);
   const name = get('name');
@@ -254,7 +260,7 @@ function validateFields(
         }
       }
     }
-  for (const { path, wf } of workflows) validateWorkflow(wf, path, subNames, allNames, err);
+  for (const { path, wf } of workflows) validateWorkflow(wf, path, subNames, allNames, err, moreTypes);
   const scheduler = validateScheduler(get('scheduler'), err);
   if (failed()) return { definition: null, errors: [] };
   return {
@@ -271,7 +277,14 @@ function validateFields(
   };
 }
 
-function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, allNames: Set<string>, err: (p: string, m: string) => void): void {
+function validateWorkflow(
+  wf: Workflow,
+  base: string,
+  subNames: Set<string>,
+  allNames: Set<string>,
+  err: (p: string, m: string) => void,
+  moreTypes: Readonly<Record<string, readonly string[]>>,
+): void {
   const names = new Map<string, number>();
   let starts = 0;
   let results = 0;
@@ -286,7 +299,15 @@ function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, all
     if (typeof name !== 'string' || name === '') err(`${p}/name`, 'is required');
     else if (names.has(name)) err(`${p}/name`, `"${name}" names another action too (action names are unique)`);
     else names.set(name, i);
-    if (typeof type !== 'string' || !Object.hasOwn(ACTION_TYPES, type)) {
+    const required =
+      typeof type !== 'string'
+        ? undefined
+        : Object.hasOwn(ACTION_TYPES, type)
+          ? ACTION_TYPES[type]
+          : Object.hasOwn(moreTypes, type)
+            ? moreTypes[type]
+            : undefined;
+    if (typeof type !== 'string' || !required) {
       err(`${p}/${typeKeyOf(a)}`, typeof type === 'string' ? `unknown action type "${type}"` : 'is required');
       return;
     }
@@ -296,7 +317,7 @@ function validateWorkflow(wf: Workflow, base: string, subNames: Set<string>, all
       if (field(a, 'next') !== undefined && field(a, 'next') !== null) err(`${p}/${keyOf(a, 'next')}`, 'a Result ends the workflow and has no next');
     }
     // 'a|b': either field will do (the platform's name first, then a spelling also accepted).
-    for (const req of ACTION_TYPES[type]) {
+    for (const req of required) {
       const names = req.split('|');
       const present = names.some((n) => {
         const v = field(a, n);

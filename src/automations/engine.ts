@@ -4,10 +4,10 @@
 // a bound ends it Failed with the reason, which no nextOnError can catch.
 import { setTimeout as sleep, setImmediate as yieldNow } from 'node:timers/promises';
 import { parseDuration } from '../config.ts';
+import { RunFailure } from '../platform/errors.ts';
 import { withSpan } from '../platform/tracing.ts';
 import { type Action, actionTypeOf, type Definition, field, type Json, type Workflow } from './definition.ts';
 import { Budget, ExpressionError, evaluateValue, type Scope } from './expressions.ts';
-import { HANDLERS } from './handlers.ts';
 import { forLog, maskForLog } from './mask.ts';
 import { stringValues } from './pipes.ts';
 import type { RunServices } from './run-services.ts';
@@ -62,9 +62,6 @@ export interface RunOutcome {
   actions: ActionLogEntry[];
   result: HttpResponseValue | null;
 }
-
-/** An error that ends the run whatever the definition says (a limit, a broken definition). */
-export class RunFailure extends Error {}
 
 /** An action's own failure: its nextOnError, when it has one, takes the run on. */
 export class ActionError extends Error {}
@@ -332,6 +329,8 @@ export class WorkflowRunner {
       if (++run.steps > run.services.config.automationMaxSteps)
         throw new RunFailure(`the run reached its limit of ${run.services.config.automationMaxSteps} actions (ATRIUM_AUTOMATION_MAX_STEPS)`);
       const type = String(actionTypeOf(action));
+      const handler = Object.hasOwn(run.services.handlers, type) ? run.services.handlers[type] : undefined;
+      if (!handler) throw new RunFailure(`action "${String(action.name)}": this process has no handler for the action type "${type}"`);
       const call = new ActionCall(action, run, scope, this);
       call.outputs = outputs;
       const started = Date.now();
@@ -340,7 +339,7 @@ export class WorkflowRunner {
       try {
         result = first
           ? { output: input }
-          : await withSpan(`automation action ${type}`, { attributes: { 'atrium.automation.action': String(action.name) } }, () => HANDLERS[type](call));
+          : await withSpan(`automation action ${type}`, { attributes: { 'atrium.automation.action': String(action.name) } }, () => handler(call));
       } catch (err) {
         if (err instanceof RunFailure) {
           this.#record(call, type, started, undefined, err.message, null);

@@ -1,4 +1,6 @@
-// Every action type the engine runs, by the platform's type name.
+// Every action type the engine runs, by the platform's type name: the one list, passed to runs in their
+// RunServices (runtime.ts, run-thread.ts); the engine imports no handler. Other surfaces' built-in action
+// types (UserFeed) are added per context (runtime.ts, useActionHandlers), never by importing a file.
 
 import { AUTH_HANDLERS } from './actions/auth.ts';
 import { DATA_HANDLERS } from './actions/data.ts';
@@ -11,7 +13,7 @@ import { SFTP_HANDLERS } from './actions/sftp.ts';
 import { XML_HANDLERS } from './actions/xml.ts';
 import type { Handler } from './engine.ts';
 
-export const HANDLERS: Record<string, Handler> = Object.assign(
+export const HANDLERS: Readonly<Record<string, Handler>> = Object.assign(
   Object.create(null),
   FLOW_HANDLERS,
   HTTP_HANDLERS,
@@ -26,6 +28,6 @@ export const HANDLERS: Record<string, Handler> = Object.assign(
 
 /**
  * The engine's own action types: they need nothing of the main thread, so a run made of them can be
- * contained in a worker thread. Types other surfaces register later (UserFeed) are not among them.
+ * contained in a worker thread. Other surfaces' types (UserFeed) are not among them.
  */
 export const ENGINE_ACTION_TYPES: ReadonlySet<string> = new Set(Object.keys(HANDLERS));

@@ -2,7 +2,7 @@
 // now, runs with their action log, and the platform's execute URL /api/integration-workflows/{id}/execute,
 // which runs the automation with the HTTP request as ['#HttpRequest'] and answers with its Result.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
 import { isUuid } from '../platform/db/database.ts';
 import { badRequest, FieldErrorList, HttpProblem, notFound, unauthorized } from '../platform/errors.ts';
@@ -11,21 +11,18 @@ import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
 import { literalAddressErrors } from '../platform/outbound.ts';
-import { runContained } from './contained.ts';
 import type { HttpRequestValue } from './engine.ts';
 import { MASK } from './mask.ts';
+import { runAndRecord } from './run-and-record.ts';
+import { actionTypesFor, servicesFor } from './runtime.ts';
 import {
   automationView,
   createAutomation,
   deleteAutomation,
   findAutomation,
   findRun,
-  finishRun,
-  insertRun,
   listAutomations,
   listRuns,
-  type RunTrigger,
-  startRun,
   toRunnable,
   updateAutomation,
 } from './service.ts';
@@ -116,6 +113,9 @@ const Run = named(
 
 const IdParams = Type.Object({ id: Guid });
 const RunParams = Type.Object({ id: Guid, runId: Guid });
+const TenantIdParams = Type.Object({ tenantId: Guid, id: Guid });
+/** The params of either execute URL. */
+type ExecuteParams = Static<typeof IdParams> & Partial<Static<typeof TenantIdParams>>;
 const RunsQuery = Type.Object(
   {
     skip: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'Runs to skip; default 0' })),
@@ -128,7 +128,11 @@ const RunBody = Type.Object({ input: Type.Optional(Type.Unknown({ description: "
 });
 
 const definitionBodyLimit = (ctx: AppContext) => Math.min(ctx.config.bodyLimitBytes, 2 * ctx.config.automationMaxDefinitionBytes);
-const limitsOf = (ctx: AppContext) => ({ maxBytes: ctx.config.automationMaxDefinitionBytes, maxActions: ctx.config.automationMaxActions });
+const limitsOf = (ctx: AppContext) => ({
+  maxBytes: ctx.config.automationMaxDefinitionBytes,
+  maxActions: ctx.config.automationMaxActions,
+  actionTypes: actionTypesFor(ctx),
+});
 
 /** The caller's credentials: never handed to the run (it sees that they were sent, as ********). */
 const CALLER_CREDENTIAL = /^(authorization|proxy-authorization|cookie|x-appsecret|x-accesstoken)$/i;
@@ -159,22 +163,6 @@ function sealedCredentials(ctx: AppContext, request: FastifyRequest): string | n
   if (typeof h['x-appid'] !== 'string' || typeof h['x-appsecret'] !== 'string') return null;
   const appUser = typeof h['x-appuser'] === 'string' && h['x-appuser'] !== '' ? h['x-appuser'] : undefined;
   return ctx.box.encrypt(JSON.stringify({ appId: h['x-appid'], appSecret: h['x-appsecret'], appUser }));
-}
-
-async function executeAndRecord(ctx: AppContext, tenantId: string, id: string, trigger: RunTrigger, request: HttpRequestValue) {
-  const row = await ctx.db.withTenant(tenantId, (trx) => findAutomation(trx, id));
-  const automation = toRunnable(row);
-  const record = { tenantId, automationId: id, version: automation.version, trigger };
-  // A run now is recorded before it starts (it leaves a record whatever happens to the process); an
-  // execute call, the hot path, is recorded once, at its end.
-  const early = trigger === 'manual' ? await ctx.db.withTenant(tenantId, (trx) => startRun(trx, record)) : null;
-  const outcome = await runContained(ctx, automation, request, { trigger });
-  const runId = await ctx.db.withTenant(tenantId, async (trx) => {
-    if (!early) return insertRun(trx, { ...record, outcome });
-    await finishRun(trx, early, outcome);
-    return early;
-  });
-  return { row, outcome, runId };
 }
 
 export async function automationRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -270,10 +258,10 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       config: { roles: ['AutomationWrite'] },
     },
     async (request) => {
-      const tenantId = request.principal?.tenantId as string;
-      const input = (request.body as { input?: unknown } | undefined)?.input ?? null;
-      const { runId } = await executeAndRecord(ctx, tenantId, request.params.id, 'manual', requestValue(request, input));
-      return request.readTenant((trx) => findRun(trx, request.params.id, runId));
+      const automation = toRunnable(await request.readTenant((trx) => findAutomation(trx, request.params.id)));
+      // A run now is recorded before it starts: it leaves a record whatever happens to the process.
+      const { runId } = await runAndRecord(ctx, automation, requestValue(request, request.body?.input ?? null), { trigger: 'manual', recording: 'start' });
+      return request.readTenant((trx) => findRun(trx, request.params.id, runId as string));
     },
   );
 
@@ -318,17 +306,19 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       "Runs the automation with this request as ['#HttpRequest'] and answers with its Result's httpResponse (status, headers, body). " +
       'With requiresAuthentication the app headers or a token are required; without, the automation checks its caller itself. ' +
       'A run that fails answers 500 with the reason; every run is in the automation runs.';
-    const handler = async (request: FastifyRequest, reply: import('fastify').FastifyReply) => {
-      const params = request.params as { id: string; tenantId?: string };
+    const handler = async (request: FastifyRequest<{ Params: ExecuteParams }>, reply: import('fastify').FastifyReply) => {
+      const params = request.params;
       const tenantId = await executeTenant(ctx, request, params);
-      const row = await ctx.db.withTenant(tenantId, (trx) => trx.selectFrom('automations').selectAll().where('id', '=', params.id).executeTakeFirst());
-      if (!row?.active) throw notFound(`No active automation ${params.id}.`);
-      if ((row.definition as { requiresAuthentication?: boolean }).requiresAuthentication) {
+      // Before authentication (an automation may check its caller itself): the tenant is the one the address names.
+      const automation = await servicesFor(ctx).loadAutomation(tenantId, params.id);
+      if (!automation) throw notFound(`No active automation ${params.id}.`);
+      if (automation.definition.requiresAuthentication) {
         request.addressedTenantId ??= tenantId;
         const principal = await authenticate(ctx, request, 'appOrToken');
         if (principal.tenantId !== tenantId) throw unauthorized();
       }
-      const { outcome } = await executeAndRecord(ctx, tenantId, params.id, 'http', requestValue(request, request.body ?? null));
+      // The hot path: recorded once, at the run's end.
+      const { outcome } = await runAndRecord(ctx, automation, requestValue(request, request.body ?? null), { trigger: 'http', recording: 'end' });
       if (outcome.status === 'Failed') throw new HttpProblem(500, `The automation failed: ${outcome.error}`);
       const r = outcome.result ?? { statusCode: 204, headers: {}, body: null };
       for (const [k, v] of Object.entries(r.headers)) if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(k) && !/[\r\n]/.test(v)) reply.header(k, v);
@@ -361,7 +351,7 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
       sub.route({
         method,
         url: '/api/tenants/:tenantId/integration-workflows/:id/execute',
-        schema: schema(`automations_executeForTenant${suffix}`, Type.Object({ tenantId: Guid, id: Guid })),
+        schema: schema(`automations_executeForTenant${suffix}`, TenantIdParams),
         config: { auth: 'none' },
         handler,
       });
@@ -370,7 +360,7 @@ export async function automationRoutes(app: App, ctx: AppContext): Promise<void>
 }
 
 /** The tenant of an execute call: the path's, else the one the request names (X-AppTenant, base path, Host), else the automation's. */
-async function executeTenant(ctx: AppContext, request: FastifyRequest, params: { id: string; tenantId?: string }): Promise<string> {
+async function executeTenant(ctx: AppContext, request: FastifyRequest, params: ExecuteParams): Promise<string> {
   if (params.tenantId) {
     if (request.addressedTenantId && request.addressedTenantId !== params.tenantId.toLowerCase()) throw unauthorized();
     return params.tenantId.toLowerCase();

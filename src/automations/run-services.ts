@@ -8,7 +8,7 @@ import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { DatabaseHandle } from '../platform/db/database.ts';
 import type { Mailer } from '../platform/mail/mailer.ts';
-import type { AutomationToRun } from './engine.ts';
+import type { AutomationToRun, Handler } from './engine.ts';
 
 /** A run EnqueueBackgroundWork asks for (background.ts). */
 export interface BackgroundWork {
@@ -26,6 +26,8 @@ export interface BackgroundWork {
 
 export interface RunServices {
   config: Config;
+  /** The handler of every action type the run may meet, by type name (handlers.ts, and other surfaces' in runtime.ts). */
+  handlers: Readonly<Record<string, Handler>>;
   /**
    * The database and the secret box, for built-in actions registered by other surfaces (UserFeed): an
    * automation that uses one runs in the main thread (contained.ts), and in a worker thread these throw.
@@ -51,7 +53,7 @@ export interface RunServices {
    * when there is none): what CreatePdfFromDocument renders.
    */
   documentView: (tenantId: string, appId: string, documentType: string, documentId: string) => Promise<Record<string, unknown>>;
-  /** An access token for one of the tenant's apps (isApiCall). */
+  /** An access token for one of the tenant's apps (isApiCall), reused per context until shortly before it expires. */
   issueAppToken: (tenantId: string, appId: string) => Promise<{ accessToken: string; expiresIn: number }>;
   /** Queues a background run of one of the tenant's automations (EnqueueBackgroundWork); answers the job id. */
   enqueueBackgroundWork: (tenantId: string, work: BackgroundWork) => Promise<string>;

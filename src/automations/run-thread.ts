@@ -11,6 +11,7 @@ import { Mailer } from '../platform/mail/mailer.ts';
 import { createOutboundAgent } from '../platform/outbound.ts';
 import { contextOf, startTracing } from '../platform/tracing.ts';
 import { type AutomationToRun, type HttpRequestValue, runAutomation } from './engine.ts';
+import { HANDLERS } from './handlers.ts';
 import type { RunServices } from './run-services.ts';
 
 export type ToThread =
@@ -60,6 +61,8 @@ if (port) {
   };
   const services: RunServices = {
     config,
+    // Only the engine's own actions run contained (contained.ts, containable).
+    handlers: HANDLERS,
     get db(): never {
       return unavailable('the database')() as never;
     },

@@ -6,15 +6,16 @@ import type { Trx } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
 import { type Definition, type DefinitionLimits, validateDefinition } from './definition.ts';
-import type { AutomationToRun, RunOutcome } from './engine.ts';
+import type { RunTrigger } from './runs.ts';
 import { nextFireTime } from './scheduler.ts';
 
 // What the user feed (a built-in automation with its own action) uses of the engine.
 export { withSftpServer } from './actions/sftp.ts';
-export { ACTION_TYPES, actionTypeOf, type Definition } from './definition.ts';
-export { ActionError, type Handler, type HttpRequestValue, runAutomation } from './engine.ts';
-export { HANDLERS } from './handlers.ts';
-export { servicesFor } from './runtime.ts';
+export { actionTypeOf, DEFAULT_LIMITS, type Definition, type DefinitionLimits } from './definition.ts';
+export { ActionError, type Handler, type HttpRequestValue } from './engine.ts';
+export { runAndRecord } from './run-and-record.ts';
+export { finishRun, insertRun, type RunnableRow, type RunRecord, type RunTrigger, runValues, startRun, toRunnable } from './runs.ts';
+export type { SurfaceAction } from './runtime.ts';
 
 export interface AutomationView {
   id: string;
@@ -33,8 +34,6 @@ export interface AutomationView {
   modifiedOnUtc: string;
   modifiedById: string | null;
 }
-
-export type RunTrigger = 'webhook' | 'schedule' | 'manual' | 'http' | 'workflow';
 
 export interface RunView {
   id: string;
@@ -91,19 +90,6 @@ export function automationView(row: Row): AutomationView {
     modifiedById: row.modified_by_id,
   };
 }
-
-/** The columns a run needs. */
-export type RunnableRow = Pick<Row, 'tenant_id' | 'id' | 'version' | 'definition' | 'run_as_app_id' | 'run_as_user_id' | 'api_credentials'>;
-
-export const toRunnable = (row: RunnableRow): AutomationToRun => ({
-  tenantId: row.tenant_id,
-  id: row.id,
-  version: row.version,
-  definition: row.definition as Definition,
-  runAsAppId: row.run_as_app_id,
-  runAsUserId: row.run_as_user_id,
-  apiCredentials: row.api_credentials,
-});
 
 function parse(body: unknown, limits?: DefinitionLimits): Definition {
   const { definition, errors } = validateDefinition(body, limits);
@@ -195,68 +181,6 @@ export async function updateAutomation(
 export async function deleteAutomation(trx: Trx, id: string): Promise<void> {
   const r = await trx.deleteFrom('automations').where('id', '=', id).executeTakeFirst();
   if (Number(r.numDeletedRows) === 0) throw notFound(`No automation ${id}.`);
-}
-
-export interface RunRecord {
-  tenantId: string;
-  automationId: string;
-  version: number;
-  trigger: RunTrigger;
-  eventId?: string | null;
-  invocationId?: string | null;
-  outcome: RunOutcome;
-}
-
-/** The row of a finished run (webhook, manual, HTTP runs are written once they end). */
-export function runValues(r: RunRecord) {
-  return {
-    tenant_id: r.tenantId,
-    automation_id: r.automationId,
-    version: r.version,
-    trigger: r.trigger,
-    status: r.outcome.status,
-    event_id: r.eventId ?? null,
-    invocation_id: r.invocationId ?? null,
-    started_on_utc: r.outcome.startedOnUtc,
-    finished_on_utc: r.outcome.finishedOnUtc,
-    error: r.outcome.error,
-    actions: JSON.stringify(r.outcome.actions),
-    result: r.outcome.result ? JSON.stringify(r.outcome.result) : null,
-  };
-}
-
-export async function insertRun(trx: Trx, r: RunRecord): Promise<string> {
-  const row = await trx.insertInto('automation_runs').values(runValues(r)).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-/**
- * A run recorded before it starts (status Running): a process that dies during it leaves a record, which
- * the worker's sweep marks Failed once it is past the run time limit (worker.ts).
- */
-export async function startRun(trx: Trx, r: Omit<RunRecord, 'outcome'>): Promise<string> {
-  const row = await trx
-    .insertInto('automation_runs')
-    .values({ tenant_id: r.tenantId, automation_id: r.automationId, version: r.version, trigger: r.trigger, status: 'Running' })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
-
-/** The end of a run recorded by startRun. */
-export async function finishRun(trx: Trx, runId: string, outcome: RunOutcome): Promise<void> {
-  await trx
-    .updateTable('automation_runs')
-    .set({
-      status: outcome.status,
-      started_on_utc: outcome.startedOnUtc,
-      finished_on_utc: outcome.finishedOnUtc,
-      error: outcome.error,
-      actions: JSON.stringify(outcome.actions),
-      result: outcome.result ? JSON.stringify(outcome.result) : null,
-    })
-    .where('id', '=', runId)
-    .execute();
 }
 
 type RunRow = {

@@ -12,12 +12,15 @@ import type { Jobs } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/log.ts';
 import { contextOf, failSpan, SpanKind, tracingOn, withSpan } from '../platform/tracing.ts';
 import { defineBackgroundWork } from './background.ts';
-import { closeRunPool, runContained } from './contained.ts';
+import { closeRunPool } from './contained.ts';
 import type { Definition } from './definition.ts';
 import type { AutomationToRun, HttpRequestValue, RunOutcome } from './engine.ts';
+import { runAndRecord } from './run-and-record.ts';
+import type { runValues } from './runs.ts';
+import { toRunnable } from './runs.ts';
 import { closeServices } from './runtime.ts';
 import { nextFireTime } from './scheduler.ts';
-import { runValues, sweepRuns, toRunnable } from './service.ts';
+import { sweepRuns } from './service.ts';
 
 const IDLE_CLAIM_MS = 100;
 const IDLE_SCHEDULER_MS = 1000;
@@ -40,8 +43,9 @@ interface Claimed {
 
 interface Settled {
   invocation: Claimed;
-  automation: AutomationToRun | null;
   outcome: RunOutcome;
+  /** The automation run's row (runAndRecord's 'caller' recording); null when there was no automation to run. */
+  run: ReturnType<typeof runValues> | null;
 }
 
 export class AutomationWorker {
@@ -184,10 +188,9 @@ export class AutomationWorker {
   }
 
   async #runInvocation(inv: Claimed, automation: AutomationToRun | null): Promise<void> {
-    let outcome: RunOutcome;
     if (!automation) {
       const now = new Date();
-      outcome = {
+      const outcome: RunOutcome = {
         status: 'Failed',
         error: `the subscription's automation ${inv.automation_id ?? '(none)'} does not exist or is not active`,
         startedOnUtc: now,
@@ -195,31 +198,39 @@ export class AutomationWorker {
         actions: [],
         result: null,
       };
-    } else {
-      let body: unknown = inv.payload;
-      try {
-        body = eventBody(JSON.parse(inv.payload));
-      } catch {}
-      const request: HttpRequestValue = {
-        Scheme: 'https',
-        Host: new URL(this.#ctx.config.publicUrl).host,
-        Path: `/api/integration-workflows/${automation.id}/execute`,
-        Method: 'POST',
-        Query: {},
-        Headers: { 'content-type': 'application/json', 'webhook-id': inv.id },
-        Body: body,
-      };
-      // Traced: the run continues the trace of the event's dispatch (and so of the request that raised it).
-      outcome = await tracedRun(automation, inv.trace_context, inv.id, () =>
-        runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal, trigger: 'webhook' }),
-      );
-      // Stopped by the shutdown, not by anything the automation did: the event runs again on another worker.
-      if (this.#abortRuns.signal.aborted && outcome.status === 'Failed') {
-        this.#abandoned.push(inv);
-        return;
-      }
+      this.#settled.push({ invocation: inv, outcome, run: null });
+      return;
     }
-    this.#settled.push({ invocation: inv, automation, outcome });
+    let body: unknown = inv.payload;
+    try {
+      body = eventBody(JSON.parse(inv.payload));
+    } catch {}
+    const request: HttpRequestValue = {
+      Scheme: 'https',
+      Host: new URL(this.#ctx.config.publicUrl).host,
+      Path: `/api/integration-workflows/${automation.id}/execute`,
+      Method: 'POST',
+      Query: {},
+      Headers: { 'content-type': 'application/json', 'webhook-id': inv.id },
+      Body: body,
+    };
+    // Traced: the run continues the trace of the event's dispatch (and so of the request that raised it).
+    // Recorded by the caller: a batch of runs is written with their invocations' outcome (#flush).
+    const { outcome, values } = await tracedRun(automation, inv.trace_context, inv.id, () =>
+      runAndRecord(this.#ctx, automation, request, {
+        trigger: 'webhook',
+        recording: 'caller',
+        eventId: inv.event_id,
+        invocationId: inv.id,
+        signal: this.#abortRuns.signal,
+      }),
+    );
+    // Stopped by the shutdown, not by anything the automation did: the event runs again on another worker.
+    if (this.#abortRuns.signal.aborted && outcome.status === 'Failed') {
+      this.#abandoned.push(inv);
+      return;
+    }
+    this.#settled.push({ invocation: inv, outcome, run: values });
   }
 
   async #flushTick(): Promise<number> {
@@ -232,21 +243,7 @@ export class AutomationWorker {
   async #flush(): Promise<void> {
     const batch = this.#settled.splice(0, FLUSH_BATCH);
     if (batch.length === 0) return;
-    const runs = batch
-      .filter((s) => s.automation)
-      .map((s) => ({
-        ...runValues({
-          tenantId: s.invocation.tenant_id,
-          automationId: s.automation?.id as string,
-          version: s.automation?.version as number,
-          trigger: 'webhook',
-          eventId: s.invocation.event_id,
-          invocationId: s.invocation.id,
-          outcome: s.outcome,
-        }),
-        actions: s.outcome.actions,
-        result: s.outcome.result,
-      }));
+    const runs = batch.flatMap((s) => (s.run ? [{ ...s.run, actions: s.outcome.actions, result: s.outcome.result }] : []));
     const settled = batch.map((s) => ({
       tenant_id: s.invocation.tenant_id,
       id: s.invocation.id,
@@ -339,13 +336,10 @@ export class AutomationWorker {
       Headers: { 'x-fire-time-utc': fireTime.toISOString() },
       Body: { FireTimeUtc: fireTime.toISOString() },
     };
-    const outcome = await tracedRun(automation, null, null, () =>
-      runContained(this.#ctx, automation, request, { signal: this.#abortRuns.signal, trigger: 'schedule' }),
+    // The run's row is the one the claim wrote (its fire time makes an occurrence run once).
+    await tracedRun(automation, null, null, () =>
+      runAndRecord(this.#ctx, automation, request, { trigger: 'schedule', recording: { claimed: runId }, signal: this.#abortRuns.signal }),
     );
-    await sql`
-      update automation_runs set status = ${outcome.status}, started_on_utc = ${outcome.startedOnUtc}, finished_on_utc = ${outcome.finishedOnUtc},
-        error = ${outcome.error}, actions = ${JSON.stringify(outcome.actions)}::jsonb, result = ${outcome.result ? JSON.stringify(outcome.result) : null}::jsonb
-      where tenant_id = ${automation.tenantId} and id = ${runId}`.execute(this.#ctx.db.kysely);
   }
 
   /** Scheduled runs whose worker died stay Running; past their time limit they are marked Failed. */
@@ -379,7 +373,12 @@ export function eventBody(envelope: unknown): unknown {
 }
 
 /** The run's span (decision 0048): its actions' spans are its children; untraced, the run as it is. */
-function tracedRun(automation: AutomationToRun, traceContext: string | null, invocationId: string | null, run: () => Promise<RunOutcome>): Promise<RunOutcome> {
+function tracedRun<R extends { outcome: RunOutcome }>(
+  automation: AutomationToRun,
+  traceContext: string | null,
+  invocationId: string | null,
+  run: () => Promise<R>,
+): Promise<R> {
   if (!tracingOn()) return run();
   const attributes = { 'atrium.tenant.id': automation.tenantId, 'atrium.automation.id': automation.id, 'atrium.automation.version': automation.version };
   return withSpan(
@@ -390,10 +389,10 @@ function tracedRun(automation: AutomationToRun, traceContext: string | null, inv
       attributes: invocationId ? { ...attributes, 'atrium.webhook.invocation.id': invocationId } : attributes,
     },
     async (span) => {
-      const outcome = await run();
-      span?.setAttribute('atrium.automation.status', outcome.status);
-      if (outcome.status === 'Failed') failSpan(span, outcome.error ?? 'failed');
-      return outcome;
+      const ran = await run();
+      span?.setAttribute('atrium.automation.status', ran.outcome.status);
+      if (ran.outcome.status === 'Failed') failSpan(span, ran.outcome.error ?? 'failed');
+      return ran;
     },
   );
 }

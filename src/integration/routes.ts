@@ -11,7 +11,7 @@ import { badRequest, notFound } from '../platform/errors.ts';
 import type { App } from '../platform/http/app.ts';
 import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { named } from '../platform/http/openapi.ts';
-import { Guid } from '../platform/http/schemas.ts';
+import { Guid, unwrap } from '../platform/http/schemas.ts';
 import { literalAddressErrors } from '../platform/outbound.ts';
 import { adBlockerRoutes } from './ad-blocker-routes.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
@@ -119,9 +119,6 @@ const RESOURCES: ResourceDef[] = [billingClients, commercialClients, suppliers, 
 
 /** Service views are plain records; their shape is the route's response schema, which serializes them. */
 const answer = (view: object): never => view as never;
-
-const unwrap = (body: Record<string, { value: unknown }>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(body).map(([name, v]) => [name, v.value]));
 
 export async function integrationRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(

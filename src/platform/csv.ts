@@ -10,6 +10,8 @@ export interface CsvReadOptions {
   maxRecordBytes: number;
   /** The field delimiter; default: detectDelimiter. */
   delimiter?: string;
+  /** The quote character; default ". */
+  quote?: string;
 }
 
 /** A file that is not readable CSV: `message` says why and where, in words for the one who sent it. */
@@ -30,6 +32,7 @@ export async function* csvRecords(bytes: Buffer, options: CsvReadOptions): Async
   const parser = parse({
     bom: true,
     delimiter: options.delimiter ?? detectDelimiter(bytes, options.maxRecordBytes),
+    quote: options.quote ?? '"',
     relax_column_count: true,
     relax_quotes: true,
     max_record_size: options.maxRecordBytes,

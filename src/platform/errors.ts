@@ -75,3 +75,9 @@ export const forbidden = (roles: string | readonly string[]): HttpProblem => {
 export const notFound = (detail: string): HttpProblem => new HttpProblem(404, detail);
 
 export const conflict = (detail: string, headers?: Record<string, string>): HttpProblem => new HttpProblem(409, detail, { headers });
+
+/**
+ * A run that cannot go on, whatever it is the run of (an automation's: a limit, a broken definition; a
+ * scheduled extraction's: nobody left to run it as): its message is the reason its run record shows.
+ */
+export class RunFailure extends Error {}

@@ -9,7 +9,7 @@ import { dynamicExport, ExecuteBodySchema } from '../extraction/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { appRoles, userRoles } from '../platform/auth/service.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
-import { HttpProblem } from '../platform/errors.ts';
+import { HttpProblem, RunFailure } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
 import type { ExportStore } from '../platform/export-store.ts';
 import { tenantBaseUrl } from '../platform/http/tenant-address.ts';
@@ -37,8 +37,6 @@ export function downloadName(query: string, startedOn: Date, format: string): st
     .replace(/[-T:]/g, '');
   return `${query.replace(/[^\w.-]/g, '_')}_${stamp}.${format}`;
 }
-
-class RunFailure extends Error {}
 
 /** The principal a run acts as: the schedule's user (roles now) or else its app, while it is not revoked. */
 async function runPrincipal(trx: Trx, schedule: ScheduleRow): Promise<Principal> {

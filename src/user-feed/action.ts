@@ -1,9 +1,9 @@
 // The user feed's action type, UserFeed: the spec's scheduled automation (read SFTP-HRFEED, list the Data
 // directory, each file's rows, move, notify on errors) as one built-in action of the automations engine.
-// Registered when this module loads (server.ts loads it in every process role), so the engine validates
-// and runs it like its own types.
+// Passed to every context's automations (USER_FEED_ACTIONS, added by server.ts's createContext in every
+// process role), so the engine validates and runs it like its own types.
 import path from 'node:path/posix';
-import { ACTION_TYPES, ActionError, HANDLERS, type Handler, type HttpRequestValue, withSftpServer } from '../automations/service.ts';
+import { ActionError, type Handler, type HttpRequestValue, type SurfaceAction, withSftpServer } from '../automations/service.ts';
 import { getConfigurationKey, type JsonObject } from '../integration/service.ts';
 import { isUuid } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
@@ -122,5 +122,5 @@ const userFeed: Handler = async (call) => {
   return { output };
 };
 
-HANDLERS[USER_FEED_ACTION] = userFeed;
-ACTION_TYPES[USER_FEED_ACTION] = [];
+/** The user feed's built-in action type, added to every context's automations (server.ts, createContext). */
+export const USER_FEED_ACTIONS: Readonly<Record<string, SurfaceAction>> = { [USER_FEED_ACTION]: { handler: userFeed, fields: [] } };

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
-import { findAutomation, type HttpRequestValue, insertRun, runAutomation, servicesFor, toRunnable } from '../automations/service.ts';
+import { findAutomation, type HttpRequestValue, runAndRecord, toRunnable } from '../automations/service.ts';
 import type { AppContext } from '../platform/context.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 import { exportStore } from '../platform/export-store.ts';
@@ -14,7 +14,6 @@ import { named } from '../platform/http/openapi.ts';
 import { Guid, nullable } from '../platform/http/schemas.ts';
 import { basePathOf } from '../platform/http/tenant-address.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
-import './action.ts';
 import { resultCopyKey } from './process-file.ts';
 import { findFeedRun, getUserFeed, listFeedRuns, putUserFeed, setAutomationRun } from './service.ts';
 
@@ -136,28 +135,26 @@ export async function userFeedRoutes(app: App, ctx: AppContext): Promise<void> {
       config: { roles: ['AutomationWrite'] },
     },
     async (request, reply) => {
-      const tenantId = request.principal?.tenantId as string;
       const settings = await request.writeTenant(async (trx, p) => {
         const s = await getUserFeed(trx);
         return s.automationId ? s : putUserFeed(trx, p, {});
       });
-      const row = await request.readTenant((trx) => findAutomation(trx, settings.automationId as string));
-      const automation = toRunnable(row);
+      const automation = toRunnable(await request.readTenant((trx) => findAutomation(trx, settings.automationId as string)));
       const feedRunId = randomUUID();
       const body: Record<string, unknown> = { trigger: 'manual', userFeedRunId: feedRunId };
       if (request.query.dryRun !== undefined) body.dryRun = request.query.dryRun === 'true';
       const value: HttpRequestValue = { Scheme: 'internal', Host: 'atrium', Path: `${base}/run`, Method: 'POST', Query: {}, Headers: {}, Body: body };
-      // The run is not bound to this request: a long file goes on after the answer (202), and is recorded when it ends,
-      // in a transaction of its own (not the request's, whose deadline has passed by then).
-      const finished = (async () => {
-        const outcome = await runAutomation(automation, servicesFor(ctx), value);
-        return ctx.db.withTenant(tenantId, async (trx) => {
-          const runId = await insertRun(trx, { tenantId, automationId: automation.id, version: automation.version, trigger: 'manual', outcome });
+      // The run is not bound to this request: a long file goes on after the answer (202), and is recorded when it ends.
+      // Not bound to the request's deadline either: the record is written through runAndRecord, not writeTenant.
+      const finished = runAndRecord(ctx, automation, value, {
+        trigger: 'manual',
+        recording: 'end',
+        alongside: async (trx, runId, outcome) => {
           const exists = await trx.selectFrom('user_feed_runs').select('id').where('id', '=', feedRunId).executeTakeFirst();
           if (exists) await setAutomationRun(trx, feedRunId, runId);
           return { found: exists ? await findFeedRun(trx, feedRunId) : null, error: outcome.error };
-        });
-      })();
+        },
+      }).then((r) => r.alongside as { found: Awaited<ReturnType<typeof findFeedRun>> | null; error: string | null });
       finished.catch((err) => request.log.error({ err, feedRunId }, 'user feed run not recorded'));
       const waitMs = Math.max(0, request.deadline - Date.now() - 2000);
       const done = await Promise.race([finished, sleep(waitMs).then(() => null)]);

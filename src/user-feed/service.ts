@@ -2,18 +2,21 @@
 // the UserFeed action's dry-run default); user_feeds says which automation that is. Runs are the feed's own
 // records (per file, per row), each also an automation run.
 import { sql } from 'kysely';
-import { actionTypeOf, createAutomation, type Definition, updateAutomation } from '../automations/service.ts';
+import { actionTypeOf, createAutomation, DEFAULT_LIMITS, type Definition, type DefinitionLimits, updateAutomation } from '../automations/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { CronError, normalizeCron, validateCron } from '../platform/cron.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
-import { USER_FEED_ACTION } from './action.ts';
+import { USER_FEED_ACTION, USER_FEED_ACTIONS } from './action.ts';
 import type { FileSummary, RowReport } from './process-file.ts';
 
 // What SCIM uses of the user feed: the same group, typology and deactivation rules for a provisioned user.
 export { createGroup, createTypology, deactivate, timesheetRequired } from './rows.ts';
 
 export const DEFAULT_SCHEDULE = '0 4 * * *';
+
+/** The feed's definition is validated knowing its own action type. */
+const FEED_LIMITS: DefinitionLimits = { ...DEFAULT_LIMITS, actionTypes: { [USER_FEED_ACTION]: USER_FEED_ACTIONS[USER_FEED_ACTION].fields } };
 
 export interface UserFeedView {
   enabled: boolean;
@@ -86,9 +89,9 @@ export async function putUserFeed(trx: Trx, principal: Principal, change: UserFe
     if (err instanceof CronError) throw badRequest('schedule is not a five-field cron expression.', [{ path: '/body/schedule', message: err.message }]);
     throw err;
   }
-  if (current.automationId) await updateAutomation(trx, principal, current.automationId, feedDefinition(next), null);
+  if (current.automationId) await updateAutomation(trx, principal, current.automationId, feedDefinition(next), null, FEED_LIMITS);
   else {
-    const created = await createAutomation(trx, principal, feedDefinition(next), null);
+    const created = await createAutomation(trx, principal, feedDefinition(next), null, FEED_LIMITS);
     await trx.insertInto('user_feeds').values({ tenant_id: principal.tenantId, automation_id: created.id }).execute();
   }
   return getUserFeed(trx);

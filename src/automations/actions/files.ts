@@ -3,6 +3,7 @@
 // Liquid runs with no file system (include/render/layout find nothing), own properties only, and
 // liquidjs's own parse, render-time and memory limits.
 import { Liquid } from 'liquidjs';
+import { CsvReadError, csvRecords } from '../../platform/csv.ts';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
 import { fileTextOf, findFile, keepFile } from './run-files.ts';
@@ -58,48 +59,22 @@ const createCsv: Handler = async (call) => {
   return { output: text };
 };
 
-/** RFC 4180 parsing with a chosen delimiter and quote; a stray quote inside an unquoted cell is kept as text. */
-export function parseCsv(text: string, delimiter = ',', quote = '"'): string[][] {
+/**
+ * CSV text as rows of cells, read by the one CSV reader (platform/csv.ts) with a chosen delimiter and quote: a
+ * UTF-8 BOM skipped, a stray quote inside an unquoted cell kept as text, blank lines skipped.
+ */
+export async function parseCsv(text: string, delimiter = ',', quote = '"'): Promise<string[][]> {
+  const bytes = Buffer.from(text, 'utf8');
   const rows: string[][] = [];
-  let row: string[] = [];
-  let cellText = '';
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let quoted = false;
-  let any = false;
-  for (; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === quote) {
-        if (text[i + 1] === quote) {
-          cellText += quote;
-          i++;
-        } else quoted = false;
-      } else cellText += c;
-      continue;
+  try {
+    // The text is already bounded (a value or file of the run): no record can be larger than all of it.
+    for await (const cells of csvRecords(bytes, { maxRecordBytes: bytes.length + 1, delimiter, quote })) {
+      if (cells.length === 1 && cells[0] === '') continue;
+      rows.push(cells);
     }
-    if (c === quote && cellText === '') {
-      quoted = true;
-      any = true;
-    } else if (c === delimiter) {
-      row.push(cellText);
-      cellText = '';
-      any = true;
-    } else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(cellText);
-      if (any || row.length > 1 || row[0] !== '') rows.push(row);
-      row = [];
-      cellText = '';
-      any = false;
-    } else {
-      cellText += c;
-      any = true;
-    }
-  }
-  if (quoted) throw new ActionError('the CSV ends inside a quoted cell');
-  if (any || cellText !== '' || row.length > 0) {
-    row.push(cellText);
-    rows.push(row);
+  } catch (err) {
+    if (err instanceof CsvReadError) throw new ActionError(err.message);
+    throw err;
   }
   return rows;
 }
@@ -132,7 +107,7 @@ function rowsAsObjects(rows: string[][], namesInFirstRow: boolean): { columns: s
  * rows themselves as the result, lists when there is no header.
  */
 const csvMap: Handler = async (call) => {
-  const rows = parseCsv(fileTextOf(call.run, call.get('data')), oneChar(call, 'delimiter', ','), oneChar(call, 'quote', '"'));
+  const rows = await parseCsv(fileTextOf(call.run, call.get('data')), oneChar(call, 'delimiter', ','), oneChar(call, 'quote', '"'));
   boundRows(call, rows);
   if (call.raw('namesInFirstRow') === undefined) {
     if (!call.bool('hasHeaderRecord', true)) return { output: rows };
@@ -171,7 +146,7 @@ const readFileData: Handler = async (call) => {
     }
     return { output: Array.isArray(value) ? value : [value] };
   }
-  const rows = parseCsv(text, oneChar(call, 'delimiter', ','), oneChar(call, 'quote', '"'));
+  const rows = await parseCsv(text, oneChar(call, 'delimiter', ','), oneChar(call, 'quote', '"'));
   boundRows(call, rows);
   return { output: rowsAsObjects(rows, call.bool('hasHeaderRecord', true)).records };
 };

@@ -1,7 +1,9 @@
 // Flow actions: Start, Result, Case, Loop, Reduce, Await, ExecuteSubWorkflow, ExecuteIntegrationWorkflow,
 // EnqueueBackgroundWork, ClearContext, and AtriumFold (Atrium's older Reduce, kept for stored definitions).
+
+import { RunFailure } from '../../platform/errors.ts';
 import { field } from '../definition.ts';
-import { type ActionCall, ActionError, durationMs, type Handler, type HttpRequestValue, type HttpResponseValue, RunFailure, runNested } from '../engine.ts';
+import { type ActionCall, ActionError, durationMs, type Handler, type HttpRequestValue, type HttpResponseValue, runNested } from '../engine.ts';
 import { asText, evaluateValue } from '../expressions.ts';
 
 /** Result: `httpResponse {statusCode, headers, body}` (default 200, no headers, no body). */

@@ -10,19 +10,11 @@ import { asText } from '../expressions.ts';
 import { type FileValue, isTextual } from './file-value.ts';
 import { fileInput, findFile, keepFile, mediaTypeOf } from './run-files.ts';
 
-const TOKEN_MARGIN_MS = 60_000;
-const tokens = new Map<string, { token: string; until: number }>();
-
-/** An access token for the app the automation runs as, reused until shortly before it expires. */
+/** An access token for the app the automation runs as (the run services reuse one until shortly before it expires). */
 async function apiToken(call: ActionCall): Promise<string> {
   const { tenantId, runAsAppId } = call.run.automation;
   if (!runAsAppId) throw new ActionError('isApiCall needs the automation to be saved by an app (it acts as that app)');
-  const key = `${tenantId}/${runAsAppId}`;
-  const hit = tokens.get(key);
-  if (hit && hit.until > Date.now()) return hit.token;
-  const issued = await call.run.services.issueAppToken(tenantId, runAsAppId);
-  tokens.set(key, { token: issued.accessToken, until: Date.now() + issued.expiresIn * 1000 - TOKEN_MARGIN_MS });
-  return issued.accessToken;
+  return (await call.run.services.issueAppToken(tenantId, runAsAppId)).accessToken;
 }
 
 /**

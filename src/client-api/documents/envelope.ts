@@ -79,10 +79,3 @@ export function openEnvelope(body: Envelope, allowed: readonly Operation[]): Ope
 /** The schema of a value-wrapped property. */
 export const wrapped = (schema: TSchema): TSchema =>
   Type.Object({ value: schema }, { additionalProperties: false, description: 'The new value, as {"value": …} ("Value" accepted)' });
-
-/** A value-wrapped PATCH body unwrapped: property -> new value (only the properties sent). */
-export function unwrap(body: Record<string, { value: unknown } | undefined>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, v] of Object.entries(body)) if (v !== undefined) out[name] = v.value;
-  return out;
-}

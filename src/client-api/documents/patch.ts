@@ -5,9 +5,9 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Trx } from '../../platform/db/database.ts';
 import type { FastifyRequest } from '../../platform/http/app.ts';
 import { idempotent } from '../../platform/http/idempotency.ts';
+import { unwrap } from '../../platform/http/schemas.ts';
 import { documentInput } from './document-input.ts';
 import { updateDocument } from './documents.ts';
-import { unwrap } from './envelope.ts';
 import type { DocumentDef } from './registry.ts';
 
 type PatchRequest = FastifyRequest<{ Params: { id: string }; Body: Record<string, { value: unknown } | undefined> }>;
