@@ -4,6 +4,7 @@
 // page walked in light and dark with axe-core (0 violations) and no console error.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -249,11 +250,15 @@ test('dark mode follows the system setting, the toggle overrides it and is remem
   await page.locator('g[data-action="Start"]').waitFor();
   assert.equal(await bg(), 'rgb(255, 255, 255)');
   const dir = path.join(tmpdir(), `atrium-console-dark-${process.pid}`);
-  const light = await page.screenshot({ path: path.join(dir, 'automation-light.png') });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  assert.equal(await bg(), 'rgb(17, 24, 39)', 'the system says dark');
-  const dark = await page.screenshot({ path: path.join(dir, 'automation-dark.png') });
-  assert.ok(light.length > 1000 && dark.length > 1000 && !light.equals(dark));
+  try {
+    const light = await page.screenshot({ path: path.join(dir, 'automation-light.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await bg(), 'rgb(17, 24, 39)', 'the system says dark');
+    const dark = await page.screenshot({ path: path.join(dir, 'automation-dark.png') });
+    assert.ok(light.length > 1000 && dark.length > 1000 && !light.equals(dark));
+  } finally {
+    await rm(dir, { recursive: true, force: true }); // the screenshots were for the comparison only
+  }
   await page.getByLabel('Colour theme').selectOption('light');
   assert.equal(await bg(), 'rgb(255, 255, 255)', 'the toggle wins over the system');
   await page.reload();

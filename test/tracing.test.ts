@@ -147,8 +147,11 @@ test('one trace from the request through the transaction and dispatch to the del
     });
     assert.equal(created.status, 201, created.text);
     await receiver.waitFor(1);
-    const ran = await waitForHistory(server, h, runner.id, (list) => list.length === 1 && list[0].status !== 'Pending');
-    assert.equal(ran[0].status, 'Succeeded', JSON.stringify(ran));
+    // The invocation of this user's event: the tenant's bootstrap Administrator's Created event may be dispatched
+    // after the subscriptions exist (a busy dispatcher), and then it runs the automation too.
+    const mine = (list: any[]) => list.find((i) => i.documentId === created.body.Id);
+    const ran = await waitForHistory(server, h, runner.id, (list) => mine(list) !== undefined && mine(list).status !== 'Pending');
+    assert.equal(mine(ran).status, 'Succeeded', JSON.stringify(ran));
 
     await spansUntil(() => spans.some((s) => s.name === 'POST /api/v3/users'), 'HTTP span of the request');
     const httpSpan = spans.find((s) => s.name === 'POST /api/v3/users') as ExportedSpan;
@@ -206,11 +209,13 @@ test('one trace from the request through the transaction and dispatch to the del
     for (const name of ['automation action Map', 'automation action Rest', 'automation action Result']) assert.equal(one(name).parentSpanId, run.spanId, name);
 
     // What left the process carries the trace: the webhook POST names the attempt's span, the Rest call the action's.
-    const delivered = receiver.received[0].headers.traceparent;
-    assert.equal(delivered, `00-${traceId}-${attempt.spanId}-01`);
-    assert.equal(receiver.received[0].verified, true);
-    assert.equal(forwarded.length, 1);
-    assert.equal(forwarded[0].traceparent, `00-${traceId}-${one('automation action Rest').spanId}-01`);
+    // (Only this request's: the bootstrap Administrator's event may have been delivered and run too, in its own trace.)
+    const delivery = receiver.received.find((r) => String(r.headers.traceparent).includes(traceId));
+    assert.equal(delivery?.headers.traceparent, `00-${traceId}-${attempt.spanId}-01`);
+    assert.equal(delivery?.verified, true);
+    const mineForwarded = forwarded.filter((f) => String(f.traceparent).includes(traceId));
+    assert.equal(mineForwarded.length, 1);
+    assert.equal(mineForwarded[0].traceparent, `00-${traceId}-${one('automation action Rest').spanId}-01`);
 
     // The request's log line carries the trace.
     const logged = lines.find((l) => l.msg === 'request' && l.route === '/api/v3/users');
