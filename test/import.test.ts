@@ -33,6 +33,7 @@ const UNCOMPARABLE: Record<string, string[]> = {
   'DE-CommentsReplies': ['CreatedByHasImage'],
   'DE-History': ['UserHasImage'],
   'DE-Types': ['CreatedByHasImage', 'ModifiedByHasImage'],
+  'DE-Projects': ['CompanyHasImage', 'ClientHasImage', 'CreatedByHasImage', 'ModifiedHasImage'],
 };
 
 /**
@@ -42,17 +43,30 @@ const NOT_YET: Record<string, string[]> = {
   // A document's sub-type is its type's business object type: requests', contracts' and estimates' types
   // are not imported yet (jobs' are).
   'DE-Assignments': ['DocumentSubType'],
+  // A project's rate card and column are shown by name only, and its estimated totals are its estimates':
+  // rate cards and estimates are not imported yet.
+  'DE-Projects': [
+    'RateCard',
+    'RateCardColumn',
+    'EstimatedWithoutTaxCost',
+    'EstimatedTaxCost',
+    'EstimatedWithTaxCost',
+    'EstimatedWithoutTaxSell',
+    'EstimatedTaxSell',
+    'EstimatedWithTaxSell',
+  ],
 };
-
-/** *Deleted queries read to remove what the source deleted: the target has no tombstones of its own to show. */
-const READ_TO_REMOVE = ['DE-LeavesDeleted', 'DE-TimeSheetsDeleted'];
 
 /** The queries whose every row the import gives back (all their documented columns but UNCOMPARABLE's). */
 const IMPORTED = [
-  ...[...new Set(QUERY_IMPORTS.map((q) => q.namedQuery))].filter((q) => !READ_TO_REMOVE.includes(q)),
+  ...new Set(QUERY_IMPORTS.map((q) => q.namedQuery)),
   // The count queries of what is imported answer the same count.
   'DE-TimeSheetsCount',
   'DE-LeavesCount',
+  'DE-TimeSheetsDeletedCount',
+  'DE-LeavesDeletedCount',
+  'DE-JobsCount',
+  'DE-ProjectsCount',
 ];
 
 /** A loopback port nothing listens on (one just closed). */

@@ -4,7 +4,7 @@
 // (a link row's own id, a cost row's id) are derived from the row's key, so a re-run finds the same row.
 import type { SourceRow } from './client.ts';
 import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
-import { WORKFLOW_IMPORTS, WORKFLOW_TEAM_IMPORTS } from './mappings/workflows-and-documents.ts';
+import { PROJECT_IMPORTS, stageColours, TOMBSTONE_IMPORTS, WORKFLOW_IMPORTS, WORKFLOW_TEAM_IMPORTS } from './mappings/workflows-and-documents.ts';
 
 export { derivedId, NIL } from './mappings/helpers.ts';
 
@@ -49,6 +49,7 @@ export const IMPORT_TABLES = [
   'products',
   'leave_types',
   'leaves',
+  'contracts',
   'projects',
   'jobs',
   'timesheets',
@@ -111,7 +112,16 @@ export interface RunState {
   workflowId: string | null;
   /** The target's teams by name (DE-Transitions names a stage's write-teams). */
   teams: Map<string, string>;
+  /**
+   * One row of each of these tables as the target holds it before each query (null when none): the
+   * placeholder references of a row whose own references no query shows (a tombstone's user and job).
+   */
+  anyId: Record<PlaceholderTable, string | null>;
 }
+
+/** Tables whose any row can stand in as a placeholder reference (RunState.anyId). */
+export const PLACEHOLDER_TABLES = ['users', 'jobs', 'leave_types', 'companies'] as const;
+export type PlaceholderTable = (typeof PLACEHOLDER_TABLES)[number];
 
 /** A document type of the target: its id (the source's once re-keyed) and its catalogue names. */
 export interface DocumentType {
@@ -131,6 +141,7 @@ export const newRunState = (
   documentTypes,
   workflowId,
   teams,
+  anyId: { users: null, jobs: null, leave_types: null, companies: null },
 });
 
 /** A login for an imported user: the e-mail when no earlier user has it, else the user's id (logins are unique). */
@@ -578,6 +589,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
     ],
   },
   // Documents (jobs, with the few columns of their projects DE-Jobs shows) and their time.
+  ...PROJECT_IMPORTS,
   {
     namedQuery: 'DE-Jobs',
     key: ['JobId'],
@@ -616,9 +628,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
           job_type_id: r.TypeId,
         }),
       },
-      // A stage's and a stage type's colour show here (and in DE-History), not in DE-Stages.
-      { table: 'workflow_stages', mode: 'updateOnly', values: (r) => (id(r.StageId) ? { id: r.StageId, color: r.StageColor } : null) },
-      { table: 'workflow_stage_types', mode: 'updateOnly', values: (r) => (id(r.StageTypeId) ? { id: r.StageTypeId, color: r.StageTypeColor } : null) },
+      // A stage's and a stage type's colour show where documents are (not in DE-Stages).
+      ...stageColours,
       // The stage's Delayed flag, where a job shows it: a job past its agreed date is late exactly when its stage has it.
       { table: 'workflow_stages', mode: 'updateOnly', values: (r) => stageDelayed(r) },
     ],
@@ -784,24 +795,10 @@ export const QUERY_IMPORTS: QueryImport[] = [
         },
       },
       // Stages no job is in show their colours here.
-      { table: 'workflow_stages', mode: 'updateOnly', values: (r) => (id(r.StageId) ? { id: r.StageId, color: r.StageColor } : null) },
-      { table: 'workflow_stage_types', mode: 'updateOnly', values: (r) => (id(r.StageTypeId) ? { id: r.StageTypeId, color: r.StageTypeColor } : null) },
+      ...stageColours,
     ],
   },
-  {
-    // Timesheets the source deleted: removed here (their tombstones show only id and time; docs/import.md).
-    namedQuery: 'DE-TimeSheetsDeleted',
-    key: ['TimesheetId'],
-    modifiedFrom: true,
-    writes: [{ table: 'timesheets', mode: 'delete', values: (r) => ({ id: r.TimesheetId }) }],
-  },
-  {
-    // Leaves the source deleted: removed here (their tombstones show only id and time; docs/import.md).
-    namedQuery: 'DE-LeavesDeleted',
-    key: ['LeaveId'],
-    modifiedFrom: true,
-    writes: [{ table: 'leaves', mode: 'delete', values: (r) => ({ id: r.LeaveId }) }],
-  },
+  ...TOMBSTONE_IMPORTS,
 ];
 
 /**

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { ImportError, SourceClient, type SourceOptions, type SourceRow, type WaitStats } from './client.ts';
-import { IMPORT_TABLES, newRunState, QUERY_IMPORTS, type QueryImport, type RunState, type Values } from './mappings.ts';
+import { IMPORT_TABLES, newRunState, PLACEHOLDER_TABLES, QUERY_IMPORTS, type QueryImport, type RunState, type Values } from './mappings.ts';
 import { NOT_CARRIED_OVER, type NotCarriedOver } from './not-carried-over.ts';
 import { deleteAll, deleteUnseen, writeRows } from './write.ts';
 
@@ -190,6 +190,16 @@ async function workflowsAndTeams(db: DatabaseHandle, tenantId: string): Promise<
   });
 }
 
+/** One id of each placeholder table as the target holds it now (RunState.anyId). */
+async function anyIds(db: DatabaseHandle, tenantId: string): Promise<RunState['anyId']> {
+  const row = await db.withTenant(tenantId, (trx) =>
+    sql<RunState['anyId']>`select ${sql.join(
+      PLACEHOLDER_TABLES.map((t) => sql`(select id from ${sql.table(t)} where tenant_id = ${tenantId} order by id limit 1) as ${sql.id(t)}`),
+    )}`.execute(trx),
+  );
+  return row.rows[0];
+}
+
 export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promise<ImportReport> {
   const started = Date.now();
   if (opts.since !== undefined && Number.isNaN(Date.parse(opts.since))) throw new ImportError(`--since ${JSON.stringify(opts.since)} is not an ISO time`);
@@ -213,6 +223,7 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
         reports.push(prior);
         continue;
       }
+      state.anyId = await anyIds(db, opts.tenantId);
       reports.push(await importQuery(db, client, opts, runId, checkpoint, q, state, available));
     }
   } catch (err) {

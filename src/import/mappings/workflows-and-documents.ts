@@ -5,7 +5,7 @@
 // any row of the target refers to it), so every DocumentId they show lines up.
 import type { SourceRow } from '../client.ts';
 import type { QueryImport, RunState, TableWrite, Values } from '../mappings.ts';
-import { derivedId, id, jsonText } from './helpers.ts';
+import { day, derivedId, id, jsonText } from './helpers.ts';
 
 /**
  * Re-keys the target's document type named `Document` to the source's `DocumentId` (two writes: the
@@ -202,6 +202,152 @@ export const WORKFLOW_TEAM_IMPORTS: QueryImport[] = [
         table: 'workflow_stage_write_teams',
         complete: { scope: 'all' },
         values: (r, s) => [...writeTeams(r.FromWorkflowStateId, r.FromAllowWriteTeams, s), ...writeTeams(r.ToWorkflowStateId, r.ToAllowWriteTeams, s)],
+      },
+    ],
+  },
+];
+
+/**
+ * What the source deleted (DE-TimeSheetsDeleted, DE-LeavesDeleted): recorded as Atrium records its own
+ * deletions, a tombstone (the row's deleted_on). A row the target holds keeps its columns and gets its
+ * deletion time; a row it never held (deleted before the first import) is a tombstone whose columns no
+ * query shows, so they are placeholders written on insert only (a user, a job or leave type of the
+ * target's, the deletion's day). Tombstones are rows of no other query.
+ */
+export const TOMBSTONE_IMPORTS: QueryImport[] = [
+  {
+    namedQuery: 'DE-TimeSheetsDeleted',
+    key: ['TimesheetId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'timesheets',
+        complete: { scope: 'tombstones' },
+        insertOnly: ['user_id', 'job_id', 'date', 'duration_minutes'],
+        values: (r, s) =>
+          s.anyId.users && s.anyId.jobs
+            ? {
+                id: r.TimesheetId,
+                deleted_on: r.ModifiedOnUtc,
+                user_id: s.anyId.users,
+                job_id: s.anyId.jobs,
+                date: String(r.ModifiedOnUtc).slice(0, 10),
+                duration_minutes: 1,
+              }
+            : null,
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-LeavesDeleted',
+    key: ['LeaveId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'leaves',
+        complete: { scope: 'tombstones' },
+        insertOnly: ['user_id', 'leave_type_id', 'day', 'total_minutes'],
+        values: (r, s) =>
+          s.anyId.users && s.anyId.leave_types
+            ? {
+                id: r.LeaveId,
+                deleted_on: r.ModifiedOnUtc,
+                user_id: s.anyId.users,
+                leave_type_id: s.anyId.leave_types,
+                day: String(r.ModifiedOnUtc).slice(0, 10),
+                total_minutes: 0,
+              }
+            : null,
+      },
+    ],
+  },
+];
+
+/** A stage's and a stage type's colour, shown by the documents in them (DE-Jobs, DE-Projects, DE-History). */
+export const stageColours: TableWrite[] = [
+  { table: 'workflow_stages', mode: 'updateOnly', values: (r) => (id(r.StageId) ? { id: r.StageId, color: r.StageColor } : null) },
+  { table: 'workflow_stage_types', mode: 'updateOnly', values: (r) => (id(r.StageTypeId) ? { id: r.StageTypeId, color: r.StageTypeColor } : null) },
+];
+
+/**
+ * Projects and contracts, before the jobs. DE-Projects names each project's contract, Draft ones too
+ * (which DE-Contracts leaves out): such a contract comes with the project's company and client, in a
+ * Draft stage; DE-Contracts then gives the others in full. A contract no project names shows no company:
+ * it takes one of the target's (docs/import.md).
+ */
+export const PROJECT_IMPORTS: QueryImport[] = [
+  {
+    namedQuery: 'DE-Projects',
+    key: ['ProjectId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'contracts',
+        mode: 'insertMissing',
+        values: (r, s) =>
+          id(r.ContractId)
+            ? {
+                id: r.ContractId,
+                name: r.Contract,
+                number: r.ContractNumber,
+                commercial_client_id: r.ClientId,
+                company_id: r.CompanyId,
+                stage_id: s.draftStageId,
+              }
+            : null,
+      },
+      {
+        table: 'projects',
+        complete: { scope: 'all' },
+        values: (r) => ({
+          id: r.ProjectId,
+          name: r.Project,
+          number: r.ProjectNumber,
+          company_id: r.CompanyId,
+          commercial_client_id: r.ClientId,
+          contract_id: r.ContractId,
+          start_date: day(r.StartDate),
+          end_date: day(r.EndDate),
+          modified_on_utc: r.ModifiedOn,
+          brand_id: r.BrandId,
+          product_id: r.ProductId,
+          classification_id: r.ClassificationId,
+          nature_id: r.NatureId,
+          stage_id: r.StageId,
+          currency_id: r.CurrencyId,
+          investment: r.Investment,
+          created_by_id: r.CreatedById,
+          modified_by_id: r.ModifiedId,
+        }),
+      },
+      ...stageColours,
+    ],
+  },
+  {
+    namedQuery: 'DE-Contracts',
+    key: ['ContractId'],
+    modifiedFrom: true,
+    writes: [
+      {
+        table: 'contracts',
+        insertOnly: ['company_id'],
+        values: (r, s) =>
+          s.anyId.companies
+            ? {
+                id: r.ContractId,
+                name: r.Contract,
+                number: r.ContractNumber,
+                commercial_client_id: r.ClientId,
+                start_date: day(r.StartDate),
+                end_date: day(r.EndDate),
+                modified_on_utc: r.ModifiedOn,
+                brand_id: r.BrandId,
+                product_id: r.ProductId,
+                type_id: r.TypeId,
+                stage_id: r.StageId,
+                company_id: s.anyId.companies,
+              }
+            : null,
       },
     ],
   },
