@@ -19,9 +19,9 @@ export const NOT_CARRIED_OVER: NotCarriedOver[] = [
     setUp: 'grant roles with the Integration API or the console; create apps with `atrium apps create --role …`',
   },
   {
-    what: 'workflow write-teams, transition rules and team memberships',
+    what: "transition rules (actions' settings, restrictions to job types) and team memberships",
     why: 'shown only as names joined in text (DE-Transitions), not as rows',
-    setUp: 'set them up on each workflow stage in the console',
+    setUp: 'set them up on each workflow transition in the console',
   },
   {
     what: 'images and files (users, companies, clients)',
