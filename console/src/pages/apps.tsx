@@ -2,15 +2,12 @@
 // the secret shown once) and the users with their roles.
 import { useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
-import type { Schema } from '../api-types.ts';
+import type { Answer, Schema } from '../api-types.ts';
 import { CopyButton, Dialog, ErrorBox, Field, FormActions, useAction, useLoad, when } from '../ui.tsx';
 
 type TenantApp = Schema<'TenantApp'>;
 type Credentials = Schema<'TenantAppCredentials'>;
-interface UsersAnswer {
-  users: { id: string; userName: string; name: string | null; email: string | null; isActive: boolean; roles: string[] }[];
-  roles: { name: string; description: string | null }[];
-}
+type UsersAnswer = Answer<'/api/v3/users'>;
 
 export function AppsPage() {
   const apps = useLoad(() => getJson<TenantApp[]>('/api/v3/apps'), []);

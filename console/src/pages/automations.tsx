@@ -2,26 +2,14 @@
 // error with its JSON path), run now with an input, and the runs with each action's log.
 import { useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
-import type { Schema } from '../api-types.ts';
+import type { Answer, Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
 import { Dialog, EmptyState, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
 import { FlowDiagram } from './flow-diagram.tsx';
 
 type Automation = Schema<'Automation'>;
 type RunSummary = Schema<'AutomationRunSummary'>;
-interface ActionLog {
-  name: string;
-  type: string;
-  workflow?: string | null;
-  durationMs?: number;
-  input?: unknown;
-  output?: unknown;
-  error?: string | null;
-  next?: string | null;
-}
-interface Run extends RunSummary {
-  actions: ActionLog[];
-}
+type Run = Answer<'/api/v3/automations/{id}/runs/{runId}'>;
 
 const BASE = '/api/v3/automations';
 

@@ -1,16 +1,15 @@
 // Custom tables: the tables and their columns, create and add columns, rows browsed and edited
 // inline with an input per column type, import and export files, and Read / Save roles.
+
 import { useState } from 'preact/hooks';
 import { call, download, enc, getJson, hasRole, session } from '../api.ts';
+import type { Answer } from '../api-types.ts';
 import { navigate } from '../router.ts';
 import { Dialog, EmptyState, ErrorBox, Link, useAction, useLoad, when } from '../ui.tsx';
 import { inputType, jsonValue, MAX_LENGTH, TYPE_NAMES, textOf } from './column-types.ts';
 import { PermissionsForm, T, type Table, TableForm } from './custom-table-forms.tsx';
 
-interface Row {
-  KeyValue: string;
-  Columns: { ColumnName: string; ColumnDataTypeId: number; Value: unknown }[];
-}
+type Row = Answer<'/api/v3/custom-tables/{tableName}/rows/values'>[number];
 
 const PAGE = 50;
 
@@ -94,7 +93,7 @@ function CellInput(props: { label: string; typeId: number; value: unknown; onCha
 
 export function CustomTablePage({ name }: { name: string }) {
   const [skip, setSkip] = useState(0);
-  const table = useLoad(() => getJson<Table>(`${T}/${enc(name)}`), [name]);
+  const table = useLoad(() => getJson<Answer<'/api/v3/custom-tables/{tableName}'>>(`${T}/${enc(name)}`), [name]);
   const rows = useLoad(() => getJson<Row[]>(`${T}/${enc(name)}/rows/values?skip=${skip}&take=${PAGE}`), [name, skip]);
   // Edits not yet saved, per key (null key: the new row).
   const [edits, setEdits] = useState<Record<string, Record<string, unknown>>>({});

@@ -1,20 +1,13 @@
 // Saved queries in the explorer: save what is on screen (the query, its builder and the table or chart
 // settings) under a name, list yours and the tenant's shared ones, open one by its link, rename, share, delete.
+
 import { useState } from 'preact/hooks';
 import { getJson } from '../api.ts';
+import type { Answer } from '../api-types.ts';
 import { BASE } from '../router.ts';
 import { ErrorBox, Field, Link, useAction, useLoad } from '../ui.tsx';
 
-export interface SavedQuery {
-  id: string;
-  name: string;
-  query: string;
-  queryBuilder: Record<string, unknown>;
-  parameters: Record<string, unknown>;
-  view: Record<string, unknown>;
-  shared: boolean;
-  mine: boolean;
-}
+export type SavedQuery = Answer<'/api/v3/saved-queries/{id}'>;
 
 export const savedPath = (id: string) => `/explorer/saved/${id}`;
 
@@ -23,7 +16,7 @@ export function SavedQueriesPanel(props: {
   current: () => Pick<SavedQuery, 'query' | 'queryBuilder' | 'view'> | null;
   openId?: string;
 }) {
-  const list = useLoad(() => getJson<{ data: SavedQuery[]; totalCount: number }>('/api/v3/saved-queries'), []);
+  const list = useLoad(() => getJson<Answer<'/api/v3/saved-queries'>>('/api/v3/saved-queries'), []);
   const [name, setName] = useState('');
   const [share, setShare] = useState(false);
   const [saved, setSaved] = useState<SavedQuery | null>(null);

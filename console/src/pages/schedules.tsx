@@ -2,7 +2,7 @@
 // live preview of the next fire times, run now, runs with status and size, and their files.
 import { useEffect, useState } from 'preact/hooks';
 import { download, enc, getJson, hasRole, session } from '../api.ts';
-import type { Schema } from '../api-types.ts';
+import type { Answer, Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
 import { bytes, Dialog, EmptyState, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
 
@@ -75,7 +75,7 @@ export function SchedulesPage() {
 }
 
 function ScheduleForm(props: { existing?: Schedule; onSaved: (s: Schedule) => void; onCancel: () => void }) {
-  const queries = useLoad(() => getJson<{ name: string }[]>('/api/v3/analytics/named-queries'), []);
+  const queries = useLoad(() => getJson<Answer<'/api/v3/analytics/named-queries'>>('/api/v3/analytics/named-queries'), []);
   const e = props.existing;
   const [name, setName] = useState(e?.name ?? '');
   const [query, setQuery] = useState(e?.query ?? '');
@@ -92,7 +92,7 @@ function ScheduleForm(props: { existing?: Schedule; onSaved: (s: Schedule) => vo
   useEffect(() => {
     const ctl = new AbortController();
     const t = setTimeout(() => {
-      getJson<{ nextRunsUtc: string[]; cronDescription: string }>(`${BASE}/cron-preview?cronExpression=${enc(cron)}`, { signal: ctl.signal }).then(
+      getJson<Answer<'/api/v3/analytics/schedules/cron-preview'>>(`${BASE}/cron-preview?cronExpression=${enc(cron)}`, { signal: ctl.signal }).then(
         (p) => {
           setPreview(p);
           setPreviewError(null);

@@ -1,26 +1,15 @@
 // The event catalogue as an integrator reads it: every event with the detail fields its filters can
 // test, and the payload a subscription receives for an event on a document type (the tenant's newest
 // real one, else one built from the catalogue), with a copy button.
+
 import { useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
+import type { Answer } from '../api-types.ts';
 import { CopyButton, ErrorBox, Field, Link, useLoad } from '../ui.tsx';
 
-export interface CatalogueEvent {
-  actionType: string;
-  group: string;
-  firesWhen: string;
-  detailFields: string[] | 'dynamic';
-}
-interface Catalogue {
-  events: CatalogueEvent[];
-  documentTypes: { name: string; fullName: string }[];
-}
-interface Example {
-  source: 'event' | 'catalogue';
-  actionType: string;
-  documentType: string;
-  payload: Record<string, unknown>;
-}
+export type CatalogueEvent = Catalogue['events'][number];
+type Catalogue = Answer<'/api/v3/webhook-events'>;
+type Example = Answer<'/api/v3/webhook-events/example'>;
 
 export function WebhookEventsPage() {
   const catalogue = useLoad(() => getJson<Catalogue>('/api/v3/webhook-events'), []);

@@ -2,7 +2,7 @@
 // the invocation history with every attempt, resend, and deliveries per hour by status.
 import { useEffect, useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
-import type { Schema } from '../api-types.ts';
+import type { Answer, Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
 import { CopyButton, Dialog, EmptyState, ErrorBox, Field, Link, useAction, useLoad, when } from '../ui.tsx';
 import { DeliveriesChart } from './deliveries-chart.tsx';
@@ -10,37 +10,9 @@ import { bodyOf, SubscriptionForm } from './webhook-form.tsx';
 
 export type DetailFilter = Schema<'DetailFilter'>;
 /** What the list and the form use of a subscription (the form edits a draft of these fields alone). */
-export interface Subscription {
-  id: string;
-  name: string;
-  description: string | null;
-  url: string | null;
-  actionType: string;
-  documentType: string;
-  active: boolean;
-  businessObjectTypeName: string | null;
-  detailFilters: DetailFilter[];
-  modifiedOnUtc: string;
-}
-export interface Attempt {
-  attempt: number;
-  startedOnUtc: string;
-  durationMs: number;
-  statusCode: number | null;
-  responseBody: string | null;
-  error: string | null;
-}
-export interface Invocation {
-  id: string;
-  kind: 'event' | 'test';
-  actionType: string;
-  documentType: string;
-  documentId: string | null;
-  createdOnUtc: string;
-  status: 'Pending' | 'Retrying' | 'Succeeded' | 'Failed';
-  attempts: Attempt[];
-  nextAttemptOnUtc: string | null;
-}
+export type Subscription = Answer<'/api/webhook-subscriptions'>[number];
+export type Attempt = Invocation['attempts'][number];
+export type Invocation = Answer<'/api/webhook-subscriptions/{id}/invocation-history'>[number];
 
 export function WebhooksPage() {
   const list = useLoad(() => getJson<Subscription[]>('/api/webhook-subscriptions'), []);
@@ -269,7 +241,10 @@ export function WebhookPage({ id }: { id: string }) {
                 onClick={() =>
                   action.run(async () => {
                     setSent('');
-                    const r = await getJson<{ source: 'event' | 'catalogue' }>(`/api/webhook-subscriptions/${enc(id)}/send-example`, { method: 'POST' });
+                    const r = await getJson<Answer<'/api/webhook-subscriptions/{id}/send-example', 'post'>>(
+                      `/api/webhook-subscriptions/${enc(id)}/send-example`,
+                      { method: 'POST' },
+                    );
                     setSent(
                       r.source === 'event'
                         ? `Example sent: the newest ${w.actionType} event of this tenant, as a test.`
