@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { call, download, enc, getJson, hasRole, session } from '../api.ts';
 import type { Answer } from '../api-types.ts';
 import { navigate } from '../router.ts';
-import { Dialog, EmptyState, ErrorBox, Link, useAction, useLoad, when } from '../ui.tsx';
+import { BackTo, DataTable, Dialog, EmptyState, ErrorBox, Link, useAction, useLoad, when } from '../ui.tsx';
 import { inputType, jsonValue, MAX_LENGTH, TYPE_NAMES, textOf } from './column-types.ts';
 import { PermissionsForm, T, type Table, TableForm } from './custom-table-forms.tsx';
 
@@ -23,36 +23,23 @@ export function CustomTablesPage() {
         New table
       </button>
       <ErrorBox error={list.error} />
-      <div class="scroll">
-        <table aria-label="Custom tables">
-          <thead>
-            <tr>
-              <th scope="col">Table</th>
-              <th scope="col">Key</th>
-              <th scope="col">Columns</th>
-              <th scope="col">Read / Save roles</th>
-              <th scope="col">Modified (UTC)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data ?? []).map((t) => (
-              <tr key={t.Id}>
-                <td>
-                  <Link to={`/custom-tables/${enc(t.TableName)}`}>{t.TableName}</Link>
-                </td>
-                <td>
-                  {t.KeyColumnName} <span class="type">{TYPE_NAMES[t.KeyDataTypeId]}</span>
-                </td>
-                <td>{t.Columns.map((c) => c.ColumnName).join(', ')}</td>
-                <td>
-                  {t.ReadRoles.join(', ') || 'anyone'} / {t.SaveRoles.join(', ') || 'anyone'}
-                </td>
-                <td>{when(t.ModifiedOn)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Custom tables" headers={['Table', 'Key', 'Columns', 'Read / Save roles', 'Modified (UTC)']}>
+        {(list.data ?? []).map((t) => (
+          <tr key={t.Id}>
+            <td>
+              <Link to={`/custom-tables/${enc(t.TableName)}`}>{t.TableName}</Link>
+            </td>
+            <td>
+              {t.KeyColumnName} <span class="type">{TYPE_NAMES[t.KeyDataTypeId]}</span>
+            </td>
+            <td>{t.Columns.map((c) => c.ColumnName).join(', ')}</td>
+            <td>
+              {t.ReadRoles.join(', ') || 'anyone'} / {t.SaveRoles.join(', ') || 'anyone'}
+            </td>
+            <td>{when(t.ModifiedOn)}</td>
+          </tr>
+        ))}
+      </DataTable>
       {list.data && !list.data.length ? (
         <EmptyState>
           No custom tables you may read.{' '}
@@ -126,9 +113,7 @@ export function CustomTablePage({ name }: { name: string }) {
 
   return (
     <section>
-      <p>
-        <Link to="/custom-tables">← Custom tables</Link>
-      </p>
+      <BackTo to="/custom-tables" label="Custom tables" />
       <ErrorBox error={table.error} />
       {t ? (
         <>

@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
 import type { Answer } from '../api-types.ts';
-import { CopyButton, ErrorBox, Field, Link, useLoad } from '../ui.tsx';
+import { BackTo, CopyButton, ErrorBox, Field, useLoad } from '../ui.tsx';
 
 export type CatalogueEvent = Catalogue['events'][number];
 type Catalogue = Answer<'/api/v3/webhook-events'>;
@@ -27,9 +27,7 @@ export function WebhookEventsPage() {
   const text = example.data ? JSON.stringify(example.data.payload, null, 2) : '';
   return (
     <section>
-      <p>
-        <Link to="/webhooks">← Webhooks</Link>
-      </p>
+      <BackTo to="/webhooks" label="Webhooks" />
       <h1>Event catalogue</h1>
       <p>
         A subscription names one event (its action type) on one document type. Its detail filters test the event's detail fields. Every delivery is a JSON body

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
 import type { Answer, Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
-import { CopyButton, Dialog, EmptyState, ErrorBox, Field, Link, useAction, useLoad, when } from '../ui.tsx';
+import { BackTo, CopyButton, DataTable, Dialog, EmptyState, ErrorBox, Field, Link, Status, useAction, useLoad, when } from '../ui.tsx';
 import { DeliveriesChart } from './deliveries-chart.tsx';
 import { bodyOf, SubscriptionForm } from './webhook-form.tsx';
 
@@ -168,9 +168,7 @@ export function WebhookPage({ id }: { id: string }) {
   const shownHistory = all.filter((inv) => (!status || inv.status === status) && (!event || eventOf(inv) === event));
   return (
     <section>
-      <p>
-        <Link to="/webhooks">← Webhooks</Link>
-      </p>
+      <BackTo to="/webhooks" label="Webhooks" />
       <ErrorBox error={sub.error} />
       {w ? (
         <>
@@ -286,99 +284,67 @@ export function WebhookPage({ id }: { id: string }) {
           <DeliveriesChart invocations={history.data ?? []} />
           <h2>Invocation history</h2>
           <div class="row">
-            <Field label="Status">
-              <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-                <option value="">all</option>
-                {STATUSES.map((x) => (
-                  <option key={x} value={x}>
-                    {x}
-                  </option>
-                ))}
-              </select>
-            </Field>
-            <Field label="Event">
-              <select value={event} onChange={(e) => setEvent(e.currentTarget.value)}>
-                <option value="">all</option>
-                {events.map((x) => (
-                  <option key={x} value={x}>
-                    {x}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <ChoiceFilter label="Status" value={status} choices={STATUSES} onChange={setStatus} />
+            <ChoiceFilter label="Event" value={event} choices={events} onChange={setEvent} />
             <p class="muted" role="status" data-testid="history-count">
               {shownHistory.length} of {all.length} newest invocations
             </p>
           </div>
-          <div class="scroll">
-            <table aria-label="Invocation history">
-              <thead>
-                <tr>
-                  <th scope="col">Created (UTC)</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {shownHistory.map((inv) => {
-                  const last = inv.attempts[inv.attempts.length - 1];
-                  return [
-                    <tr key={inv.id} data-status={inv.status}>
-                      <td>{when(inv.createdOnUtc)}</td>
-                      <td>{inv.kind === 'test' ? 'test' : `event: ${inv.actionType}`}</td>
-                      <td>
-                        <span class={`status ${inv.status.toLowerCase()}`}>{inv.status}</span>
-                      </td>
-                      <td>{inv.attempts.length}</td>
-                      <td>{last ? (last.statusCode ?? last.error ?? '—') : '—'}</td>
-                      <td>{last ? `${last.durationMs} ms` : '—'}</td>
-                      <td class="actions">
-                        <button type="button" class="secondary" aria-expanded={open === inv.id} onClick={() => setOpen(open === inv.id ? null : inv.id)}>
-                          Attempts
-                        </button>
-                        {canWrite ? (
-                          <button
-                            type="button"
-                            class="secondary"
-                            disabled={action.busy}
-                            onClick={() =>
-                              action.run(async () => {
-                                await getJson(`/api/webhook-subscriptions/${enc(id)}/invocations/${inv.id}/resend`, { method: 'POST' });
-                                history.reload();
-                              })
-                            }
-                          >
-                            Resend
-                          </button>
-                        ) : null}
-                      </td>
-                    </tr>,
-                    open === inv.id ? (
-                      <tr key={`${inv.id}-attempts`}>
-                        <td colSpan={7}>
-                          <ol class="attempts">
-                            {inv.attempts.map((a) => (
-                              <li key={a.attempt}>
-                                {when(a.startedOnUtc)} · {a.statusCode ?? 'no answer'} · {a.durationMs} ms{a.error ? ` · ${a.error}` : ''}
-                                {a.responseBody ? <pre>{a.responseBody}</pre> : null}
-                              </li>
-                            ))}
-                          </ol>
-                          {inv.nextAttemptOnUtc ? <p>Next attempt {when(inv.nextAttemptOnUtc)}</p> : null}
-                        </td>
-                      </tr>
-                    ) : null,
-                  ];
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Invocation history"
+            headers={['Created (UTC)', 'Event', 'Status', 'Attempts', 'Last answer', 'Duration', <span class="sr-only">Actions</span>]}
+          >
+            {shownHistory.map((inv) => {
+              const last = inv.attempts[inv.attempts.length - 1];
+              return [
+                <tr key={inv.id} data-status={inv.status}>
+                  <td>{when(inv.createdOnUtc)}</td>
+                  <td>{inv.kind === 'test' ? 'test' : `event: ${inv.actionType}`}</td>
+                  <td>
+                    <Status status={inv.status} />
+                  </td>
+                  <td>{inv.attempts.length}</td>
+                  <td>{last ? (last.statusCode ?? last.error ?? '—') : '—'}</td>
+                  <td>{last ? `${last.durationMs} ms` : '—'}</td>
+                  <td class="actions">
+                    <button type="button" class="secondary" aria-expanded={open === inv.id} onClick={() => setOpen(open === inv.id ? null : inv.id)}>
+                      Attempts
+                    </button>
+                    {canWrite ? (
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={action.busy}
+                        onClick={() =>
+                          action.run(async () => {
+                            await getJson(`/api/webhook-subscriptions/${enc(id)}/invocations/${inv.id}/resend`, { method: 'POST' });
+                            history.reload();
+                          })
+                        }
+                      >
+                        Resend
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>,
+                open === inv.id ? (
+                  <tr key={`${inv.id}-attempts`}>
+                    <td colSpan={7}>
+                      <ol class="attempts">
+                        {inv.attempts.map((a) => (
+                          <li key={a.attempt}>
+                            {when(a.startedOnUtc)} · {a.statusCode ?? 'no answer'} · {a.durationMs} ms{a.error ? ` · ${a.error}` : ''}
+                            {a.responseBody ? <pre>{a.responseBody}</pre> : null}
+                          </li>
+                        ))}
+                      </ol>
+                      {inv.nextAttemptOnUtc ? <p>Next attempt {when(inv.nextAttemptOnUtc)}</p> : null}
+                    </td>
+                  </tr>
+                ) : null,
+              ];
+            })}
+          </DataTable>
           {history.data && !shownHistory.length ? (
             <EmptyState>
               {all.length
@@ -401,5 +367,21 @@ export function WebhookPage({ id }: { id: string }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** A filter of the invocation history: one of the values shown, or all. */
+function ChoiceFilter(props: { label: string; value: string; choices: readonly string[]; onChange: (v: string) => void }) {
+  return (
+    <Field label={props.label}>
+      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        <option value="">all</option>
+        {props.choices.map((x) => (
+          <option key={x} value={x}>
+            {x}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
