@@ -858,6 +858,24 @@ describe('XmlMap', () => {
   });
 });
 
+/**
+ * Stores the test's SFTP server as configuration key `name` and answers the connection fields an action reads
+ * from it (a ConfigurationKeys action named Cfg), as the platform's recipes write them.
+ */
+async function sftpConnectionKey(name: string) {
+  assert.ok(sftp, 'openssh-server is installed (.ci/run installs it)');
+  await f.server.request('PUT', `/api/configuration-keys/${name}`, {
+    headers: f.h,
+    json: { ftpHostIp: sftp.address, ftpUsername: sftp.username, ftpPrivateKeyFile: sftp.privateKey },
+  });
+  return {
+    ftpHostIp: "{{['Cfg'].ftpHostIp}}",
+    ftpUsername: "{{['Cfg'].ftpUsername}}",
+    ftpPassword: '',
+    ftpPrivateKeyFile: "{{['Cfg'].ftpPrivateKeyFile}}",
+  };
+}
+
 describe('SFTP actions as the sheet writes them, on a real OpenSSH server', () => {
   test('SftpListFiles (filePath), SftpDownload (ftpPath + fileName) → ReadFileData, SftpUpload of a Download (filePath), SftpMoveTo (ftpPath → ftpToPath)', async () => {
     assert.ok(sftp, 'openssh-server is installed (.ci/run installs it)');
@@ -865,16 +883,7 @@ describe('SFTP actions as the sheet writes them, on a real OpenSSH server', () =
     await mkdir(inbox, { recursive: true });
     await writeFile(path.join(inbox, 'Users.csv'), 'username,Name,email\nann.lee,Ann Lee,ann@example.com\nbo.chen,"Chen, Bo",bo@example.com\n');
     await writeFile(path.join(inbox, 'notes.txt'), 'not a user file');
-    await f.server.request('PUT', '/api/configuration-keys/SFTP-IO', {
-      headers: f.h,
-      json: { ftpHostIp: sftp.address, ftpUsername: sftp.username, ftpPrivateKeyFile: sftp.privateKey },
-    });
-    const connection = {
-      ftpHostIp: "{{['Cfg'].ftpHostIp}}",
-      ftpUsername: "{{['Cfg'].ftpUsername}}",
-      ftpPassword: '',
-      ftpPrivateKeyFile: "{{['Cfg'].ftpPrivateKeyFile}}",
-    };
+    const connection = await sftpConnectionKey('SFTP-IO');
     const id = await save({
       name: 'SFTP round trip',
       actions: [
@@ -966,16 +975,7 @@ describe('SFTP actions as the sheet writes them, on a real OpenSSH server', () =
       path.join(folder, 'Users.csv'),
       `${columns}\nann.lee,Ann Lee,U-1,C1,D1,ann@example.com,2026-01-05,ann,,40,N1,+351 1,true\nbo.chen,Bo Chen,U-2,C1,D2,bo@example.com,2026-02-01,bo,,38,N2,+351 2,true\n`,
     );
-    await f.server.request('PUT', '/api/configuration-keys/SFTP-IMPORT', {
-      headers: f.h,
-      json: { ftpHostIp: sftp.address, ftpUsername: sftp.username, ftpPrivateKeyFile: sftp.privateKey },
-    });
-    const connection = {
-      ftpHostIp: "{{['Cfg'].ftpHostIp}}",
-      ftpUsername: "{{['Cfg'].ftpUsername}}",
-      ftpPassword: '',
-      ftpPrivateKeyFile: "{{['Cfg'].ftpPrivateKeyFile}}",
-    };
+    const connection = await sftpConnectionKey('SFTP-IMPORT');
     const id = await save({
       name: 'ImportUsers',
       actions: [

@@ -1,5 +1,6 @@
 // The console's only way to the server: the public API with the signed-in user's access token,
 // refreshed before it expires (and once more on a 401), and problem+json turned into ApiError.
+import type { Answer, Schema } from './api-types.ts';
 
 export interface Session {
   /** What the user typed: a slug or a tenant id; sent as X-AppTenant. */
@@ -14,14 +15,11 @@ export interface Session {
   roles: string[];
 }
 
-export interface Problem {
-  title?: string;
-  status?: number;
-  detail?: string;
-  errors?: { path: string; message: string }[];
-  /** The request's trace id (the trace when traced, else the request id): what the server's logs know it by. */
-  traceId?: string;
-}
+/**
+ * A problem+json answer as the server documents it; every field optional here, because a proxy or a network
+ * error may answer something else (then only status and title are known).
+ */
+export type Problem = Partial<Schema<'Problem'>>;
 
 export class ApiError extends Error {
   readonly status: number;
@@ -76,13 +74,7 @@ export function onSession(l: Listener): () => void {
 
 export const hasRole = (s: Session | null, role: string): boolean => !!s && (s.roles.includes('Administrator') || s.roles.includes(role));
 
-interface TokenAnswer {
-  accessToken: string;
-  expiresIn: number;
-  refreshToken: string;
-  UserId: string | null;
-  User: { Id: string; UserName: string; Name: string | null } | null;
-}
+type TokenAnswer = Answer<'/api/auth/token', 'post'>;
 
 async function problemOf(res: Response): Promise<ApiError> {
   let problem: Problem = { status: res.status, title: res.statusText };

@@ -156,6 +156,45 @@ export function bytes(n: number | null | undefined): string {
 }
 
 /** What an empty list says: that it is empty, and what to do next. */
+/** A table of rows under a row of column headers, scrolling sideways on narrow screens. */
+export function DataTable(props: { label?: string; headers: ComponentChildren[]; children: ComponentChildren }) {
+  return (
+    <div class="scroll">
+      <table aria-label={props.label}>
+        <thead>
+          <tr>
+            {props.headers.map((h, i) => (
+              <th key={i} scope="col">
+                {h}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A run's or a delivery's status as a coloured word, with its error under it. */
+export function Status(props: { status: string; error?: string | null }) {
+  return (
+    <>
+      <span class={`status ${props.status.toLowerCase()}`}>{props.status}</span>
+      {props.error ? <div class="muted">{props.error}</div> : null}
+    </>
+  );
+}
+
+/** The way back from a detail page to its list. */
+export function BackTo(props: { to: string; label: string }) {
+  return (
+    <p>
+      <Link to={props.to}>← {props.label}</Link>
+    </p>
+  );
+}
+
 export function EmptyState(props: { children: ComponentChildren }) {
   return (
     <p class="empty" data-testid="empty-state">

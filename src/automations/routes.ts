@@ -100,14 +100,28 @@ const runFields = {
   error: nullable(Type.String()),
   result: Type.Unknown({ description: "The Result's httpResponse {statusCode, headers, body}, or null." }),
 };
+/** One entry of a run's action log (engine.ts ActionLogEntry). */
+const ActionLogEntry = named(
+  'AutomationActionLogEntry',
+  Type.Object({
+    name: Type.String(),
+    type: Type.String({ description: "The action's actionType." }),
+    // Optional: runs logged by earlier versions may lack them.
+    workflow: Type.Optional(nullable(Type.String({ description: 'The sub-workflow the action belongs to; null for the main flow.' }))),
+    startedOnUtc: Type.Optional(Type.String({ format: 'date-time' })),
+    durationMs: Type.Optional(Type.Number()),
+    input: Type.Optional(Type.Unknown({ description: "The action's resolved fields (trimmed, secrets masked)." })),
+    output: Type.Optional(Type.Unknown({ description: "The action's output (trimmed, secrets masked)." })),
+    error: Type.Optional(Type.String()),
+    next: Type.Optional(nullable(Type.String({ description: 'The action that ran next.' }))),
+  }),
+);
 const RunSummary = named('AutomationRunSummary', Type.Object(runFields));
 const Run = named(
   'AutomationRun',
   Type.Object({
     ...runFields,
-    actions: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
-      description: 'Per action: name, type, workflow, startedOnUtc, durationMs, input, output (trimmed, secrets masked), error, next.',
-    }),
+    actions: Type.Array(ActionLogEntry, { description: 'The action log: one entry per action run, in order.' }),
   }),
 );
 

@@ -6,6 +6,7 @@ import type { Trx } from '../platform/db/database.ts';
 import type { Database } from '../platform/db/schema.ts';
 import { badRequest, notFound } from '../platform/errors.ts';
 import { type Definition, type DefinitionLimits, validateDefinition } from './definition.ts';
+import type { ActionLogEntry } from './engine.ts';
 import type { RunTrigger } from './runs.ts';
 import { nextFireTime } from './scheduler.ts';
 
@@ -48,7 +49,7 @@ export interface RunView {
   finishedOnUtc: string | null;
   error: string | null;
   result: unknown;
-  actions?: Record<string, unknown>[];
+  actions?: ActionLogEntry[];
 }
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
@@ -214,7 +215,7 @@ export function runView(r: RunRow): RunView {
     error: r.error,
     result: r.result ?? null,
   };
-  if (r.actions !== undefined) view.actions = r.actions as Record<string, unknown>[];
+  if (r.actions !== undefined) view.actions = r.actions as ActionLogEntry[];
   return view;
 }
 
@@ -247,7 +248,7 @@ export async function listRuns(trx: Trx, automationId: string, skip: number, tak
   return rows.map(runView);
 }
 
-export async function findRun(trx: Trx, automationId: string, runId: string): Promise<RunView & { actions: Record<string, unknown>[] }> {
+export async function findRun(trx: Trx, automationId: string, runId: string): Promise<RunView & { actions: ActionLogEntry[] }> {
   const row = await trx
     .selectFrom('automation_runs')
     .select([...RUN_COLUMNS, 'actions'])
@@ -255,7 +256,7 @@ export async function findRun(trx: Trx, automationId: string, runId: string): Pr
     .where('id', '=', runId)
     .executeTakeFirst();
   if (!row) throw notFound(`No run ${runId} of automation ${automationId}.`);
-  return { ...runView(row), actions: row.actions as Record<string, unknown>[] };
+  return { ...runView(row), actions: row.actions as unknown as ActionLogEntry[] };
 }
 
 /** Deletes finished runs past the retention (ATRIUM_EVENT_RETENTION, as webhook history), a batch at a time. */

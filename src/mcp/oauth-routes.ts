@@ -9,6 +9,7 @@ import { HttpProblem } from '../platform/errors.ts';
 import type { App } from '../platform/http/app.ts';
 import { requestOrigin } from '../platform/http/public-address.ts';
 import { RateLimiter } from '../platform/http/rate-limit.ts';
+import { nullable } from '../platform/http/schemas.ts';
 import { requirePrincipal } from '../platform/http/tenant-seam.ts';
 import {
   type AuthorizationRequest,
@@ -29,6 +30,18 @@ const SCOPE_TEXT: Record<string, string> = {
   [SCOPE_WRITE]: 'Log time, comment on documents, move documents between stages and create jobs, as you.',
 };
 /** Client registrations per minute from one address (they cost a row each). */
+/** What the consent page shows: the client asking, the tenant and user it would act for, and the scopes it asks. */
+const ConsentDescription = Type.Object({
+  client: Type.Object({ id: Type.String(), name: Type.String(), uri: nullable(Type.String()), redirectUri: Type.String() }),
+  tenant: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
+  user: Type.Object({ id: Type.String(), userName: Type.String(), roles: Type.Array(Type.String()) }),
+  resource: Type.String(),
+  scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })),
+});
+const ConsentDecision = Type.Object({
+  redirectTo: Type.String({ description: 'Where the browser goes next: the client with a code, or with access_denied.' }),
+});
+
 const REGISTRATIONS_PER_MINUTE = 30;
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -179,8 +192,8 @@ export async function oauthRoutes(app: App, ctx: AppContext): Promise<void> {
   const consentConfig = { auth: 'token' as const };
   const signedInUser = (request: FastifyRequest) => {
     const p = requirePrincipal(request);
-    if (!p.userId || p.via !== 'token' || p.appId) throw new HttpProblem(403, 'Only a signed-in user may allow an MCP client.');
-    return p;
+    if (!p.userId || !p.userName || p.via !== 'token' || p.appId) throw new HttpProblem(403, 'Only a signed-in user may allow an MCP client.');
+    return { ...p, userId: p.userId, userName: p.userName };
   };
   const checkFor = async (request: FastifyRequest, q: AuthorizationRequest): Promise<CheckedRequest> => {
     try {
@@ -205,6 +218,7 @@ export async function oauthRoutes(app: App, ctx: AppContext): Promise<void> {
         operationId: 'mcpOAuth_describe',
         summary: 'What an MCP client asks for (the console’s consent page): client, tenant, user and scopes',
         querystring: AuthorizationQuery,
+        response: { 200: ConsentDescription },
       },
     },
     async (request) => {
@@ -230,6 +244,7 @@ export async function oauthRoutes(app: App, ctx: AppContext): Promise<void> {
         operationId: 'mcpOAuth_decide',
         summary: 'Allow or deny an MCP client (the console’s consent page); answers where to send the browser',
         body: Type.Object({ request: AuthorizationQuery, allow: Type.Boolean() }, { additionalProperties: false }),
+        response: { 200: ConsentDecision },
       },
     },
     async (request) => {

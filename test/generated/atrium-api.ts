@@ -3982,6 +3982,21 @@ export interface components {
             modifiedOnUtc: string;
             modifiedById: string | null;
         };
+        AutomationActionLogEntry: {
+            name: string;
+            /** @description The action's actionType. */
+            type: string;
+            workflow?: string | null;
+            /** Format: date-time */
+            startedOnUtc?: string;
+            durationMs?: number;
+            /** @description The action's resolved fields (trimmed, secrets masked). */
+            input?: unknown;
+            /** @description The action's output (trimmed, secrets masked). */
+            output?: unknown;
+            error?: string;
+            next?: string | null;
+        };
         AutomationRunSummary: {
             /** Format: uuid */
             id: string;
@@ -4017,10 +4032,8 @@ export interface components {
             error: string | null;
             /** @description The Result's httpResponse {statusCode, headers, body}, or null. */
             result: unknown;
-            /** @description Per action: name, type, workflow, startedOnUtc, durationMs, input, output (trimmed, secrets masked), error, next. */
-            actions: {
-                [key: string]: unknown;
-            }[];
+            /** @description The action log: one entry per action run, in order. */
+            actions: components["schemas"]["AutomationActionLogEntry"][];
         };
         EstimateItemModel: {
             /**
@@ -25011,7 +25024,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Success */
+            /** @description Default Response */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -25051,7 +25064,29 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": {
+                        client: {
+                            id: string;
+                            name: string;
+                            uri: string | null;
+                            redirectUri: string;
+                        };
+                        tenant: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                        };
+                        user: {
+                            id: string;
+                            userName: string;
+                            roles: string[];
+                        };
+                        resource: string;
+                        scopes: {
+                            name: string;
+                            description: string;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["Problem"];
@@ -25109,7 +25144,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Success */
+            /** @description Default Response */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -25120,7 +25155,10 @@ export interface operations {
                      *       "redirectTo": "https://example.com/callback?error=access_denied&error_description=The+user+denied+the+request.&iss=https%3A%2F%2Fexample.com"
                      *     }
                      */
-                    "application/json": unknown;
+                    "application/json": {
+                        /** @description Where the browser goes next: the client with a code, or with access_denied. */
+                        redirectTo: string;
+                    };
                 };
             };
             400: components["responses"]["Problem"];

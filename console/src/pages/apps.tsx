@@ -2,15 +2,12 @@
 // the secret shown once) and the users with their roles.
 import { useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
-import type { Schema } from '../api-types.ts';
-import { CopyButton, Dialog, ErrorBox, Field, FormActions, useAction, useLoad, when } from '../ui.tsx';
+import type { Answer, Schema } from '../api-types.ts';
+import { CopyButton, DataTable, Dialog, ErrorBox, Field, FormActions, useAction, useLoad, when } from '../ui.tsx';
 
 type TenantApp = Schema<'TenantApp'>;
 type Credentials = Schema<'TenantAppCredentials'>;
-interface UsersAnswer {
-  users: { id: string; userName: string; name: string | null; email: string | null; isActive: boolean; roles: string[] }[];
-  roles: { name: string; description: string | null }[];
-}
+type UsersAnswer = Answer<'/api/v3/users'>;
 
 export function AppsPage() {
   const apps = useLoad(() => getJson<TenantApp[]>('/api/v3/apps'), []);
@@ -26,97 +23,67 @@ export function AppsPage() {
         New app
       </button>
       <ErrorBox error={apps.error ?? action.error} />
-      <div class="scroll">
-        <table aria-label="Apps">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">App id</th>
-              <th scope="col">Roles</th>
-              <th scope="col">Created (UTC)</th>
-              <th scope="col">Secret rotated (UTC)</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {(apps.data ?? []).map((a) => (
-              <tr key={a.appId}>
-                <td>{a.name}</td>
-                <td>
-                  <code>{a.appId}</code>
-                </td>
-                <td>{a.roles.join(', ') || '—'}</td>
-                <td>{when(a.createdOnUtc)}</td>
-                <td>{when(a.rotatedOnUtc)}</td>
-                <td>{a.revokedOnUtc ? `revoked ${when(a.revokedOnUtc)}` : 'active'}</td>
-                <td class="actions">
-                  {a.revokedOnUtc ? null : (
-                    <>
-                      <button
-                        type="button"
-                        class="secondary"
-                        disabled={action.busy}
-                        onClick={() =>
-                          confirm(`Rotate the secret of ${a.name}? The current secret stops working at once.`) &&
-                          action.run(async () => {
-                            setSecret(await getJson<Credentials>(`/api/v3/apps/${enc(a.appId)}/rotate`, { method: 'POST' }));
-                            apps.reload();
-                          })
-                        }
-                      >
-                        Rotate secret<span class="sr-only"> of {a.name}</span>
-                      </button>
-                      <button
-                        type="button"
-                        class="danger"
-                        disabled={action.busy}
-                        onClick={() =>
-                          confirm(`Revoke ${a.name}? Its credentials stop working at once.`) &&
-                          action.run(async () => {
-                            await getJson(`/api/v3/apps/${enc(a.appId)}`, { method: 'DELETE' });
-                            apps.reload();
-                          })
-                        }
-                      >
-                        Revoke<span class="sr-only"> {a.name}</span>
-                      </button>
-                    </>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Apps" headers={['Name', 'App id', 'Roles', 'Created (UTC)', 'Secret rotated (UTC)', 'State', <span class="sr-only">Actions</span>]}>
+        {(apps.data ?? []).map((a) => (
+          <tr key={a.appId}>
+            <td>{a.name}</td>
+            <td>
+              <code>{a.appId}</code>
+            </td>
+            <td>{a.roles.join(', ') || '—'}</td>
+            <td>{when(a.createdOnUtc)}</td>
+            <td>{when(a.rotatedOnUtc)}</td>
+            <td>{a.revokedOnUtc ? `revoked ${when(a.revokedOnUtc)}` : 'active'}</td>
+            <td class="actions">
+              {a.revokedOnUtc ? null : (
+                <>
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={action.busy}
+                    onClick={() =>
+                      confirm(`Rotate the secret of ${a.name}? The current secret stops working at once.`) &&
+                      action.run(async () => {
+                        setSecret(await getJson<Credentials>(`/api/v3/apps/${enc(a.appId)}/rotate`, { method: 'POST' }));
+                        apps.reload();
+                      })
+                    }
+                  >
+                    Rotate secret<span class="sr-only"> of {a.name}</span>
+                  </button>
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={action.busy}
+                    onClick={() =>
+                      confirm(`Revoke ${a.name}? Its credentials stop working at once.`) &&
+                      action.run(async () => {
+                        await getJson(`/api/v3/apps/${enc(a.appId)}`, { method: 'DELETE' });
+                        apps.reload();
+                      })
+                    }
+                  >
+                    Revoke<span class="sr-only"> {a.name}</span>
+                  </button>
+                </>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <h2>Users</h2>
       <ErrorBox error={users.error} />
-      <div class="scroll">
-        <table aria-label="Users">
-          <thead>
-            <tr>
-              <th scope="col">User name</th>
-              <th scope="col">Name</th>
-              <th scope="col">E-mail</th>
-              <th scope="col">Active</th>
-              <th scope="col">Roles</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(users.data?.users ?? []).map((u) => (
-              <tr key={u.id}>
-                <td>{u.userName}</td>
-                <td>{u.name}</td>
-                <td>{u.email}</td>
-                <td>{u.isActive ? 'yes' : 'no'}</td>
-                <td>{u.roles.join(', ') || '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Users" headers={['User name', 'Name', 'E-mail', 'Active', 'Roles']}>
+        {(users.data?.users ?? []).map((u) => (
+          <tr key={u.id}>
+            <td>{u.userName}</td>
+            <td>{u.name}</td>
+            <td>{u.email}</td>
+            <td>{u.isActive ? 'yes' : 'no'}</td>
+            <td>{u.roles.join(', ') || '—'}</td>
+          </tr>
+        ))}
+      </DataTable>
       <Dialog title="New app" open={creating} onClose={() => setCreating(false)}>
         <AppForm
           roles={users.data?.roles.map((r) => r.name) ?? []}

@@ -2,26 +2,14 @@
 // error with its JSON path), run now with an input, and the runs with each action's log.
 import { useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
-import type { Schema } from '../api-types.ts';
+import type { Answer, Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
-import { Dialog, EmptyState, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
+import { BackTo, DataTable, Dialog, EmptyState, ErrorBox, Field, FormActions, Link, Status, useAction, useLoad, when } from '../ui.tsx';
 import { FlowDiagram } from './flow-diagram.tsx';
 
 type Automation = Schema<'Automation'>;
 type RunSummary = Schema<'AutomationRunSummary'>;
-interface ActionLog {
-  name: string;
-  type: string;
-  workflow?: string | null;
-  durationMs?: number;
-  input?: unknown;
-  output?: unknown;
-  error?: string | null;
-  next?: string | null;
-}
-interface Run extends RunSummary {
-  actions: ActionLog[];
-}
+type Run = Answer<'/api/v3/automations/{id}/runs/{runId}'>;
 
 const BASE = '/api/v3/automations';
 
@@ -64,32 +52,19 @@ export function AutomationsPage() {
         </button>
       ) : null}
       <ErrorBox error={list.error} />
-      <div class="scroll">
-        <table aria-label="Automations">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Actions</th>
-              <th scope="col">Version</th>
-              <th scope="col">Next scheduled run (UTC)</th>
-              <th scope="col">Active</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data ?? []).map((a) => (
-              <tr key={a.id}>
-                <td>
-                  <Link to={`/automations/${a.id}`}>{a.name}</Link>
-                </td>
-                <td>{a.actions.length}</td>
-                <td>{a.version}</td>
-                <td>{a.scheduler ? when(a.nextRunUtc) : 'not scheduled'}</td>
-                <td>{a.active ? 'yes' : 'no'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Automations" headers={['Name', 'Actions', 'Version', 'Next scheduled run (UTC)', 'Active']}>
+        {(list.data ?? []).map((a) => (
+          <tr key={a.id}>
+            <td>
+              <Link to={`/automations/${a.id}`}>{a.name}</Link>
+            </td>
+            <td>{a.actions.length}</td>
+            <td>{a.version}</td>
+            <td>{a.scheduler ? when(a.nextRunUtc) : 'not scheduled'}</td>
+            <td>{a.active ? 'yes' : 'no'}</td>
+          </tr>
+        ))}
+      </DataTable>
       {list.data && !list.data.length ? (
         <EmptyState>
           No automations yet.{' '}
@@ -159,9 +134,7 @@ export function AutomationPage({ id }: { id: string }) {
   const open = (runId: string) => action.run(async () => setShown(await getJson<Run>(`${BASE}/${enc(id)}/runs/${enc(runId)}`)));
   return (
     <section>
-      <p>
-        <Link to="/automations">← Automations</Link>
-      </p>
+      <BackTo to="/automations" label="Automations" />
       <ErrorBox error={automation.error} />
       {a ? (
         <>
@@ -241,39 +214,24 @@ export function AutomationPage({ id }: { id: string }) {
           <FlowDiagram key={shown?.id ?? 'definition'} definition={a} run={shown} label={a.name} />
           {shown ? <RunLog run={shown} /> : null}
           <h2>Runs</h2>
-          <div class="scroll">
-            <table aria-label="Runs">
-              <thead>
-                <tr>
-                  <th scope="col">Started (UTC)</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">Log</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(runs.data ?? []).map((r) => (
-                  <tr key={r.id} data-status={r.status}>
-                    <td>{when(r.startedOnUtc)}</td>
-                    <td>{r.trigger}</td>
-                    <td>{r.version}</td>
-                    <td>
-                      <span class={`status ${r.status.toLowerCase()}`}>{r.status}</span>
-                      {r.error ? <div class="muted">{r.error}</div> : null}
-                    </td>
-                    <td>{duration(r)}</td>
-                    <td>
-                      <button type="button" class="secondary" onClick={() => open(r.id)}>
-                        Show log
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Runs" headers={['Started (UTC)', 'Trigger', 'Version', 'Status', 'Duration', 'Log']}>
+            {(runs.data ?? []).map((r) => (
+              <tr key={r.id} data-status={r.status}>
+                <td>{when(r.startedOnUtc)}</td>
+                <td>{r.trigger}</td>
+                <td>{r.version}</td>
+                <td>
+                  <Status status={r.status} error={r.error} />
+                </td>
+                <td>{duration(r)}</td>
+                <td>
+                  <button type="button" class="secondary" onClick={() => open(r.id)}>
+                    Show log
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           {runs.data && !runs.data.length ? (
             <EmptyState>No runs yet. Run it now above, call its execute URL, or give it a scheduler; each run then shows on the flow.</EmptyState>
           ) : null}
@@ -298,7 +256,7 @@ function RunLog({ run }: { run: Run }) {
   return (
     <section aria-label="Run log">
       <h2>
-        Run of {when(run.startedOnUtc)}: <span class={`status ${run.status.toLowerCase()}`}>{run.status}</span>
+        Run of {when(run.startedOnUtc)}: <Status status={run.status} />
       </h2>
       {run.error ? <p class="muted">{run.error}</p> : null}
       {run.result ? (
@@ -307,35 +265,22 @@ function RunLog({ run }: { run: Run }) {
           <pre>{JSON.stringify(run.result, null, 2)}</pre>
         </details>
       ) : null}
-      <div class="scroll">
-        <table aria-label="Actions of the run">
-          <thead>
-            <tr>
-              <th scope="col">Action</th>
-              <th scope="col">Type</th>
-              <th scope="col">Duration</th>
-              <th scope="col">Input and output</th>
-              <th scope="col">Error</th>
-            </tr>
-          </thead>
-          <tbody>
-            {run.actions.map((x, i) => (
-              <tr key={`${i}-${x.name}`} data-error={x.error ? 'yes' : undefined}>
-                <td>{x.workflow ? `${x.workflow} / ${x.name}` : x.name}</td>
-                <td>{x.type}</td>
-                <td>{x.durationMs === undefined ? '—' : `${x.durationMs} ms`}</td>
-                <td>
-                  <details>
-                    <summary>show</summary>
-                    <pre>{JSON.stringify({ input: x.input, output: x.output }, null, 2)}</pre>
-                  </details>
-                </td>
-                <td>{x.error ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Actions of the run" headers={['Action', 'Type', 'Duration', 'Input and output', 'Error']}>
+        {run.actions.map((x, i) => (
+          <tr key={`${i}-${x.name}`} data-error={x.error ? 'yes' : undefined}>
+            <td>{x.workflow ? `${x.workflow} / ${x.name}` : x.name}</td>
+            <td>{x.type}</td>
+            <td>{x.durationMs === undefined ? '—' : `${x.durationMs} ms`}</td>
+            <td>
+              <details>
+                <summary>show</summary>
+                <pre>{JSON.stringify({ input: x.input, output: x.output }, null, 2)}</pre>
+              </details>
+            </td>
+            <td>{x.error ?? ''}</td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }

@@ -1,7 +1,9 @@
 // The chart view of a named query (loaded on demand): its filtered rows grouped by one or two fields and
 // aggregated by the server (the aggregate request), drawn by hand as SVG bars or lines, or as a table.
+
 import { useEffect, useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
+import type { Answer } from '../api-types.ts';
 import { ErrorBox, Field, useAction } from '../ui.tsx';
 import type { FieldMetadata } from './query-builder.ts';
 
@@ -15,13 +17,7 @@ export interface ChartSettings {
   kind: 'bars' | 'lines' | 'table';
 }
 
-export interface AggregateAnswer {
-  groupBy: { field: string; interval?: string }[];
-  aggregate: { function: string; field: string | null };
-  data: { keys: unknown[]; value: number | null; count: number }[];
-  groupCount: number;
-  total: { value: number | null; count: number };
-}
+export type AggregateAnswer = Answer<'/api/v3/analytics/named-query/{NamedQuery}/aggregate', 'post'>;
 
 /** Bars show the largest groups; lines and the table up to this many. */
 const BAR_GROUPS = 40;

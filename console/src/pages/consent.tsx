@@ -1,17 +1,13 @@
 // The OAuth consent page of the MCP authorization server: an assistant (an MCP client) asks to act as the
 // signed-in user; the page shows which client, which tenant and user, and what it may do, and the user
 // allows or denies. The server checks the request again on each call (GET describes, POST decides).
+
 import { useMemo } from 'preact/hooks';
 import { getJson, session, signOut } from '../api.ts';
+import type { Answer } from '../api-types.ts';
 import { ErrorBox, useAction, useLoad } from '../ui.tsx';
 
-interface Described {
-  client: { id: string; name: string; uri: string | null; redirectUri: string };
-  tenant: { id: string; name: string; slug: string };
-  user: { id: string; userName: string; roles: string[] };
-  resource: string;
-  scopes: { name: string; description: string }[];
-}
+type Described = Answer<'/api/v3/mcp/oauth/authorization'>;
 
 export function ConsentPage() {
   const request = useMemo(() => Object.fromEntries(new URLSearchParams(location.search)), []);
@@ -20,7 +16,10 @@ export function ConsentPage() {
   const action = useAction();
   const decide = (allow: boolean) =>
     action.run(async () => {
-      const { redirectTo } = await getJson<{ redirectTo: string }>('/api/v3/mcp/oauth/authorization', { method: 'POST', json: { request, allow } });
+      const { redirectTo } = await getJson<Answer<'/api/v3/mcp/oauth/authorization', 'post'>>('/api/v3/mcp/oauth/authorization', {
+        method: 'POST',
+        json: { request, allow },
+      });
       location.assign(redirectTo);
     });
   const d = described.data;

@@ -1,27 +1,14 @@
 // The custom tables page's forms: a new table or new columns (typed, VarcharOther with its length),
 // and a table's Read / Save roles.
+
 import { useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
+import type { Answer } from '../api-types.ts';
 import { ErrorBox, Field, FormActions, useAction, useLoad } from '../ui.tsx';
 import { TYPE_NAMES } from './column-types.ts';
 
-export interface Column {
-  ColumnName: string;
-  ColumnDataTypeId: number;
-  Length?: number;
-}
-export interface Table {
-  Id: string;
-  TableName: string;
-  KeyColumnName: string;
-  KeyDataTypeId: number;
-  Columns: Column[];
-  ReadRoles: string[];
-  SaveRoles: string[];
-  CreatedOn: string;
-  ModifiedOn: string;
-  RowCount?: number;
-}
+export type Column = Table['Columns'][number];
+export type Table = Answer<'/api/v3/custom-tables'>[number];
 
 export const T = '/api/v3/custom-tables';
 
@@ -107,7 +94,7 @@ export function TableForm(props: { existing?: Table; onSaved: (name: string) => 
 }
 
 export function PermissionsForm(props: { table: Table; onDone: () => void }) {
-  const roles = useLoad(() => getJson<{ roles: { name: string }[] }>('/api/v3/users'), []);
+  const roles = useLoad(() => getJson<Answer<'/api/v3/users'>>('/api/v3/users'), []);
   const [read, setRead] = useState(props.table.ReadRoles);
   const [save, setSave] = useState(props.table.SaveRoles);
   const action = useAction();

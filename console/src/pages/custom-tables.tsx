@@ -1,16 +1,15 @@
 // Custom tables: the tables and their columns, create and add columns, rows browsed and edited
 // inline with an input per column type, import and export files, and Read / Save roles.
+
 import { useState } from 'preact/hooks';
 import { call, download, enc, getJson, hasRole, session } from '../api.ts';
+import type { Answer } from '../api-types.ts';
 import { navigate } from '../router.ts';
-import { Dialog, EmptyState, ErrorBox, Link, useAction, useLoad, when } from '../ui.tsx';
+import { BackTo, DataTable, Dialog, EmptyState, ErrorBox, Link, useAction, useLoad, when } from '../ui.tsx';
 import { inputType, jsonValue, MAX_LENGTH, TYPE_NAMES, textOf } from './column-types.ts';
 import { PermissionsForm, T, type Table, TableForm } from './custom-table-forms.tsx';
 
-interface Row {
-  KeyValue: string;
-  Columns: { ColumnName: string; ColumnDataTypeId: number; Value: unknown }[];
-}
+type Row = Answer<'/api/v3/custom-tables/{tableName}/rows/values'>[number];
 
 const PAGE = 50;
 
@@ -24,36 +23,23 @@ export function CustomTablesPage() {
         New table
       </button>
       <ErrorBox error={list.error} />
-      <div class="scroll">
-        <table aria-label="Custom tables">
-          <thead>
-            <tr>
-              <th scope="col">Table</th>
-              <th scope="col">Key</th>
-              <th scope="col">Columns</th>
-              <th scope="col">Read / Save roles</th>
-              <th scope="col">Modified (UTC)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data ?? []).map((t) => (
-              <tr key={t.Id}>
-                <td>
-                  <Link to={`/custom-tables/${enc(t.TableName)}`}>{t.TableName}</Link>
-                </td>
-                <td>
-                  {t.KeyColumnName} <span class="type">{TYPE_NAMES[t.KeyDataTypeId]}</span>
-                </td>
-                <td>{t.Columns.map((c) => c.ColumnName).join(', ')}</td>
-                <td>
-                  {t.ReadRoles.join(', ') || 'anyone'} / {t.SaveRoles.join(', ') || 'anyone'}
-                </td>
-                <td>{when(t.ModifiedOn)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Custom tables" headers={['Table', 'Key', 'Columns', 'Read / Save roles', 'Modified (UTC)']}>
+        {(list.data ?? []).map((t) => (
+          <tr key={t.Id}>
+            <td>
+              <Link to={`/custom-tables/${enc(t.TableName)}`}>{t.TableName}</Link>
+            </td>
+            <td>
+              {t.KeyColumnName} <span class="type">{TYPE_NAMES[t.KeyDataTypeId]}</span>
+            </td>
+            <td>{t.Columns.map((c) => c.ColumnName).join(', ')}</td>
+            <td>
+              {t.ReadRoles.join(', ') || 'anyone'} / {t.SaveRoles.join(', ') || 'anyone'}
+            </td>
+            <td>{when(t.ModifiedOn)}</td>
+          </tr>
+        ))}
+      </DataTable>
       {list.data && !list.data.length ? (
         <EmptyState>
           No custom tables you may read.{' '}
@@ -94,7 +80,7 @@ function CellInput(props: { label: string; typeId: number; value: unknown; onCha
 
 export function CustomTablePage({ name }: { name: string }) {
   const [skip, setSkip] = useState(0);
-  const table = useLoad(() => getJson<Table>(`${T}/${enc(name)}`), [name]);
+  const table = useLoad(() => getJson<Answer<'/api/v3/custom-tables/{tableName}'>>(`${T}/${enc(name)}`), [name]);
   const rows = useLoad(() => getJson<Row[]>(`${T}/${enc(name)}/rows/values?skip=${skip}&take=${PAGE}`), [name, skip]);
   // Edits not yet saved, per key (null key: the new row).
   const [edits, setEdits] = useState<Record<string, Record<string, unknown>>>({});
@@ -127,9 +113,7 @@ export function CustomTablePage({ name }: { name: string }) {
 
   return (
     <section>
-      <p>
-        <Link to="/custom-tables">← Custom tables</Link>
-      </p>
+      <BackTo to="/custom-tables" label="Custom tables" />
       <ErrorBox error={table.error} />
       {t ? (
         <>

@@ -5,7 +5,7 @@
 // exports, the equivalent curl and the OData URL.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { download, enc, getJson, session } from '../api.ts';
-import type { Schema } from '../api-types.ts';
+import type { Answer, Schema } from '../api-types.ts';
 import { CopyButton, ErrorBox, Field, useAction, useLoad } from '../ui.tsx';
 import type { ChartSettings, ChartView as ChartViewType } from './chart.tsx';
 import {
@@ -78,7 +78,7 @@ interface Result {
 }
 
 const execute = (query: string, qb: QueryBuilderJson, skip: number) =>
-  getJson<{ data: Record<string, unknown>[]; totalCount: number }>(`/api/v3/analytics/named-query/${enc(query)}/dynamic-execute`, {
+  getJson<Answer<'/api/v3/analytics/named-query/{NamedQuery}/dynamic-execute', 'post'>>(`/api/v3/analytics/named-query/${enc(query)}/dynamic-execute`, {
     method: 'POST',
     json: { queryBuilder: { ...qb, skip, take: PAGE_SIZE } },
   });

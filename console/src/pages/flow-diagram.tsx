@@ -1,25 +1,14 @@
 // An automation drawn as SVG: each workflow (the main one, then every sub-workflow) as boxes and
 // labelled arrows (flow-layout.ts); with a run, each box shows how its action went, the arrows the
 // run took are drawn heavier, and the action that failed the run is marked. A box opens its details.
+
 import { useId, useState } from 'preact/hooks';
+import type { Answer } from '../api-types.ts';
 import { type Action, BOX_H, BOX_W, type FlowLayout, field, layoutWorkflow } from './flow-layout.ts';
 
-export interface ActionLog {
-  name: string;
-  type: string;
-  workflow?: string | null;
-  startedOnUtc?: string;
-  durationMs?: number;
-  input?: unknown;
-  output?: unknown;
-  error?: string | null;
-  next?: string | null;
-}
+export type ActionLog = FlowRun['actions'][number];
 
-export interface FlowRun {
-  status: 'Running' | 'Succeeded' | 'Failed';
-  actions: ActionLog[];
-}
+export type FlowRun = Pick<Answer<'/api/v3/automations/{id}/runs/{runId}'>, 'status' | 'actions'>;
 
 interface Shown {
   workflow: string;

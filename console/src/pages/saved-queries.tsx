@@ -1,20 +1,13 @@
 // Saved queries in the explorer: save what is on screen (the query, its builder and the table or chart
 // settings) under a name, list yours and the tenant's shared ones, open one by its link, rename, share, delete.
+
 import { useState } from 'preact/hooks';
 import { getJson } from '../api.ts';
+import type { Answer } from '../api-types.ts';
 import { BASE } from '../router.ts';
-import { ErrorBox, Field, Link, useAction, useLoad } from '../ui.tsx';
+import { DataTable, ErrorBox, Field, Link, useAction, useLoad } from '../ui.tsx';
 
-export interface SavedQuery {
-  id: string;
-  name: string;
-  query: string;
-  queryBuilder: Record<string, unknown>;
-  parameters: Record<string, unknown>;
-  view: Record<string, unknown>;
-  shared: boolean;
-  mine: boolean;
-}
+export type SavedQuery = Answer<'/api/v3/saved-queries/{id}'>;
 
 export const savedPath = (id: string) => `/explorer/saved/${id}`;
 
@@ -23,7 +16,7 @@ export function SavedQueriesPanel(props: {
   current: () => Pick<SavedQuery, 'query' | 'queryBuilder' | 'view'> | null;
   openId?: string;
 }) {
-  const list = useLoad(() => getJson<{ data: SavedQuery[]; totalCount: number }>('/api/v3/saved-queries'), []);
+  const list = useLoad(() => getJson<Answer<'/api/v3/saved-queries'>>('/api/v3/saved-queries'), []);
   const [name, setName] = useState('');
   const [share, setShare] = useState(false);
   const [saved, setSaved] = useState<SavedQuery | null>(null);
@@ -79,61 +72,47 @@ export function SavedQueriesPanel(props: {
       ) : null}
       <ErrorBox error={list.error ?? action.error} />
       {rows.length ? (
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Named query</th>
-                <th scope="col">Shared</th>
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((q) => (
-                <tr key={q.id}>
-                  <td>
-                    <Link to={savedPath(q.id)}>{q.name}</Link>
-                  </td>
-                  <td>{q.query}</td>
-                  <td>{q.shared ? 'with the tenant' : 'no'}</td>
-                  <td>
-                    {q.mine ? (
-                      <>
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`Rename ${q.name}`}
-                          onClick={() => {
-                            const n = prompt('New name', q.name);
-                            if (n?.trim()) void patch(q, { name: n.trim() });
-                          }}
-                        >
-                          Rename
-                        </button>{' '}
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`${q.shared ? 'Unshare' : 'Share'} ${q.name}`}
-                          onClick={() => patch(q, { shared: !q.shared })}
-                        >
-                          {q.shared ? 'Unshare' : 'Share'}
-                        </button>{' '}
-                        <button type="button" class="secondary" aria-label={`Delete ${q.name}`} onClick={() => remove(q)}>
-                          Delete
-                        </button>
-                      </>
-                    ) : (
-                      <span class="muted">shared with you</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable headers={['Name', 'Named query', 'Shared', <span class="sr-only">Actions</span>]}>
+          {rows.map((q) => (
+            <tr key={q.id}>
+              <td>
+                <Link to={savedPath(q.id)}>{q.name}</Link>
+              </td>
+              <td>{q.query}</td>
+              <td>{q.shared ? 'with the tenant' : 'no'}</td>
+              <td>
+                {q.mine ? (
+                  <>
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`Rename ${q.name}`}
+                      onClick={() => {
+                        const n = prompt('New name', q.name);
+                        if (n?.trim()) void patch(q, { name: n.trim() });
+                      }}
+                    >
+                      Rename
+                    </button>{' '}
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`${q.shared ? 'Unshare' : 'Share'} ${q.name}`}
+                      onClick={() => patch(q, { shared: !q.shared })}
+                    >
+                      {q.shared ? 'Unshare' : 'Share'}
+                    </button>{' '}
+                    <button type="button" class="secondary" aria-label={`Delete ${q.name}`} onClick={() => remove(q)}>
+                      Delete
+                    </button>
+                  </>
+                ) : (
+                  <span class="muted">shared with you</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : (
         <p class="muted">No saved queries yet: choose a query, set its filters, table or chart, then save it here to reopen it by its link.</p>
       )}

@@ -2,9 +2,9 @@
 // live preview of the next fire times, run now, runs with status and size, and their files.
 import { useEffect, useState } from 'preact/hooks';
 import { download, enc, getJson, hasRole, session } from '../api.ts';
-import type { Schema } from '../api-types.ts';
+import type { Answer, Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
-import { bytes, Dialog, EmptyState, ErrorBox, Field, FormActions, Link, useAction, useLoad, when } from '../ui.tsx';
+import { BackTo, bytes, DataTable, Dialog, EmptyState, ErrorBox, Field, FormActions, Link, Status, useAction, useLoad, when } from '../ui.tsx';
 
 type Schedule = Schema<'Schedule'>;
 type Run = Schema<'ScheduleRun'>;
@@ -23,36 +23,22 @@ export function SchedulesPage() {
         </button>
       ) : null}
       <ErrorBox error={list.error} />
-      <div class="scroll">
-        <table aria-label="Schedules">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Query</th>
-              <th scope="col">Format</th>
-              <th scope="col">When (UTC)</th>
-              <th scope="col">Next run (UTC)</th>
-              <th scope="col">Active</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.data ?? []).map((s) => (
-              <tr key={s.id}>
-                <td>
-                  <Link to={`/schedules/${s.id}`}>{s.name}</Link>
-                </td>
-                <td>{s.query}</td>
-                <td>{s.format}</td>
-                <td>
-                  {s.cronDescription} <code>{s.cronExpression}</code>
-                </td>
-                <td>{when(s.nextRunsUtc[0])}</td>
-                <td>{s.active ? 'yes' : 'no'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Schedules" headers={['Name', 'Query', 'Format', 'When (UTC)', 'Next run (UTC)', 'Active']}>
+        {(list.data ?? []).map((s) => (
+          <tr key={s.id}>
+            <td>
+              <Link to={`/schedules/${s.id}`}>{s.name}</Link>
+            </td>
+            <td>{s.query}</td>
+            <td>{s.format}</td>
+            <td>
+              {s.cronDescription} <code>{s.cronExpression}</code>
+            </td>
+            <td>{when(s.nextRunsUtc[0])}</td>
+            <td>{s.active ? 'yes' : 'no'}</td>
+          </tr>
+        ))}
+      </DataTable>
       {list.data && !list.data.length ? (
         <EmptyState>
           No schedules yet.{' '}
@@ -75,7 +61,7 @@ export function SchedulesPage() {
 }
 
 function ScheduleForm(props: { existing?: Schedule; onSaved: (s: Schedule) => void; onCancel: () => void }) {
-  const queries = useLoad(() => getJson<{ name: string }[]>('/api/v3/analytics/named-queries'), []);
+  const queries = useLoad(() => getJson<Answer<'/api/v3/analytics/named-queries'>>('/api/v3/analytics/named-queries'), []);
   const e = props.existing;
   const [name, setName] = useState(e?.name ?? '');
   const [query, setQuery] = useState(e?.query ?? '');
@@ -92,7 +78,7 @@ function ScheduleForm(props: { existing?: Schedule; onSaved: (s: Schedule) => vo
   useEffect(() => {
     const ctl = new AbortController();
     const t = setTimeout(() => {
-      getJson<{ nextRunsUtc: string[]; cronDescription: string }>(`${BASE}/cron-preview?cronExpression=${enc(cron)}`, { signal: ctl.signal }).then(
+      getJson<Answer<'/api/v3/analytics/schedules/cron-preview'>>(`${BASE}/cron-preview?cronExpression=${enc(cron)}`, { signal: ctl.signal }).then(
         (p) => {
           setPreview(p);
           setPreviewError(null);
@@ -201,9 +187,7 @@ export function SchedulePage({ id }: { id: string }) {
   }, [running]);
   return (
     <section>
-      <p>
-        <Link to="/schedules">← Schedules</Link>
-      </p>
+      <BackTo to="/schedules" label="Schedules" />
       <ErrorBox error={schedule.error} />
       {s ? (
         <>
@@ -265,49 +249,34 @@ export function SchedulePage({ id }: { id: string }) {
           </div>
           <ErrorBox error={action.error ?? runs.error} />
           <h2>Runs</h2>
-          <div class="scroll">
-            <table aria-label="Runs">
-              <thead>
-                <tr>
-                  <th scope="col">Started (UTC)</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Rows</th>
-                  <th scope="col">Size</th>
-                  <th scope="col">File</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(runs.data ?? []).map((r) => (
-                  <tr key={r.id} data-status={r.status}>
-                    <td>{when(r.startedOnUtc)}</td>
-                    <td>{r.trigger}</td>
-                    <td>
-                      <span class={`status ${r.status.toLowerCase()}`}>{r.status}</span>
-                      {r.error ? <div class="muted">{r.error}</div> : null}
-                    </td>
-                    <td>{r.rows?.toLocaleString('en') ?? '—'}</td>
-                    <td>{bytes(r.bytes)}</td>
-                    <td>
-                      {r.fileName && !r.fileDeletedOnUtc ? (
-                        <button
-                          type="button"
-                          class="secondary"
-                          onClick={() => action.run(() => download(`${BASE}/${enc(id)}/runs/${r.id}/file`, {}, r.fileName ?? 'export'))}
-                        >
-                          Download {r.fileName}
-                        </button>
-                      ) : r.fileDeletedOnUtc ? (
-                        'deleted'
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Runs" headers={['Started (UTC)', 'Trigger', 'Status', 'Rows', 'Size', 'File']}>
+            {(runs.data ?? []).map((r) => (
+              <tr key={r.id} data-status={r.status}>
+                <td>{when(r.startedOnUtc)}</td>
+                <td>{r.trigger}</td>
+                <td>
+                  <Status status={r.status} error={r.error} />
+                </td>
+                <td>{r.rows?.toLocaleString('en') ?? '—'}</td>
+                <td>{bytes(r.bytes)}</td>
+                <td>
+                  {r.fileName && !r.fileDeletedOnUtc ? (
+                    <button
+                      type="button"
+                      class="secondary"
+                      onClick={() => action.run(() => download(`${BASE}/${enc(id)}/runs/${r.id}/file`, {}, r.fileName ?? 'export'))}
+                    >
+                      Download {r.fileName}
+                    </button>
+                  ) : r.fileDeletedOnUtc ? (
+                    'deleted'
+                  ) : (
+                    '—'
+                  )}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <Dialog title="Edit schedule" open={editing} onClose={() => setEditing(false)}>
             <ScheduleForm
               existing={s}

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
 import type { Schema } from '../api-types.ts';
-import { EmptyState, ErrorBox, Field, useAction, useLoad, when } from '../ui.tsx';
+import { DataTable, EmptyState, ErrorBox, Field, Status, useAction, useLoad, when } from '../ui.tsx';
 
 type Settings = Schema<'UserFeed'>;
 type FeedRun = Schema<'UserFeedRun'>;
@@ -49,51 +49,32 @@ export function UserFeedPage() {
       <ErrorBox error={action.error ?? runs.error} />
       {shown ? <RunDetail run={shown} /> : null}
       <h2>Runs</h2>
-      <div class="scroll">
-        <table aria-label="Feed runs">
-          <thead>
-            <tr>
-              <th scope="col">Started (UTC)</th>
-              <th scope="col">Trigger</th>
-              <th scope="col">Status</th>
-              <th scope="col">Files</th>
-              <th scope="col">Rows (created / updated / deactivated / failed)</th>
-              <th scope="col">Detail</th>
+      <DataTable label="Feed runs" headers={['Started (UTC)', 'Trigger', 'Status', 'Files', 'Rows (created / updated / deactivated / failed)', 'Detail']}>
+        {(runs.data ?? []).map((r) => {
+          const sum = (k: (typeof COUNTS)[number]) => r.files.reduce((n, f) => n + f[k], 0);
+          return (
+            <tr key={r.id} data-status={r.status}>
+              <td>{when(r.startedOnUtc)}</td>
+              <td>
+                {r.trigger}
+                {r.dryRun ? ' (dry run)' : ''}
+              </td>
+              <td>
+                <Status status={r.status} error={r.error} />
+              </td>
+              <td>{r.files.length}</td>
+              <td>
+                {sum('rows')} ({sum('created')} / {sum('updated')} / {sum('deactivated')} / {sum('failed')})
+              </td>
+              <td>
+                <button type="button" class="secondary" onClick={() => action.run(async () => setShown(await getJson<FeedRun>(`${BASE}/runs/${enc(r.id)}`)))}>
+                  Show files and rows
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {(runs.data ?? []).map((r) => {
-              const sum = (k: (typeof COUNTS)[number]) => r.files.reduce((n, f) => n + f[k], 0);
-              return (
-                <tr key={r.id} data-status={r.status}>
-                  <td>{when(r.startedOnUtc)}</td>
-                  <td>
-                    {r.trigger}
-                    {r.dryRun ? ' (dry run)' : ''}
-                  </td>
-                  <td>
-                    <span class={`status ${r.status.toLowerCase()}`}>{r.status}</span>
-                    {r.error ? <div class="muted">{r.error}</div> : null}
-                  </td>
-                  <td>{r.files.length}</td>
-                  <td>
-                    {sum('rows')} ({sum('created')} / {sum('updated')} / {sum('deactivated')} / {sum('failed')})
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      class="secondary"
-                      onClick={() => action.run(async () => setShown(await getJson<FeedRun>(`${BASE}/runs/${enc(r.id)}`)))}
-                    >
-                      Show files and rows
-                    </button>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </DataTable>
       {runs.data && !runs.data.length ? (
         <EmptyState>
           No runs yet. Run now (or Dry run, which changes nothing) once a file is in the feed's folder; each run lists its files and rows here.
@@ -144,7 +125,7 @@ function RunDetail({ run }: { run: FeedRun }) {
     <section aria-label="Feed run">
       <h2>
         Run of {when(run.startedOnUtc)}
-        {run.dryRun ? ' (dry run)' : ''}: <span class={`status ${run.status.toLowerCase()}`}>{run.status}</span>
+        {run.dryRun ? ' (dry run)' : ''}: <Status status={run.status} />
       </h2>
       {run.error ? <p class="muted">{run.error}</p> : null}
       {run.files.length ? null : <p class="muted">No file was waiting.</p>}

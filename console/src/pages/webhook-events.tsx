@@ -1,26 +1,15 @@
 // The event catalogue as an integrator reads it: every event with the detail fields its filters can
 // test, and the payload a subscription receives for an event on a document type (the tenant's newest
 // real one, else one built from the catalogue), with a copy button.
+
 import { useState } from 'preact/hooks';
 import { enc, getJson } from '../api.ts';
-import { CopyButton, ErrorBox, Field, Link, useLoad } from '../ui.tsx';
+import type { Answer } from '../api-types.ts';
+import { BackTo, CopyButton, ErrorBox, Field, useLoad } from '../ui.tsx';
 
-export interface CatalogueEvent {
-  actionType: string;
-  group: string;
-  firesWhen: string;
-  detailFields: string[] | 'dynamic';
-}
-interface Catalogue {
-  events: CatalogueEvent[];
-  documentTypes: { name: string; fullName: string }[];
-}
-interface Example {
-  source: 'event' | 'catalogue';
-  actionType: string;
-  documentType: string;
-  payload: Record<string, unknown>;
-}
+export type CatalogueEvent = Catalogue['events'][number];
+type Catalogue = Answer<'/api/v3/webhook-events'>;
+type Example = Answer<'/api/v3/webhook-events/example'>;
 
 export function WebhookEventsPage() {
   const catalogue = useLoad(() => getJson<Catalogue>('/api/v3/webhook-events'), []);
@@ -38,9 +27,7 @@ export function WebhookEventsPage() {
   const text = example.data ? JSON.stringify(example.data.payload, null, 2) : '';
   return (
     <section>
-      <p>
-        <Link to="/webhooks">← Webhooks</Link>
-      </p>
+      <BackTo to="/webhooks" label="Webhooks" />
       <h1>Event catalogue</h1>
       <p>
         A subscription names one event (its action type) on one document type. Its detail filters test the event's detail fields. Every delivery is a JSON body

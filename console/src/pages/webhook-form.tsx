@@ -1,7 +1,9 @@
 // The form of a webhook subscription: name, document type from the lookup, action type from the
 // catalogue (or a custom one), URL, active, and detail filters joined by And / Or.
+
 import { useState } from 'preact/hooks';
 import { getJson } from '../api.ts';
+import type { Answer } from '../api-types.ts';
 import { ErrorBox, Field, FormActions, useAction, useLoad } from '../ui.tsx';
 import type { DetailFilter, Subscription } from './webhooks.tsx';
 
@@ -19,7 +21,10 @@ const ACTION_TYPES = [
 ];
 
 /** The body of POST/PUT: Secret is left out, so a PUT keeps the current one. */
-export const bodyOf = (s: Omit<Subscription, 'id' | 'modifiedOnUtc'>) => ({
+/** The fields of a subscription the form edits. */
+type Draft = Pick<Subscription, 'name' | 'description' | 'url' | 'actionType' | 'documentType' | 'active' | 'businessObjectTypeName' | 'detailFilters'>;
+
+export const bodyOf = (s: Draft) => ({
   Name: s.name,
   Description: s.description || null,
   ActionType: s.actionType,
@@ -30,7 +35,7 @@ export const bodyOf = (s: Omit<Subscription, 'id' | 'modifiedOnUtc'>) => ({
   DetailFilters: s.detailFilters,
 });
 
-const EMPTY: Omit<Subscription, 'id' | 'modifiedOnUtc'> = {
+const EMPTY: Draft = {
   name: '',
   description: '',
   url: 'https://',
@@ -42,7 +47,7 @@ const EMPTY: Omit<Subscription, 'id' | 'modifiedOnUtc'> = {
 };
 
 export function SubscriptionForm(props: { existing?: Subscription; onSaved: (w: Subscription & { secret?: string }) => void; onCancel: () => void }) {
-  const types = useLoad(() => getJson<{ name: string; fullName: string }[]>('/api/v3/document-types/lookup'), []);
+  const types = useLoad(() => getJson<Answer<'/api/v3/document-types/lookup'>>('/api/v3/document-types/lookup'), []);
   const [w, setW] = useState(props.existing ?? EMPTY);
   const save = useAction();
   const set = (patch: Partial<Subscription>) => setW({ ...w, ...patch });

@@ -2,45 +2,17 @@
 // the invocation history with every attempt, resend, and deliveries per hour by status.
 import { useEffect, useState } from 'preact/hooks';
 import { enc, getJson, hasRole, session } from '../api.ts';
-import type { Schema } from '../api-types.ts';
+import type { Answer, Schema } from '../api-types.ts';
 import { navigate } from '../router.ts';
-import { CopyButton, Dialog, EmptyState, ErrorBox, Field, Link, useAction, useLoad, when } from '../ui.tsx';
+import { BackTo, CopyButton, DataTable, Dialog, EmptyState, ErrorBox, Field, Link, Status, useAction, useLoad, when } from '../ui.tsx';
 import { DeliveriesChart } from './deliveries-chart.tsx';
 import { bodyOf, SubscriptionForm } from './webhook-form.tsx';
 
 export type DetailFilter = Schema<'DetailFilter'>;
 /** What the list and the form use of a subscription (the form edits a draft of these fields alone). */
-export interface Subscription {
-  id: string;
-  name: string;
-  description: string | null;
-  url: string | null;
-  actionType: string;
-  documentType: string;
-  active: boolean;
-  businessObjectTypeName: string | null;
-  detailFilters: DetailFilter[];
-  modifiedOnUtc: string;
-}
-export interface Attempt {
-  attempt: number;
-  startedOnUtc: string;
-  durationMs: number;
-  statusCode: number | null;
-  responseBody: string | null;
-  error: string | null;
-}
-export interface Invocation {
-  id: string;
-  kind: 'event' | 'test';
-  actionType: string;
-  documentType: string;
-  documentId: string | null;
-  createdOnUtc: string;
-  status: 'Pending' | 'Retrying' | 'Succeeded' | 'Failed';
-  attempts: Attempt[];
-  nextAttemptOnUtc: string | null;
-}
+export type Subscription = Answer<'/api/webhook-subscriptions'>[number];
+export type Attempt = Invocation['attempts'][number];
+export type Invocation = Answer<'/api/webhook-subscriptions/{id}/invocation-history'>[number];
 
 export function WebhooksPage() {
   const list = useLoad(() => getJson<Subscription[]>('/api/webhook-subscriptions'), []);
@@ -196,9 +168,7 @@ export function WebhookPage({ id }: { id: string }) {
   const shownHistory = all.filter((inv) => (!status || inv.status === status) && (!event || eventOf(inv) === event));
   return (
     <section>
-      <p>
-        <Link to="/webhooks">← Webhooks</Link>
-      </p>
+      <BackTo to="/webhooks" label="Webhooks" />
       <ErrorBox error={sub.error} />
       {w ? (
         <>
@@ -269,7 +239,10 @@ export function WebhookPage({ id }: { id: string }) {
                 onClick={() =>
                   action.run(async () => {
                     setSent('');
-                    const r = await getJson<{ source: 'event' | 'catalogue' }>(`/api/webhook-subscriptions/${enc(id)}/send-example`, { method: 'POST' });
+                    const r = await getJson<Answer<'/api/webhook-subscriptions/{id}/send-example', 'post'>>(
+                      `/api/webhook-subscriptions/${enc(id)}/send-example`,
+                      { method: 'POST' },
+                    );
                     setSent(
                       r.source === 'event'
                         ? `Example sent: the newest ${w.actionType} event of this tenant, as a test.`
@@ -311,99 +284,67 @@ export function WebhookPage({ id }: { id: string }) {
           <DeliveriesChart invocations={history.data ?? []} />
           <h2>Invocation history</h2>
           <div class="row">
-            <Field label="Status">
-              <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-                <option value="">all</option>
-                {STATUSES.map((x) => (
-                  <option key={x} value={x}>
-                    {x}
-                  </option>
-                ))}
-              </select>
-            </Field>
-            <Field label="Event">
-              <select value={event} onChange={(e) => setEvent(e.currentTarget.value)}>
-                <option value="">all</option>
-                {events.map((x) => (
-                  <option key={x} value={x}>
-                    {x}
-                  </option>
-                ))}
-              </select>
-            </Field>
+            <ChoiceFilter label="Status" value={status} choices={STATUSES} onChange={setStatus} />
+            <ChoiceFilter label="Event" value={event} choices={events} onChange={setEvent} />
             <p class="muted" role="status" data-testid="history-count">
               {shownHistory.length} of {all.length} newest invocations
             </p>
           </div>
-          <div class="scroll">
-            <table aria-label="Invocation history">
-              <thead>
-                <tr>
-                  <th scope="col">Created (UTC)</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Duration</th>
-                  <th scope="col">
-                    <span class="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {shownHistory.map((inv) => {
-                  const last = inv.attempts[inv.attempts.length - 1];
-                  return [
-                    <tr key={inv.id} data-status={inv.status}>
-                      <td>{when(inv.createdOnUtc)}</td>
-                      <td>{inv.kind === 'test' ? 'test' : `event: ${inv.actionType}`}</td>
-                      <td>
-                        <span class={`status ${inv.status.toLowerCase()}`}>{inv.status}</span>
-                      </td>
-                      <td>{inv.attempts.length}</td>
-                      <td>{last ? (last.statusCode ?? last.error ?? '—') : '—'}</td>
-                      <td>{last ? `${last.durationMs} ms` : '—'}</td>
-                      <td class="actions">
-                        <button type="button" class="secondary" aria-expanded={open === inv.id} onClick={() => setOpen(open === inv.id ? null : inv.id)}>
-                          Attempts
-                        </button>
-                        {canWrite ? (
-                          <button
-                            type="button"
-                            class="secondary"
-                            disabled={action.busy}
-                            onClick={() =>
-                              action.run(async () => {
-                                await getJson(`/api/webhook-subscriptions/${enc(id)}/invocations/${inv.id}/resend`, { method: 'POST' });
-                                history.reload();
-                              })
-                            }
-                          >
-                            Resend
-                          </button>
-                        ) : null}
-                      </td>
-                    </tr>,
-                    open === inv.id ? (
-                      <tr key={`${inv.id}-attempts`}>
-                        <td colSpan={7}>
-                          <ol class="attempts">
-                            {inv.attempts.map((a) => (
-                              <li key={a.attempt}>
-                                {when(a.startedOnUtc)} · {a.statusCode ?? 'no answer'} · {a.durationMs} ms{a.error ? ` · ${a.error}` : ''}
-                                {a.responseBody ? <pre>{a.responseBody}</pre> : null}
-                              </li>
-                            ))}
-                          </ol>
-                          {inv.nextAttemptOnUtc ? <p>Next attempt {when(inv.nextAttemptOnUtc)}</p> : null}
-                        </td>
-                      </tr>
-                    ) : null,
-                  ];
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Invocation history"
+            headers={['Created (UTC)', 'Event', 'Status', 'Attempts', 'Last answer', 'Duration', <span class="sr-only">Actions</span>]}
+          >
+            {shownHistory.map((inv) => {
+              const last = inv.attempts[inv.attempts.length - 1];
+              return [
+                <tr key={inv.id} data-status={inv.status}>
+                  <td>{when(inv.createdOnUtc)}</td>
+                  <td>{inv.kind === 'test' ? 'test' : `event: ${inv.actionType}`}</td>
+                  <td>
+                    <Status status={inv.status} />
+                  </td>
+                  <td>{inv.attempts.length}</td>
+                  <td>{last ? (last.statusCode ?? last.error ?? '—') : '—'}</td>
+                  <td>{last ? `${last.durationMs} ms` : '—'}</td>
+                  <td class="actions">
+                    <button type="button" class="secondary" aria-expanded={open === inv.id} onClick={() => setOpen(open === inv.id ? null : inv.id)}>
+                      Attempts
+                    </button>
+                    {canWrite ? (
+                      <button
+                        type="button"
+                        class="secondary"
+                        disabled={action.busy}
+                        onClick={() =>
+                          action.run(async () => {
+                            await getJson(`/api/webhook-subscriptions/${enc(id)}/invocations/${inv.id}/resend`, { method: 'POST' });
+                            history.reload();
+                          })
+                        }
+                      >
+                        Resend
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>,
+                open === inv.id ? (
+                  <tr key={`${inv.id}-attempts`}>
+                    <td colSpan={7}>
+                      <ol class="attempts">
+                        {inv.attempts.map((a) => (
+                          <li key={a.attempt}>
+                            {when(a.startedOnUtc)} · {a.statusCode ?? 'no answer'} · {a.durationMs} ms{a.error ? ` · ${a.error}` : ''}
+                            {a.responseBody ? <pre>{a.responseBody}</pre> : null}
+                          </li>
+                        ))}
+                      </ol>
+                      {inv.nextAttemptOnUtc ? <p>Next attempt {when(inv.nextAttemptOnUtc)}</p> : null}
+                    </td>
+                  </tr>
+                ) : null,
+              ];
+            })}
+          </DataTable>
           {history.data && !shownHistory.length ? (
             <EmptyState>
               {all.length
@@ -426,5 +367,21 @@ export function WebhookPage({ id }: { id: string }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** A filter of the invocation history: one of the values shown, or all. */
+function ChoiceFilter(props: { label: string; value: string; choices: readonly string[]; onChange: (v: string) => void }) {
+  return (
+    <Field label={props.label}>
+      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        <option value="">all</option>
+        {props.choices.map((x) => (
+          <option key={x} value={x}>
+            {x}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
