@@ -18,7 +18,7 @@ import { associate, billingClients, commercialClients, suppliers } from './clien
 import { getConfigurationKey, type JsonObject, putConfigurationKey } from './configuration-keys.ts';
 import { departments, MASTER_DATA, typologies } from './master-data.ts';
 import { bodySchema, findResource, type ResourceDef, upsertResource, viewSchema } from './resources.ts';
-import { findUserTypeByName } from './service.ts';
+import { findUserTypeByNameKept } from './service.ts';
 import {
   EMPLOYEE_FIELDS,
   getUserByExternalId,
@@ -133,7 +133,8 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
         response: { 200: UserType },
       },
     },
-    async (request) => request.readTenant((db) => findUserTypeByName(db, request.query.name), { lane: true }),
+    // Kept while the tenant's user types are unchanged, checked after the request arrived (decision 0060).
+    async (request) => request.readTenant((_trx, principal, db) => findUserTypeByNameKept(db, principal.tenantId, request.query.name), { lane: true }),
   );
 
   // Users ------------------------------------------------------------------------------------------

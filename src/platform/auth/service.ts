@@ -92,6 +92,14 @@ export class AuthService {
     this.#refreshLifetime = opts.refreshTokenLifetimeSeconds;
   }
 
+  /**
+   * Changes whenever cached verifications are forgotten: a principal verified under an older generation may
+   * have lost its secret, app or roles since, and must be verified again (app.ts keeps one per connection).
+   */
+  get generation(): number {
+    return this.#generation;
+  }
+
   /** Forget cached verifications (after a rotate, revoke or role change in this process). */
   invalidateCaches(): void {
     this.#generation++;

@@ -12,6 +12,7 @@ import type { AppContext } from '../context.ts';
 import { HttpProblem, unauthorized } from '../errors.ts';
 import { traceLogMixin } from '../tracing.ts';
 import { boundedValidatorFactory } from './bounded-validation.ts';
+import { keepPrincipal, keptPrincipal } from './connection-principal.ts';
 import { sendProblem, toProblem } from './errors.ts';
 import { sendJsonWithEtag } from './etag.ts';
 import { recordExamples } from './example-recorder.ts';
@@ -172,7 +173,10 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
     reply.header('x-request-id', request.id);
     if (config.tracing) annotateRoute(request, request.routeOptions.url ?? 'unmatched');
     const auth = request.routeOptions.config.auth ?? 'none';
-    if (auth !== 'admin') request.addressedTenantId = await addressedTenant(namesOf(request, hostSlug), (slug) => ctx.auth.tenantIdForSlug(slug));
+    if (auth !== 'admin') {
+      const named = addressedTenant(namesOf(request, hostSlug), (slug) => ctx.auth.tenantIdForSlug(slug));
+      request.addressedTenantId = typeof named === 'object' && named !== null ? await named : named;
+    }
     if (auth === 'none') return;
     if (auth === 'admin') {
       const header = request.headers.authorization ?? '';
@@ -181,10 +185,27 @@ export async function buildApp(ctx: AppContext, registerSurfaces: (app: App) => 
       if (!config.adminToken || given.length !== expected.length || !timingSafeEqual(given, expected)) throw unauthorized();
       return;
     }
-    request.principal = await authenticate(ctx, request, auth);
+    // App headers the connection sent before, verified under the current generation: the same principal.
+    const h = request.headers;
+    const credentials = usesAppHeaders(request, auth)
+      ? { tenantId: request.addressedTenantId, appId: h['x-appid'], secret: h['x-appsecret'], appUser: h['x-appuser'] }
+      : null;
+    const socket = request.raw.socket;
+    const kept = credentials ? keptPrincipal(socket, credentials, ctx.auth.generation, Date.now()) : null;
+    let rateKey: string;
+    if (kept) {
+      request.principal = kept.principal;
+      rateKey = kept.rateKey;
+    } else {
+      const generation = ctx.auth.generation;
+      const p = await authenticate(ctx, request, auth);
+      request.principal = p;
+      rateKey = `${p.tenantId}:${p.appId ?? p.userId ?? (p.scimTokenId ? `scim:${p.scimTokenId}` : null)}`;
+      if (credentials) keepPrincipal(socket, credentials, generation, p, rateKey);
+    }
     if (config.tracing) annotateTenant(request, request.principal.tenantId);
-    const p = request.principal;
-    const retryAfter = await limiter.take(`${p.tenantId}:${p.appId ?? p.userId ?? (p.scimTokenId ? `scim:${p.scimTokenId}` : null)}`);
+    const taken = limiter.take(rateKey);
+    const retryAfter = typeof taken === 'number' ? taken : await taken;
     if (retryAfter > 0) {
       throw new HttpProblem(429, `Too many requests; retry after ${retryAfter} seconds.`, { headers: { 'retry-after': String(retryAfter) } });
     }
@@ -271,12 +292,17 @@ function timeoutDetail(request: FastifyRequest, limitMs: number): string {
   return `The request did not finish within the ${limitMs / 1000}-second execution limit and was cancelled.${advice ? ` ${advice}` : ''}`;
 }
 
+/** Whether the request authenticates by app headers (X-AppId, X-AppSecret) under this mode, rather than by a token. */
+function usesAppHeaders(request: FastifyRequest, mode: AuthMode): boolean {
+  const h = request.headers;
+  return mode === 'app' || (mode === 'appOrToken' && (h['x-appid'] !== undefined || h['x-appsecret'] !== undefined));
+}
+
 export async function authenticate(ctx: AppContext, request: FastifyRequest, mode: AuthMode): Promise<Principal> {
   const h = request.headers;
-  const hasAppHeaders = h['x-appid'] !== undefined || h['x-appsecret'] !== undefined;
   const bearer = typeof h.authorization === 'string' && /^Bearer\s+/i.test(h.authorization) ? h.authorization.replace(/^Bearer\s+/i, '') : undefined;
   const token = (typeof h['x-accesstoken'] === 'string' ? h['x-accesstoken'] : undefined) ?? bearer;
-  if ((mode === 'app' || mode === 'appOrToken') && (hasAppHeaders || mode === 'app')) {
+  if (usesAppHeaders(request, mode)) {
     return ctx.auth.authenticateApp(request.addressedTenantId, h['x-appid'], h['x-appsecret'], h['x-appuser']);
   }
   if (!token) throw unauthorized();

@@ -33,14 +33,21 @@ export class RateLimiter {
     this.#maxGrant = Math.max(1, Math.floor(this.#capacity / 20));
   }
 
-  /** Answers how many seconds to wait, 0 when the request may pass. */
-  async take(key: string, now = Date.now()): Promise<number> {
+  /**
+   * Answers how many seconds to wait, 0 when the request may pass: at once (no promise) while the caller's
+   * grant lasts, after one statement when a new grant is needed.
+   */
+  take(key: string, now = Date.now()): number | Promise<number> {
     if (this.#perSecond === 0) return 0;
     const grant = this.#grants.get(key);
     if (grant && grant.tokens >= 1 && now - grant.at < GRANT_TTL_MS) {
       grant.tokens -= 1;
       return 0;
     }
+    return this.#takeGrant(key, grant, now);
+  }
+
+  async #takeGrant(key: string, grant: Grant | undefined, now: number): Promise<number> {
     const size = !grant ? 1 : now - grant.at < FAST_SPEND_MS ? Math.min(this.#maxGrant, grant.size * 2) : Math.max(1, Math.floor(grant.size / 2));
     const { rows } = await this.#pool.query<{ granted: number; remaining: number }>({
       name: 'atrium_rate_take',

@@ -83,9 +83,19 @@ export const namesOf = (request: FastifyRequest, hostSlug: (host: string | undef
 
 /**
  * The tenant a request names, in order X-AppTenant, base path, Host; null when it names none. A name
- * that is no tenant, or two names for different tenants, is the 401 of an unknown tenant.
+ * that is no tenant, or two names for different tenants, is the 401 of an unknown tenant. Answered at once
+ * (no promise, no microtask on every request) when no slug has to be looked up: no name, or an id alone.
  */
-export async function addressedTenant(names: TenantNames, idForSlug: (slug: string) => Promise<string | null>): Promise<string | null> {
+export function addressedTenant(names: TenantNames, idForSlug: (slug: string) => Promise<string | null>): string | null | Promise<string | null> {
+  if (names.pathSlug === undefined && names.hostSlug === null) {
+    const header = names.header;
+    if (header === undefined || header === '') return null;
+    if (isUuid(header)) return header.toLowerCase();
+  }
+  return addressedTenantBySlugs(names, idForSlug);
+}
+
+async function addressedTenantBySlugs(names: TenantNames, idForSlug: (slug: string) => Promise<string | null>): Promise<string | null> {
   const ids: string[] = [];
   const header = names.header;
   if (header !== undefined && header !== '') {
