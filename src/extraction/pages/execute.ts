@@ -48,6 +48,8 @@ export interface ChosenKeys {
   keys: KeyRow[];
   snapshot: string;
   countHolds?: boolean | null;
+  /** The count, when the key statement computed it (no kept count held; decision 0062). */
+  counted?: { n: string | null; snapshot: string };
   /** Sought past the kept position of the page before it (a paging client's next page). */
   sought?: boolean;
 }
@@ -152,12 +154,18 @@ async function chooseKeys(state: KeptState, trx: Trx, q: ResolvedQuery, plan: Pl
     const match = q.key.map((k, i) => (i === 0 ? sql`${sql.id('q', k)} = ${sql.id('p', k)}` : sql`${sql.id('q', k)} is not distinct from ${sql.id('p', k)}`));
     const values = terms.map((t) => sql`(${t.value})::text, pg_typeof(${t.value})::text`);
     const last = sql`(select array[${sql.join(values)}] from (${source}) as q where ${sql.join(match, sql` and `)})`;
-    const { rows } = await sql<KeyRow & { snapshot: string; last: (string | null)[] | null }>`select ${sql.join(keyTexts(q))},
-        case when row_number() over () = ${plan.take ?? 0} then ${last} end as "last", (select pg_current_snapshot()::text) as snapshot
+    // With a probe: whether the kept count holds and, when it does not, the count (InitPlans: once, in this
+    // statement's snapshot; parallel plans kept, atrium_changed_since being PARALLEL RESTRICTED).
+    const counting = probe ? sql`, (select ${probe.column}) as count_holds, ${probe.fresh} as fresh_count` : sql``;
+    const { rows } = await sql<KeyRow & { snapshot: string; last: (string | null)[] | null; count_holds?: boolean | null; fresh_count?: string | null }>`
+      select ${sql.join(keyTexts(q))},
+        case when row_number() over () = ${plan.take ?? 0} then ${last} end as "last", (select pg_current_snapshot()::text) as snapshot${counting}
       from (${page}) as p`.execute(trx);
     const end = rows[rows.length - 1]?.last;
     if (end) for (let i = 0; i < terms.length; i++) Object.assign(rows[rows.length - 1], { [`o${i}`]: end[2 * i], [`t${i}`]: end[2 * i + 1] });
-    return { keys: rows, snapshot: rows[0]?.snapshot ?? '' };
+    const snapshot = rows[0]?.snapshot ?? '';
+    if (!probe || rows.length === 0) return { keys: rows, snapshot };
+    return { keys: rows, snapshot, countHolds: rows[0].count_holds, counted: { n: rows[0].fresh_count ?? null, snapshot } };
   };
   let chosen: ChosenKeys;
   if (kept) {
@@ -169,7 +177,8 @@ async function chooseKeys(state: KeptState, trx: Trx, q: ResolvedQuery, plan: Pl
       // A table the page reads changed since the position was read: the offset page.
       seekCounted('stale');
       state.positions.delete(at as string);
-      chosen = { ...(await offsetPage()), countHolds: sought.countHolds };
+      const offset = await offsetPage();
+      chosen = { ...offset, countHolds: offset.countHolds ?? sought.countHolds };
     }
   } else {
     if (at) seekCounted('miss');
@@ -296,7 +305,7 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
   const statement = pageRowsStatement(q, plan, chosen.keys);
   const rows = statement ? (await jsonObjects(statement, plan.fields, pageTypes(plan)).execute(trx)).rows : [];
   const complete = rows.length < take && (rows.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.countHolds);
+  const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.countHolds, chosen.counted);
   const body = pageBytes(rows, totalCount);
   if (chosen.sought && rows.length === take) followOn(body.length);
   return body;
