@@ -45,7 +45,7 @@ export function runCli(args: string[], env: Record<string, string>): Promise<str
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  /** The tree whose server runs (default this one): a benchmark may run another checkout side by side as its baseline. */
+  /** The checkout whose server runs (default this one): a benchmark may run another side by side as its baseline. */
   tree = root,
 ): Promise<{ child: ChildProcess; baseUrl: string; logFile: string; stop: () => Promise<void> }> {
   const port = await freePort();

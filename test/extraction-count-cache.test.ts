@@ -123,6 +123,55 @@ test('filtered counts are kept per filter, and a filter on a looked-up name foll
   assert.deepEqual(await page(10, filters), { totalCount: first.totalCount - rows[0].n, via: 'miss' });
 });
 
+test('an insert, a delete and an update moving a row out of the filter: the next page counts exactly, in its key statement', async () => {
+  // The kept count's check and, when it fails, the count ride in the offset page's key statement (decision 0062):
+  // atrium_changed_since is PARALLEL RESTRICTED so that statement keeps its parallel plan.
+  const { rows: fn } = await owner.query(`select proparallel from pg_proc where proname = 'atrium_changed_since'`);
+  assert.deepEqual(
+    fn.map((r) => r.proparallel),
+    ['r'],
+  );
+  const { rows: span } = await owner.query(`select min(date)::text as lo, max(date)::text as hi from timesheets where tenant_id = $1 and deleted_on is null`, [
+    tenant.tenantId,
+  ]);
+  const filters = ['Day', 'between', [span[0].lo, span[0].hi]];
+  const inRange = async () =>
+    Number(
+      (
+        await owner.query('select count(*) as n from timesheets where tenant_id = $1 and deleted_on is null and date between $2 and $3', [
+          tenant.tenantId,
+          span[0].lo,
+          span[0].hi,
+        ])
+      ).rows[0].n,
+    );
+  const asTenant = async (text: string) => {
+    await owner.query('begin');
+    await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
+    await owner.query(text, [tenant.tenantId]);
+    await owner.query('commit');
+  };
+  const one = `(select id from timesheets where tenant_id = $1 and deleted_on is null order by id limit 1)`;
+  // Skips that are no kept position (each page answers from an offset page, whose key statement counts).
+  let skip = 1;
+  const next = () => {
+    skip += 7;
+    return page(skip, filters);
+  };
+  assert.equal((await next()).totalCount, await inRange());
+  assert.equal((await next()).via, 'hit');
+  const copied = 'tenant_id, user_id, job_id, work_type_id, date, duration_minutes, is_billable, status, booked_hourly_cost';
+  await asTenant(`insert into timesheets (${copied}) select ${copied} from timesheets where tenant_id = $1 and id = ${one}`);
+  assert.deepEqual(await next(), { totalCount: await inRange(), via: 'miss' });
+  await asTenant(`update timesheets set deleted_on = now() where tenant_id = $1 and id = ${one}`);
+  assert.deepEqual(await next(), { totalCount: await inRange(), via: 'miss' });
+  await asTenant(`update timesheets set date = date - 1 where tenant_id = $1 and id = (select id from timesheets where tenant_id = $1
+      and deleted_on is null and date = (select min(date) from timesheets where tenant_id = $1 and deleted_on is null) limit 1)`);
+  const moved = await next();
+  assert.deepEqual(moved, { totalCount: await inRange(), via: 'miss' });
+  assert.deepEqual(await next(), { totalCount: moved.totalCount, via: 'hit' });
+});
+
 test('the maintenance sweep deletes change rows only below a horizon older than any kept count', async () => {
   const db = new DatabaseHandle(server.databaseUrl);
   try {

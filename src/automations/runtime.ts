@@ -78,7 +78,7 @@ export function servicesFor(ctx: AppContext): RunServices {
     configurationKey: async (tenantId, key) => ctx.db.withTenant(tenantId, async (trx) => (await getConfigurationKey(trx, ctx.box, key, true)).value),
     appRoles: (tenantId, appId) => ctx.db.withTenant(tenantId, (trx) => appRoles(trx, appId)),
     namedQuery: async (principal, name, body) =>
-      (await ctx.db.withTenant(principal.tenantId, (trx) => dynamicExecute(trx, principal, name, body as never))).toString('utf8'),
+      (await ctx.db.withTenant(principal.tenantId, (trx) => dynamicExecute(trx, principal, name, body as never, ctx.db))).toString('utf8'),
     documentView: async (tenantId, appId, documentType, documentId) => {
       const def = CLIENT_DOCUMENT_TYPES.find(documentType);
       if (!def) throw new HttpProblem(422, `documentType "${documentType}" is not a document type of the Client API`);

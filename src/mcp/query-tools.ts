@@ -199,7 +199,7 @@ export async function callQueryTool(ctx: AppContext, principal: Principal, query
   };
   await run.progress(0, 2, `Running ${query}`);
   const page = await pageBudgetOf(ctx).run(pageRowsOf(body), () =>
-    ctx.db.onReplica((db) => runCancellable(db, principal.tenantId, run, (trx) => dynamicExecute(trx, principal, query, body))),
+    ctx.db.onReplica((db) => runCancellable(db, principal.tenantId, run, (trx) => dynamicExecute(trx, principal, query, body, db))),
   );
   await run.progress(1, 2, 'Rendering');
   const { data, totalCount } = JSON.parse(page.toString('utf8')) as { data: Record<string, unknown>[]; totalCount: number };

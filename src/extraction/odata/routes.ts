@@ -144,14 +144,16 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
       const keyed = KEYED.exec(request.params.entitySet);
       if (keyed) {
         const [, entitySet, key] = keyed;
-        const page = await request.readTenant((trx, p) => readEntitySet(trx, p, entitySet, { $select: q.$select }, 1, keyPredicate(key)), { replica: true });
+        const page = await request.readTenant((trx, p, db) => readEntitySet(trx, p, entitySet, { $select: q.$select }, 1, keyPredicate(key), db), {
+          replica: true,
+        });
         if (page.value.length === 0) throw notFound(`${page.model.entitySet} has no entity with the key (${key}).`);
         reply.headers(headers).type('application/json; odata.metadata=minimal');
         return { '@odata.context': `${serviceRoot(request)}/$metadata#${page.model.entitySet}/$entity`, ...page.value[0] };
       }
       const preferred = /odata\.maxpagesize=(\d+)/i.exec(String(request.headers.prefer ?? ''));
       const pageSize = preferred ? Math.max(1, Math.min(ODATA_PAGE_SIZE, Number(preferred[1]))) : ODATA_PAGE_SIZE;
-      const page = await request.readTenant((trx, p) => readEntitySet(trx, p, request.params.entitySet, q, pageSize), { replica: true });
+      const page = await request.readTenant((trx, p, db) => readEntitySet(trx, p, request.params.entitySet, q, pageSize, undefined, db), { replica: true });
       const root = serviceRoot(request);
       const body: Record<string, unknown> = { '@odata.context': `${root}/$metadata#${page.model.entitySet}` };
       if (String(q.$count).toLowerCase() === 'true') body['@odata.count'] = page.count;
@@ -188,9 +190,12 @@ export async function odataRoutes(app: App, ctx: AppContext): Promise<void> {
     async (request, reply) => {
       const q = request.query as ODataOptions & Record<string, string | undefined>;
       refuseUnsupported(q);
-      const page = await request.readTenant((trx, p) => readEntitySet(trx, p, request.params.entitySet, { $filter: q.$filter, $top: '0' }, 1), {
-        replica: true,
-      });
+      const page = await request.readTenant(
+        (trx, p, db) => readEntitySet(trx, p, request.params.entitySet, { $filter: q.$filter, $top: '0' }, 1, undefined, db),
+        {
+          replica: true,
+        },
+      );
       reply.headers(headers).type('text/plain');
       return String(page.count);
     },

@@ -2,7 +2,7 @@
 // body ($filter -> filters, $select -> fields, $orderby, $top/$skip), pages are capped server-side.
 import { listTables, NAMED_QUERY_PREFIX } from '../../custom-tables/service.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import type { Trx } from '../../platform/db/database.ts';
+import type { DatabaseHandle, Trx } from '../../platform/db/database.ts';
 import { badRequest, notFound } from '../../platform/errors.ts';
 import { CATALOGUE } from '../definition.ts';
 import { executePage } from '../pages/execute.ts';
@@ -54,7 +54,7 @@ const nonNegative = (v: string | undefined, name: string): number | null => {
   return Number(v);
 };
 
-/** `keyFilter`: the condition of a key lookup (entitySet(key)), parsed by keyPredicate. */
+/** `keyFilter`: the condition of a key lookup (entitySet(key)), parsed by keyPredicate; `db`: whose kept counts answer (count-cache.ts). */
 export async function readEntitySet(
   trx: Trx,
   principal: Principal,
@@ -62,6 +62,7 @@ export async function readEntitySet(
   o: ODataOptions,
   pageSize: number,
   keyFilter?: (model: EntityModel) => Node,
+  db?: DatabaseHandle,
 ): Promise<ODataPage> {
   const name = queryNameOf(entitySet);
   const model = entityModel((await plan(trx, principal, name, {}, true)).query);
@@ -104,7 +105,7 @@ export async function readEntitySet(
   const planned = await plan(trx, principal, name, { queryBuilder: { skip, take, orderBy, fields: fields.map((f) => f.column) } }, true);
   for (const n of conditions) planned.plan.where.push(compileODataFilter(n, property));
   for (const c of reads) planned.plan.reads.add(c);
-  const page = await executePage(trx, planned.query, planned.plan);
+  const page = await executePage(trx, planned.query, planned.plan, 'keys-first', db);
   const value = page.data.map((row) => {
     const out: Record<string, unknown> = {};
     for (const f of fields) {

@@ -2,43 +2,30 @@
 // parameters, with the snapshot it was counted in and the tables its plan reads. It is answered again
 // while no transaction that snapshot did not see has written to those tables for that tenant (the change
 // log of migration 0015: one row per writing statement, appended by triggers, bulk COPYs included).
+// Counts are kept per server (KeptState of kept-answers.ts, on its database handle).
 import { type RawBuilder, sql } from 'kysely';
 import type { DatabaseHandle, Trx } from '../../platform/db/database.ts';
 import { extractionCounts } from '../../platform/metrics.ts';
-import { COUNT_TTL_MS, KeptAnswers, keptKey } from './kept-answers.ts';
+import { COUNT_TTL_MS, type KeptCount, type KeptState, keptKey } from './kept-answers.ts';
 
-const MAX_ENTRIES = 5_000;
-
-interface Entry {
-  count: number;
-  snapshot: string;
-  tables: string[];
-  at: number;
-}
-
-const entries = new KeptAnswers<Entry>(MAX_ENTRIES);
-/** Count SQL text -> the tracked tables its plan reads, or null when it reads one that is not tracked. */
-const tablesOfSql = new Map<string, string[] | null>();
-let tracked: Promise<Set<string>> | null = null;
-
-/** Tables whose writes the change log records (the triggers of migration 0015). */
-function trackedTables(trx: Trx): Promise<Set<string>> {
-  tracked ??= sql<{ name: string }>`select c.relname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
+/** Tables whose writes the change log records (the triggers of migration 0015), read once per server. */
+function trackedTables(kept: KeptState, trx: Trx): Promise<Set<string>> {
+  kept.tracked ??= sql<{ name: string }>`select c.relname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
       join pg_namespace n on n.oid = c.relnamespace where t.tgname = 'atrium_log_change' and n.nspname = 'public'`
     .execute(trx)
     .then((r) => new Set(r.rows.map((x) => x.name)))
     .catch((err) => {
-      tracked = null;
+      kept.tracked = null;
       throw err;
     });
-  return tracked;
+  return kept.tracked;
 }
 
 /** The relations the plan of `count` reads (joins PostgreSQL dropped are not read); null if one is untracked. */
-export async function tablesRead(trx: Trx, count: RawBuilder<unknown>, text: string): Promise<string[] | null> {
-  const known = tablesOfSql.get(text);
+export async function tablesRead(kept: KeptState, trx: Trx, count: RawBuilder<unknown>, text: string): Promise<string[] | null> {
+  const known = kept.tablesOfSql.get(text);
   if (known !== undefined) return known;
-  const logged = await trackedTables(trx);
+  const logged = await trackedTables(kept, trx);
   const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (format json, costs off, verbose) ${count}`.execute(trx);
   const found = new Set<string>();
   let untracked = false;
@@ -55,8 +42,8 @@ export async function tablesRead(trx: Trx, count: RawBuilder<unknown>, text: str
   };
   walk(rows[0]?.['QUERY PLAN']);
   const tables = untracked ? null : [...found].sort();
-  if (tablesOfSql.size > MAX_ENTRIES) tablesOfSql.clear();
-  tablesOfSql.set(text, tables);
+  if (kept.tablesOfSql.size > kept.maxTablesOfSql) kept.tablesOfSql.clear();
+  kept.tablesOfSql.set(text, tables);
   return tables;
 }
 
@@ -65,50 +52,56 @@ export const unchangedSince = (tenantId: string, tables: string[], snapshot: str
   sql<boolean>`not atrium_changed_since(${tenantId}::uuid, ${tables}::text[], ${snapshot}::pg_snapshot)`;
 
 /**
- * The check of a page's kept count, which a sought page asks inside its key statement (decision 0039) to save
- * the round trip of a separate check: `column` is true while the kept count holds (null when none is kept);
- * `settle` answers the kept count then, else counts in a statement of its own. Given no answer of `column`
- * (the statement did not ask), it checks on its own. Never a count inside the key statement: as an InitPlan
- * the count lost its parallel plan (133 against 85 ms on the filtered DE-TimeSheets page).
+ * The check of a page's kept count, which a page asks inside its key statement (decisions 0039 and 0062) to save
+ * the round trip of a separate check: `column` is true while the kept count holds (null when none is kept).
+ * `fresh` (an offset page's key statement, decision 0062) is the count itself when no kept count holds, null
+ * when one does: one InitPlan, computed only then, in the key statement's snapshot; since atrium_changed_since is
+ * PARALLEL RESTRICTED (migration 0041) the statement keeps its parallel plan. `settle` answers the kept count
+ * while it holds, else the count `fresh` answered (kept with the key statement's snapshot), else counts in a
+ * statement of its own. Given no answer of `column` (the statement did not ask), it checks on its own.
  */
 export interface CountProbe {
   column: RawBuilder<boolean | null>;
-  settle: (holds?: boolean | null) => Promise<number>;
+  fresh: RawBuilder<string | null>;
+  settle: (holds?: boolean | null, counted?: { n: string | null; snapshot: string }) => Promise<number>;
 }
 
-export function countProbe(trx: Trx, tenantId: string, count: RawBuilder<{ n: string }>): CountProbe {
+export function countProbe(state: KeptState, trx: Trx, tenantId: string, count: RawBuilder<{ n: string }>): CountProbe {
   const compiled = count.compile(trx);
   const key = keptKey(tenantId, compiled);
-  const kept = entries.get(key);
-  const check = (entry: Entry) => unchangedSince(tenantId, entry.tables, entry.snapshot);
+  const kept = state.counts.get(key);
+  const check = (entry: KeptCount) => unchangedSince(tenantId, entry.tables, entry.snapshot);
+  const counted = sql<string>`(select c.n::text from (${count}) as c)`;
   return {
     column: kept ? check(kept) : sql<null>`null::boolean`,
-    settle: async (holds) => {
+    fresh: kept ? sql<string | null>`(select case when ${check(kept)} then null else ${counted} end)` : counted,
+    settle: async (holds, fresh) => {
       if (kept && (holds ?? (await sql<{ holds: boolean }>`select ${check(kept)} as holds`.execute(trx)).rows[0].holds)) {
         extractionCounts.inc({ result: 'hit' });
         return kept.count;
       }
-      if (kept) entries.delete(key);
-      return freshCount(trx, key, count, compiled.sql);
+      if (kept) state.counts.delete(key);
+      if (fresh?.n != null && fresh.snapshot) return keep(state, trx, key, count, compiled.sql, Number(fresh.n), fresh.snapshot);
+      return freshCount(state, trx, key, count, compiled.sql);
     },
   };
 }
 
 /** Counts in a statement of its own, whose snapshot is the count's, and keeps the count. */
-async function freshCount(trx: Trx, key: string, count: RawBuilder<{ n: string }>, text: string): Promise<number> {
+async function freshCount(state: KeptState, trx: Trx, key: string, count: RawBuilder<{ n: string }>, text: string): Promise<number> {
   const { rows } = await sql<{ n: string; snapshot: string }>`select c.n, pg_current_snapshot()::text as snapshot from (${count}) c`.execute(trx);
-  return keep(trx, key, count, text, Number(rows[0].n), rows[0].snapshot);
+  return keep(state, trx, key, count, text, Number(rows[0].n), rows[0].snapshot);
 }
 
 /** Keeps a fresh count taken in `snapshot` (unless it reads an untracked table) and answers it. */
-async function keep(trx: Trx, key: string, count: RawBuilder<unknown>, text: string, n: number, snapshot: string): Promise<number> {
-  const tables = await tablesRead(trx, count, text);
+async function keep(state: KeptState, trx: Trx, key: string, count: RawBuilder<unknown>, text: string, n: number, snapshot: string): Promise<number> {
+  const tables = await tablesRead(state, trx, count, text);
   if (tables === null) {
     extractionCounts.inc({ result: 'uncached' });
     return n;
   }
   extractionCounts.inc({ result: 'miss' });
-  entries.set(key, { count: n, snapshot, tables, at: Date.now() });
+  state.counts.set(key, { count: n, snapshot, tables, at: Date.now() });
   return n;
 }
 
@@ -116,7 +109,8 @@ async function keep(trx: Trx, key: string, count: RawBuilder<unknown>, text: str
  * The exact number of rows `count` (a `select count(*) as "n" from …`) answers now: a kept count when no
  * write the count could not see has touched the tables it reads for this tenant, else a fresh count.
  */
-export const exactCount = (trx: Trx, tenantId: string, count: RawBuilder<{ n: string }>): Promise<number> => countProbe(trx, tenantId, count).settle();
+export const exactCount = (state: KeptState, trx: Trx, tenantId: string, count: RawBuilder<{ n: string }>): Promise<number> =>
+  countProbe(state, trx, tenantId, count).settle();
 
 /**
  * Maintenance: deletes change rows below the horizon taken at least COUNT_TTL_MS ago (every snapshot

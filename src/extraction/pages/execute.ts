@@ -15,8 +15,9 @@ import { JSONB_OID, JsonLines, jsonObjects, jsonTextSelect } from '../exports/js
 import type { Plan } from '../query/query-builder.ts';
 import { isCustomTableName, type ResolvedQuery } from '../query/resolve.ts';
 import { type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
+import { type KeptState, keptOf } from './kept-answers.ts';
 import { type AheadPage, answerOf, dropPager, PageSplitter, pagerOf, pagesPerBatch, readAhead, takePage } from './read-ahead.ts';
-import { after, keptPositions, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
+import { after, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
 
 export interface Page {
   data: Record<string, unknown>[];
@@ -47,6 +48,8 @@ export interface ChosenKeys {
   keys: KeyRow[];
   snapshot: string;
   countHolds?: boolean | null;
+  /** The count, when the key statement computed it (no kept count held; decision 0062). */
+  counted?: { n: string | null; snapshot: string };
   /** Sought past the kept position of the page before it (a paging client's next page). */
   sought?: boolean;
 }
@@ -123,12 +126,12 @@ export async function keysAfter(
 }
 
 /** Keeps the position after the last of `keys` (a full page's) at `position`, read in `snapshot`. */
-export async function keepPosition(trx: Trx, q: ResolvedQuery, kp: KeyPlan, position: number, last: KeyRow, snapshot: string): Promise<void> {
+export async function keepPosition(kept: KeptState, trx: Trx, q: ResolvedQuery, kp: KeyPlan, position: number, last: KeyRow, snapshot: string): Promise<void> {
   const types = kp.terms.map((_, i) => last[`t${i}`] ?? '');
-  const tables = types.every((t) => TYPE_NAME.test(t)) ? await tablesRead(trx, kp.base, kp.compiled.sql) : null;
+  const tables = types.every((t) => TYPE_NAME.test(t)) ? await tablesRead(kept, trx, kp.base, kp.compiled.sql) : null;
   if (!tables) return;
   const values = kp.terms.map((_, i) => last[`o${i}`]);
-  keptPositions.set(positionKey(q.tenantId, kp.compiled, position), { values, types, tables, snapshot, at: Date.now() });
+  kept.positions.set(positionKey(q.tenantId, kp.compiled, position), { values, types, tables, snapshot, at: Date.now() });
 }
 
 /**
@@ -139,10 +142,10 @@ export async function keepPosition(trx: Trx, q: ResolvedQuery, kp: KeyPlan, posi
  * checks the position it sought from and the page's kept count (one round trip for keys and checks). As
  * text only outside the limit: the skipped keys of a deep page are read, never converted.
  */
-async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountProbe, kp = keyPlan(trx, q, plan)): Promise<ChosenKeys> {
+async function chooseKeys(state: KeptState, trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountProbe, kp = keyPlan(trx, q, plan)): Promise<ChosenKeys> {
   const { terms, source } = kp;
   const at = plan.skip > 0 ? positionKey(q.tenantId, kp.compiled, plan.skip) : null;
-  const kept = at ? keptPositions.get(at) : undefined;
+  const kept = at ? state.positions.get(at) : undefined;
   const limit = plan.take !== null ? sql` limit ${plan.take}` : sql``;
   // The offset page: nothing parallel-unsafe in it, so PostgreSQL may read it with workers. It selects the keys
   // alone (the rows it skips are not projected), and the order values of its last row only, looked up by key.
@@ -151,12 +154,18 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
     const match = q.key.map((k, i) => (i === 0 ? sql`${sql.id('q', k)} = ${sql.id('p', k)}` : sql`${sql.id('q', k)} is not distinct from ${sql.id('p', k)}`));
     const values = terms.map((t) => sql`(${t.value})::text, pg_typeof(${t.value})::text`);
     const last = sql`(select array[${sql.join(values)}] from (${source}) as q where ${sql.join(match, sql` and `)})`;
-    const { rows } = await sql<KeyRow & { snapshot: string; last: (string | null)[] | null }>`select ${sql.join(keyTexts(q))},
-        case when row_number() over () = ${plan.take ?? 0} then ${last} end as "last", (select pg_current_snapshot()::text) as snapshot
+    // With a probe: whether the kept count holds and, when it does not, the count (InitPlans: once, in this
+    // statement's snapshot; parallel plans kept, atrium_changed_since being PARALLEL RESTRICTED).
+    const counting = probe ? sql`, (select ${probe.column}) as count_holds, ${probe.fresh} as fresh_count` : sql``;
+    const { rows } = await sql<KeyRow & { snapshot: string; last: (string | null)[] | null; count_holds?: boolean | null; fresh_count?: string | null }>`
+      select ${sql.join(keyTexts(q))},
+        case when row_number() over () = ${plan.take ?? 0} then ${last} end as "last", (select pg_current_snapshot()::text) as snapshot${counting}
       from (${page}) as p`.execute(trx);
     const end = rows[rows.length - 1]?.last;
     if (end) for (let i = 0; i < terms.length; i++) Object.assign(rows[rows.length - 1], { [`o${i}`]: end[2 * i], [`t${i}`]: end[2 * i + 1] });
-    return { keys: rows, snapshot: rows[0]?.snapshot ?? '' };
+    const snapshot = rows[0]?.snapshot ?? '';
+    if (!probe || rows.length === 0) return { keys: rows, snapshot };
+    return { keys: rows, snapshot, countHolds: rows[0].count_holds, counted: { n: rows[0].fresh_count ?? null, snapshot } };
   };
   let chosen: ChosenKeys;
   if (kept) {
@@ -167,8 +176,9 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
     } else {
       // A table the page reads changed since the position was read: the offset page.
       seekCounted('stale');
-      keptPositions.delete(at as string);
-      chosen = { ...(await offsetPage()), countHolds: sought.countHolds };
+      state.positions.delete(at as string);
+      const offset = await offsetPage();
+      chosen = { ...offset, countHolds: offset.countHolds ?? sought.countHolds };
     }
   } else {
     if (at) seekCounted('miss');
@@ -176,7 +186,7 @@ async function chooseKeys(trx: Trx, q: ResolvedQuery, plan: Plan, probe?: CountP
   }
   const { keys } = chosen;
   if (plan.take !== null && plan.take > 0 && keys.length === plan.take)
-    await keepPosition(trx, q, kp, plan.skip + plan.take, keys[keys.length - 1], chosen.snapshot);
+    await keepPosition(state, trx, q, kp, plan.skip + plan.take, keys[keys.length - 1], chosen.snapshot);
   return chosen;
 }
 
@@ -204,8 +214,8 @@ function pageRowsStatement(q: ResolvedQuery, plan: Plan, keys: KeyRow[], type = 
   return sql<Record<string, unknown>>`select ${select} from (${q.keysSource}) as q where ${sql.join(conditions, sql` and `)}${orderBy(q, plan)}`;
 }
 
-export async function keysFirstRows(trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Record<string, unknown>[]> {
-  const statement = pageRowsStatement(q, plan, (await chooseKeys(trx, q, plan)).keys);
+export async function keysFirstRows(trx: Trx, q: ResolvedQuery, plan: Plan, kept = keptOf()): Promise<Record<string, unknown>[]> {
+  const statement = pageRowsStatement(q, plan, (await chooseKeys(kept, trx, q, plan)).keys);
   return statement ? (await statement.execute(trx)).rows : [];
 }
 
@@ -255,9 +265,10 @@ const DEFINITION_TYPES: Partial<Record<ColumnType, number>> = { decimal: OID.num
 export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db?: DatabaseHandle): Promise<Buffer> {
   const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
   if (!keysFirst) return Buffer.from(JSON.stringify(await executePage(trx, q, plan)));
-  if (plan.take === 0) return pageBytes([], await exactCount(trx, q.tenantId, countQuery(q, plan)));
+  const kept = keptOf(db);
+  if (plan.take === 0) return pageBytes([], await exactCount(kept, trx, q.tenantId, countQuery(q, plan)));
   const take = plan.take as number;
-  const probe = countProbe(trx, q.tenantId, countQuery(q, plan));
+  const probe = countProbe(kept, trx, q.tenantId, countQuery(q, plan));
   const kp = keyPlan(trx, q, plan);
   const perBatch = db ? pagesPerBatch(take) : 0;
   const pager =
@@ -290,11 +301,11 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
       dropPager(db, pager);
     }
   }
-  const chosen = await chooseKeys(trx, q, plan, probe, kp);
+  const chosen = await chooseKeys(kept, trx, q, plan, probe, kp);
   const statement = pageRowsStatement(q, plan, chosen.keys);
   const rows = statement ? (await jsonObjects(statement, plan.fields, pageTypes(plan)).execute(trx)).rows : [];
   const complete = rows.length < take && (rows.length > 0 || plan.skip === 0);
-  const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.countHolds);
+  const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.countHolds, chosen.counted);
   const body = pageBytes(rows, totalCount);
   if (chosen.sought && rows.length === take) followOn(body.length);
   return body;
@@ -323,7 +334,8 @@ async function readPagesAhead(
   start: number,
   rows: number,
 ): Promise<{ position: number; page: AheadPage }[]> {
-  const position = keptPositions.get(positionKey(q.tenantId, kp.compiled, start));
+  const kept = keptOf(db);
+  const position = kept.positions.get(positionKey(q.tenantId, kp.compiled, start));
   if (!position) return [];
   const take = plan.take as number;
   const client = await db.pool.connect();
@@ -343,13 +355,13 @@ async function readPagesAhead(
         ? sql`select ${sql.join(plan.fields.map((c) => sql.id('q', c.name)))} ${from(q.source, plan)}${plan.where.length ? sql` and` : sql` where`}
               ${key} >= ${keys[0].k0}::${sql.raw(type)} and ${key} <= ${keys[keys.length - 1].k0}::${sql.raw(type)}${orderBy(q, plan)}`
         : pageRowsStatement(q, plan, keys);
-    const rowTables = statement ? await tablesRead(trx, statement, statement.compile(trx).sql) : null;
+    const rowTables = statement ? await tablesRead(kept, trx, statement, statement.compile(trx).sql) : null;
     if (!statement || !rowTables) {
       await client.query('commit');
       failed = false;
       return [];
     }
-    for (let end = take; end <= keys.length; end += take) await keepPosition(trx, q, kp, start + end, keys[end - 1], found.snapshot);
+    for (let end = take; end <= keys.length; end += take) await keepPosition(kept, trx, q, kp, start + end, keys[end - 1], found.snapshot);
     // The columns' own SQL types (a boolean or integer prints unquoted), described on one key: planned with all of
     // them, the description alone cost 15–30 ms.
     const types = await columnTypes(client, trx, pageRowsStatement(q, plan, keys.slice(0, 1)) as RawBuilder<unknown>);
@@ -399,9 +411,10 @@ function pageBytes(rows: { line: string }[], totalCount: number): Buffer {
   return out;
 }
 
-export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strategy: PageStrategy = 'keys-first'): Promise<Page> {
+export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strategy: PageStrategy = 'keys-first', db?: DatabaseHandle): Promise<Page> {
   const keysFirst = strategy === 'keys-first' && !q.isCount && q.key.length > 0 && plan.take !== null;
-  const rows = plan.take === 0 && !q.isCount ? [] : keysFirst ? await keysFirstRows(trx, q, plan) : (await rowsQuery(q, plan).execute(trx)).rows;
+  const kept = keptOf(db);
+  const rows = plan.take === 0 && !q.isCount ? [] : keysFirst ? await keysFirstRows(trx, q, plan, kept) : (await rowsQuery(q, plan).execute(trx)).rows;
   const columns = q.isCount ? q.columns : plan.fields;
   // Shaped in place: the rows already hold exactly these columns in this order, and a page of 10,000
   // rows should not allocate its objects twice (the server's peak memory follows its largest pages).
@@ -410,7 +423,9 @@ export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strate
   // A non-empty page shorter than take ends the result: no second scan needed.
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
   if (complete) return { data, totalCount: plan.skip + rows.length };
-  const totalCount = keysFirst ? await exactCount(trx, q.tenantId, countQuery(q, plan)) : Number((await countQuery(q, plan, q.source).execute(trx)).rows[0].n);
+  const totalCount = keysFirst
+    ? await exactCount(kept, trx, q.tenantId, countQuery(q, plan))
+    : Number((await countQuery(q, plan, q.source).execute(trx)).rows[0].n);
   return { data, totalCount };
 }
 

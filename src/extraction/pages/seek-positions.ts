@@ -5,7 +5,7 @@
 // count cache's change log and check (count-cache.ts) — so the page is exactly the offset page.
 import { type RawBuilder, sql } from 'kysely';
 import { extractionSeeks } from '../../platform/metrics.ts';
-import { KeptAnswers, keptKey } from './kept-answers.ts';
+import { keptKey } from './kept-answers.ts';
 
 /** One term of a page's ORDER BY: the value sorted on and its direction (PostgreSQL's default nulls placement). */
 export interface OrderTerm {
@@ -22,10 +22,8 @@ export interface SeekPosition {
   at: number;
 }
 
-// A paging client keeps one position per query and filters at a time (each page replaces its own by the
-// next), so a few thousand cover many concurrent readers; an entry is a few hundred bytes. A kept snapshot
-// older than COUNT_TTL_MS could miss changes the sweep deleted, so a position expires as a count does.
-export const keptPositions = new KeptAnswers<SeekPosition>(4_000);
+// Positions are kept per server (KeptState.positions of kept-answers.ts). A kept snapshot older than
+// COUNT_TTL_MS could miss changes the sweep deleted, so a position expires as a count does.
 
 /** The position's key: tenant, the key statement without its page (SQL and parameters), the quarter hour, the position. */
 export const positionKey = (tenantId: string, compiled: { sql: string; parameters: readonly unknown[] }, position: number): string =>
