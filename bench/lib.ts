@@ -45,12 +45,14 @@ export function runCli(args: string[], env: Record<string, string>): Promise<str
  */
 export async function startServerProcess(
   env: Record<string, string>,
+  /** Another checkout's tree to run the server from (a side-by-side comparison of two versions). */
+  tree = root,
 ): Promise<{ child: ChildProcess; baseUrl: string; logFile: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const logFile = path.join(os.tmpdir(), `atrium-bench-server-${port}.log`);
   const out = await open(logFile, 'w');
   const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
-    cwd: root,
+    cwd: tree,
     // A worker serves no API: its /health/live answers on ATRIUM_METRICS_PORT, here the port picked for it.
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env, ...(env.ATRIUM_ROLE === 'worker' ? { ATRIUM_METRICS_PORT: String(port) } : {}) },
     stdio: ['ignore', out.fd, 'inherit'],
