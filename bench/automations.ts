@@ -7,7 +7,12 @@
 // Containment (issue 26 item 8): the same rounds for each ATRIUM_AUTOMATION_ISOLATION in BENCH_ISOLATION
 // (default "thread,none": each run in a worker thread, then in the server's own thread), each on a fresh
 // server process and tenant, plus the latency of 100 sequential run-now calls and the server's RSS after.
-// Run: npm run bench -- automations   (BENCH_EVENTS, BENCH_ROUNDS, BENCH_ISOLATION override the defaults)
+// Per round (issue 29): runs/s, p50/p95 per run from the events' commit to each run's finish, CPU ms per run
+// of the server process (all its threads) and of PostgreSQL, the server's RSS; the server runs with npm
+// start's memory flags (SERVER_MEMORY_ENV) on a fresh process per round, warmed by BENCH_WARMUP events.
+// BENCH_COMPARE_ROOT=<another checkout> runs that tree's server in alternate rounds (before/after a change).
+// Run: npm run bench -- automations   (BENCH_EVENTS, BENCH_ROUNDS, BENCH_ISOLATION, BENCH_WARMUP,
+// BENCH_COMPARE_ROOT, BENCH_SERVER_NODE_OPTIONS override the defaults)
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
