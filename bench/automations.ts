@@ -7,12 +7,32 @@
 // Containment (issue 26 item 8): the same rounds for each ATRIUM_AUTOMATION_ISOLATION in BENCH_ISOLATION
 // (default "thread,none": each run in a worker thread, then in the server's own thread), each on a fresh
 // server process and tenant, plus the latency of 100 sequential run-now calls and the server's RSS after.
-// Run: npm run bench -- automations   (BENCH_EVENTS, BENCH_ROUNDS, BENCH_ISOLATION override the defaults)
+// Per round (issue 29): runs/s, p50/p95 per run from the events' commit to each run's finish, CPU ms per run
+// of the server process (all its threads) and of PostgreSQL, the server's RSS; the server runs with npm
+// start's memory flags (SERVER_MEMORY_ENV) on a fresh process per round, warmed by BENCH_WARMUP events.
+// BENCH_COMPARE_ROOT=<another checkout> runs that tree's server in alternate rounds (before/after a change).
+// Run: npm run bench -- automations   (BENCH_EVENTS, BENCH_ROUNDS, BENCH_ISOLATION, BENCH_WARMUP,
+// BENCH_COMPARE_ROOT, BENCH_SERVER_NODE_OPTIONS override the defaults)
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { benchDatabase, benchEnv, fmt, median, now, receiverState, runCli, startReceiver, startServerProcess, waitForCount } from './lib.ts';
+import {
+  benchDatabase,
+  benchEnv,
+  cpuDelta,
+  cpuSeconds,
+  fmt,
+  median,
+  now,
+  pct,
+  receiverState,
+  runCli,
+  SERVER_MEMORY_ENV,
+  startReceiver,
+  startServerProcess,
+  waitForCount,
+} from './lib.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -76,8 +96,30 @@ async function insertEvents(pool: pg.Pool, tenantId: string, first: number, acti
   }
 }
 
-async function atriumRound(pool: pg.Pool, receiverUrl: string, tenantId: string, automationId: string, first: number): Promise<number> {
+/** Per-run latencies (ms) from the events' commit to each run's finish, for the runs of events numbered from `first`. */
+async function runLatencies(pool: pg.Pool, automationId: string, first: number, committed: number): Promise<number[]> {
+  const { rows } = await pool.query<{ ms: number }>(
+    `select extract(epoch from r.finished_on_utc) * 1000 - $3::float8 as ms
+     from automation_runs r join webhook_invocations i on i.tenant_id = r.tenant_id and i.id = r.invocation_id
+     where r.automation_id = $1 and (i.payload::jsonb -> 'detail' ->> 'i')::int between $2 and $2 + $4 - 1`,
+    [automationId, first, committed, EVENTS],
+  );
+  return rows.map((r) => r.ms);
+}
+
+interface AtriumRound {
+  runsPerSecond: number;
+  p50: number;
+  p95: number;
+  /** CPU milliseconds per run: the server process (all its threads) and PostgreSQL (every backend). */
+  serverCpuMs: number;
+  postgresCpuMs: number;
+}
+
+async function atriumRound(pool: pg.Pool, receiverUrl: string, tenantId: string, automationId: string, first: number, serverPid: number): Promise<AtriumRound> {
   await receiverState(receiverUrl, 'reset');
+  const roles = { [serverPid]: 'server' };
+  const before = cpuSeconds(roles);
   const committed = await insertEvents(pool, tenantId, first, 'Ping');
   await waitForCount(receiverUrl, EVENTS);
   for (;;) {
@@ -89,7 +131,17 @@ async function atriumRound(pool: pg.Pool, receiverUrl: string, tenantId: string,
     if (rows[0].n >= EVENTS) break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  return EVENTS / ((now() - committed) / 1000);
+  const elapsed = now() - committed;
+  const used = cpuDelta(before, cpuSeconds(roles));
+  const lat = await runLatencies(pool, automationId, first, committed);
+  if (lat.length !== EVENTS) throw new Error(`${lat.length} runs recorded for ${EVENTS} events`);
+  return {
+    runsPerSecond: EVENTS / (elapsed / 1000),
+    p50: pct(lat, 50),
+    p95: pct(lat, 95),
+    serverCpuMs: ((used.server ?? 0) * 1000) / EVENTS,
+    postgresCpuMs: ((used.postgres ?? 0) * 1000) / EVENTS,
+  };
 }
 
 /** The hand-written version: the events read with pg, each mapped and POSTed, one result row per event. */
@@ -130,84 +182,148 @@ async function bareRound(pool: pg.Pool, receiverUrl: string, tenantId: string, f
   return EVENTS / ((now() - committed) / 1000);
 }
 
+/** The servers compared: this tree, and BENCH_COMPARE_ROOT's (another checkout, e.g. main) when set. */
+const TREES: { label: string; root?: string }[] = [
+  { label: 'this tree' },
+  ...(process.env.BENCH_COMPARE_ROOT ? [{ label: `compare (${process.env.BENCH_COMPARE_ROOT})`, root: process.env.BENCH_COMPARE_ROOT }] : []),
+];
+/** Events run through a fresh server before each measured round: its threads started and its code warm. */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 200);
+
 const db = await benchDatabase('atrium_bench_automations');
 const receiver = await startReceiver();
 const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+// An idle connection the cluster ends (at its stop) is no result of the bench: noted, not fatal.
+pool.on('error', (err) => console.warn(`idle PostgreSQL connection: ${err.message}`));
+const table: string[] = [
+  '| mode | server | round | load | runs/s | p50 ms | p95 ms | server CPU ms/run | PostgreSQL CPU ms/run | RSS MB |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+];
 const summary: string[] = [];
 let first = 0;
 try {
   await pool.query('create table bench_results (event_id uuid, status int)');
+  const bare: number[] = [];
   for (const [m, mode] of MODES.entries()) {
-    const env = benchEnv(db.url, { ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', ATRIUM_AUTOMATION_ISOLATION: mode });
-    let server: Awaited<ReturnType<typeof startServerProcess>> | null = null;
-    try {
-      const creds = JSON.parse(await runCli(['tenants', 'create', '--name', `Bench Agency ${mode}`, '--json'], env));
-      server = await startServerProcess(env);
-      const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
-      const created = await fetch(`${server.baseUrl}/api/v3/automations`, { method: 'POST', headers, body: JSON.stringify(automation(receiver.url)) });
-      if (created.status !== 201) throw new Error(`automation: ${created.status} ${await created.text()}`);
-      const automationId = ((await created.json()) as { id: string }).id;
-      const sub = await fetch(`${server.baseUrl}/api/webhook-subscriptions`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ Name: 'bench', ActionType: 'Ping', DocumentType: DELIVERABLE, IsAutomation: true, AutomationId: automationId, Active: true }),
-      });
-      if (sub.status !== 201) throw new Error(`subscription: ${sub.status} ${await sub.text()}`);
-
-      // Same bodies on both sides: one event through each, compared at the receiver's side by what it keeps.
-      const check = await fetch(`${server.baseUrl}/api/v3/automations/${automationId}/run`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ input: { actionType: 'Ping', detail: { i: -1 } } }),
-      });
-      const checked = (await check.json()) as { status: string; actions: { name: string; input: { body: unknown } }[] };
-      const sent = checked.actions.find((a) => a.name === 'Forward')?.input.body;
-      if (checked.status !== 'Succeeded' || canonical(sent) !== canonical(mapped({ i: -1 }, 'Ping')))
-        throw new Error(`the automation's request differs from the baseline's: ${JSON.stringify(sent)}`);
-
-      const atrium: number[] = [];
-      const bare: number[] = [];
-      const loads: number[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        loads.push(os.loadavg()[0]);
-        atrium.push(await atriumRound(pool, receiver.url, creds.tenantId, automationId, first));
-        first += EVENTS;
-        // The hand-written baseline once, beside the first mode.
-        if (m === 0) {
-          bare.push(await bareRound(pool, receiver.url, creds.tenantId, first));
-          first += EVENTS;
-        }
-        console.log(
-          `[${mode}] round ${round + 1}: Atrium ${fmt(atrium.at(-1) as number)} runs/s${m === 0 ? `, hand-written ${fmt(bare.at(-1) as number)} events/s` : ''}`,
-        );
-      }
-      // One run at a time through run-now: what a single run costs from request to recorded answer.
-      const latencies: number[] = [];
-      for (let k = 0; k < 100; k++) {
-        const t0 = now();
-        const res = await fetch(`${server.baseUrl}/api/v3/automations/${automationId}/run`, {
+    // The server as `npm start` runs it: its heap flags and allocator settings (decision 0035).
+    const env = benchEnv(db.url, {
+      ...SERVER_MEMORY_ENV,
+      // BENCH_SERVER_NODE_OPTIONS adds to them, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server.
+      NODE_OPTIONS: `${SERVER_MEMORY_ENV.NODE_OPTIONS} ${process.env.BENCH_SERVER_NODE_OPTIONS ?? ''}`.trim(),
+      ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ATRIUM_AUTOMATION_ISOLATION: mode,
+    });
+    // One tenant, automation and subscription per tree, made through the first tree's server.
+    const setups: { creds: Record<string, string>; headers: Record<string, string>; automationId: string }[] = [];
+    for (const tree of TREES) {
+      const creds = JSON.parse(await runCli(['tenants', 'create', '--name', `Bench Agency ${mode} ${tree.label}`, '--json'], env));
+      const server = await startServerProcess(env, tree.root);
+      try {
+        const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
+        const created = await fetch(`${server.baseUrl}/api/v3/automations`, { method: 'POST', headers, body: JSON.stringify(automation(receiver.url)) });
+        if (created.status !== 201) throw new Error(`automation: ${created.status} ${await created.text()}`);
+        const automationId = ((await created.json()) as { id: string }).id;
+        const sub = await fetch(`${server.baseUrl}/api/webhook-subscriptions`, {
           method: 'POST',
           headers,
-          body: JSON.stringify({ input: { actionType: 'Ping', detail: { i: -2 } } }),
+          body: JSON.stringify({ Name: 'bench', ActionType: 'Ping', DocumentType: DELIVERABLE, IsAutomation: true, AutomationId: automationId, Active: true }),
         });
-        await res.arrayBuffer();
-        latencies.push(now() - t0);
+        if (sub.status !== 201) throw new Error(`subscription: ${sub.status} ${await sub.text()}`);
+        // Same bodies on both sides: one run, its Rest request compared with the baseline's body.
+        const check = await fetch(`${server.baseUrl}/api/v3/automations/${automationId}/run`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ input: { actionType: 'Ping', detail: { i: -1 } } }),
+        });
+        const checked = (await check.json()) as { status: string; actions: { name: string; input: { body: unknown } }[] };
+        const sent = checked.actions.find((a) => a.name === 'Forward')?.input.body;
+        if (checked.status !== 'Succeeded' || canonical(sent) !== canonical(mapped({ i: -1 }, 'Ping')))
+          throw new Error(`the automation's request differs from the baseline's: ${JSON.stringify(sent)}`);
+        setups.push({ creds, headers, automationId });
+      } finally {
+        await server.stop();
       }
-      latencies.sort((x, y) => x - y);
-      const rss = rssMb(server.child.pid);
-      const a = median(atrium);
-      const line = `[${mode}] ${EVENTS} events per round, ${ROUNDS} rounds, median ${fmt(a)} runs/s end to end; run-now one at a time: median ${fmt(median(latencies), 1)} ms, p95 ${fmt(latencies[94], 1)} ms; server RSS after ${fmt(rss)} MB; load average ${fmt(median(loads), 2)}`;
-      summary.push(line);
-      if (m === 0) summary.push(`hand-written baseline: median ${fmt(median(bare))} events/s; ratio ${fmt(a / median(bare), 2)}`);
+    }
+
+    const results = TREES.map(() => [] as AtriumRound[]);
+    const latencies = TREES.map(() => [] as number[]);
+    const rss = TREES.map(() => 0);
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternating: each tree's server in turn, alone (a worker claims every tenant's invocations).
+      for (const [t, tree] of TREES.entries()) {
+        const { creds, headers, automationId } = setups[t];
+        const server = await startServerProcess(env, tree.root);
+        try {
+          const pid = server.child.pid as number;
+          if (WARMUP > 0) {
+            await receiverState(receiver.url, 'reset');
+            const warm = first;
+            first += WARMUP;
+            await pool.query(
+              `insert into events (tenant_id, action_type, document_type, document_id, detail)
+               select $1, 'Ping', $2, gen_random_uuid(), jsonb_build_object('i', k) from generate_series($3::int, $4::int) k`,
+              [creds.tenantId, DELIVERABLE, warm, warm + WARMUP - 1],
+            );
+            await waitForCount(receiver.url, WARMUP);
+          }
+          const load = os.loadavg()[0];
+          const r = await atriumRound(pool, receiver.url, creds.tenantId, automationId, first, pid);
+          first += EVENTS;
+          results[t].push(r);
+          rss[t] = Math.max(rss[t], rssMb(pid));
+          table.push(
+            `| ${mode} | ${tree.label} | ${round + 1} | ${fmt(load, 1)} | ${fmt(r.runsPerSecond)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.serverCpuMs, 2)} | ${fmt(r.postgresCpuMs, 2)} | ${fmt(rssMb(pid))} |`,
+          );
+          console.log(table.at(-1));
+          // One run at a time through run-now (last round): what a single run costs from request to recorded answer.
+          if (round === ROUNDS - 1)
+            for (let k = 0; k < 100; k++) {
+              const t0 = now();
+              const res = await fetch(`${server.baseUrl}/api/v3/automations/${automationId}/run`, {
+                method: 'POST',
+                headers,
+                body: JSON.stringify({ input: { actionType: 'Ping', detail: { i: -2 } } }),
+              });
+              await res.arrayBuffer();
+              latencies[t].push(now() - t0);
+            }
+          rss[t] = Math.max(rss[t], rssMb(pid));
+        } finally {
+          await server.stop();
+        }
+      }
+      // The hand-written baseline, beside the first mode.
+      if (m === 0) {
+        bare.push(await bareRound(pool, receiver.url, setups[0].creds.tenantId, first));
+        first += EVENTS;
+        console.log(`hand-written round ${round + 1}: ${fmt(bare.at(-1) as number)} events/s`);
+      }
+    }
+    for (const [t, tree] of TREES.entries()) {
+      const rs = results[t];
+      const med = (f: (r: AtriumRound) => number) => median(rs.map(f));
+      summary.push(
+        `[${mode}, ${tree.label}] ${EVENTS} events × ${ROUNDS} rounds: median ${fmt(med((r) => r.runsPerSecond))} runs/s end to end, per run p50 ${fmt(med((r) => r.p50))} ms, p95 ${fmt(med((r) => r.p95))} ms (commit to run finished); CPU per run: server ${fmt(
+          med((r) => r.serverCpuMs),
+          2,
+        )} ms, PostgreSQL ${fmt(
+          med((r) => r.postgresCpuMs),
+          2,
+        )} ms; run-now one at a time: median ${fmt(median(latencies[t]), 1)} ms, p95 ${fmt(pct(latencies[t], 95), 1)} ms; server RSS max ${fmt(rss[t])} MB`,
+      );
       const runs = await pool.query<{ n: number }>(`select count(*)::int as n from automation_runs where automation_id = $1 and status = 'Succeeded'`, [
-        automationId,
+        setups[t].automationId,
       ]);
-      summary.push(`[${mode}] recorded runs: ${runs.rows[0].n} (rounds × events + 101 run-now)`);
-    } finally {
-      await server?.stop();
+      summary.push(`[${mode}, ${tree.label}] recorded runs: ${runs.rows[0].n} (rounds × (events + warm-up) + 101 run-now)`);
     }
   }
-  console.log(`\n${summary.join('\n')}`);
+  if (bare.length) summary.push(`hand-written baseline: median ${fmt(median(bare))} events/s`);
+  console.log(
+    `\n${table.join('\n')}\n\n${summary.join('\n')}\nload average now ${os
+      .loadavg()
+      .map((l) => fmt(l, 2))
+      .join(' ')}`,
+  );
 } finally {
   await pool.end();
   receiver.child.kill();

@@ -285,6 +285,55 @@ describe('the published recipes, end to end', () => {
     assert.deepEqual(JSON.parse(notified.body.toString()), { text: 'New project created: Harbour Lights 2026' });
   });
 
+  test("an event's Body has the document's fields the event does not carry (an Updated project's Name, read when the run starts)", async () => {
+    const id = await save({
+      name: 'OnProjectUpdated',
+      actions: [
+        { actionType: 'Start', name: 'Start', next: 'Notify' },
+        {
+          actionType: 'Rest',
+          name: 'Notify',
+          next: 'Exit',
+          Method: 'POST',
+          bodyMediaType: 'Json',
+          url: `${stub}/project-updated`,
+          body: '{"name": "{{[\'#HttpRequest\'].Body.Name}}", "investment": "{{[\'#HttpRequest\'].Body.Investment}}", "event": "{{[\'#HttpRequest\'].Body.actionType}}", "changed": "{{[\'#HttpRequest\'].Body.detail.Name}}"}',
+          ensureSuccessStatusCode: true,
+        },
+        { actionType: 'Result', name: 'Exit', httpResponse: { statusCode: 200 } },
+      ],
+    });
+    const project = await f.send('POST', '/api/v3/projects', {
+      OperationType: 0,
+      CreateModel: { Name: 'Northern Lights 2026', CompanyId: f.tenant.companyId, ClientId: f.clientId },
+    });
+    const projectId = project.Id ?? project.id;
+    const sub = await f.server.request('POST', '/api/webhook-subscriptions', {
+      headers: f.h,
+      json: {
+        Name: 'projects updated',
+        ActionType: 'Updated',
+        DocumentType: 'Skill.Module.BusinessObjects.Project',
+        IsAutomation: true,
+        AutomationId: id,
+        Active: true,
+      },
+    });
+    assert.equal(sub.status, 201, sub.text);
+    const from = hits.length;
+    // Only Investment changes: the Updated event's detail has no Name; Body has it from the document.
+    await f.send('PATCH', `/api/projects/${projectId}`, { Investment: { value: 250 } });
+    const until = Date.now() + 30_000;
+    let notified: Hit | undefined;
+    while (!notified && Date.now() < until) {
+      notified = hits.slice(from).find((h) => h.url === '/project-updated');
+      if (!notified) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(notified, 'the Updated event ran the automation');
+    assert.deepEqual(JSON.parse(notified.body.toString()), { name: 'Northern Lights 2026', investment: '250', event: 'Updated', changed: '' });
+    await f.server.request('DELETE', `/api/webhook-subscriptions/${sub.body.id ?? sub.body.Id}`, { headers: f.h });
+  });
+
   test("Export data to a CSV file: the CSV text, Base64 in the delivered body, columns as listed; Result is DeliverFile's result", async () => {
     const id = await save({
       name: 'ExportExpensesToCsv',

@@ -24,6 +24,8 @@ import { servicesFor } from './runtime.ts';
 const IDLE_MS = 60_000;
 /** Past the run's own time limit, how long its thread has to answer before it is stopped. */
 const DEADLINE_GRACE_MS = 5_000;
+/** A thread still loading the engine: how much longer its runs may wait before it is stopped as stuck. */
+const STARTUP_ALLOWANCE_MS = 60_000;
 
 /** Whether every action of the automation (sub-workflows included) is one of the engine's own types. */
 export function containable(automation: AutomationToRun): boolean {
@@ -70,6 +72,12 @@ class RunPool {
   readonly #threads: RunThread[] = [];
   readonly #queue: Job[] = [];
   readonly #watch: NodeJS.Timeout;
+  /**
+   * The runs listening to each stop signal. One listener per signal, not one per run: a worker hands every
+   * run the same signal, and adding and removing a listener per run on it was a visible part of a run's
+   * cost in the main thread (bench/automations.ts).
+   */
+  readonly #bySignal = new Map<AbortSignal, { runs: Set<() => void>; listener: () => void }>();
   #nextRun = 0;
   #closed = false;
 
@@ -122,6 +130,8 @@ class RunPool {
     this.#threads.push(thread);
     worker.on('message', (m: FromThread) => {
       if (m.type === 'ready' || m.type === 'pong') {
+        // A run's time starts once its thread has loaded the engine (a cold thread on a busy machine takes seconds).
+        if (!thread.ready) for (const r of thread.runs.values()) r.deadline = Date.now() + config.automationRunTimeoutMs + DEADLINE_GRACE_MS;
         thread.ready = true;
         thread.lastPong = Date.now();
       } else if (m.type === 'done') this.#settle(thread, m.run, m.outcome);
@@ -149,7 +159,7 @@ class RunPool {
     const deadline = Date.now() + this.#ctx.config.automationRunTimeoutMs + DEADLINE_GRACE_MS;
     if (thread.runs.size === 0) thread.lastPong = Date.now();
     thread.runs.set(id, { job, startedOnUtc: new Date(), deadline, onAbort });
-    job.signal?.addEventListener('abort', onAbort, { once: true });
+    this.#listen(job.signal, onAbort);
     thread.worker.postMessage({
       type: 'run',
       run: id,
@@ -165,13 +175,39 @@ class RunPool {
     const r = thread.runs.get(id);
     if (!r) return;
     thread.runs.delete(id);
-    r.job.signal?.removeEventListener('abort', r.onAbort);
+    this.#unlisten(r.job.signal, r.onAbort);
     r.job.resolve(outcome);
     if (thread.runs.size === 0 && !thread.stopped) {
       thread.idleTimer = setTimeout(() => this.#retire(thread), IDLE_MS);
       thread.idleTimer.unref();
     }
     this.#drain();
+  }
+
+  #listen(signal: AbortSignal | undefined, onAbort: () => void): void {
+    if (!signal) return;
+    let entry = this.#bySignal.get(signal);
+    if (!entry) {
+      const runs = new Set<() => void>();
+      const listener = () => {
+        for (const f of [...runs]) f();
+      };
+      entry = { runs, listener };
+      this.#bySignal.set(signal, entry);
+      signal.addEventListener('abort', listener, { once: true });
+    }
+    entry.runs.add(onAbort);
+  }
+
+  #unlisten(signal: AbortSignal | undefined, onAbort: () => void): void {
+    if (!signal) return;
+    const entry = this.#bySignal.get(signal);
+    if (!entry) return;
+    entry.runs.delete(onAbort);
+    if (entry.runs.size === 0) {
+      signal.removeEventListener('abort', entry.listener);
+      this.#bySignal.delete(signal);
+    }
   }
 
   /** Stops a thread: every run it holds ends Failed with the reason (they shared its heap and its CPU). */
@@ -190,7 +226,7 @@ class RunPool {
       );
     const also = runs.length > 1 ? ` (with the ${runs.length - 1} other runs it held)` : '';
     for (const r of runs) {
-      r.job.signal?.removeEventListener('abort', r.onAbort);
+      this.#unlisten(r.job.signal, r.onAbort);
       r.job.resolve(failed(r.startedOnUtc, reason + also));
     }
     thread.worker.terminate().catch(() => {});
@@ -224,7 +260,7 @@ class RunPool {
         continue;
       }
       for (const r of t.runs.values())
-        if (now > r.deadline) {
+        if (now > r.deadline + (t.ready ? 0 : STARTUP_ALLOWANCE_MS)) {
           this.#stopThread(
             t,
             `the run exceeded its time limit of ${this.#ctx.config.automationRunTimeoutMs} ms (ATRIUM_AUTOMATION_RUN_TIMEOUT) and its thread was stopped`,

@@ -6,7 +6,7 @@ import type { AppContext } from '../platform/context.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { runContained } from './contained.ts';
 import type { AutomationToRun, HttpRequestValue, RunOutcome } from './engine.ts';
-import { finishRun, insertRun, type RunTrigger, runValues, startRun } from './runs.ts';
+import { finishRun, insertRun, type RunTrigger, runColumns, startRun } from './runs.ts';
 
 /**
  * How the run's record is written:
@@ -33,8 +33,8 @@ export interface Recorded<T> {
   outcome: RunOutcome;
   /** The automation run's id; null with recording 'caller'. */
   runId: string | null;
-  /** With recording 'caller': the row to write. */
-  values: ReturnType<typeof runValues>;
+  /** With recording 'caller': the row's columns to write, beside the outcome's log and result. */
+  values: ReturnType<typeof runColumns>;
   alongside: T | undefined;
 }
 
@@ -57,7 +57,7 @@ export async function runAndRecord<T = undefined>(
   let early: string | null = typeof recording === 'object' ? recording.claimed : null;
   if (recording === 'start') early = await ctx.db.withTenant(tenantId, (trx) => startRun(trx, record));
   const outcome = await runContained(ctx, automation, request, { signal: opts.signal, trigger: opts.trigger });
-  const values = runValues({ ...record, outcome });
+  const values = runColumns({ ...record, outcome });
   if (recording === 'caller') return { outcome, runId: null, values, alongside: undefined };
   return ctx.db.withTenant(tenantId, async (trx) => {
     let runId: string;

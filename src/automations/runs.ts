@@ -38,8 +38,8 @@ export interface RunRecord {
   outcome: RunOutcome;
 }
 
-/** The row of a finished run (webhook, manual, HTTP runs are written once they end). */
-export function runValues(r: RunRecord) {
+/** The columns of a finished run's row but its log and result (a caller writing them its own way adds those). */
+export function runColumns(r: RunRecord) {
   return {
     tenant_id: r.tenantId,
     automation_id: r.automationId,
@@ -51,6 +51,13 @@ export function runValues(r: RunRecord) {
     started_on_utc: r.outcome.startedOnUtc,
     finished_on_utc: r.outcome.finishedOnUtc,
     error: r.outcome.error,
+  };
+}
+
+/** The row of a finished run (webhook, manual, HTTP runs are written once they end). */
+export function runValues(r: RunRecord) {
+  return {
+    ...runColumns(r),
     actions: JSON.stringify(r.outcome.actions),
     result: r.outcome.result ? JSON.stringify(r.outcome.result) : null,
   };

@@ -7,6 +7,8 @@
 //   written as a run unique per (automation, fire time): each fire time runs once across workers.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { CLIENT_DOCUMENT_TYPES, type DocumentDef, documentView, requireRead } from '../client-api/service.ts';
+import { appRoles } from '../platform/auth/service.ts';
 import type { AppContext } from '../platform/context.ts';
 import type { Jobs } from '../platform/jobs/jobs.ts';
 import type { Logger } from '../platform/log.ts';
@@ -16,7 +18,7 @@ import { closeRunPool } from './contained.ts';
 import type { Definition } from './definition.ts';
 import type { AutomationToRun, HttpRequestValue, RunOutcome } from './engine.ts';
 import { runAndRecord } from './run-and-record.ts';
-import type { runValues } from './runs.ts';
+import type { runColumns } from './runs.ts';
 import { toRunnable } from './runs.ts';
 import { closeServices } from './runtime.ts';
 import { nextFireTime } from './scheduler.ts';
@@ -28,6 +30,9 @@ const FLUSH_LINGER_MS = 20;
 const FLUSH_BATCH = 200;
 const SWEEP_EVERY_MS = 60_000;
 const RESPONSE_BODY_LIMIT = 4096;
+/** An event's document larger than this (as JSON) is not added to the run's Body (its id and the event still are). */
+const DOCUMENT_BODY_LIMIT = 256 * 1024;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** At stop, runs in flight get this long to finish; the rest are stopped and their events run again elsewhere. */
 const STOP_GRACE_MS = 10_000;
 
@@ -45,7 +50,7 @@ interface Settled {
   invocation: Claimed;
   outcome: RunOutcome;
   /** The automation run's row (runAndRecord's 'caller' recording); null when there was no automation to run. */
-  run: ReturnType<typeof runValues> | null;
+  run: ReturnType<typeof runColumns> | null;
 }
 
 export class AutomationWorker {
@@ -151,7 +156,9 @@ export class AutomationWorker {
       returning i.tenant_id, i.id, i.event_id, i.payload, i.attempt_count, s.automation_id, i.trace_context`.execute(this.#ctx.db.kysely);
     if (rows.length === 0) return IDLE_CLAIM_MS;
     const automations = await this.#load(rows);
-    for (const inv of rows) this.#track(this.#runInvocation(inv, automations.get(`${inv.tenant_id}/${inv.automation_id}`) ?? null));
+    const documents = await this.#documents(rows, automations);
+    for (const inv of rows)
+      this.#track(this.#runInvocation(inv, automations.get(`${inv.tenant_id}/${inv.automation_id}`) ?? null, documents.get(inv.id) ?? null));
     return rows.length === free ? 0 : IDLE_CLAIM_MS;
   }
 
@@ -177,6 +184,62 @@ export class AutomationWorker {
     return out;
   }
 
+  /**
+   * The documents the batch's events are about, as the Client API shows them (GET /api/v3/<type>s/{id}), read
+   * as the app each automation acts as (its Read role; none: no document) in one transaction per tenant.
+   * What the platform hands an event-triggered automation as Body is the document's fields (§6.3, §8.1:
+   * `Body.Name` of a created project). A document that is gone (Deleted) or too large is left out.
+   */
+  async #documents(rows: Claimed[], automations: Map<string, AutomationToRun>): Promise<Map<string, Record<string, unknown>>> {
+    const out = new Map<string, Record<string, unknown>>();
+    const byTenant = new Map<string, { inv: Claimed; appId: string; type: string; id: string }[]>();
+    for (const inv of rows) {
+      const appId = automations.get(`${inv.tenant_id}/${inv.automation_id}`)?.runAsAppId;
+      if (!appId) continue;
+      const document = documentOf(inv.payload);
+      if (!document || !CLIENT_DOCUMENT_TYPES.find(document.type)) continue;
+      const list = byTenant.get(inv.tenant_id) ?? [];
+      list.push({ inv, appId, ...document });
+      byTenant.set(inv.tenant_id, list);
+    }
+    for (const [tenantId, list] of byTenant)
+      try {
+        await this.#ctx.db.withTenant(tenantId, async (trx) => {
+          const roles = new Map<string, Set<string>>();
+          const readable: { item: (typeof list)[number]; def: DocumentDef }[] = [];
+          for (const item of list) {
+            const def = CLIENT_DOCUMENT_TYPES.find(item.type);
+            if (!def) continue;
+            let appRoleSet = roles.get(item.appId);
+            if (!appRoleSet) {
+              appRoleSet = new Set(await appRoles(trx, item.appId));
+              roles.set(item.appId, appRoleSet);
+            }
+            try {
+              requireRead({ tenantId, appId: item.appId, userId: null, userName: null, roles: appRoleSet, via: 'token' }, def);
+              readable.push({ item, def });
+            } catch {}
+          }
+          // Which of them exist, one read per table: most events of a busy tenant are of a few types.
+          const existing = new Set<string>();
+          for (const def of new Set(readable.map((r) => r.def))) {
+            const ids = readable.filter((r) => r.def === def).map((r) => r.item.id.toLowerCase());
+            const { rows: found } = await sql<{ id: string }>`select id from ${sql.table(def.table)} where id = any(${ids}::uuid[])`.execute(trx);
+            for (const f of found) existing.add(`${def.table}/${f.id}`);
+          }
+          for (const { item, def } of readable) {
+            if (!existing.has(`${def.table}/${item.id.toLowerCase()}`)) continue;
+            const view = await documentView(trx, def, item.id);
+            if (JSON.stringify(view).length <= DOCUMENT_BODY_LIMIT) out.set(item.inv.id, view);
+          }
+        });
+      } catch (err) {
+        // The runs go on with the event as it is: a document that cannot be read is not a reason to hold them.
+        this.#log.warn({ err, tenantId }, "automation runs: the events' documents could not be read; their Body has the event's fields only");
+      }
+    return out;
+  }
+
   #track(task: Promise<void>): void {
     const t = task
       .catch((err) => this.#log.error({ err }, 'automation run failed before it was recorded'))
@@ -187,7 +250,7 @@ export class AutomationWorker {
     this.#inFlight.add(t);
   }
 
-  async #runInvocation(inv: Claimed, automation: AutomationToRun | null): Promise<void> {
+  async #runInvocation(inv: Claimed, automation: AutomationToRun | null, document: Record<string, unknown> | null): Promise<void> {
     if (!automation) {
       const now = new Date();
       const outcome: RunOutcome = {
@@ -203,7 +266,7 @@ export class AutomationWorker {
     }
     let body: unknown = inv.payload;
     try {
-      body = eventBody(JSON.parse(inv.payload));
+      body = eventBody(JSON.parse(inv.payload), document);
     } catch {}
     const request: HttpRequestValue = {
       Scheme: 'https',
@@ -351,24 +414,41 @@ export class AutomationWorker {
   }
 }
 
+/** The document an event envelope names (its type and a well-formed id), or null. */
+function documentOf(payload: string): { type: string; id: string } | null {
+  try {
+    const d = (JSON.parse(payload) as { document?: { type?: unknown; id?: unknown } | null }).document;
+    return d && typeof d.type === 'string' && typeof d.id === 'string' && UUID.test(d.id) ? { type: d.type, id: d.id } : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * What an event hands an automation as `['#HttpRequest'].Body`: the platform hands the document's fields
- * (`Body.Name`, `Body.Id`, §6.3/§8.1). Atrium's event carries the document's id and the event's detail, so
- * Body is the envelope URL subscriptions receive (`id`, `action`, `actionType`, `document`, `detail`,
- * `occurredOnUtc`, …, all still read as before) with the document's id as `Id` and the detail's fields added
- * beside them where they do not collide with the envelope's own names. Decision 0050.
+ * (`Body.Name`, `Body.Id`, §6.3/§8.1). Body is the envelope URL subscriptions receive (`id`, `action`,
+ * `actionType`, `document`, `detail`, `occurredOnUtc`, …, all still read as before), with the document's
+ * id as `Id`, then the document's fields as the Client API shows it (`Name`, `Number`, `Stage`, … when the
+ * worker could read it: `document`), then the detail's fields, each added where it does not collide with a
+ * name already there (compared without regard to case). Decision 0050.
  */
-export function eventBody(envelope: unknown): unknown {
+export function eventBody(envelope: unknown, document: Record<string, unknown> | null = null): unknown {
   if (envelope === null || typeof envelope !== 'object' || Array.isArray(envelope)) return envelope;
   const e = envelope as Record<string, unknown>;
   const out: Record<string, unknown> = { ...e };
-  const document = e.document as { id?: unknown } | null | undefined;
-  if (document && typeof document === 'object' && document.id !== undefined && !Object.hasOwn(out, 'Id')) out.Id = document.id;
-  const detail = e.detail;
-  if (detail && typeof detail === 'object' && !Array.isArray(detail)) {
-    const taken = new Set(Object.keys(out).map((k) => k.toLowerCase()));
-    for (const [k, v] of Object.entries(detail)) if (!taken.has(k.toLowerCase())) out[k] = v;
-  }
+  const doc = e.document as { id?: unknown } | null | undefined;
+  if (doc && typeof doc === 'object' && doc.id !== undefined && !Object.hasOwn(out, 'Id')) out.Id = doc.id;
+  const taken = new Set(Object.keys(out).map((k) => k.toLowerCase()));
+  const add = (fields: unknown) => {
+    if (!fields || typeof fields !== 'object' || Array.isArray(fields)) return;
+    for (const [k, v] of Object.entries(fields))
+      if (!taken.has(k.toLowerCase())) {
+        out[k] = v;
+        taken.add(k.toLowerCase());
+      }
+  };
+  add(document);
+  add(e.detail);
   return out;
 }
 

@@ -2,7 +2,8 @@
 // metadata addresses unless ATRIUM_WEBHOOK_ALLOW_PRIVATE_NETWORKS); `isApiCall` calls Atrium's own API
 // instead: the url is a path under the tenant's API, sent with an access token of the app that saved the
 // automation, so the call has exactly that app's roles and tenant.
-import { FormData as UndiciFormData, fetch as undiciFetch } from 'undici';
+import zlib from 'node:zlib';
+import { type Dispatcher, FormData as UndiciFormData, request as undiciRequest } from 'undici';
 import { literalHostProblem } from '../../platform/outbound.ts';
 import { injectTraceHeaders } from '../../platform/tracing.ts';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
@@ -45,7 +46,7 @@ export function pairs(v: unknown): { name: string; value: unknown }[] {
 }
 
 /** The request body for bodyMediaType Json (default), Raw, UrlEncodedFormData, MultipartFormData or File. */
-function requestBody(call: ActionCall, headers: Record<string, string>): BodyInit | UndiciFormData | undefined {
+function requestBody(call: ActionCall, headers: Record<string, string>): string | Uint8Array | UndiciFormData | undefined {
   const mediaType = call.text('bodyMediaType') || 'Json';
   const body = call.get('body');
   const setType = (t: string) => {
@@ -112,41 +113,81 @@ export function outboundUrl(call: ActionCall, raw: string, fieldName: string): U
   return url;
 }
 
-export async function send(call: ActionCall, method: string, url: URL, headers: Record<string, string>, body: BodyInit | UndiciFormData | undefined) {
+/** The answer as the actions read it: its status, a header by name, and its body (read whole, within the limit). */
+export interface SentResponse {
+  status: number;
+  headers: { get: (name: string) => string | null };
+}
+
+/** Content encodings a response may come in although none is asked for: decoded like fetch would. */
+const DECODERS: Record<string, (buf: Buffer, opts: zlib.ZlibOptions) => Buffer> = {
+  gzip: zlib.gunzipSync,
+  'x-gzip': zlib.gunzipSync,
+  deflate: zlib.inflateSync,
+  br: zlib.brotliDecompressSync as (buf: Buffer, opts: zlib.ZlibOptions) => Buffer,
+};
+
+/**
+ * One HTTP exchange through undici's dispatcher API (not fetch: no WHATWG streams, Request/Response and
+ * signal objects per call — most of a Rest action's CPU before; bench/automations.ts). Redirects are not
+ * followed (as fetch's redirect 'manual'): a 3xx is the answer.
+ */
+export async function send(
+  call: ActionCall,
+  method: string,
+  url: URL,
+  headers: Record<string, string>,
+  body: string | Uint8Array | UndiciFormData | undefined,
+): Promise<{ res: SentResponse; bytes: Buffer }> {
   const run = call.run;
   const timeout = Math.max(1, Math.min(run.deadline - Date.now(), run.services.config.requestTimeoutMs * 2));
   const signal = AbortSignal.any([run.signal, AbortSignal.timeout(timeout)]);
   const own = call.bool('isApiCall');
   // Traced: the action's span goes with the request, so the service called (or our own API) continues the trace.
   injectTraceHeaders(headers);
+  if (!Object.keys(headers).some((k) => k.toLowerCase() === 'accept')) headers.accept = '*/*';
   try {
-    const res = await undiciFetch(url, {
-      method,
+    const res = await undiciRequest(url, {
+      method: method as Dispatcher.HttpMethod,
       headers,
-      body: body as any,
-      redirect: 'manual',
+      body: body as Dispatcher.DispatchOptions['body'],
       signal,
       // Our own API is on this host: the guard is for everyone else's addresses.
       ...(own ? {} : { dispatcher: run.services.agent }),
     });
+    const header = (name: string): string | null => {
+      const v = res.headers[name.toLowerCase()];
+      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+    };
     const limit = run.services.config.automationMaxOutputBytes;
-    const declared = Number(res.headers.get('content-length') ?? 0);
-    if (declared > limit) throw new ActionError(`the response is ${declared} bytes; the limit is ${limit}`);
+    const declared = Number(header('content-length') ?? 0);
+    if (declared > limit) {
+      res.body.destroy();
+      throw new ActionError(`the response is ${declared} bytes; the limit is ${limit}`);
+    }
     // Read a chunk at a time and stop at the limit: a response without (or with a false) length is not
     // read whole before it is measured.
     const chunks: Buffer[] = [];
     let length = 0;
-    if (res.body)
-      for await (const chunk of res.body) {
-        length += chunk.byteLength;
-        if (length > limit) {
-          await res.body.cancel().catch(() => {});
-          throw new ActionError(`the response is more than ${limit} bytes; the limit is ${limit}`);
-        }
-        chunks.push(Buffer.from(chunk));
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      length += chunk.byteLength;
+      if (length > limit) {
+        res.body.destroy();
+        throw new ActionError(`the response is more than ${limit} bytes; the limit is ${limit}`);
       }
-    const bytes = Buffer.concat(chunks, length);
-    return { res, bytes };
+      chunks.push(chunk);
+    }
+    let bytes: Buffer = Buffer.concat(chunks, length);
+    const encoding = (header('content-encoding') ?? '').trim().toLowerCase();
+    const decode = Object.hasOwn(DECODERS, encoding) ? DECODERS[encoding] : undefined;
+    if (decode && bytes.length > 0)
+      try {
+        // Bounded like the body itself: a small compressed answer cannot grow past the limit.
+        bytes = decode(bytes, { maxOutputLength: limit });
+      } catch (err) {
+        throw new ActionError(`the ${encoding} response could not be decoded within ${limit} bytes: ${(err as Error).message}`);
+      }
+    return { res: { status: res.statusCode, headers: { get: header } }, bytes };
   } catch (err) {
     if (err instanceof ActionError) throw err;
     run.checkTime();
