@@ -3,7 +3,9 @@
 // order (organisation and master data, people, clients, documents, time). Ids a query does not expose
 // (a link row's own id, a cost row's id) are derived from the row's key, so a re-run finds the same row.
 import { createHash } from 'node:crypto';
+import type { Trx } from '../platform/db/database.ts';
 import type { SourceRow } from './client.ts';
+import { FINANCE_IMPORTS } from './mappings/finance.ts';
 
 /**
  * The tables the import writes, parents before children (their foreign keys): a fresh target's defaults are
@@ -37,6 +39,13 @@ export const IMPORT_TABLES = [
   'commercial_client_users',
   'brands',
   'products',
+  'payment_conditions',
+  'suppliers',
+  'expense_types',
+  'rate_cards',
+  'rate_card_columns',
+  'rate_card_items',
+  'rate_card_item_values',
   'leave_types',
   'leaves',
   'projects',
@@ -78,6 +87,8 @@ export interface QueryImport {
   key: string[];
   /** The query takes ModifiedFrom: --since reads only what changed. */
   modifiedFrom?: boolean;
+  /** Run in the query's transaction before it is read: loads what its mapping looks up in the target (ids by name). */
+  before?: (trx: Trx, tenantId: string, state: RunState) => Promise<void>;
   writes: TableWrite[];
 }
 
@@ -629,6 +640,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
       },
     ],
   },
+  // Finance: expense types, suppliers, rate cards (src/import/mappings/finance.ts).
+  ...FINANCE_IMPORTS,
   // Collaboration: teams and assignments, comments and replies, descriptions, history.
   {
     namedQuery: 'DE-Assignments',
