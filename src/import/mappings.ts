@@ -2,10 +2,12 @@
 // rows of which Atrium tables its columns give back, keeping the source's ids. Listed in dependency
 // order (organisation and master data, people, clients, documents, time). Ids a query does not expose
 // (a link row's own id, a cost row's id) are derived from the row's key, so a re-run finds the same row.
-import { createHash } from 'node:crypto';
 import type { Trx } from '../platform/db/database.ts';
 import type { SourceRow } from './client.ts';
 import { FINANCE_IMPORTS } from './mappings/finance.ts';
+import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
+
+export { derivedId, NIL } from './mappings/helpers.ts';
 
 /**
  * The tables the import writes, parents before children (their foreign keys): a fresh target's defaults are
@@ -108,23 +110,6 @@ export const newRunState = (
   draftStageId: string | null = null,
   documentTypes: RunState['documentTypes'] = { byClass: new Map(), byFullName: new Map() },
 ): RunState => ({ userNames: new Map(), draftStageId, documentTypes });
-
-/** A stable id for a row whose own id no query shows: a UUID from a hash of its table and key. */
-export function derivedId(table: string, ...key: unknown[]): string {
-  const h = createHash('sha256')
-    .update(`${table}\u0000${key.map((k) => String(k ?? '')).join('\u0000')}`)
-    .digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((Number.parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
-/** The nil UUID: the placeholder reference of a tombstone, whose other columns no query shows. */
-export const NIL = '00000000-0000-0000-0000-000000000000';
-
-const id = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
-/** A jsonb column the query shows as its text (`::text`) back to the JSON value. */
-const jsonText = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
-/** A catalogue datetime of a calendar date (midnight UTC) back to the date. */
-const day = (v: unknown): string | null => (typeof v === 'string' ? v.slice(0, 10) : null);
 
 /** A login for an imported user: the e-mail when no earlier user has it, else the user's id (logins are unique). */
 function loginOf(row: SourceRow, state: RunState): string {

@@ -7,10 +7,8 @@ import { sql } from 'kysely';
 import type { Trx } from '../../platform/db/database.ts';
 import type { SourceRow } from '../client.ts';
 import type { QueryImport, RunState } from '../mappings.ts';
+import { day, id } from './helpers.ts';
 
-const id = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
-/** A catalogue datetime of a calendar date (midnight UTC) back to the date. */
-const day = (v: unknown): string | null => (typeof v === 'string' ? v.slice(0, 10) : null);
 
 /** Ids of the target's rows by name (`vat\u0000{company}\u0000{name}`, `country\u0000{name}`), per run. */
 const byName = new WeakMap<RunState, Map<string, string>>();
