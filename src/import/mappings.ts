@@ -6,6 +6,7 @@ import type { Trx } from '../platform/db/database.ts';
 import type { SourceRow } from './client.ts';
 import { FINANCE_IMPORTS } from './mappings/finance.ts';
 import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
+import { WORKFLOW_IMPORTS, WORKFLOW_TEAM_IMPORTS } from './mappings/workflows-and-documents.ts';
 
 export { derivedId, NIL } from './mappings/helpers.ts';
 
@@ -27,6 +28,13 @@ export const IMPORT_TABLES = [
   'services',
   'project_classifications',
   'project_natures',
+  'business_object_types',
+  'briefing_templates',
+  'workflows',
+  'workflow_stage_types',
+  'workflow_stages',
+  'workflow_transitions',
+  'job_types',
   'user_types',
   'typology_groups',
   'typology_group_companies',
@@ -59,13 +67,19 @@ export const IMPORT_TABLES = [
   'comment_replies',
   'descriptions',
   'document_history',
+  'workflow_stage_write_teams',
 ] as const;
 export type ImportTable = (typeof IMPORT_TABLES)[number];
+/**
+ * Tables the import writes but never empties: the document-type catalogue every tenant has, whose rows
+ * take the source's ids (src/import/mappings/workflows-and-documents.ts).
+ */
+export type WrittenTable = ImportTable | 'document_types';
 
 export type Values = Record<string, unknown>;
 
 export interface TableWrite {
-  table: ImportTable;
+  table: WrittenTable;
   /** The row's values by column (with `id`), several rows, or null when the source row gives none of this table. */
   values: (row: SourceRow, state: RunState) => Values | Values[] | null;
   /**
@@ -103,13 +117,32 @@ export interface RunState {
    * The target's document types by class name and by full name: queries name a row's document type, and
    * both sides derive those names from the same catalogue (the type ids are each tenant's own).
    */
-  documentTypes: { byClass: Map<string, string>; byFullName: Map<string, string> };
+  documentTypes: { byClass: Map<string, string>; byFullName: Map<string, string>; byName: Map<string, DocumentType> };
+  /** A workflow of the target (the source's, once imported): where a stage is placed until its transitions move it. */
+  workflowId: string | null;
+  /** The target's teams by name (DE-Transitions names a stage's write-teams). */
+  teams: Map<string, string>;
+}
+
+/** A document type of the target: its id (the source's once re-keyed) and its catalogue names. */
+export interface DocumentType {
+  id: string;
+  className: string;
+  fullName: string;
 }
 
 export const newRunState = (
   draftStageId: string | null = null,
-  documentTypes: RunState['documentTypes'] = { byClass: new Map(), byFullName: new Map() },
-): RunState => ({ userNames: new Map(), draftStageId, documentTypes });
+  documentTypes: RunState['documentTypes'] = { byClass: new Map(), byFullName: new Map(), byName: new Map() },
+  workflowId: string | null = null,
+  teams: Map<string, string> = new Map(),
+): RunState => ({
+  userNames: new Map(),
+  draftStageId,
+  documentTypes,
+  workflowId,
+  teams,
+});
 
 /** A login for an imported user: the e-mail when no earlier user has it, else the user's id (logins are unique). */
 function loginOf(row: SourceRow, state: RunState): string {
@@ -429,6 +462,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
       },
     ],
   },
+  ...WORKFLOW_IMPORTS,
   // Clients and their master data.
   {
     namedQuery: 'DE-ClientsCompanies',
@@ -589,8 +623,15 @@ export const QUERY_IMPORTS: QueryImport[] = [
           modified_on_utc: r.ModifiedOn,
           version: r.Version,
           motive: r.Motive,
+          stage_id: r.StageId,
+          job_type_id: r.TypeId,
         }),
       },
+      // A stage's and a stage type's colour show here (and in DE-History), not in DE-Stages.
+      { table: 'workflow_stages', mode: 'updateOnly', values: (r) => (id(r.StageId) ? { id: r.StageId, color: r.StageColor } : null) },
+      { table: 'workflow_stage_types', mode: 'updateOnly', values: (r) => (id(r.StageTypeId) ? { id: r.StageTypeId, color: r.StageTypeColor } : null) },
+      // The stage's Delayed flag, where a job shows it: a job past its agreed date is late exactly when its stage has it.
+      { table: 'workflow_stages', mode: 'updateOnly', values: (r) => stageDelayed(r) },
     ],
   },
   {
@@ -632,7 +673,14 @@ export const QUERY_IMPORTS: QueryImport[] = [
     namedQuery: 'DE-Assignments',
     key: ['DocumentId', 'TeamId', 'UserId'],
     writes: [
-      { table: 'teams', values: (r) => (id(r.TeamId) ? { id: r.TeamId, name: r.Team } : null) },
+      {
+        table: 'teams',
+        values: (r, s) => {
+          if (!id(r.TeamId)) return null;
+          s.teams.set(String(r.Team), String(r.TeamId));
+          return { id: r.TeamId, name: r.Team };
+        },
+      },
       {
         table: 'assignments',
         complete: { scope: 'all' },
@@ -652,6 +700,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
       },
     ],
   },
+  ...WORKFLOW_TEAM_IMPORTS,
   {
     namedQuery: 'DE-Comments',
     key: ['CommentsId'],
@@ -728,7 +777,6 @@ export const QUERY_IMPORTS: QueryImport[] = [
     key: ['HistoryId'],
     writes: [
       {
-        // The stage a history row names is a workflow stage; workflows are not imported yet.
         table: 'document_history',
         complete: { scope: 'all' },
         values: (r, s) => {
@@ -743,10 +791,14 @@ export const QUERY_IMPORTS: QueryImport[] = [
             end_date: r.EndDate,
             user_id: r.UserId,
             action: r.Action,
+            stage_id: r.StageId,
             created_on_utc: r.CreatedOnUtc,
           };
         },
       },
+      // Stages no job is in show their colours here.
+      { table: 'workflow_stages', mode: 'updateOnly', values: (r) => (id(r.StageId) ? { id: r.StageId, color: r.StageColor } : null) },
+      { table: 'workflow_stage_types', mode: 'updateOnly', values: (r) => (id(r.StageTypeId) ? { id: r.StageTypeId, color: r.StageTypeColor } : null) },
     ],
   },
   {
@@ -764,6 +816,17 @@ export const QUERY_IMPORTS: QueryImport[] = [
     writes: [{ table: 'leaves', mode: 'delete', values: (r) => ({ id: r.LeaveId }) }],
   },
 ];
+
+/**
+ * A job's stage's Delayed flag, when the job shows it: IsDelayed is "past the agreed date and the stage is
+ * Delayed", so a job past its date tells the flag; any other job tells nothing (null: not written).
+ */
+function stageDelayed(r: SourceRow): Values | null {
+  if (!id(r.StageId) || typeof r.EndDate !== 'string') return null;
+  const today = new Date().toISOString().slice(0, 10);
+  if (r.EndDate.slice(0, 10) >= today) return null;
+  return { id: r.StageId, delayed: r.IsDelayed === true };
+}
 
 /** DE-Users' ClientIds: the user's client links (the second DE-Users pass writes them). */
 export function clientUserLinks(r: SourceRow): Values[] {

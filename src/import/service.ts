@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { ImportError, SourceClient, type SourceOptions, type SourceRow, type WaitStats } from './client.ts';
-import { IMPORT_TABLES, newRunState, QUERY_IMPORTS, type QueryImport, type Values } from './mappings.ts';
+import { IMPORT_TABLES, newRunState, QUERY_IMPORTS, type QueryImport, type RunState, type Values } from './mappings.ts';
 import { NOT_CARRIED_OVER, type NotCarriedOver } from './not-carried-over.ts';
 import { deleteAll, deleteUnseen, writeRows } from './write.ts';
 
@@ -169,12 +169,25 @@ async function draftStage(db: DatabaseHandle, tenantId: string): Promise<string 
   return row?.id ?? null;
 }
 
-/** The target's document types by class name and by full name (its own ids; the names are the catalogue's). */
-async function documentTypes(db: DatabaseHandle, tenantId: string): Promise<{ byClass: Map<string, string>; byFullName: Map<string, string> }> {
+/** The target's document types by class name, full name and name (its own ids until re-keyed to the source's). */
+async function documentTypes(db: DatabaseHandle, tenantId: string): Promise<RunState['documentTypes']> {
   const rows = await db.withTenant(tenantId, (trx) =>
-    trx.selectFrom('document_types').select(['id', 'class_name', 'full_name']).where('tenant_id', '=', tenantId).execute(),
+    trx.selectFrom('document_types').select(['id', 'name', 'class_name', 'full_name']).where('tenant_id', '=', tenantId).execute(),
   );
-  return { byClass: new Map(rows.map((r) => [r.class_name, r.id])), byFullName: new Map(rows.map((r) => [r.full_name, r.id])) };
+  return {
+    byClass: new Map(rows.map((r) => [r.class_name, r.id])),
+    byFullName: new Map(rows.map((r) => [r.full_name, r.id])),
+    byName: new Map(rows.map((r) => [r.name, { id: r.id, className: r.class_name, fullName: r.full_name }])),
+  };
+}
+
+/** A workflow of the target and its teams by name: what a run continued after a crash finds already imported. */
+async function workflowsAndTeams(db: DatabaseHandle, tenantId: string): Promise<{ workflowId: string | null; teams: Map<string, string> }> {
+  return db.withTenant(tenantId, async (trx) => {
+    const workflow = await trx.selectFrom('workflows').select('id').where('tenant_id', '=', tenantId).orderBy('id').executeTakeFirst();
+    const teams = await trx.selectFrom('teams').select(['id', 'name']).where('tenant_id', '=', tenantId).execute();
+    return { workflowId: workflow?.id ?? null, teams: new Map(teams.map((t) => [t.name, t.id])) };
+  });
 }
 
 export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promise<ImportReport> {
@@ -188,7 +201,8 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
   if (missing.length) throw new ImportError(`source has no named query ${missing.join(', ')} (404)`);
 
   const { runId, done } = await openRun(db, opts, client.source);
-  const state = newRunState(await draftStage(db, opts.tenantId), await documentTypes(db, opts.tenantId));
+  const { workflowId, teams } = await workflowsAndTeams(db, opts.tenantId);
+  const state = newRunState(await draftStage(db, opts.tenantId), await documentTypes(db, opts.tenantId), workflowId, teams);
   const reports: QueryReport[] = [];
   try {
     for (const [index, q] of plan.entries()) {

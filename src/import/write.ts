@@ -3,7 +3,7 @@
 // written, and a re-run counts 0), and the deletion of rows a complete read did not show.
 import { sql } from 'kysely';
 import type { Trx } from '../platform/db/database.ts';
-import type { ImportTable, TableWrite, Values } from './mappings.ts';
+import type { ImportTable, TableWrite, Values, WrittenTable } from './mappings.ts';
 
 /** Rows written (inserted or changed) by one batch of one table. */
 export async function writeRows(trx: Trx, tenantId: string, write: TableWrite, rows: Values[]): Promise<number> {
@@ -51,7 +51,7 @@ const SCOPES = {
 };
 
 /** Deletes the rows of `table` (within `scope`) whose id is not in `seen`: what the source no longer has. */
-export async function deleteUnseen(trx: Trx, tenantId: string, table: ImportTable, scope: keyof typeof SCOPES, seen: Set<string>): Promise<number> {
+export async function deleteUnseen(trx: Trx, tenantId: string, table: WrittenTable, scope: keyof typeof SCOPES, seen: Set<string>): Promise<number> {
   const result = await sql`
     delete from ${sql.table(table)}
      where tenant_id = ${tenantId} and ${SCOPES[scope]} and not (id = any(${[...seen]}::uuid[]))`.execute(trx);
