@@ -9,7 +9,6 @@ import type { SourceRow } from '../client.ts';
 import type { QueryImport, RunState } from '../mappings.ts';
 import { day, id } from './helpers.ts';
 
-
 /** Ids of the target's rows by name (`vat\u0000{company}\u0000{name}`, `country\u0000{name}`), per run. */
 const byName = new WeakMap<RunState, Map<string, string>>();
 const named = (state: RunState, ...key: unknown[]): string | null => byName.get(state)?.get(key.map(String).join('\u0000')) ?? null;
@@ -28,6 +27,52 @@ async function loadNames(trx: Trx, tenantId: string, state: RunState): Promise<v
 /** A payment condition a row shows (id and name), kept with the company of the row that uses it. */
 const paymentCondition = (r: SourceRow, companyId: unknown) =>
   id(r.PaymentConditionId) && id(companyId) ? { id: r.PaymentConditionId, name: r.PaymentCondition, company_id: companyId } : null;
+
+/** A money figure the query shows, as a number of 4 decimals (the stored numeric's scale). */
+const money = (v: unknown): number => Math.round(Number(v ?? 0) * 10000) / 10000;
+
+interface SheetOfTarget {
+  id: string;
+  companyId: string;
+  createdById: string | null;
+  createdOn: number;
+}
+/** Per run: each company's currency and a user of it (DE-ExpenseSheets), the target's expense sheets (DE-Expenses). */
+const companiesOf = new WeakMap<RunState, Map<string, { currencyId: string; userId: string | null }>>();
+const sheetsOf = new WeakMap<RunState, SheetOfTarget[]>();
+
+async function loadCompanies(trx: Trx, tenantId: string, state: RunState): Promise<void> {
+  const rows = await sql<{ id: string; currency_id: string; user_id: string | null }>`
+    select co.id, co.currency_id, (select min(u.id::text) from users u where u.tenant_id = co.tenant_id and u.company_id = co.id) as user_id
+      from companies co where co.tenant_id = ${tenantId}`.execute(trx);
+  companiesOf.set(state, new Map(rows.rows.map((r) => [r.id, { currencyId: r.currency_id, userId: r.user_id }])));
+}
+
+async function loadSheets(trx: Trx, tenantId: string, state: RunState): Promise<void> {
+  const rows = await sql<{ id: string; company_id: string; created_by_id: string | null; created_on_utc: Date }>`
+    select id, company_id, created_by_id, created_on_utc from expense_sheets where tenant_id = ${tenantId} order by id`.execute(trx);
+  sheetsOf.set(
+    state,
+    rows.rows.map((r) => ({ id: r.id, companyId: r.company_id, createdById: r.created_by_id, createdOn: new Date(r.created_on_utc).getTime() })),
+  );
+}
+
+/**
+ * The sheet an expense item belongs to, which DE-Expenses does not show: of the sheets of its company, the
+ * one its creator created closest in time (items are created with their sheet, by the sheet's user), else
+ * the company's sheet created closest in time.
+ */
+function sheetOf(r: SourceRow, state: RunState): string | null {
+  const created = Date.parse(String(r.CreatedOnUtc));
+  let best: SheetOfTarget | null = null;
+  let bestScore = Number.POSITIVE_INFINITY;
+  for (const sh of sheetsOf.get(state) ?? []) {
+    if (sh.companyId !== r.CompanyId) continue;
+    const score = (sh.createdById === r.CreatedById ? 0 : 1e15) + Math.abs(sh.createdOn - created);
+    if (score < bestScore) [best, bestScore] = [sh, score];
+  }
+  return best?.id ?? null;
+}
 
 export const FINANCE_IMPORTS: QueryImport[] = [
   {
@@ -134,6 +179,75 @@ export const FINANCE_IMPORTS: QueryImport[] = [
         table: 'rate_card_item_values',
         complete: { scope: 'all' },
         values: (r) => ({ id: r.RateCardItemValueId, rate_card_item_id: r.RateCardItemId, rate_card_column_id: r.RateCardColumnId, value: r.Cost }),
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-ExpenseSheets',
+    key: ['ExpenseSheetId'],
+    before: loadCompanies,
+    writes: [
+      {
+        // The sheet's currency and user show in no query: the company's currency, the sheet's creator.
+        // Its values are its items' (DE-Expenses).
+        table: 'expense_sheets',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const company = companiesOf.get(s)?.get(String(r.CompanyId));
+          const userId = id(r.CreatedById) ?? id(r.ModifiedById) ?? company?.userId ?? null;
+          if (!company || !userId) return null;
+          return {
+            id: r.ExpenseSheetId,
+            number: r.ExpenseSheetNumber,
+            external_name: r.ExternalName,
+            external_error: r.ExternalError,
+            emission_date: day(r.Emission),
+            due_date: day(r.Due),
+            exchange: r.Exchange,
+            blocked: r.Blocked,
+            paid: r.Paid,
+            paid_value: r.PaidValue,
+            company_id: r.CompanyId,
+            currency_id: company.currencyId,
+            user_id: userId,
+            created_on_utc: r.CreatedOnUtc,
+            modified_on_utc: r.ModifiedOnUtc,
+            created_by_id: r.CreatedById,
+            modified_by_id: r.ModifiedById,
+          };
+        },
+      },
+    ],
+  },
+  {
+    namedQuery: 'DE-Expenses',
+    key: ['ExpenseId'],
+    before: loadSheets,
+    writes: [
+      {
+        // An item's net value is its value with VAT less the VAT; its date, quantity, job and sheet show in no
+        // query (the sheet is matched by creator and time, the date is the day it was created).
+        table: 'expense_items',
+        complete: { scope: 'all' },
+        values: (r, s) => {
+          const sheet = sheetOf(r, s);
+          if (!sheet) return null;
+          return {
+            id: r.ExpenseId,
+            expense_sheet_id: sheet,
+            number: r.ExpenseNumber,
+            billable: r.Billable,
+            motive: r.Motive,
+            expense_type_id: r.ExpenseTypeId,
+            vat_id: r.VatId,
+            value_without_vat: money(money(r.ValueWithVat) - money(r.VatValue)),
+            date: day(r.CreatedOnUtc),
+            created_on_utc: r.CreatedOnUtc,
+            modified_on_utc: r.ModifiedOnUtc,
+            created_by_id: r.CreatedById,
+            modified_by_id: r.ModifiedById,
+          };
+        },
       },
     ],
   },
