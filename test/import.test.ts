@@ -53,6 +53,9 @@ const IMPORTED = [
   // The count queries of what is imported answer the same count.
   'DE-TimeSheetsCount',
   'DE-LeavesCount',
+  'DE-EstimatesCount',
+  'DE-EstimatesQuotesCount',
+  'DE-EstimatesQuotesMonthCount',
 ];
 
 /** A loopback port nothing listens on (one just closed). */

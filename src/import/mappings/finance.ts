@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Trx } from '../../platform/db/database.ts';
 import type { SourceRow } from '../client.ts';
 import type { QueryImport, RunState } from '../mappings.ts';
+import { ESTIMATE_IMPORTS } from './estimates.ts';
 import { day, id } from './helpers.ts';
 
 /** Ids of the target's rows by name (`vat\u0000{company}\u0000{name}`, `country\u0000{name}`), per run. */
@@ -182,6 +183,8 @@ export const FINANCE_IMPORTS: QueryImport[] = [
       },
     ],
   },
+  // Estimates, their quote lines, monthly split and billing conditions (src/import/mappings/estimates.ts).
+  ...ESTIMATE_IMPORTS,
   {
     namedQuery: 'DE-ExpenseSheets',
     key: ['ExpenseSheetId'],
