@@ -67,6 +67,9 @@ const IMPORTED = [
   'DE-LeavesDeletedCount',
   'DE-JobsCount',
   'DE-ProjectsCount',
+  'DE-EstimatesCount',
+  'DE-EstimatesQuotesCount',
+  'DE-EstimatesQuotesMonthCount',
 ];
 
 /** A loopback port nothing listens on (one just closed). */

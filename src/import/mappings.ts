@@ -2,7 +2,9 @@
 // rows of which Atrium tables its columns give back, keeping the source's ids. Listed in dependency
 // order (organisation and master data, people, clients, documents, time). Ids a query does not expose
 // (a link row's own id, a cost row's id) are derived from the row's key, so a re-run finds the same row.
+import type { Trx } from '../platform/db/database.ts';
 import type { SourceRow } from './client.ts';
+import { FINANCE_IMPORTS } from './mappings/finance.ts';
 import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
 import { PROJECT_IMPORTS, stageColours, TOMBSTONE_IMPORTS, WORKFLOW_IMPORTS, WORKFLOW_TEAM_IMPORTS } from './mappings/workflows-and-documents.ts';
 
@@ -21,6 +23,7 @@ export const IMPORT_TABLES = [
   'departments',
   'holidays',
   'vats',
+  'payment_conditions',
   'work_types',
   'service_groups',
   'services',
@@ -47,12 +50,26 @@ export const IMPORT_TABLES = [
   'commercial_client_users',
   'brands',
   'products',
+  'billing_clients',
+  'suppliers',
+  'expense_types',
+  'rate_cards',
+  'rate_card_columns',
+  'rate_card_items',
+  'rate_card_item_values',
   'leave_types',
   'leaves',
   'contracts',
   'projects',
   'jobs',
   'timesheets',
+  'expense_sheets',
+  'expense_items',
+  'estimates',
+  'estimate_items',
+  'estimate_item_details',
+  'estimate_item_detail_months',
+  'estimate_billing_conditions',
   'teams',
   'assignments',
   'comments',
@@ -95,6 +112,8 @@ export interface QueryImport {
   key: string[];
   /** The query takes ModifiedFrom: --since reads only what changed. */
   modifiedFrom?: boolean;
+  /** Run in the query's transaction before it is read: loads what its mapping looks up in the target (ids by name). */
+  before?: (trx: Trx, tenantId: string, state: RunState) => Promise<void>;
   writes: TableWrite[];
 }
 
@@ -666,6 +685,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
       },
     ],
   },
+  // Finance: expense types, suppliers, rate cards (src/import/mappings/finance.ts).
+  ...FINANCE_IMPORTS,
   // Collaboration: teams and assignments, comments and replies, descriptions, history.
   {
     namedQuery: 'DE-Assignments',

@@ -43,4 +43,9 @@ export const NOT_CARRIED_OVER: NotCarriedOver[] = [
     why: "a subscription's secret cannot be read back",
     setUp: 'subscriptions are not imported yet by this version; create them again with the webhook API',
   },
+  {
+    what: 'whether an expense type is mileage',
+    why: 'no named query shows it (DE-ExpenseType shows the value, not what it multiplies)',
+    setUp: 'mark mileage types again in the console or with the Client API',
+  },
 ];

@@ -284,6 +284,7 @@ async function importQuery(
     let rowsRead = 0;
     let rowsWritten = 0;
     let rowsDeleted = 0;
+    await q.before?.(trx, opts.tenantId, state);
     const onBatch = async (rows: SourceRow[]) => {
       for (const [i, write] of q.writes.entries()) {
         const values: Values[] = [];
