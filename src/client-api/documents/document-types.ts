@@ -6,7 +6,7 @@ import type { Trx } from '../../platform/db/database.ts';
 import { HttpProblem } from '../../platform/errors.ts';
 import { addMember, removeMember } from '../collaboration/assignments.ts';
 import { departmentField, guidField, nameAndNumber } from './fields.ts';
-import type { DocumentDef, WriteHookArgs } from './registry.ts';
+import { type DocumentDef, defineDocument, type WriteHookArgs } from './registry.ts';
 
 /** The acting user's department, the default of a document that needs one. */
 export async function departmentDefault(a: WriteHookArgs): Promise<void> {
@@ -56,7 +56,7 @@ async function teamNamed(trx: Trx, actor: Principal, name: string): Promise<{ id
   return rows[0];
 }
 
-export const project: DocumentDef = {
+export const project = defineDocument({
   type: 'Project',
   className: 'Project',
   aliases: [],
@@ -109,9 +109,9 @@ export const project: DocumentDef = {
     const of = (team: string) => rows.find((r) => r.team === team)?.user_id ?? null;
     return { ProjectOwnerId: of('Project Owner'), ProjectManagerId: of('Project Manager'), ProjectType: row.contract_id ? 1 : 0 };
   },
-};
+});
 
-export const job: DocumentDef = {
+export const job = defineDocument({
   type: 'Job',
   className: 'Deliverable',
   aliases: ['Deliverable (Job)'],
@@ -137,9 +137,9 @@ export const job: DocumentDef = {
     { name: 'Motive', column: 'motive', kind: 'string' },
   ],
   prepare: departmentDefault,
-};
+});
 
-export const contract: DocumentDef = {
+export const contract = defineDocument({
   type: 'Contract',
   className: 'Contract',
   aliases: [],
@@ -159,9 +159,9 @@ export const contract: DocumentDef = {
     { name: 'EndDateUtc', column: 'end_date', kind: 'date', aliases: ['EndDate'] },
   ],
   prepare: fromContract,
-};
+});
 
-export const request: DocumentDef = {
+export const request = defineDocument({
   type: 'Request',
   className: 'Request',
   aliases: [],
@@ -184,4 +184,4 @@ export const request: DocumentDef = {
     { name: 'Priority', column: 'priority', kind: 'int', notNull: true },
   ],
   prepare: departmentDefault,
-};
+});

@@ -111,3 +111,9 @@ export class DocumentTypes {
 export const DOCUMENT_WRITE_ROLES: RoleName[] = ['ProjectWrite', 'JobWrite', 'ContractWrite', 'RequestWrite', 'EstimateWrite', 'ExpenseWrite'];
 /** Every Read and Write role of a document type: what a shared route that reads (or comments) needs first. */
 export const DOCUMENT_ROLES: RoleName[] = ['ProjectRead', 'JobRead', 'ContractRead', 'RequestRead', 'EstimateRead', 'ExpenseRead', ...DOCUMENT_WRITE_ROLES];
+
+/**
+ * A document type's definition, its fields checked against its table's columns (the generated Database
+ * interface): a field naming a column its table lacks fails to compile. The registry holds them untyped by table.
+ */
+export const defineDocument = <T extends TableName>(def: Omit<DocumentDef, 'table' | 'fields'> & { table: T; fields: Field<T>[] }): DocumentDef => def;

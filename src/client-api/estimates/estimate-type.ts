@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { HttpProblem } from '../../platform/errors.ts';
 import { departmentDefault } from '../documents/document-types.ts';
 import { departmentField, guidField, nameAndNumber } from '../documents/fields.ts';
-import type { DocumentDef, Row, WriteHookArgs } from '../documents/registry.ts';
+import { type DocumentDef, defineDocument, type Row, type WriteHookArgs } from '../documents/registry.ts';
 import { estimateContents } from './estimate-contents.ts';
 
 function noRecord(path: string, name: string, value: unknown): HttpProblem {
@@ -97,7 +97,7 @@ async function copyFrom(a: WriteHookArgs & { id: string }): Promise<void> {
       from estimate_billing_conditions where estimate_id = ${src}`.execute(a.trx);
 }
 
-export const estimate: DocumentDef = {
+export const estimate = defineDocument({
   type: 'Estimate',
   className: 'Estimate',
   aliases: [],
@@ -137,4 +137,4 @@ export const estimate: DocumentDef = {
         from estimate_billing_conditions where estimate_id = ${row.id}`.execute(trx);
     return { ...(await estimateContents(trx, String(row.id))), BillingConditions: rows[0].list };
   },
-};
+});

@@ -4,7 +4,7 @@
 // item has no workflow and is written by addExpenseItem, whose level and mileage rules apply unchanged.
 import { sql } from 'kysely';
 import { HttpProblem } from '../../platform/errors.ts';
-import type { DocumentDef, WriteHookArgs } from '../documents/registry.ts';
+import { type DocumentDef, defineDocument, type WriteHookArgs } from '../documents/registry.ts';
 import { EXPENSE_ROLES, ITEM_FIELDS, SHEET_FIELDS } from './expense-fields.ts';
 import { ItemModel, SheetModel } from './expense-schemas.ts';
 import { addExpenseItem } from './expenses.ts';
@@ -46,7 +46,7 @@ async function sheetDefaults(a: WriteHookArgs): Promise<void> {
   }
 }
 
-export const expense: DocumentDef = {
+export const expense = defineDocument({
   type: 'Expense',
   className: 'Expense',
   aliases: ['ExpenseSheet'],
@@ -58,9 +58,9 @@ export const expense: DocumentDef = {
   model: SheetModel,
   prepare: sheetDefaults,
   workflow: (values) => sql`(select d.expense_workflow_id from departments d where d.id = ${values.department_id ?? null}::uuid)`,
-};
+});
 
-export const expenseItem: DocumentDef = {
+export const expenseItem = defineDocument({
   type: 'ExpenseItem',
   className: 'ExpenseItem',
   aliases: [],
@@ -79,4 +79,4 @@ export const expenseItem: DocumentDef = {
     }
     return String((await addExpenseItem(trx, actor, sheetId, model, path)).Id);
   },
-};
+});
