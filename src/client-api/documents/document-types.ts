@@ -6,7 +6,7 @@ import type { Trx } from '../../platform/db/database.ts';
 import { HttpProblem } from '../../platform/errors.ts';
 import { addMember, removeMember } from '../collaboration/assignments.ts';
 import { departmentField, guidField, nameAndNumber } from './fields.ts';
-import { type DocumentDef, defineDocument, type WriteHookArgs } from './registry.ts';
+import { defineDocument, type WriteHookArgs } from './registry.ts';
 
 /** The acting user's department, the default of a document that needs one. */
 export async function departmentDefault(a: WriteHookArgs): Promise<void> {

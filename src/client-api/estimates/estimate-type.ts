@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { HttpProblem } from '../../platform/errors.ts';
 import { departmentDefault } from '../documents/document-types.ts';
 import { departmentField, guidField, nameAndNumber } from '../documents/fields.ts';
-import { type DocumentDef, defineDocument, type Row, type WriteHookArgs } from '../documents/registry.ts';
+import { defineDocument, type Row, type WriteHookArgs } from '../documents/registry.ts';
 import { estimateContents } from './estimate-contents.ts';
 
 function noRecord(path: string, name: string, value: unknown): HttpProblem {

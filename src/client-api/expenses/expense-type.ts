@@ -4,7 +4,7 @@
 // item has no workflow and is written by addExpenseItem, whose level and mileage rules apply unchanged.
 import { sql } from 'kysely';
 import { HttpProblem } from '../../platform/errors.ts';
-import { type DocumentDef, defineDocument, type WriteHookArgs } from '../documents/registry.ts';
+import { defineDocument, type WriteHookArgs } from '../documents/registry.ts';
 import { EXPENSE_ROLES, ITEM_FIELDS, SHEET_FIELDS } from './expense-fields.ts';
 import { ItemModel, SheetModel } from './expense-schemas.ts';
 import { addExpenseItem } from './expenses.ts';
