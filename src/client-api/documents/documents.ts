@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
 import { updateRow } from '../../domain/writes.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import type { Trx } from '../../platform/db/database.ts';
+import { executePrepared, type Trx } from '../../platform/db/database.ts';
 import { HttpProblem, notFound } from '../../platform/errors.ts';
 import { fullTypeName } from '../../platform/events/catalogue.ts';
 import { appendEvent } from '../../platform/events/outbox.ts';
@@ -252,7 +252,7 @@ export async function createDocument(
     select to_jsonb(ins) as row, (select stage_name from s) as stage_name, (select stage_type from s) as stage_type,
            ${alsoSql ? sql`(select to_jsonb(a) from also a)` : sql`null`} as also
       from ins`;
-  const inserted = await naming(def, input.path, { ...values, number, name }, () => statement.execute(trx));
+  const inserted = await naming(def, input.path, { ...values, number, name }, () => executePrepared(trx, statement));
   const found = inserted.rows[0];
   const row = found.row;
   const id = String(row.id);
