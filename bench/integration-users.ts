@@ -22,7 +22,9 @@ const USERS = 800;
 
 const db = await benchDatabase();
 try {
-  const env = benchEnv(db.url);
+  // No workers in the measured process (ATRIUM_ROLE=api): both sides' Updated events stay in the outbox, so neither
+  // side's CPU includes dispatching the other's.
+  const env = benchEnv(db.url, { ATRIUM_ROLE: 'api' });
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
   const server = await startServerProcess(env);
   const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
@@ -182,7 +184,7 @@ try {
   console.log(
     `PostgreSQL CPU per update (all backends of the database): HTTP median ${fmt(median(pgCpuPerUpdate.http), 2)} ms, direct ${fmt(median(pgCpuPerUpdate.direct), 2)} ms`,
   );
-  console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 50%)`);
+  console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 80%)`);
   if (!check.Phone?.startsWith('p-')) throw new Error(`updates did not land: ${JSON.stringify(check)}`);
 } finally {
   await db.stop();
