@@ -2,7 +2,9 @@
 // workflow (Actions.Transition Start) over HTTP (autocannon, 8 connections), against the same rows written
 // by hand directly through pg on 8 connections, in one transaction each: the job (in its new stage), its
 // folder, its two history rows, its Created and StageUpdated events and the post. Both sides are checked
-// to leave the same rows per job. Alternating rounds, medians. Target: HTTP rate >= 50% of the direct rate.
+// to leave the same rows per job. Alternating rounds, medians. Target: HTTP rate >= 80% of the direct rate (issue 32).
+// The server runs as ATRIUM_ROLE=api: both sides leave their events in the outbox undispatched, so neither side's CPU
+// figures include a worker dispatching the other side's events.
 // Run: npm run bench -- client-api   (or: npx node bench/client-api.ts)
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,7 +18,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 
 const db = await benchDatabase();
 try {
-  const { creds, server, headers, call, client } = await clientApiBenchServer(db.url);
+  const { creds, server, headers, call, client } = await clientApiBenchServer(db.url, { ATRIUM_ROLE: 'api' });
   const project = await call('POST', '/api/v3/projects', {
     OperationType: 0,
     CreateModel: { Name: 'Bench project', CompanyId: creds.companyId, ClientId: client.id },
@@ -227,7 +229,7 @@ try {
   console.log(
     `PostgreSQL CPU per post (all backends of the database): HTTP median ${fmt(median(pgCpuPerPost.http), 2)} ms, direct ${fmt(median(pgCpuPerPost.direct), 2)} ms`,
   );
-  console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 50%)`);
+  console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 80%)`);
 } finally {
   await db.stop();
 }

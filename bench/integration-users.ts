@@ -5,6 +5,7 @@
 // each user's values, inside BEGIN/COMMIT like the server's transaction. Alternating rounds, medians.
 // Target: HTTP rate >= 50% of the direct rate.
 // Run: npm run bench -- integration-users   (or: npx node bench/integration-users.ts)
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import autocannon from 'autocannon';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -21,7 +22,9 @@ const USERS = 800;
 
 const db = await benchDatabase();
 try {
-  const env = benchEnv(db.url);
+  // No workers in the measured process (ATRIUM_ROLE=api): both sides' Updated events stay in the outbox, so neither
+  // side's CPU includes dispatching the other's.
+  const env = benchEnv(db.url, { ATRIUM_ROLE: 'api' });
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
   const server = await startServerProcess(env);
   const headers = { 'content-type': 'application/json', 'x-apptenant': creds.tenantId, 'x-appid': creds.appId, 'x-appsecret': creds.appSecret };
@@ -79,8 +82,34 @@ try {
   let counter = 0;
   const nextPhone = () => `p-${++counter}`;
 
+  // CPU seconds (utime + stime) of a process, from /proc: the server's, and this database's PostgreSQL backends'
+  // (the server's pools and the direct clients alike), to show what one update costs each side, whatever the load.
+  const procCpu = (pid: number | undefined) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      return 0;
+    }
+  };
+  const watcher = new pg.Client({ connectionString: db.url });
+  await watcher.connect();
+  const backendsCpu = async () => {
+    const { rows } = await watcher.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    return new Map(rows.map((r) => [r.pid, procCpu(r.pid)]));
+  };
+  const pgCpuSince = async (before: Map<number, number>) => {
+    let sum = 0;
+    for (const [pid, cpu] of await backendsCpu()) if (before.has(pid)) sum += cpu - (before.get(pid) ?? 0);
+    return sum;
+  };
+  const serverCpuPerUpdate: number[] = [];
+  const pgCpuPerUpdate: { http: number[]; direct: number[] } = { http: [], direct: [] };
+
   const httpRound = async (seconds: number) => {
     let n = 0;
+    const cpu0 = procCpu(server.child.pid);
+    const pg0 = await backendsCpu();
     const r = await autocannon({
       url: `${server.baseUrl}/api/users`,
       connections: CONNECTIONS,
@@ -90,6 +119,8 @@ try {
       requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(userBody(n++ % USERS, nextPhone())) }) }],
     });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`HTTP round: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    serverCpuPerUpdate.push(((procCpu(server.child.pid) - cpu0) * 1000) / r.requests.total);
+    pgCpuPerUpdate.http.push(((await pgCpuSince(pg0)) * 1000) / r.requests.total);
     return r.requests.total / seconds;
   };
 
@@ -101,6 +132,7 @@ try {
     }),
   );
   const directRound = async (seconds: number) => {
+    const pg0 = await backendsCpu();
     const until = Date.now() + seconds * 1000;
     let done = 0;
     let n = 0;
@@ -116,6 +148,7 @@ try {
         }
       }),
     );
+    pgCpuPerUpdate.direct.push(((await pgCpuSince(pg0)) * 1000) / done);
     return done / seconds;
   };
 
@@ -128,19 +161,30 @@ try {
     http.push(await httpRound(DURATION));
     direct.push(await directRound(DURATION));
   }
-  await Promise.all(clients.map((c) => c.end()));
+  await Promise.all([...clients, watcher].map((c) => c.end()));
   const check = (await (await fetch(`${server.baseUrl}/api/users/external?externalId=B-0`, { headers })).json()) as { Phone: string };
   await server.stop();
 
   const httpRps = median(http);
   const directRps = median(direct);
-  console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+  console.log(
+    `machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(
     `statements per update (direct): ${statements.length} + BEGIN/COMMIT; ${USERS} users; ${CONNECTIONS} connections; ${DURATION} s x ${ROUNDS} rounds`,
   );
   console.log(`POST /api/users (HTTP, update)         median ${fmt(httpRps)} updates/s  rounds: ${http.map((r) => fmt(r)).join(', ')}`);
   console.log(`same statements directly through pg    median ${fmt(directRps)} updates/s  rounds: ${direct.map((r) => fmt(r)).join(', ')}`);
-  console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 50%)`);
+  console.log(
+    `server process CPU per update: median ${fmt(median(serverCpuPerUpdate), 2)} ms (rounds: ${serverCpuPerUpdate.map((c) => fmt(c, 2)).join(', ')})`,
+  );
+  console.log(
+    `PostgreSQL CPU per update (all backends of the database): HTTP median ${fmt(median(pgCpuPerUpdate.http), 2)} ms, direct ${fmt(median(pgCpuPerUpdate.direct), 2)} ms`,
+  );
+  console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 80%)`);
   if (!check.Phone?.startsWith('p-')) throw new Error(`updates did not land: ${JSON.stringify(check)}`);
 } finally {
   await db.stop();

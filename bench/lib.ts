@@ -266,8 +266,13 @@ export const cpuDelta = (before: Record<string, number>, after: Record<string, n
  * A Client API bench's starting point: a new tenant on `databaseUrl`, its server process, a JSON caller
  * acting as the tenant's administrator (X-AppUser), and one commercial client (with its billing client).
  */
-export async function clientApiBenchServer(databaseUrl: string) {
-  const env = benchEnv(databaseUrl);
+/**
+ * `extra`: more environment, e.g. ATRIUM_ROLE=api for a benchmark of writes alone, whose events no worker in the
+ * measured process dispatches (the direct side's events would otherwise be dispatched, and counted, during the
+ * HTTP rounds).
+ */
+export async function clientApiBenchServer(databaseUrl: string, extra: Record<string, string> = {}) {
+  const env = benchEnv(databaseUrl, extra);
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
   const server = await startServerProcess(env);
   const headers = {

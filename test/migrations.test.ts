@@ -56,6 +56,7 @@ const FROZEN: Record<string, string> = {
   '0031_automations_platform_format.ts': 'f27ca5faf9cf8148',
   '0034_import.ts': '550908a9e6204efc',
   '0035_saved_queries.ts': '0c5f9b347ef07f1d',
+  '0039_document_number_indexes.ts': '5701c927b9dcf0b8',
   '0041_changed_since_parallel_restricted.ts': 'be55333c78ffe7ec',
 };
 

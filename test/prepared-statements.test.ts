@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
-import { DatabaseHandle, type Trx } from '../src/platform/db/database.ts';
+import { DatabaseHandle, executePrepared, type Trx } from '../src/platform/db/database.ts';
 import { MAX_PREPARED_PER_LANE } from '../src/platform/db/read-lanes.ts';
 import type { Database } from '../src/platform/db/schema.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
@@ -93,7 +93,7 @@ test('several lanes under concurrent mixed tenants never cross tenants; lanes ru
   }
 });
 
-test('readAsTenant runs queries only, and transactions (withTenant) prepare nothing', async () => {
+test('readAsTenant runs queries only, and transactions (withTenant) prepare nothing unmarked', async () => {
   const db = new DatabaseHandle(server.databaseUrl, { readLanes: 1 });
   try {
     await assert.rejects(
@@ -163,6 +163,51 @@ test('a lane whose connection is lost is replaced; a changed table is re-prepare
     assert.ok('lane_probe' in changed);
   } finally {
     await owner.query('alter table user_types drop column if exists lane_probe').catch(() => {});
+    await owner.end();
+    await db.close();
+  }
+});
+
+test('in transactions, a statement run with executePrepared is prepared once per connection, answers each tenant its own rows, and is re-prepared after its table changed', async () => {
+  // One connection, every plan generic: the one prepared statement serves both tenants in turn.
+  const db = new DatabaseHandle(genericPlansUrl(), { poolSize: 1, readLanes: 1 });
+  const owner = new pg.Client({ connectionString: server.databaseUrl });
+  await owner.connect();
+  const marked = (trx: Trx) =>
+    executePrepared(trx, sql<{ id: string; tenant_id: string }>`select * from user_types where lower(name) = ${'temporary'}`).then((r) => r.rows);
+  try {
+    const seen = new Map<string, string>();
+    for (const t of [a, b, a, b, b, a]) {
+      const rows = await db.withTenant(t.tenantId, marked);
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0].tenant_id, t.tenantId);
+      seen.set(t.tenantId, rows[0].id);
+    }
+    assert.notEqual(seen.get(a.tenantId), seen.get(b.tenantId));
+    const mine = (await db.withTenant(a.tenantId, preparedOnLane)).filter((p) => p.statement.includes('from user_types where lower(name)'));
+    assert.equal(mine.length, 1, 'prepared once on the connection');
+    assert.equal(Number(mine[0].generic_plans), 6);
+
+    // A failing statement rolls its transaction back; the connection serves the next one.
+    await assert.rejects(
+      db.withTenant(a.tenantId, async (trx) => {
+        await trx.insertInto('roles').values({ tenant_id: a.tenantId, name: 'Prepared probe' }).execute();
+        await executePrepared(trx, sql`select 1 / ${0}::int`);
+      }),
+      /division by zero/,
+    );
+    const probe = await db.withTenant(a.tenantId, (trx) => trx.selectFrom('roles').select('id').where('name', '=', 'Prepared probe').execute());
+    assert.equal(probe.length, 0, 'the write before the failure was rolled back');
+
+    // The table changes under the prepared select * (another process migrating): that transaction fails once,
+    // the connection forgets its statements, and the next transaction answers with the new column.
+    await owner.query('alter table user_types add column tx_probe int');
+    await assert.rejects(db.withTenant(a.tenantId, marked), /cached plan must not change result type/);
+    const changed = (await db.withTenant(a.tenantId, marked))[0] as Record<string, unknown>;
+    assert.equal(changed.tenant_id, a.tenantId);
+    assert.ok('tx_probe' in changed);
+  } finally {
+    await owner.query('alter table user_types drop column if exists tx_probe').catch(() => {});
     await owner.end();
     await db.close();
   }

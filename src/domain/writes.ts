@@ -3,7 +3,7 @@
 // Uniqueness is the database's job; the caller learns whether the row was created, changed or left alone,
 // and which columns changed, which is exactly what its Created/Updated event carries.
 import { sql } from 'kysely';
-import type { Trx } from '../platform/db/database.ts';
+import { executePrepared, type Trx } from '../platform/db/database.ts';
 import type { TableName } from '../platform/db/schema.ts';
 import { HttpProblem } from '../platform/errors.ts';
 import { appendEvent } from '../platform/events/outbox.ts';
@@ -51,9 +51,13 @@ export async function upsertRow(trx: Trx, actor: Actor, spec: UpsertSpec): Promi
           update.map((c) => sql`${sql.id(c)} = excluded.${sql.id(c)}`),
         )}, modified_on_utc = now(), modified_by_id = excluded.modified_by_id
           where row(${sql.join(update.map((c) => sql`t.${sql.id(c)}`))}) is distinct from row(${sql.join(update.map((c) => sql`excluded.${sql.id(c)}`))})`;
-  const result = await sql<{ inserted: boolean; before: Row | null; after: Row }>`
+  // Prepared (decision 0061): its text depends only on the table, the key and the columns written.
+  const result = await executePrepared(
+    trx,
+    sql<{ inserted: boolean; before: Row | null; after: Row }>`
     ${insert} ${conflict} ${action}
-    returning (xmax = 0) as inserted, to_jsonb(old) as before, to_jsonb(new) as after`.execute(trx);
+    returning (xmax = 0) as inserted, to_jsonb(old) as before, to_jsonb(new) as after`,
+  );
   const written = result.rows[0];
   if (!written) {
     // The row exists and nothing differs: no write, no event.

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { columnValues, type Field, type FieldDef, viewOf } from '../domain/fields.ts';
 import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from '../domain/writes.ts';
 import { hashSecret } from '../platform/auth/hashing.ts';
-import type { Trx } from '../platform/db/database.ts';
+import { executePrepared, type Trx } from '../platform/db/database.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 
 /** Every stored user field: `post` marks the fields of the POST body, `patch` those of the PATCH table. */
@@ -83,13 +83,15 @@ const refProblem = (field: string, value: string, reason: string): HttpProblem =
 
 /** CompanyCode, DepartmentExternalId (of that company) and TypologyExternalId to ids, in one query. */
 async function resolveUserRefs(trx: Trx, companyCode: string, departmentExternalId: string, typologyExternalId: string): Promise<Refs> {
-  const { rows } = await sql<{
-    company_id: string | null;
-    department_id: string | null;
-    typology_id: string | null;
-    typology_department_id: string | null;
-    typologies: number;
-  }>`
+  const { rows } = await executePrepared(
+    trx,
+    sql<{
+      company_id: string | null;
+      department_id: string | null;
+      typology_id: string | null;
+      typology_department_id: string | null;
+      typologies: number;
+    }>`
     select c.id as company_id, d.id as department_id, ty.id as typology_id, ty.department_id as typology_department_id, coalesce(ty.n, 0)::int as typologies
     from (select 1) one
     left join companies c on c.code = ${companyCode}
@@ -98,7 +100,8 @@ async function resolveUserRefs(trx: Trx, companyCode: string, departmentExternal
       select y.id, y.department_id, count(*) over () as n from typologies y
       where y.external_id = ${typologyExternalId}
       order by (y.department_id = d.id) desc nulls last limit 1
-    ) ty on true`.execute(trx);
+    ) ty on true`,
+  );
   const r = rows[0];
   if (!r.company_id) throw refProblem('CompanyCode', companyCode, 'does not match any company');
   if (!r.department_id) throw refProblem('DepartmentExternalId', departmentExternalId, `does not match any department of company ${companyCode}`);

@@ -3,6 +3,7 @@
 // atrium.tenant_id set and as the non-owner role atrium_app, so row-level security applies even where
 // a query forgets its WHERE tenant_id.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import {
   type Compilable,
   CompiledQuery,
@@ -15,6 +16,7 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
   type QueryResult,
+  type RawBuilder,
   sql,
   type Transaction,
 } from 'kysely';
@@ -38,10 +40,71 @@ export interface TenantTxOptions {
   deadline?: number;
 }
 
-/** The tenant a tenant-pool checkout or a read is for (set by withTenant / readAsTenant around it). */
-const checkoutTenant = new AsyncLocalStorage<string>();
+/**
+ * The tenant a tenant-pool checkout or a read is for (set by withTenant / readAsTenant around it). For
+ * withTenant, `begin` is the transaction's opening text (BEGIN and the binding), which the checkout writes
+ * without waiting for its answer, and `begun` its outcome (the error, or null).
+ */
+interface Checkout {
+  tenantId: string;
+  begin?: string;
+  begun?: Promise<unknown>;
+}
+const checkoutTenant = new AsyncLocalStorage<Checkout>();
 
-type TaggedClient = pg.PoolClient & { atriumTenant?: string };
+type TaggedClient = pg.PoolClient & { atriumTenant?: string; atriumPrepared?: boolean; atriumStale?: boolean };
+
+/**
+ * Statement texts that run as named prepared statements inside tenant transactions (decision 0061): the hot
+ * writes of the request path, marked by `prepared()` where they are built. Bounded: past the cap a text runs
+ * unnamed, so no connection holds more than this many prepared statements.
+ */
+export const MAX_PREPARED_IN_TRANSACTIONS = 64;
+const preparedNames = new Map<string, string>();
+
+function preparedName(text: string): string | undefined {
+  let name = preparedNames.get(text);
+  if (name === undefined && preparedNames.size < MAX_PREPARED_IN_TRANSACTIONS) {
+    name = `w${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`;
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
+/** A prepared statement whose result type changed under it (another process migrated): the connection re-prepares. */
+const isStalePlan = (err: unknown): boolean =>
+  (err as { code?: string }).code === '0A000' && /cached plan must not change result type/i.test((err as Error).message);
+
+/**
+ * Runs a hot statement of a write path as a named prepared statement on the transaction's connection
+ * (prepared once per connection: no parse, RLS rewrite or, once PostgreSQL settles on a generic plan, planning
+ * per call). Only for statement texts written in code whose shapes are few (the values are bound); on a read
+ * lane or any other executor it runs as usual.
+ */
+export async function executePrepared<R>(trx: Trx, query: Compilable<R> | RawBuilder<R>): Promise<QueryResult<R>> {
+  const compiled = isRawBuilder(query) ? query.compile(trx) : query.compile();
+  preparedName(compiled.sql);
+  return trx.executeQuery(compiled);
+}
+
+const isRawBuilder = <R>(q: Compilable<R> | RawBuilder<R>): q is RawBuilder<R> => (q as { isRawBuilder?: boolean }).isRawBuilder === true;
+
+/**
+ * The tenant pool's clients send the marked texts by name. Kysely's connection calls `query(text, values)`;
+ * a marked text becomes `query({ name, text, values })`, which pg prepares on first use per connection.
+ */
+function prepareMarkedStatements(client: TaggedClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    const name = typeof config === 'string' && Array.isArray(values) && callback === undefined ? preparedNames.get(config) : undefined;
+    if (name === undefined) return query(config, values, callback);
+    return query({ name, text: config, values }).catch((err: unknown) => {
+      if (isStalePlan(err)) client.atriumStale = true;
+      throw err;
+    });
+  };
+  client.atriumPrepared = true;
+}
 
 /**
  * A pg pool whose connections are bound to one tenant at a time, at session level: the RLS setting,
@@ -59,9 +122,21 @@ class TenantBoundPool {
   }
 
   async connect(): Promise<pg.PoolClient> {
-    const tenantId = checkoutTenant.getStore();
-    if (!tenantId || !isUuid(tenantId)) throw new Error('tenant pool used outside withTenant/readAsTenant');
+    const checkout = checkoutTenant.getStore();
+    const tenantId = checkout?.tenantId;
+    if (!checkout || !tenantId || !isUuid(tenantId)) throw new Error('tenant pool used outside withTenant/readAsTenant');
     const client = (await this.#pool.connect()) as TaggedClient;
+    if (!client.atriumPrepared) prepareMarkedStatements(client);
+    if (client.atriumStale) {
+      try {
+        await client.query('deallocate all');
+        (client as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements = {};
+        client.atriumStale = false;
+      } catch (err) {
+        client.release(err as Error);
+        throw err;
+      }
+    }
     if (client.atriumTenant !== tenantId) {
       try {
         client.atriumTenant = undefined;
@@ -74,6 +149,14 @@ class TenantBoundPool {
         throw err;
       }
     }
+    // The connection is in pipeline mode: the transaction's opening is written now and its first statement
+    // right behind it, with no round trip between (PostgreSQL runs them in order; should the opening fail,
+    // the statement fails with the transaction, and withTenant reports the opening's error).
+    if (checkout.begin)
+      checkout.begun = client.query(checkout.begin).then(
+        () => null,
+        (err: unknown) => err,
+      );
     return client;
   }
 
@@ -119,8 +202,14 @@ export class DatabaseHandle {
   constructor(connectionString: string, opts: { poolSize?: number; readLanes?: number; statementTimeoutMs?: number; applicationName?: string } = {}) {
     this.connectionString = connectionString;
     this.notifications = new Notifications(connectionString);
-    const make = (max: number) => {
-      const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, application_name: opts.applicationName ?? 'atrium' });
+    const make = (max: number, pipeline = false) => {
+      const pool = new pg.Pool({
+        connectionString,
+        max,
+        idleTimeoutMillis: 30_000,
+        application_name: opts.applicationName ?? 'atrium',
+        pipeline,
+      } as pg.PoolConfig);
       // An idle client that loses its server (PostgreSQL restart) must not crash the process.
       pool.on('error', () => {});
       return pool;
@@ -129,7 +218,9 @@ export class DatabaseHandle {
     // Traced (decision 0048): every statement through Kysely is a span; untraced, Kysely times nothing.
     const log = tracingOn() ? { log: statementSpan } : {};
     this.kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: this.pool }), ...log });
-    const tenantPool = new TenantBoundPool(make(opts.poolSize ?? 20), opts.statementTimeoutMs ?? 30_000);
+    // Pipeline mode (decision 0061): a transaction's BEGIN and binding leave with its first statement. The
+    // pool's work uses SQL cursors (DECLARE/FETCH), which pipeline; pg-cursor and the `rows` option it refuses.
+    const tenantPool = new TenantBoundPool(make(opts.poolSize ?? 20, true), opts.statementTimeoutMs ?? 30_000);
     this.#tenantPool = tenantPool;
     this.#tenantKysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: tenantPool }), ...log });
     const lanes = new TenantReadLanes({
@@ -147,8 +238,9 @@ export class DatabaseHandle {
 
   /**
    * Runs fn in one transaction bound to the tenant; commit on success, rollback on error. BEGIN, the
-   * transaction-local binding and the statement timeout left until the deadline travel in one round
-   * trip (a simple-protocol query; every value in it is validated first).
+   * transaction-local binding and the statement timeout left until the deadline are one simple-protocol
+   * query (every value in it is validated first), written on checkout without waiting for its answer, so it
+   * travels with fn's first statement (decision 0061).
    */
   async withTenant<T>(tenantId: string, fn: (trx: Trx) => Promise<T>, opts: TenantTxOptions = {}): Promise<T> {
     if (tracingOn())
@@ -159,20 +251,23 @@ export class DatabaseHandle {
   }
 
   async #withTenant<T>(tenantId: string, fn: (trx: Trx) => Promise<T>, opts: TenantTxOptions): Promise<T> {
-    const binding = tenantBinding(tenantId, opts.deadline) + traceBinding();
-    return checkoutTenant.run(tenantId, () =>
+    const checkout: Checkout = { tenantId, begin: `begin; ${tenantBinding(tenantId, opts.deadline)}${traceBinding()}` };
+    return checkoutTenant.run(checkout, () =>
       this.#tenantKysely.connection().execute(async (conn) => {
-        await sql.raw(`begin; ${binding}`).execute(conn);
+        const begun = checkout.begun ?? Promise.resolve(new Error('the transaction was not opened'));
         let result: T;
         try {
-          // The connection is inside the transaction opened above, so it serves as the transaction handle.
+          // The connection is inside the transaction opened on checkout, so it serves as the transaction handle.
           result = await fn(conn as unknown as Trx);
+          const failed = await begun;
+          if (failed) throw failed;
         } catch (err) {
           await sql
             .raw('rollback')
             .execute(conn)
             .catch(() => {});
-          throw err;
+          // Had the opening failed, fn's statements failed with it (25P02): its error is the one to report.
+          throw (await begun) ?? err;
         }
         await sql.raw('commit').execute(conn);
         return result;
@@ -190,7 +285,7 @@ export class DatabaseHandle {
    */
   async readAsTenant<T>(tenantId: string, fn: (db: Trx) => Promise<T>): Promise<T> {
     if (!isUuid(tenantId)) throw new Error('readAsTenant needs a tenant uuid');
-    return checkoutTenant.run(tenantId, () => fn(this.#readKysely as unknown as Trx));
+    return checkoutTenant.run({ tenantId }, () => fn(this.#readKysely as unknown as Trx));
   }
 
   /** Reads that may lag go to these replicas from now on (DATABASE_READ_URL); they are closed with this handle. */
@@ -244,7 +339,7 @@ class ReadLaneDriver implements Driver {
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    const tenantId = checkoutTenant.getStore();
+    const tenantId = checkoutTenant.getStore()?.tenantId;
     if (!tenantId || !isUuid(tenantId)) throw new Error('read lanes used outside readAsTenant');
     const lanes = this.#lanes;
     return {

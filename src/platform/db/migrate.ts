@@ -32,6 +32,7 @@ import * as m0030 from './migrations/0030_mcp_oauth.ts';
 import * as m0031 from './migrations/0031_automations_platform_format.ts';
 import * as m0034 from './migrations/0034_import.ts';
 import * as m0035 from './migrations/0035_saved_queries.ts';
+import * as m0039 from './migrations/0039_document_number_indexes.ts';
 import * as m0041 from './migrations/0041_changed_since_parallel_restricted.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ export const migrations: Record<string, Migration> = {
   '0031_automations_platform_format': m0031,
   '0034_import': m0034,
   '0035_saved_queries': m0035,
+  '0039_document_number_indexes': m0039,
   '0041_changed_since_parallel_restricted': m0041,
 };
 

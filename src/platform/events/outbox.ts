@@ -1,7 +1,7 @@
 // The transactional outbox: a change appends its events with the same transaction handle it
 // writes its rows with, so an event exists exactly when its change committed.
 import { type RawBuilder, sql } from 'kysely';
-import type { Trx } from '../db/database.ts';
+import { executePrepared, type Trx } from '../db/database.ts';
 import { fullTypeName } from './catalogue.ts';
 
 export interface NewEvent {
@@ -17,20 +17,20 @@ export interface NewEvent {
 
 export async function appendEvents(trx: Trx, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await trx
-    .insertInto('events')
-    .values(
-      events.map((e) => ({
-        tenant_id: e.tenantId,
-        action_type: e.actionType,
-        document_type: fullTypeName(e.documentType),
-        document_id: e.documentId ?? null,
-        business_object_type_name: e.businessObjectTypeName ?? null,
-        detail: JSON.stringify(e.detail ?? {}),
-        user_id: e.userId ?? null,
-      })),
-    )
-    .execute();
+  const insert = trx.insertInto('events').values(
+    events.map((e) => ({
+      tenant_id: e.tenantId,
+      action_type: e.actionType,
+      document_type: fullTypeName(e.documentType),
+      document_id: e.documentId ?? null,
+      business_object_type_name: e.businessObjectTypeName ?? null,
+      detail: JSON.stringify(e.detail ?? {}),
+      user_id: e.userId ?? null,
+    })),
+  );
+  // One event's INSERT has one text whatever it carries: prepared (decision 0061). Batches run as they are.
+  if (events.length === 1) await executePrepared(trx, insert);
+  else await insert.execute();
 }
 
 export const appendEvent = (trx: Trx, event: NewEvent): Promise<void> => appendEvents(trx, [event]);
