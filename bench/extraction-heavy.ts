@@ -75,7 +75,14 @@ async function touch(table: string): Promise<void> {
 
 async function http(name: string, body: object): Promise<{ ms: number; json: { totalCount: number; data: Record<string, unknown>[] } }> {
   const s = performance.now();
-  const res = await request(`${server.baseUrl}/api/v3/analytics/named-query/${name}/dynamic-execute`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const res = await request(`${server.baseUrl}/api/v3/analytics/named-query/${name}/dynamic-execute`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+    // An aggregate's page can take minutes on a loaded machine: no client-side timeouts (the server's request timeout is set above).
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
   const json = (await res.body.json()) as { totalCount: number; data: Record<string, unknown>[] };
   if (res.statusCode !== 200) throw new Error(`${name}: ${JSON.stringify(json).slice(0, 500)}`);
   return { ms: performance.now() - s, json };
