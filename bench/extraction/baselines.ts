@@ -3,7 +3,7 @@
 // each answers exactly what the API answers. $1 is always the tenant.
 
 /** Every output column of DE-TimeSheets for the timesheet `t` (company, department and cost as stored at booking). */
-const COLUMNS = `
+export const COLUMNS = `
   t.id as "TimesheetId", t.user_id as "UserId", coalesce(u.name, u.user_name) as "User",
   uc.id as "UserCompanyId", uc.name as "UserCompany", ud.id as "UserDepartmentId", ud.name as "UserDepartment",
   u.email as "UserEmail", ty.id as "TypologyId", ty.name as "Typology",
@@ -18,7 +18,7 @@ const COLUMNS = `
   t.booked_hourly_cost as "HourlyUserCost", round(t.duration_minutes * t.booked_hourly_cost / 60, 4) as "TotalUserCost"`;
 
 /** The lookups of COLUMNS, for the rows of `t` (a page's few rows: index lookups per row). */
-const LOOKUPS = `
+export const LOOKUPS = `
   left join users u on u.tenant_id = t.tenant_id and u.id = t.user_id
   left join companies uc on uc.tenant_id = u.tenant_id and uc.id = u.company_id
   left join departments ud on ud.tenant_id = t.tenant_id and ud.id = t.booked_department_id

@@ -66,6 +66,12 @@ export interface NamedQueryDefinition {
    * in the scan's output, which rules out an index-only scan; this is what a count of a million rows needs.
    */
   narrow?: { columns: string[]; source: (ctx: QueryContext) => RawBuilder<unknown> }[];
+  /**
+   * The source groups its rows (GROUP BY over other tables' rows): no key exists before the groups are computed,
+   * so a keys-first page would compute them three times (keys, rows, count). A JSON page is then one statement,
+   * the groups computed once, ordered and paged, with the count as a window over them (execute.ts).
+   */
+  aggregate?: boolean;
   /** Output columns that identify a row: the tie-breaker that makes paging stable. */
   key: string[];
   /**

@@ -267,6 +267,7 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
   if (!keysFirst) return Buffer.from(JSON.stringify(await executePage(trx, q, plan)));
   const kept = keptOf(db);
   if (plan.take === 0) return pageBytes([], await exactCount(kept, trx, q.tenantId, countQuery(q, plan)));
+  if (q.aggregate) return aggregatePage(kept, trx, q, plan);
   const take = plan.take as number;
   const probe = countProbe(kept, trx, q.tenantId, countQuery(q, plan));
   const kp = keyPlan(trx, q, plan);
@@ -310,6 +311,31 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
   if (chosen.sought && rows.length === take) followOn(body.length);
   return body;
 }
+
+/**
+ * A page of an aggregate query (NamedQueryDefinition.aggregate): its groups computed once, ordered and paged,
+ * each row's JSON printed by PostgreSQL with the count of all groups as a window beside it (a window is computed
+ * before the LIMIT). A page past the end has no row to carry the count: it is then counted on its own.
+ */
+async function aggregatePage(kept: KeptState, trx: Trx, q: ResolvedQuery, plan: Plan): Promise<Buffer> {
+  const select = sql.join(plan.fields.map((c) => sql.id('q', c.name)));
+  const paged = sql`select ${select}, count(*) over () as ${sql.id(WINDOW_COUNT)} ${from(q.source, plan)}${orderBy(q, plan)}${page(plan)}`;
+  // The count is printed as the last member of each row's object (a bigint: a JSON number), then cut off it.
+  const columns = [...plan.fields, { name: WINDOW_COUNT, type: 'integer' as const }];
+  const { rows } = await jsonObjects(paged, columns, [...pageTypes(plan), 0]).execute(trx);
+  const member = `${JSON.stringify(WINDOW_COUNT)}:`;
+  let totalCount = 0;
+  const lines = rows.map((r) => {
+    const at = r.line.lastIndexOf(member);
+    totalCount = Number(r.line.slice(at + member.length, -1));
+    return { line: plan.fields.length ? `${r.line.slice(0, at - 1)}}` : '{}' };
+  });
+  if (lines.length === 0 && plan.skip > 0) totalCount = await exactCount(kept, trx, q.tenantId, countQuery(q, plan));
+  return pageBytes(lines, totalCount);
+}
+
+/** The window count's column name in an aggregate page (no catalogue column starts with two underscores). */
+const WINDOW_COUNT = '__total_count';
 
 /** The SQL types jsonObjects and jsonTextSelect print a keys-first page's columns as. */
 const pageTypes = (plan: Plan) => plan.fields.map((c) => DEFINITION_TYPES[c.type] ?? 0);

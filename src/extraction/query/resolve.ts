@@ -38,6 +38,8 @@ export interface ResolvedQuery {
   /** Parameters the catalogue lets this query take, and the column each applies to. */
   allowedParameters: ParameterName[];
   parameterColumns: Partial<Record<ParameterName, string>>;
+  /** NamedQueryDefinition.aggregate: a page is one statement with its count as a window (execute.ts). */
+  aggregate?: boolean;
   /** Count queries answer one row {"Count": n} over the rows of source. */
   isCount: boolean;
   /** NamedQueryDefinition.countExcludes of a count query. */
@@ -144,6 +146,7 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
     source,
     keysSource,
     narrow: def.userFields ? [] : (def.narrow ?? []).map((n) => ({ columns: new Set(n.columns), source: n.source(ctx) })),
+    aggregate: def.aggregate,
     hiddenColumns: hidden,
     allowedParameters: entry.parameters,
     parameterColumns: def.parameters ?? {},

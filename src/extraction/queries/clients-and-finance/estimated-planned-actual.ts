@@ -16,6 +16,7 @@ export const estimatedPlannedActual: NamedQueryDefinition[] = [
       { name: 'TypologyGroupId', type: 'guid' },
       { name: 'EstimateItemDetailId', type: 'guid' },
     ],
+    aggregate: true,
     key: ['ProjectId', 'CompanyId', 'DepartmentId', 'TypologyGroupId', 'UserId', 'ClientId', 'Product', 'Month', 'EstimateItemDetailId'],
     source: (ctx) => sql`
       with

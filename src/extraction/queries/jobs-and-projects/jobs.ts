@@ -8,6 +8,23 @@ export const jobs: NamedQueryDefinition = {
   name: 'DE-Jobs',
   key: ['JobId'],
   parameters: { ModifiedFrom: 'ModifiedOn', JobId: 'JobId', JobNumber: 'JobNumber' },
+  // The job with only the inner joins that decide which jobs there are (project, its client, department,
+  // company), for keys and counts: planning the source's other lookups cost more than running the page.
+  narrow: [
+    {
+      columns: ['DocumentOid', 'JobId', 'Job', 'JobNumber', 'ProjectId', 'ClientId', 'DepartmentId', 'CompanyId', 'ModifiedOn', 'BusinessValue', 'Version'],
+      source: (ctx) => sql`
+        select j.id as "DocumentOid", j.id as "JobId", j.name as "Job", j.number as "JobNumber", p.id as "ProjectId", cl.id as "ClientId",
+               d.id as "DepartmentId", co.id as "CompanyId", j.modified_on_utc as "ModifiedOn", j.business_value as "BusinessValue",
+               j.version as "Version"
+          from jobs j
+          join projects p on p.tenant_id = j.tenant_id and p.id = j.project_id
+          join commercial_clients cl on cl.tenant_id = p.tenant_id and cl.id = p.commercial_client_id
+          join departments d on d.tenant_id = j.tenant_id and d.id = j.department_id
+          join companies co on co.tenant_id = d.tenant_id and co.id = d.company_id
+         where j.tenant_id = ${ctx.tenantId}`,
+    },
+  ],
   source: (ctx) => sql`
     select
       j.id as "DocumentOid",

@@ -8,6 +8,18 @@ export const collaboration: NamedQueryDefinition[] = [
   {
     name: 'DE-Assignments',
     key: ['DocumentId', 'TeamId', 'UserId'],
+    // The assignment's own columns, for keys and counts: team_id and user_id are NOT NULL foreign keys, so TeamId
+    // (the team's id) is the assignment's team_id, and the key's order is the unique index (document, team, user).
+    narrow: [
+      {
+        columns: ['DocumentId', 'TeamId', 'UserId', 'ModifiedOnUtc', 'ModifiedById'],
+        source: (ctx) => sql`
+          select a.document_id as "DocumentId", a.team_id as "TeamId", a.user_id as "UserId",
+                 a.modified_on_utc as "ModifiedOnUtc", a.modified_by_id as "ModifiedById"
+            from assignments a
+           where a.tenant_id = ${ctx.tenantId}`,
+      },
+    ],
     // DocumentSubType: the business object type of the document's type (jobs, requests, estimates and
     // contracts have a job_types "type"; other documents have none).
     source: (ctx) => sql`

@@ -181,6 +181,18 @@ export const time: NamedQueryDefinition[] = [
     name: 'DE-Attendances',
     key: ['UserId', 'Day', 'Time', 'Type'],
     parameters: { From: 'Day', To: 'Day' },
+    // The day's and the clock event's own columns (no user lookup), for keys and counts.
+    narrow: [
+      {
+        columns: ['Day', 'UserId', 'Time', 'Type', 'AdjustedTime', 'Offset', 'OffsetMinutes', 'HomeOffice', 'HalfDay'],
+        source: (ctx) => sql`
+          select at.day as "Day", at.user_id as "UserId", ad.time as "Time", ad.entry_type as "Type", ad.adjusted_time as "AdjustedTime",
+                 ad.is_offset as "Offset", ad.offset_minutes as "OffsetMinutes", at.home_office as "HomeOffice", at.half_day as "HalfDay"
+            from attendances at
+            join attendance_details ad on ad.tenant_id = at.tenant_id and ad.attendance_id = at.id
+           where at.tenant_id = ${ctx.tenantId}`,
+      },
+    ],
     // One row per clock event of a day; a day without events gives none (the platform's inner join).
     source: (ctx) => sql`
       select at.day as "Day", at.user_id as "UserId", ${userName('u')} as "User",
