@@ -47,7 +47,7 @@ try {
   const t0 = performance.now();
   const child = spawn(
     process.execPath,
-    ['src/main.ts', 'import', '--from', source.baseUrl, '--tenant', from.tenantId, '--app-id', from.appId, '--into', into.tenantId, '--json'],
+    [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'src/main.ts', 'import', '--from', source.baseUrl, '--tenant', from.tenantId, '--app-id', from.appId, '--into', into.tenantId, '--json'],
     { cwd: root, env: { ...process.env, ...benchEnv(tgtDb.url), ATRIUM_IMPORT_APP_SECRET: from.appSecret }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

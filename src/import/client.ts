@@ -175,6 +175,20 @@ export class SourceClient {
     });
   }
 
+  /** A named query's fields with their data types (GET …/metadata): the user-defined fields of an *AdditionalInformation query. */
+  async metadata(namedQuery: string): Promise<{ fields: { name: string; dataType: string }[] }> {
+    const path = `/api/v3/analytics/named-query/${encodeURIComponent(namedQuery)}/metadata`;
+    return this.request('GET', path, undefined, 'application/json', async (res) => {
+      const body = (await res.json().catch(() => null)) as { fields?: unknown } | null;
+      if (!body || !Array.isArray(body.fields)) throw new ImportError(`source ${namedQuery}: malformed metadata`);
+      return {
+        fields: body.fields
+          .filter((f): f is { name: string; dataType: string } => typeof f?.name === 'string' && typeof f?.dataType === 'string')
+          .map((f) => ({ name: f.name, dataType: f.dataType })),
+      };
+    });
+  }
+
   /** The row count a `…Count` named query answers (for a progress line's ETA); null when unreadable. */
   async count(countQuery: string, parameters: Record<string, unknown>): Promise<number | null> {
     const path = `/api/v3/analytics/named-query/${encodeURIComponent(countQuery)}/dynamic-execute`;

@@ -3,7 +3,8 @@
 // order (organisation and master data, people, clients, documents, time). Ids a query does not expose
 // (a link row's own id, a cost row's id) are derived from the row's key, so a re-run finds the same row.
 import { createHash } from 'node:crypto';
-import type { SourceRow } from './client.ts';
+import type { SourceClient, SourceRow } from './client.ts';
+import { PEOPLE_EXTRAS } from './mappings/people-extras.ts';
 
 /**
  * The tables the import writes, parents before children (their foreign keys): a fresh target's defaults are
@@ -48,6 +49,11 @@ export const IMPORT_TABLES = [
   'comment_replies',
   'descriptions',
   'document_history',
+  'user_fields',
+  'user_field_values',
+  'attendances',
+  'attendance_details',
+  'workloads',
 ] as const;
 export type ImportTable = (typeof IMPORT_TABLES)[number];
 
@@ -78,6 +84,8 @@ export interface QueryImport {
   key: string[];
   /** The query takes ModifiedFrom: --since reads only what changed. */
   modifiedFrom?: boolean;
+  /** Read before the query's rows (in its transaction's turn): what the rows need of the source's metadata. */
+  prepare?: (client: SourceClient, state: RunState) => Promise<void>;
   writes: TableWrite[];
 }
 
@@ -765,6 +773,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
     modifiedFrom: true,
     writes: [{ table: 'leaves', mode: 'delete', values: (r) => ({ id: r.LeaveId }) }],
   },
+  ...PEOPLE_EXTRAS,
 ];
 
 /** DE-Users' ClientIds: the user's client links (the second DE-Users pass writes them). */

@@ -253,6 +253,7 @@ async function importQuery(
   // The query's count, where the source has one (DE-TimeSheetsCount…), gives the progress line its ETA.
   const countQuery = `${q.namedQuery}Count`;
   const expected = available.has(countQuery) ? await client.count(countQuery, parameters).catch(() => null) : null;
+  await q.prepare?.(client, state);
   const started = Date.now();
   const report = await db.withTenant(opts.tenantId, async (trx): Promise<QueryReport> => {
     const seen = q.writes.map(() => new Set<string>());
