@@ -2,9 +2,8 @@
 // companies and users: the inverse of DE-Attendances, DE-Workloads, DE-CompaniesAdditionalInformation and
 // DE-UsersAdditionalInformation (src/extraction/queries/people-and-time/). Decision 0053.
 import type { SourceClient, SourceRow } from '../client.ts';
-import { derivedId, type QueryImport, type RunState, type Values } from '../mappings.ts';
-
-const day = (v: unknown): string | null => (typeof v === 'string' ? v.slice(0, 10) : null);
+import type { QueryImport, RunState, Values } from '../mappings.ts';
+import { day, derivedId } from './helpers.ts';
 
 /** A user-defined field as an *AdditionalInformation query shows it: a column of the catalogue's type. */
 interface UserField {
