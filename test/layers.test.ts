@@ -19,7 +19,7 @@ export const SERVICE_MODULES: Readonly<Record<string, string | null>> = {
   integration: 'src/integration/service.ts',
   'client-api': 'src/client-api/service.ts',
   'custom-tables': 'src/custom-tables/service.ts',
-  webhooks: null,
+  webhooks: 'src/webhooks/service.ts',
   automations: 'src/automations/service.ts',
   'user-feed': 'src/user-feed/service.ts',
   scim: null,
