@@ -229,12 +229,12 @@ describe('atrium import', () => {
     });
     assert.equal(put.status, 200, put.text);
     for (const body of [
-      { Name: 'Jobs to the ERP', ActionType: 'Created', DocumentType: 'Deliverable', Url: 'https://erp.example.com/hooks/jobs', Active: true },
+      { Name: 'Jobs to the ERP', ActionType: 'Created', DocumentType: 'Deliverable', Url: 'https://erp.example.invalid/hooks/jobs', Active: true },
       {
         Name: 'Big timesheets',
         ActionType: 'Updated',
         DocumentType: 'Timesheet',
-        Url: 'https://hr.example.com/hooks/ts',
+        Url: 'https://hr.example.invalid/hooks/ts',
         DetailFilters: [{ groupCondition: 'And', jsonPathExpression: 'Status', condition: 'Equal', value: 'Approved' }],
       },
     ]) {

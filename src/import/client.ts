@@ -278,11 +278,23 @@ export class SourceClient {
   }
 }
 
+/**
+ * The rows of an NDJSON answer in batches. A batch is handed to `onBatch` while the next one is read: at
+ * most one write runs at a time (in order), overlapping with the reading, so neither the source nor the
+ * target waits for the other batch by batch.
+ */
 async function readNdjson(res: Response, namedQuery: string, onBatch: (rows: SourceRow[]) => Promise<void>, batchSize: number): Promise<number> {
   const decoder = new TextDecoder();
   let buffer = '';
   let batch: SourceRow[] = [];
   let total = 0;
+  let writing: Promise<void> = Promise.resolve();
+  const hand = async (rows: SourceRow[]) => {
+    await writing;
+    writing = onBatch(rows);
+    // Observed at the next hand-over or at the end; never an unhandled rejection meanwhile.
+    writing.catch(() => {});
+  };
   const parse = (line: string) => {
     if (!line) return;
     let row: unknown;
@@ -296,27 +308,35 @@ async function readNdjson(res: Response, namedQuery: string, onBatch: (rows: Sou
     batch.push(row as SourceRow);
   };
   if (!res.body) return 0;
-  for await (const chunk of res.body) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-    let nl = buffer.indexOf('\n');
-    while (nl >= 0) {
-      parse(buffer.slice(0, nl));
-      buffer = buffer.slice(nl + 1);
-      nl = buffer.indexOf('\n');
+  try {
+    for await (const chunk of res.body) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      let start = 0;
+      let nl = buffer.indexOf('\n');
+      while (nl >= 0) {
+        parse(buffer.slice(start, nl));
+        start = nl + 1;
+        nl = buffer.indexOf('\n', start);
+      }
+      buffer = buffer.slice(start);
+      if (buffer.length > MAX_LINE_CHARS) throw new ImportError(`source ${namedQuery}: a row longer than ${MAX_LINE_CHARS} characters`);
+      if (batch.length >= batchSize) {
+        const full = batch;
+        batch = [];
+        total += full.length;
+        await hand(full);
+      }
     }
-    if (buffer.length > MAX_LINE_CHARS) throw new ImportError(`source ${namedQuery}: a row longer than ${MAX_LINE_CHARS} characters`);
-    if (batch.length >= batchSize) {
-      const full = batch;
-      batch = [];
-      total += full.length;
-      await onBatch(full);
+    parse(buffer + decoder.decode());
+    if (batch.length) {
+      total += batch.length;
+      await hand(batch);
     }
+  } finally {
+    // A read cut short (retried from the start) waits for the write in flight before anything else runs.
+    await writing.catch(() => {});
   }
-  parse(buffer + decoder.decode());
-  if (batch.length) {
-    total += batch.length;
-    await onBatch(batch);
-  }
+  await writing;
   return total;
 }
 
