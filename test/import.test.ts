@@ -192,6 +192,7 @@ describe('atrium import', () => {
     runImport(target.runtime.ctx.db, {
       source: { baseUrl: source.baseUrl, tenantId: from.tenantId, appId: from.appId, appSecret: from.appSecret },
       tenantId: into.tenantId,
+      webhooks: { box: target.runtime.ctx.box, allowPrivateNetworks: false },
       ...extra,
     });
 
@@ -199,6 +200,13 @@ describe('atrium import', () => {
     [source, target] = await Promise.all([startTestServer(), startTestServer()]);
     [from, into] = await Promise.all([source.createTenant('Source Agency', { demoData: true, scale: 0.01 }), target.createTenant('Target Agency')]);
     // A custom table with rows, and two webhook subscriptions (one active, with a filter), on the source.
+    await probesOnSource().catch((err) => {
+      // Said at once: a failing `before` is otherwise reported only when the file ends.
+      process.stderr.write(`import test setup failed: ${(err as Error).message}\n`);
+      throw err;
+    });
+  });
+  const probesOnSource = async () => {
     const bearer = await tokenOf(source, from);
     const created = await source.request('POST', '/api/v3/custom-tables/ImportProbe', {
       headers: bearer,
@@ -241,7 +249,7 @@ describe('atrium import', () => {
       const res = await source.request('POST', '/api/webhook-subscriptions', { headers: appHeaders(from), json: body });
       assert.equal(res.status, 201, res.text);
     }
-  });
+  };
   after(async () => {
     await Promise.all([source?.close(), target?.close()]);
   });
@@ -386,6 +394,7 @@ describe('atrium import', () => {
       const kind = n === 0 ? 'deleteTimesheet' : n === 1 ? 'deleteLeave' : pick(kinds);
       for (const r of writes[kind]()) {
         const res = await source.request(r.method, r.path, { headers: r.headers, json: r.json });
+        if (res.status >= 300) process.stdout.write(`--since write ${n} ${kind}: ${r.method} ${r.path} ${res.status} ${res.text.slice(0, 300)}\n`);
         // A custom-table row drawn twice for deletion is already gone (404): still a write attempted.
         assert.ok(res.status < 300 || (kind === 'deleteRow' && res.status === 404), `${kind} ${r.method} ${r.path}: ${res.status} ${res.text}`);
       }
