@@ -312,7 +312,7 @@ describe('atrium import', () => {
     const before = new Date(Date.now() - 1000).toISOString();
     const h = appHeaders(from);
     const bearer = await tokenOf(source, from);
-    const [leaves, timesheets, users, jobs] = await Promise.all(['DE-Leaves', 'DE-TimeSheets', 'DE-Users', 'DE-Jobs'].map((q) => rowsOf(source, from, q)));
+    const [leaves, timesheets, jobs] = await Promise.all(['DE-Leaves', 'DE-TimeSheets', 'DE-Jobs'].map((q) => rowsOf(source, from, q)));
     const take = <T>(xs: T[]): T => xs.splice(Math.floor(random() * xs.length), 1)[0];
     let n = 0;
     const writes: Record<string, () => { method: string; path: string; headers: Record<string, string>; json?: unknown }[]> = {
@@ -343,21 +343,7 @@ describe('atrium import', () => {
         ];
       },
       // Client API
-      userField: () => [
-        {
-          method: 'PUT',
-          path: '/api/v3/documentUserFieldValues',
-          headers: h,
-          json: {
-            DocumentTypeName: 'User',
-            DocumentId: pick(users).UserId,
-            DocumentUserFieldValues: [{ ColumnName: 'BadgeNumber', Value: `R-${Math.floor(random() * 1e6)}` }],
-          },
-        },
-      ],
-      comment: () => [
-        { method: 'POST', path: '/api/posts', headers: h, json: { DocumentId: pick(jobs).JobId, DocumentTypeName: 'Deliverable', Text: `Note ${n}` } },
-      ],
+      comment: () => [{ method: 'POST', path: '/api/posts', headers: h, json: { DocumentId: pick(jobs).JobId, DocumentTypeName: 'Job', Text: `Note ${n}` } }],
       // Custom Tables API
       upsertRow: () => [
         {

@@ -261,10 +261,15 @@ export async function mirrorSubscription(
   }
   const same =
     (Object.keys(values) as (keyof typeof values)[]).every((k) => existing[k] === values[k]) &&
-    JSON.stringify(existing.detail_filters) ===
-      JSON.stringify(
-        filters.map((f) => ({ groupCondition: f.groupCondition, jsonPathExpression: f.jsonPathExpression, condition: f.condition, value: f.value })),
-      );
+    // Compared field by field: jsonb keeps its own key order.
+    existing.detail_filters.length === filters.length &&
+    existing.detail_filters.every(
+      (e, i) =>
+        e.groupCondition === filters[i].groupCondition &&
+        e.jsonPathExpression === filters[i].jsonPathExpression &&
+        e.condition === filters[i].condition &&
+        e.value === filters[i].value,
+    );
   if (same) return { secret: null, changed: false };
   await trx
     .updateTable('webhook_subscriptions')
