@@ -47,6 +47,9 @@ const NOT_YET: Record<string, string[]> = {
   // A document's sub-type is its job type; a history row's stage is a workflow stage (neither imported yet).
   'DE-Assignments': ['DocumentSubType'],
   'DE-History': ['StageId', 'Stage', 'StageColor', 'StageTypeId', 'StageType', 'StageTypeColor'],
+  // A workload of a timesheet the source deleted: the source keeps the timesheet as a tombstone, the import
+  // removes it, so the workload loses its reference (tombstones are not kept yet).
+  'DE-Workloads': ['TimesheetId'],
 };
 
 /** *Deleted queries read to remove what the source deleted: the target has no tombstones of its own to show. */

@@ -87,6 +87,11 @@ function fieldValue(f: UserField, v: unknown): unknown {
   return v;
 }
 
+/** Timesheets the source deleted (DE-TimeSheetsDeleted), per run: the import removes them, so a workload keeps no reference to one. */
+const deletedTimesheetsOfRun = new WeakMap<RunState, Set<string>>();
+/** Bounds the deleted timesheets held (36 bytes an id). */
+const MAX_DELETED_TIMESHEETS = 2_000_000;
+
 /** DE-Attendances shows one row per clock event; the attendance (a user's day) repeats on each. */
 const attendanceId = (r: SourceRow) => derivedId('attendances', r.UserId, day(r.Day));
 
@@ -132,6 +137,13 @@ export const PEOPLE_EXTRAS: QueryImport[] = [
     // Workloads planned on jobs (the only ones the query shows): the job's document type is the target's own.
     namedQuery: 'DE-Workloads',
     key: ['WorkloadId'],
+    prepare: async (client: SourceClient, state: RunState) => {
+      const deleted = new Set<string>();
+      await client.readAll('DE-TimeSheetsDeleted', ['TimesheetId'], {}, async (rows) => {
+        for (const r of rows) if (typeof r.TimesheetId === 'string' && deleted.size < MAX_DELETED_TIMESHEETS) deleted.add(r.TimesheetId);
+      });
+      deletedTimesheetsOfRun.set(state, deleted);
+    },
     writes: [
       {
         table: 'workloads',
@@ -145,7 +157,8 @@ export const PEOPLE_EXTRAS: QueryImport[] = [
             workload_minutes: Math.round(Number(r.Workload ?? 0) * 60),
             document_id: r.JobId,
             document_type_id: type,
-            timesheet_id: r.TimesheetId,
+            // A workload of a timesheet the source deleted (a tombstone there, removed here) loses the reference.
+            timesheet_id: typeof r.TimesheetId === 'string' && deletedTimesheetsOfRun.get(s)?.has(r.TimesheetId) ? null : r.TimesheetId,
             user_id: r.UserIs,
           } satisfies Values;
         },
