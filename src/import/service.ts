@@ -343,7 +343,8 @@ async function carryAlong(
   const report = await db.withTenant(opts.tenantId, async (trx): Promise<QueryReport> => {
     let counts: { rowsRead: number; rowsWritten: number; rowsDeleted: number } = { rowsRead: 0, rowsWritten: 0, rowsDeleted: 0 };
     if (step === CUSTOM_TABLES) {
-      const r = await importCustomTables(trx, client, opts.tenantId, !opts.merge && opts.since === undefined);
+      // Custom tables are always read in full (no ModifiedFrom): rows the source lost go, --since or not.
+      const r = await importCustomTables(trx, client, opts.tenantId, !opts.merge);
       if ('skipped' in r) carried.leftOut.push(`${step}: ${r.skipped}`);
       else counts = r;
     } else if (!opts.webhooks) {
