@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import pg from 'pg';
 import { QUERY_IMPORTS } from '../src/import/mappings.ts';
 import { benchDatabase, benchEnv, fmt, root, runCli, startServerProcess } from './lib.ts';
 
@@ -17,6 +18,24 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 const hwmMb = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+const cpuSeconds = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+/** Rows of the imported tables in a tenant, read from its database: the identical-results check. */
+const TABLES = ['users', 'commercial_clients', 'jobs', 'timesheets', 'leaves', 'attendances', 'workloads', 'comments', 'document_history'];
+async function tableCounts(url: string, tenantId: string): Promise<Record<string, number>> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const out: Record<string, number> = {};
+    for (const t of TABLES) out[t] = Number((await c.query(`select count(*)::int as n from ${t} where tenant_id = $1`, [tenantId])).rows[0].n);
+    return out;
+  } finally {
+    await c.end();
+  }
+}
 
 const [srcDb, tgtDb] = [await benchDatabase('atrium_import_src'), await benchDatabase('atrium_import_tgt')];
 const source = await startServerProcess(benchEnv(srcDb.url));
@@ -47,7 +66,20 @@ try {
   const t0 = performance.now();
   const child = spawn(
     process.execPath,
-    ['src/main.ts', 'import', '--from', source.baseUrl, '--tenant', from.tenantId, '--app-id', from.appId, '--into', into.tenantId, '--json'],
+    [
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      'src/main.ts',
+      'import',
+      '--from',
+      source.baseUrl,
+      '--tenant',
+      from.tenantId,
+      '--app-id',
+      from.appId,
+      '--into',
+      into.tenantId,
+      '--json',
+    ],
     { cwd: root, env: { ...process.env, ...benchEnv(tgtDb.url), ATRIUM_IMPORT_APP_SECRET: from.appSecret }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -55,9 +87,11 @@ try {
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (errOut += d));
   let peak = 0;
+  let cpu = 0;
   const poll = setInterval(() => {
     try {
       peak = Math.max(peak, hwmMb(child.pid ?? 0));
+      cpu = cpuSeconds(child.pid ?? 0);
     } catch {}
   }, 100);
   const code = await new Promise<number | null>((r) => child.on('exit', r));
@@ -65,10 +99,21 @@ try {
   const importMs = performance.now() - t0;
   if (code !== 0) throw new Error(`import failed: ${errOut}`);
   const report = JSON.parse(out);
-  console.log(
-    `import: ${fmt(importMs / 1000, 2)} s (CLI start and migrations included), ${fmt(report.rowsRead)} rows read, ` +
-      `${fmt(report.changedRows)} written; ${fmt(importMs / exportMs, 2)}× the exports (goal ≤ 3×); peak RSS ${fmt(peak, 0)} MB (goal < 300) (load ${load()})`,
-  );
+  const [a, b] = await Promise.all([tableCounts(srcDb.url, from.tenantId), tableCounts(tgtDb.url, into.tenantId)]);
+  const identical = JSON.stringify(a) === JSON.stringify(b);
+  console.log(`rows per table, source vs target: ${identical ? 'identical' : `DIFFERENT ${JSON.stringify(a)} vs ${JSON.stringify(b)}`}`);
+  console.table({
+    exports: { seconds: fmt(exportMs / 1000, 2), rows: '', 'cpu s (importer)': '', 'peak RSS MB': '', ratio: '1.00' },
+    import: {
+      seconds: fmt(importMs / 1000, 2),
+      rows: `${fmt(report.rowsRead)} read, ${fmt(report.changedRows)} written`,
+      'cpu s (importer)': fmt(cpu, 1),
+      'peak RSS MB': fmt(peak, 0),
+      ratio: `${fmt(importMs / exportMs, 2)} (goal ≤ 3)`,
+    },
+  });
+  console.log(`scale ${SCALE}, load ${load()}; import time includes the CLI's start and migrations; peak RSS goal < 300 MB`);
+  if (!identical) process.exitCode = 1;
 } finally {
   await source.stop();
   await srcDb.stop();

@@ -141,7 +141,10 @@ async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'cluster
       return 0;
     }
     case 'import':
-      return importCommand(values, await resolveTenant(ctx, values.into!), ctx.db);
+      return importCommand(values, await resolveTenant(ctx, values.into!), ctx.db, {
+        box: ctx.box,
+        allowPrivateNetworks: ctx.config.webhookAllowPrivateNetworks,
+      });
     case 'users create': {
       const user = await createUser(ctx, await tenant(), {
         userName: values.username!,

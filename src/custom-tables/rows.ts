@@ -46,7 +46,7 @@ export function parseOperationType(value: unknown, names: readonly string[]): nu
   ]);
 }
 
-const castOf = (c: ColumnDef): RawBuilder<unknown> => sql.raw(dataTypeById(c.dataTypeId)!.castType);
+export const castOf = (c: ColumnDef): RawBuilder<unknown> => sql.raw(dataTypeById(c.dataTypeId)!.castType);
 const show = (v: unknown): string => {
   const s = JSON.stringify(v) ?? String(v);
   return s.length > 40 ? `${s.slice(0, 37)}...` : s;

@@ -1,6 +1,7 @@
 // `atrium import`: the options to an import, a progress line per query on stderr (rows, rows/s, ETA when
 // known), and the report (JSON with --json). The app secret comes from --app-secret or
 // ATRIUM_IMPORT_APP_SECRET and is never printed.
+import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { DatabaseHandle } from '../platform/db/database.ts';
 import { ImportError } from './client.ts';
 import { type ImportReport, type QueryProgress, runImport } from './service.ts';
@@ -18,7 +19,12 @@ export interface ImportOptions {
   json?: boolean;
 }
 
-export async function importCommand(values: ImportOptions, targetTenantId: string, db: DatabaseHandle): Promise<number> {
+export async function importCommand(
+  values: ImportOptions,
+  targetTenantId: string,
+  db: DatabaseHandle,
+  webhooks?: { box: SecretBox; allowPrivateNetworks: boolean },
+): Promise<number> {
   const appSecret = values['app-secret'] ?? process.env.ATRIUM_IMPORT_APP_SECRET;
   if (!appSecret) throw new ImportError('no app secret: pass --app-secret or set ATRIUM_IMPORT_APP_SECRET');
   const only = values.only
@@ -32,6 +38,7 @@ export async function importCommand(values: ImportOptions, targetTenantId: strin
     only,
     merge: values.merge ?? false,
     onProgress: progressLine,
+    webhooks,
   });
   process.stdout.write(`${values.json ? JSON.stringify(report, null, 2) : describe(report)}\n`);
   return 0;
@@ -57,6 +64,11 @@ function describe(r: ImportReport): string {
     `Imported from ${r.source} into tenant ${r.tenantId}${r.since ? ` (changes since ${r.since})` : ''} in ${(r.elapsedMs / 1000).toFixed(1)} s.`,
     ...lines,
     `Rows read: ${r.rowsRead}; changed rows: ${r.changedRows}.`,
+    ...(r.webhookSecrets.length
+      ? ['Webhook subscriptions created inactive, each with a new secret (shown once; activate them once the receivers know it):']
+      : []),
+    ...r.webhookSecrets.map((w) => `  ${w.id}  ${w.name}: ${w.secret}`),
+    ...(r.leftOut.length ? ['Left out:', ...r.leftOut.map((l) => `  - ${l}`)] : []),
     `Waited on the source: ${(r.waiting.waitedMs / 1000).toFixed(1)} s (${r.waiting.throttled} × 429, ${r.waiting.retried} retries).`,
     'Not carried over (set up by hand):',
     ...r.notCarriedOver.map((n) => `  - ${n.what}: ${n.why}. ${n.setUp}.`),

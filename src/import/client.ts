@@ -20,7 +20,14 @@ export interface SourceOptions {
 }
 
 /** A refusal or failure of the source, one line naming the cause (the CLI prints it and exits 1). */
-export class ImportError extends Error {}
+export class ImportError extends Error {
+  /** The source's HTTP status, when the source refused (401, 403, 404…). */
+  readonly status?: number;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.status = status;
+  }
+}
 
 /** Time spent waiting on the source (Retry-After, backoff) and how often, for the report. */
 export interface WaitStats {
@@ -85,7 +92,8 @@ export class SourceClient {
     return `${this.#opts.baseUrl} tenant ${this.#opts.tenantId}`;
   }
 
-  #headers(accept: string): Record<string, string> {
+  #headers(accept: string, token?: string): Record<string, string> {
+    if (token) return { authorization: `Bearer ${token}`, accept, 'content-type': 'application/json' };
     const h: Record<string, string> = {
       'x-apptenant': this.#opts.tenantId,
       'x-appid': this.#opts.appId,
@@ -97,12 +105,41 @@ export class SourceClient {
     return h;
   }
 
+  #token: Promise<string> | null = null;
+  /** An access token of the app (POST /api/auth/token with its headers): the Custom Tables API takes only tokens. */
+  accessToken(): Promise<string> {
+    this.#token ??= this.request('POST', '/api/auth/token', undefined, 'application/json', async (res) => {
+      const body = (await res.json().catch(() => null)) as { access_token?: unknown; accessToken?: unknown } | null;
+      const token = body?.access_token ?? body?.accessToken;
+      if (typeof token !== 'string' || !token) throw new ImportError('source answered no access token');
+      return token;
+    });
+    return this.#token;
+  }
+
+  /** A JSON document of the source: with the app headers, or with the app's access token. */
+  async getJson(path: string, auth: 'app' | 'token' = 'app'): Promise<unknown> {
+    const token = auth === 'token' ? await this.accessToken() : undefined;
+    return this.request(
+      'GET',
+      path,
+      undefined,
+      'application/json',
+      async (res) => {
+        const body = (await res.json().catch(() => undefined)) as unknown;
+        if (body === undefined) throw new ImportError(`source ${path}: malformed JSON`);
+        return body;
+      },
+      token,
+    );
+  }
+
   /**
    * One request with the retry policy: 429 waits Retry-After (seconds or an HTTP date), 5xx and network
    * errors or timeouts back off exponentially (0.5 s, 1 s, 2 s … capped at 15 s); 401/403/404 and other
    * 4xx fail at once with the cause. `consume` reads the body while the in-flight slot is held.
    */
-  async request<T>(method: string, path: string, body: unknown, accept: string, consume: (res: Response) => Promise<T>): Promise<T> {
+  async request<T>(method: string, path: string, body: unknown, accept: string, consume: (res: Response) => Promise<T>, token?: string): Promise<T> {
     const url = `${this.#opts.baseUrl}${path}`;
     for (let attempt = 1; ; attempt++) {
       const release = await this.#limiter.acquire();
@@ -114,7 +151,7 @@ export class SourceClient {
         try {
           res = await fetch(url, {
             method,
-            headers: this.#headers(accept),
+            headers: this.#headers(accept, token),
             body: body === undefined ? undefined : JSON.stringify(body),
             signal: controller.signal,
           });
@@ -135,10 +172,11 @@ export class SourceClient {
           await res.body?.cancel();
           throw new ImportError(
             `source refused the credentials (${res.status}): check --tenant, --app-id and the app secret, and that the app has the DataExtractionRead role`,
+            res.status,
           );
         } else if (res.status === 404) {
           await res.body?.cancel();
-          throw new ImportError(`source has no ${path} (404)`);
+          throw new ImportError(`source has no ${path} (404)`, 404);
         } else if (res.status >= 400) {
           const text = (await res.text()).slice(0, 300).replace(/\s+/g, ' ');
           throw new ImportError(`source ${path}: ${res.status} ${text}`);
@@ -172,6 +210,20 @@ export class SourceClient {
       const list = Array.isArray(body) ? body : (body as { data?: unknown })?.data;
       if (!Array.isArray(list)) throw new ImportError('source answered a malformed list of named queries');
       return list.map((q) => (typeof q === 'string' ? q : String((q as { name?: unknown; Name?: unknown }).name ?? (q as { Name?: unknown }).Name)));
+    });
+  }
+
+  /** A named query's fields with their data types (GET …/metadata): the user-defined fields of an *AdditionalInformation query. */
+  async metadata(namedQuery: string): Promise<{ fields: { name: string; dataType: string }[] }> {
+    const path = `/api/v3/analytics/named-query/${encodeURIComponent(namedQuery)}/metadata`;
+    return this.request('GET', path, undefined, 'application/json', async (res) => {
+      const body = (await res.json().catch(() => null)) as { fields?: unknown } | null;
+      if (!body || !Array.isArray(body.fields)) throw new ImportError(`source ${namedQuery}: malformed metadata`);
+      return {
+        fields: body.fields
+          .filter((f): f is { name: string; dataType: string } => typeof f?.name === 'string' && typeof f?.dataType === 'string')
+          .map((f) => ({ name: f.name, dataType: f.dataType })),
+      };
     });
   }
 
@@ -226,11 +278,23 @@ export class SourceClient {
   }
 }
 
+/**
+ * The rows of an NDJSON answer in batches. A batch is handed to `onBatch` while the next one is read: at
+ * most one write runs at a time (in order), overlapping with the reading, so neither the source nor the
+ * target waits for the other batch by batch.
+ */
 async function readNdjson(res: Response, namedQuery: string, onBatch: (rows: SourceRow[]) => Promise<void>, batchSize: number): Promise<number> {
   const decoder = new TextDecoder();
   let buffer = '';
   let batch: SourceRow[] = [];
   let total = 0;
+  let writing: Promise<void> = Promise.resolve();
+  const hand = async (rows: SourceRow[]) => {
+    await writing;
+    writing = onBatch(rows);
+    // Observed at the next hand-over or at the end; never an unhandled rejection meanwhile.
+    writing.catch(() => {});
+  };
   const parse = (line: string) => {
     if (!line) return;
     let row: unknown;
@@ -244,27 +308,35 @@ async function readNdjson(res: Response, namedQuery: string, onBatch: (rows: Sou
     batch.push(row as SourceRow);
   };
   if (!res.body) return 0;
-  for await (const chunk of res.body) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-    let nl = buffer.indexOf('\n');
-    while (nl >= 0) {
-      parse(buffer.slice(0, nl));
-      buffer = buffer.slice(nl + 1);
-      nl = buffer.indexOf('\n');
+  try {
+    for await (const chunk of res.body) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      let start = 0;
+      let nl = buffer.indexOf('\n');
+      while (nl >= 0) {
+        parse(buffer.slice(start, nl));
+        start = nl + 1;
+        nl = buffer.indexOf('\n', start);
+      }
+      buffer = buffer.slice(start);
+      if (buffer.length > MAX_LINE_CHARS) throw new ImportError(`source ${namedQuery}: a row longer than ${MAX_LINE_CHARS} characters`);
+      if (batch.length >= batchSize) {
+        const full = batch;
+        batch = [];
+        total += full.length;
+        await hand(full);
+      }
     }
-    if (buffer.length > MAX_LINE_CHARS) throw new ImportError(`source ${namedQuery}: a row longer than ${MAX_LINE_CHARS} characters`);
-    if (batch.length >= batchSize) {
-      const full = batch;
-      batch = [];
-      total += full.length;
-      await onBatch(full);
+    parse(buffer + decoder.decode());
+    if (batch.length) {
+      total += batch.length;
+      await hand(batch);
     }
+  } finally {
+    // A read cut short (retried from the start) waits for the write in flight before anything else runs.
+    await writing.catch(() => {});
   }
-  parse(buffer + decoder.decode());
-  if (batch.length) {
-    total += batch.length;
-    await onBatch(batch);
-  }
+  await writing;
   return total;
 }
 

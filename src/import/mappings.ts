@@ -3,9 +3,10 @@
 // order (organisation and master data, people, clients, documents, time). Ids a query does not expose
 // (a link row's own id, a cost row's id) are derived from the row's key, so a re-run finds the same row.
 import type { Trx } from '../platform/db/database.ts';
-import type { SourceRow } from './client.ts';
+import type { SourceClient, SourceRow } from './client.ts';
 import { FINANCE_IMPORTS } from './mappings/finance.ts';
 import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
+import { PEOPLE_EXTRAS } from './mappings/people-extras.ts';
 import { PROJECT_IMPORTS, stageColours, TOMBSTONE_IMPORTS, WORKFLOW_IMPORTS, WORKFLOW_TEAM_IMPORTS } from './mappings/workflows-and-documents.ts';
 
 export { derivedId, NIL } from './mappings/helpers.ts';
@@ -77,6 +78,11 @@ export const IMPORT_TABLES = [
   'descriptions',
   'document_history',
   'workflow_stage_write_teams',
+  'user_fields',
+  'user_field_values',
+  'attendances',
+  'attendance_details',
+  'workloads',
 ] as const;
 export type ImportTable = (typeof IMPORT_TABLES)[number];
 /**
@@ -114,6 +120,8 @@ export interface QueryImport {
   modifiedFrom?: boolean;
   /** Run in the query's transaction before it is read: loads what its mapping looks up in the target (ids by name). */
   before?: (trx: Trx, tenantId: string, state: RunState) => Promise<void>;
+  /** Read before the query's rows (in its transaction's turn): what the rows need of the source's metadata. */
+  prepare?: (client: SourceClient, state: RunState) => Promise<void>;
   writes: TableWrite[];
 }
 
@@ -820,6 +828,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
     ],
   },
   ...TOMBSTONE_IMPORTS,
+  ...PEOPLE_EXTRAS,
 ];
 
 /**

@@ -152,6 +152,7 @@ export function defineImportJobs(jobs: Jobs, ctx: AppContext): void {
             since: options.since ?? undefined,
             only: options.only ?? undefined,
             merge: options.merge,
+            webhooks: { box: ctx.box, allowPrivateNetworks: ctx.config.webhookAllowPrivateNetworks },
           });
         } catch (err) {
           await fail(err instanceof ImportError ? err.message : `import failed: ${(err as Error).message}`);

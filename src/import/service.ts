@@ -2,7 +2,9 @@
 // query by query in dependency order, each query's writes and its checkpoint in one transaction (a run
 // interrupted anywhere continues from the first query without a checkpoint). Decision 0053.
 import { sql } from 'kysely';
+import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
+import { importCustomTables, importWebhookSubscriptions, type NewWebhookSecret } from './carried-along.ts';
 import { ImportError, SourceClient, type SourceOptions, type SourceRow, type WaitStats } from './client.ts';
 import { IMPORT_TABLES, newRunState, PLACEHOLDER_TABLES, QUERY_IMPORTS, type QueryImport, type RunState, type Values } from './mappings.ts';
 import { NOT_CARRIED_OVER, type NotCarriedOver } from './not-carried-over.ts';
@@ -21,6 +23,8 @@ export interface ImportOptions {
   onProgress?: (p: QueryProgress) => void;
   /** A run recorded beforehand (queued by the operator API): this one is worked, continued from its checkpoints. */
   runId?: string;
+  /** Seals the new secrets of imported webhook subscriptions; without it they are left out (and said so). */
+  webhooks?: { box: SecretBox; allowPrivateNetworks: boolean };
 }
 
 export interface QueryProgress {
@@ -53,9 +57,17 @@ export interface ImportReport {
   /** Rows inserted, changed or deleted: 0 when the target already held the source's rows. */
   changedRows: number;
   waiting: WaitStats;
+  /** Webhook subscriptions created by this run (inactive), each with its new secret. */
+  webhookSecrets: NewWebhookSecret[];
+  /** What this run left out, and why (custom tables or subscriptions the source app may not read…). */
+  leftOut: string[];
   notCarriedOver: NotCarriedOver[];
   elapsedMs: number;
 }
+
+/** The steps after the named queries, each checkpointed as a query is (they run without --only). */
+const CUSTOM_TABLES = 'Custom tables';
+const WEBHOOK_SUBSCRIPTIONS = 'Webhook subscriptions';
 
 /** The queries a run reads, in order (--only keeps the order, and refuses a name the import does not know). */
 export function plannedQueries(only: string[] | undefined): QueryImport[] {
@@ -214,6 +226,7 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
   const { workflowId, teams } = await workflowsAndTeams(db, opts.tenantId);
   const state = newRunState(await draftStage(db, opts.tenantId), await documentTypes(db, opts.tenantId), workflowId, teams);
   const reports: QueryReport[] = [];
+  const carried = { secrets: [] as NewWebhookSecret[], leftOut: [] as string[] };
   try {
     for (const [index, q] of plan.entries()) {
       // A query read twice (a second pass) checkpoints under its position.
@@ -225,6 +238,14 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
       }
       state.anyId = await anyIds(db, opts.tenantId);
       reports.push(await importQuery(db, client, opts, runId, checkpoint, q, state, available));
+    }
+    if (!opts.only?.length) {
+      for (const [i, step] of [CUSTOM_TABLES, WEBHOOK_SUBSCRIPTIONS].entries()) {
+        const checkpoint = `${step}#${plan.length + i}`;
+        const prior = done.get(checkpoint);
+        if (prior) reports.push(prior);
+        else reports.push(await carryAlong(db, client, opts, runId, checkpoint, step, carried));
+      }
     }
   } catch (err) {
     await db
@@ -248,13 +269,21 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
     rowsRead: reports.reduce((n, r) => n + r.rowsRead, 0),
     changedRows: reports.reduce((n, r) => n + r.rowsWritten + r.rowsDeleted, 0),
     waiting: { ...client.waits },
+    webhookSecrets: carried.secrets,
+    leftOut: carried.leftOut,
     notCarriedOver: NOT_CARRIED_OVER,
     elapsedMs: Date.now() - started,
   };
   await db.withTenant(opts.tenantId, (trx) =>
     trx
       .updateTable('import_runs')
-      .set({ status: 'Completed', report: JSON.stringify(report), finished_on_utc: new Date(), credentials_sealed: null })
+      // The new secrets are answered once, to the caller; the stored report masks them.
+      .set({
+        status: 'Completed',
+        report: JSON.stringify({ ...report, webhookSecrets: report.webhookSecrets.map((w) => ({ ...w, secret: '********' })) }),
+        finished_on_utc: new Date(),
+        credentials_sealed: null,
+      })
       .where('tenant_id', '=', opts.tenantId)
       .where('id', '=', runId)
       .execute(),
@@ -278,6 +307,7 @@ async function importQuery(
   // The query's count, where the source has one (DE-TimeSheetsCount…), gives the progress line its ETA.
   const countQuery = `${q.namedQuery}Count`;
   const expected = available.has(countQuery) ? await client.count(countQuery, parameters).catch(() => null) : null;
+  await q.prepare?.(client, state);
   const started = Date.now();
   const report = await db.withTenant(opts.tenantId, async (trx): Promise<QueryReport> => {
     const seen = q.writes.map(() => new Set<string>());
@@ -322,5 +352,51 @@ async function importQuery(
   });
   // Done once committed with its checkpoint.
   opts.onProgress?.({ namedQuery: q.namedQuery, rowsRead: report.rowsRead, expected: report.rowsRead, elapsedMs: Date.now() - started, done: true });
+  return report;
+}
+
+/** Custom tables or webhook subscriptions: read, written and checkpointed in one transaction, as a query is. */
+async function carryAlong(
+  db: DatabaseHandle,
+  client: SourceClient,
+  opts: ImportOptions,
+  runId: string,
+  checkpoint: string,
+  step: string,
+  carried: { secrets: NewWebhookSecret[]; leftOut: string[] },
+): Promise<QueryReport> {
+  const started = Date.now();
+  const report = await db.withTenant(opts.tenantId, async (trx): Promise<QueryReport> => {
+    let counts: { rowsRead: number; rowsWritten: number; rowsDeleted: number } = { rowsRead: 0, rowsWritten: 0, rowsDeleted: 0 };
+    if (step === CUSTOM_TABLES) {
+      // Custom tables are always read in full (no ModifiedFrom): rows the source lost go, --since or not.
+      const r = await importCustomTables(trx, client, opts.tenantId, !opts.merge);
+      if ('skipped' in r) carried.leftOut.push(`${step}: ${r.skipped}`);
+      else counts = r;
+    } else if (!opts.webhooks) {
+      carried.leftOut.push(`${step}: no secret key to seal their new secrets with`);
+    } else {
+      const r = await importWebhookSubscriptions(trx, client, opts.tenantId, opts.webhooks);
+      if ('skipped' in r) carried.leftOut.push(`${step}: ${r.skipped}`);
+      else {
+        counts = r;
+        carried.secrets.push(...r.secrets);
+        carried.leftOut.push(...r.leftOut.map((l) => `${step}: ${l}`));
+      }
+    }
+    await trx
+      .insertInto('import_checkpoints')
+      .values({
+        tenant_id: opts.tenantId,
+        run_id: runId,
+        named_query: checkpoint,
+        rows_read: counts.rowsRead,
+        rows_written: counts.rowsWritten,
+        rows_deleted: counts.rowsDeleted,
+      })
+      .execute();
+    return { namedQuery: step, ...counts, incremental: false, resumed: false };
+  });
+  opts.onProgress?.({ namedQuery: step, rowsRead: report.rowsRead, expected: report.rowsRead, elapsedMs: Date.now() - started, done: true });
   return report;
 }

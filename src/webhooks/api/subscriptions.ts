@@ -234,3 +234,48 @@ export async function raisedEventId(trx: Trx): Promise<{ id: string }> {
   const { rows } = await sql<{ id: string }>`select id from events where txid = pg_current_xact_id() order by seq desc limit 1`.execute(trx);
   return rows[0];
 }
+
+/**
+ * The import (src/import): a subscription of the source tenant under its own id. Created inactive, with a
+ * new secret (the source's cannot be read back) that is answered once; an existing one takes the source's
+ * fields and keeps its secret and whether it is active. `changed` says whether anything was written.
+ */
+export async function mirrorSubscription(
+  trx: Trx,
+  tenantId: string,
+  id: string,
+  input: SubscriptionInput,
+  ctx: SubscriptionContext,
+): Promise<{ secret: string | null; changed: boolean }> {
+  const { active: _active, ...values } = await prepare(trx, input, ctx);
+  const filters = input.DetailFilters ?? [];
+  const [existing] = await selectSubscriptions(trx, id);
+  if (!existing) {
+    const secret = generateSecret();
+    await trx
+      .insertInto('webhook_subscriptions')
+      .values({ ...values, id, tenant_id: tenantId, active: false, secret: ctx.box.encrypt(secret), created_by_id: ctx.userId, modified_by_id: ctx.userId })
+      .execute();
+    await writeFilters(trx, tenantId, id, filters);
+    return { secret, changed: true };
+  }
+  const same =
+    (Object.keys(values) as (keyof typeof values)[]).every((k) => existing[k] === values[k]) &&
+    // Compared field by field: jsonb keeps its own key order.
+    existing.detail_filters.length === filters.length &&
+    existing.detail_filters.every(
+      (e, i) =>
+        e.groupCondition === filters[i].groupCondition &&
+        e.jsonPathExpression === filters[i].jsonPathExpression &&
+        e.condition === filters[i].condition &&
+        e.value === filters[i].value,
+    );
+  if (same) return { secret: null, changed: false };
+  await trx
+    .updateTable('webhook_subscriptions')
+    .set({ ...values, modified_on_utc: sql`now()`, modified_by_id: ctx.userId })
+    .where('id', '=', id)
+    .execute();
+  await writeFilters(trx, tenantId, id, filters);
+  return { secret: null, changed: true };
+}
