@@ -69,9 +69,12 @@ const BASELINE_TREE = process.env.BENCH_BASELINE_TREE;
 const db = await benchDatabase();
 try {
   const env = benchEnv(db.url, { ...SERVER_MEMORY_ENV, LOG_LEVEL: 'warn', ATRIUM_RATE_LIMIT_PER_MINUTE: '10000000' });
+  // The baseline starts first, on the empty database: an older tree refuses a database that holds migrations it
+  // does not know, and this tree's CLI and server apply theirs at start (a running server does not check again).
+  const baseline = BASELINE_TREE ? await startServerProcess(env, BASELINE_TREE) : null;
   const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
   const servers = [{ name: 'this tree', server: await startServerProcess(env) }];
-  if (BASELINE_TREE) servers.push({ name: `baseline (${BASELINE_TREE})`, server: await startServerProcess(env, BASELINE_TREE) });
+  if (baseline) servers.push({ name: `baseline (${BASELINE_TREE})`, server: baseline });
   const owner = new pg.Client({ connectionString: db.url });
   await owner.connect();
   const backend = (await owner.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid;
