@@ -6,7 +6,7 @@ import { deleteUnseenRows, type MirroredTable, mirrorRows, mirrorSchema, type Ro
 import type { SecretBox } from '../platform/auth/hashing.ts';
 import type { Trx } from '../platform/db/database.ts';
 import { HttpProblem } from '../platform/errors.ts';
-import { mirrorSubscription, type SubscriptionInput } from '../webhooks/service.ts';
+import { checkedDetailFilters, mirrorSubscription, type SubscriptionInput } from '../webhooks/service.ts';
 import { ImportError, type SourceClient } from './client.ts';
 
 /** Rows of a custom table per page of the source's rows API (its largest `take`). */
@@ -105,6 +105,11 @@ export async function importWebhookSubscriptions(
       out.leftOut.push(`${name} (${id}): runs an automation`);
       continue;
     }
+    const filters = checkedDetailFilters(field(s, 'detailFilters'));
+    if (filters === null) {
+      out.leftOut.push(`${name} (${id}): its detail filters are not valid ones`);
+      continue;
+    }
     const input: SubscriptionInput = {
       Name: name,
       Description: text(field(s, 'description')),
@@ -112,7 +117,7 @@ export async function importWebhookSubscriptions(
       DocumentType: text(field(s, 'documentType')) ?? '',
       Url: text(field(s, 'url')),
       BusinessObjectTypeName: text(field(s, 'businessObjectTypeName')),
-      DetailFilters: (field(s, 'detailFilters') as SubscriptionInput['DetailFilters']) ?? [],
+      DetailFilters: filters,
     };
     let r: { secret: string | null; changed: boolean };
     try {
