@@ -4626,6 +4626,32 @@ export interface components {
             }[];
             maxPageSize: number;
         };
+        DetailFilter: {
+            groupCondition: "And" | "Or";
+            /** @description Property of the event detail: Name, a.b or $.a.b */
+            jsonPathExpression: string;
+            condition: "Equal" | "NotEqual" | "Contains" | "NotContains";
+            /** @description Compared case-insensitively; {{SystemPreferenceName/KeyName}} resolves a system preference */
+            value: string;
+        };
+        /** @description Property names are matched case-insensitively */
+        WebhookSubscriptionBody: {
+            Name: string;
+            Description?: string | null;
+            /** @description An event of the catalogue (Created, Updated, StageUpdated, …) or a custom value */
+            ActionType: string;
+            /** @description Full type name, as GET /api/v3/document-types/lookup lists */
+            DocumentType: string;
+            Url?: string | null;
+            Secret?: string | null;
+            /** @default false */
+            Active?: boolean;
+            /** @default false */
+            IsAutomation?: boolean;
+            AutomationId?: string | null;
+            BusinessObjectTypeName?: string | null;
+            DetailFilters?: components["schemas"]["DetailFilter"][] | null;
+        };
         AdUserToBlock: {
             /** Format: uuid */
             Oid: string;
@@ -5361,32 +5387,6 @@ export interface components {
                     message: string | null;
                 }[];
             }[];
-        };
-        DetailFilter: {
-            groupCondition: "And" | "Or";
-            /** @description Property of the event detail: Name, a.b or $.a.b */
-            jsonPathExpression: string;
-            condition: "Equal" | "NotEqual" | "Contains" | "NotContains";
-            /** @description Compared case-insensitively; {{SystemPreferenceName/KeyName}} resolves a system preference */
-            value: string;
-        };
-        /** @description Property names are matched case-insensitively */
-        WebhookSubscriptionBody: {
-            Name: string;
-            Description?: string | null;
-            /** @description An event of the catalogue (Created, Updated, StageUpdated, …) or a custom value */
-            ActionType: string;
-            /** @description Full type name, as GET /api/v3/document-types/lookup lists */
-            DocumentType: string;
-            Url?: string | null;
-            Secret?: string | null;
-            /** @default false */
-            Active?: boolean;
-            /** @default false */
-            IsAutomation?: boolean;
-            AutomationId?: string | null;
-            BusinessObjectTypeName?: string | null;
-            DetailFilters?: components["schemas"]["DetailFilter"][] | null;
         };
         WebhookSubscription: {
             /** Format: uuid */
