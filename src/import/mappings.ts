@@ -6,8 +6,17 @@ import type { Trx } from '../platform/db/database.ts';
 import type { SourceClient, SourceRow } from './client.ts';
 import { FINANCE_IMPORTS } from './mappings/finance.ts';
 import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
+import { CLIENT, COMPANY, CREATED_BY, imageFlags, MODIFIED, MODIFIED_BY, removeUnusedImagePlaceholders } from './mappings/images.ts';
+import { leaveApprovals, loadLeaveApprovers } from './mappings/leave-approvers.ts';
 import { PEOPLE_EXTRAS } from './mappings/people-extras.ts';
-import { PROJECT_IMPORTS, stageColours, TOMBSTONE_IMPORTS, WORKFLOW_IMPORTS, WORKFLOW_TEAM_IMPORTS } from './mappings/workflows-and-documents.ts';
+import {
+  PROJECT_IMPORTS,
+  PROJECT_RATE_CARD_IMPORTS,
+  stageColours,
+  TOMBSTONE_IMPORTS,
+  WORKFLOW_IMPORTS,
+  WORKFLOW_TEAM_IMPORTS,
+} from './mappings/workflows-and-documents.ts';
 
 export { derivedId, NIL } from './mappings/helpers.ts';
 
@@ -87,9 +96,11 @@ export const IMPORT_TABLES = [
 export type ImportTable = (typeof IMPORT_TABLES)[number];
 /**
  * Tables the import writes but never empties: the document-type catalogue every tenant has, whose rows
- * take the source's ids (src/import/mappings/workflows-and-documents.ts).
+ * take the source's ids (src/import/mappings/workflows-and-documents.ts); the placeholder files of images
+ * the source holds and their folder (src/import/mappings/images.ts); leaves' approvals
+ * (src/import/mappings/leave-approvers.ts). Their other rows are none of the import's.
  */
-export type WrittenTable = ImportTable | 'document_types';
+export type WrittenTable = ImportTable | 'document_types' | 'files' | 'folders' | 'approvals';
 
 export type Values = Record<string, unknown>;
 
@@ -144,6 +155,8 @@ export interface RunState {
    * placeholder references of a row whose own references no query shows (a tombstone's user and job).
    */
   anyId: Record<PlaceholderTable, string | null>;
+  /** What the run's queries could not give back, for the report's "Left out" (an approver no user is named). */
+  leftOut: string[];
 }
 
 /** Tables whose any row can stand in as a placeholder reference (RunState.anyId). */
@@ -169,6 +182,7 @@ export const newRunState = (
   workflowId,
   teams,
   anyId: { users: null, jobs: null, leave_types: null, companies: null },
+  leftOut: [],
 });
 
 /** A login for an imported user: the e-mail when no earlier user has it, else the user's id (logins are unique). */
@@ -232,6 +246,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
           modified_by_id: r.ModifiedById,
         }),
       },
+      // Whether each company has an image (its creator's and modifier's: once users exist, below).
+      ...imageFlags(COMPANY),
     ],
   },
   {
@@ -543,6 +559,10 @@ export const QUERY_IMPORTS: QueryImport[] = [
           owner_id: r.OwnerId,
         }),
       },
+      ...imageFlags(
+        { table: 'users', idColumn: 'ManagerId', flagColumn: 'ManagerHasImage' },
+        { table: 'users', idColumn: 'OwnerId', flagColumn: 'OwnerHasImage' },
+      ),
     ],
   },
   {
@@ -550,6 +570,14 @@ export const QUERY_IMPORTS: QueryImport[] = [
     namedQuery: 'DE-Users',
     key: ['UserId'],
     writes: [{ table: 'commercial_client_users', complete: { scope: 'all' }, values: (r) => clientUserLinks(r) }],
+  },
+  {
+    // DE-Companies again, once users exist: whether its creator and modifier have an image. Every company,
+    // user and client the source still has exists by now: placeholders no entity points at go first.
+    namedQuery: 'DE-Companies',
+    key: ['CompanyId'],
+    before: removeUnusedImagePlaceholders,
+    writes: imageFlags(CREATED_BY, MODIFIED_BY),
   },
   {
     namedQuery: 'DE-Brands',
@@ -580,6 +608,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
     namedQuery: 'DE-Leaves',
     key: ['LeaveId'],
     modifiedFrom: true,
+    before: loadLeaveApprovers,
     writes: [
       {
         // The leave type's company is not shown: the user's company stands for it. Whether the type counts
@@ -613,6 +642,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
           deleted_on: null,
         }),
       },
+      // Who approved it: the names shown, resolved to the target's users (src/import/mappings/leave-approvers.ts).
+      ...leaveApprovals,
     ],
   },
   // Documents (jobs, with the few columns of their projects DE-Jobs shows) and their time.
@@ -659,6 +690,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
       ...stageColours,
       // The stage's Delayed flag, where a job shows it: a job past its agreed date is late exactly when its stage has it.
       { table: 'workflow_stages', mode: 'updateOnly', values: (r) => stageDelayed(r) },
+      // Whether its client, creator and modifier have an image (the company's: DE-Companies).
+      ...imageFlags(CLIENT, CREATED_BY, MODIFIED),
     ],
   },
   {
@@ -695,6 +728,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
   },
   // Finance: expense types, suppliers, rate cards (src/import/mappings/finance.ts).
   ...FINANCE_IMPORTS,
+  // DE-Projects again, once rate cards exist: each project's rate card and column (shown by name).
+  ...PROJECT_RATE_CARD_IMPORTS,
   // Collaboration: teams and assignments, comments and replies, descriptions, history.
   {
     namedQuery: 'DE-Assignments',
@@ -752,6 +787,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
           };
         },
       },
+      ...imageFlags(CREATED_BY),
     ],
   },
   {
@@ -772,6 +808,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
           mentions: jsonText(r.Mentions),
         }),
       },
+      ...imageFlags(CREATED_BY),
     ],
   },
   {
@@ -825,6 +862,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
       },
       // Stages no job is in show their colours here.
       ...stageColours,
+      ...imageFlags({ table: 'users', idColumn: 'UserId', flagColumn: 'UserHasImage' }),
     ],
   },
   ...TOMBSTONE_IMPORTS,

@@ -1,10 +1,15 @@
 // What an import cannot bring over, because no named query (nor the Custom Tables or webhook APIs)
-// exposes it, each with how to set it up in Atrium afterwards. Listed in every report.
+// exposes it, each with how to set it up in Atrium afterwards. Listed in every report, with how many
+// images of the target are held by the source (to upload again).
+import type { DatabaseHandle } from '../platform/db/database.ts';
+import { imagesHeldBySource } from './mappings/images.ts';
 
 export interface NotCarriedOver {
   what: string;
   why: string;
   setUp: string;
+  /** How many rows of the target this concerns, where it can be counted (images to upload again). */
+  count?: number;
 }
 
 export const NOT_CARRIED_OVER: NotCarriedOver[] = [
@@ -25,7 +30,9 @@ export const NOT_CARRIED_OVER: NotCarriedOver[] = [
   },
   {
     what: 'images and files (users, companies, clients)',
-    why: 'queries show only whether an image exists (…HasImage), never the file',
+    why:
+      'queries show only whether an image exists (…HasImage), never the file: each company, user or client the source shows with an ' +
+      "image points at a file row without content, in the folder 'Images held by the source (atrium import)'",
     setUp: 'upload them again through the Client API',
   },
   {
@@ -41,7 +48,7 @@ export const NOT_CARRIED_OVER: NotCarriedOver[] = [
   {
     what: 'webhook subscription secrets',
     why: "a subscription's secret cannot be read back",
-    setUp: 'subscriptions are not imported yet by this version; create them again with the webhook API',
+    setUp: "imported subscriptions are inactive, each with a new secret the report lists once: give it to the receiver, then set the subscription's Active",
   },
   {
     what: 'whether an expense type is mileage',
@@ -49,3 +56,20 @@ export const NOT_CARRIED_OVER: NotCarriedOver[] = [
     setUp: 'mark mileage types again in the console or with the Client API',
   },
 ];
+
+const IMAGES = 'images and files (users, companies, clients)';
+
+/** The list of a finished run: the images entry says how many the target holds only as the source's. */
+export async function notCarriedOverOf(db: DatabaseHandle, tenantId: string): Promise<NotCarriedOver[]> {
+  const held = await db.withTenant(tenantId, (trx) => imagesHeldBySource(trx, tenantId));
+  const count = held.companies + held.users + held.commercial_clients;
+  return NOT_CARRIED_OVER.map((n) =>
+    n.what === IMAGES
+      ? {
+          ...n,
+          what: `${n.what}: ${count} image${count === 1 ? '' : 's'} to upload again (${held.companies} of companies, ${held.users} of users, ${held.commercial_clients} of clients)`,
+          count,
+        }
+      : n,
+  );
+}

@@ -7,7 +7,7 @@ import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
 import { importCustomTables, importWebhookSubscriptions, type NewWebhookSecret } from './carried-along.ts';
 import { ImportError, SourceClient, type SourceOptions, type SourceRow, type WaitStats } from './client.ts';
 import { IMPORT_TABLES, newRunState, PLACEHOLDER_TABLES, QUERY_IMPORTS, type QueryImport, type RunState, type Values } from './mappings.ts';
-import { NOT_CARRIED_OVER, type NotCarriedOver } from './not-carried-over.ts';
+import { type NotCarriedOver, notCarriedOverOf } from './not-carried-over.ts';
 import { deleteAll, deleteUnseen, writeRows } from './write.ts';
 
 export interface ImportOptions {
@@ -270,8 +270,8 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
     changedRows: reports.reduce((n, r) => n + r.rowsWritten + r.rowsDeleted, 0),
     waiting: { ...client.waits },
     webhookSecrets: carried.secrets,
-    leftOut: carried.leftOut,
-    notCarriedOver: NOT_CARRIED_OVER,
+    leftOut: [...state.leftOut, ...carried.leftOut],
+    notCarriedOver: await notCarriedOverOf(db, opts.tenantId),
     elapsedMs: Date.now() - started,
   };
   await db.withTenant(opts.tenantId, (trx) =>

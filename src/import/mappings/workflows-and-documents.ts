@@ -3,9 +3,12 @@
 // The target's default workflows give way to the source's (IMPORT_TABLES). These queries also name the
 // source's document-type ids: the target's type of the same name takes the source's id (re-keyed before
 // any row of the target refers to it), so every DocumentId they show lines up.
+import { sql } from 'kysely';
+import type { Trx } from '../../platform/db/database.ts';
 import type { SourceRow } from '../client.ts';
 import type { QueryImport, RunState, TableWrite, Values } from '../mappings.ts';
 import { day, derivedId, id, jsonText } from './helpers.ts';
+import { CLIENT, CREATED_BY, imageFlags, MODIFIED, MODIFIED_BY } from './images.ts';
 
 /**
  * Re-keys the target's document type named `Document` to the source's `DocumentId` (two writes: the
@@ -132,6 +135,7 @@ export const WORKFLOW_IMPORTS: QueryImport[] = [
           work_type_id: r.WorkTypeId,
         }),
       },
+      ...imageFlags(CREATED_BY, MODIFIED_BY),
     ],
   },
   {
@@ -321,6 +325,8 @@ export const PROJECT_IMPORTS: QueryImport[] = [
         }),
       },
       ...stageColours,
+      // Whether its client, creator and modifier have an image (the company's: DE-Companies).
+      ...imageFlags(CLIENT, CREATED_BY, MODIFIED),
     ],
   },
   {
@@ -349,6 +355,81 @@ export const PROJECT_IMPORTS: QueryImport[] = [
               }
             : null,
       },
+    ],
+  },
+];
+
+/** The target's rate cards and their columns, by name (per run): what DE-Projects names. */
+interface RateCards {
+  cards: Map<string, { id: string; companyId: string }[]>;
+  columns: Map<string, string>;
+}
+const rateCardsOf = new WeakMap<RunState, RateCards>();
+const columnKey = (cardId: string, name: string) => `${cardId}\u0000${name}`;
+
+async function loadRateCards(trx: Trx, tenantId: string, state: RunState): Promise<void> {
+  const cards = await sql<{ id: string; name: string; company_id: string }>`
+    select id, name, company_id from rate_cards where tenant_id = ${tenantId} order by id`.execute(trx);
+  const columns = await sql<{ id: string; name: string; rate_card_id: string }>`
+    select id, name, rate_card_id from rate_card_columns where tenant_id = ${tenantId} order by id desc`.execute(trx);
+  const byName = new Map<string, { id: string; companyId: string }[]>();
+  for (const c of cards.rows) byName.set(c.name, [...(byName.get(c.name) ?? []), { id: c.id, companyId: c.company_id }]);
+  // Ordered by id descending: of two columns of one card with the same name, the smallest id is kept.
+  rateCardsOf.set(state, { cards: byName, columns: new Map(columns.rows.map((c) => [columnKey(c.rate_card_id, c.name), c.id])) });
+}
+
+/** What one DE-Projects row gives: a card and a column to create (when the target lacks them), the project's references. */
+interface ProjectRateCard {
+  card: Values | null;
+  column: Values | null;
+  project: Values;
+}
+const rateCardOfRow = new WeakMap<SourceRow, ProjectRateCard>();
+
+/**
+ * A project's rate card and column, shown by name: the target's card of that name (of the project's company
+ * first, then the smallest id) and its column of that name. A card or column no DE-RateCardsColumns row
+ * showed (one without a rate) is created from the project's row: its name, company and currency.
+ */
+function projectRateCard(r: SourceRow, s: RunState): ProjectRateCard {
+  const known: RateCards = rateCardsOf.get(s) ?? { cards: new Map(), columns: new Map() };
+  const out: ProjectRateCard = { card: null, column: null, project: { id: r.ProjectId, rate_card_id: null, rate_card_column_id: null } };
+  const cardName = typeof r.RateCard === 'string' ? r.RateCard : null;
+  if (cardName !== null && id(r.CompanyId) && id(r.CurrencyId)) {
+    const candidates = known.cards.get(cardName) ?? [];
+    let card = candidates.find((c) => c.companyId === r.CompanyId) ?? candidates[0];
+    if (!card) {
+      card = { id: derivedId('rate_cards', r.CompanyId, cardName), companyId: String(r.CompanyId) };
+      known.cards.set(cardName, [card]);
+      out.card = { id: card.id, name: cardName, company_id: r.CompanyId, currency_id: r.CurrencyId };
+    }
+    out.project.rate_card_id = card.id;
+    const columnName = typeof r.RateCardColumn === 'string' ? r.RateCardColumn : null;
+    if (columnName !== null) {
+      let column = known.columns.get(columnKey(card.id, columnName));
+      if (!column) {
+        column = derivedId('rate_card_columns', card.id, columnName);
+        known.columns.set(columnKey(card.id, columnName), column);
+        out.column = { id: column, name: columnName, rate_card_id: card.id };
+      }
+      out.project.rate_card_column_id = column;
+    }
+  }
+  rateCardOfRow.set(r, out);
+  return out;
+}
+
+/** DE-Projects again, after the finance queries bring the rate cards: each project's card and column. */
+export const PROJECT_RATE_CARD_IMPORTS: QueryImport[] = [
+  {
+    namedQuery: 'DE-Projects',
+    key: ['ProjectId'],
+    modifiedFrom: true,
+    before: loadRateCards,
+    writes: [
+      { table: 'rate_cards', mode: 'insertMissing', values: (r, s) => projectRateCard(r, s).card },
+      { table: 'rate_card_columns', mode: 'insertMissing', values: (r) => rateCardOfRow.get(r)?.column ?? null },
+      { table: 'projects', mode: 'updateOnly', values: (r) => rateCardOfRow.get(r)?.project ?? null },
     ],
   },
 ];
