@@ -11,12 +11,17 @@ import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 
 async function rowsOf(server: TestServer, creds: TenantCredentials, namedQuery: string): Promise<Record<string, unknown>[]> {
-  const res = await server.request('POST', `/api/v3/analytics/named-query/${namedQuery}/dynamic-execute`, {
-    headers: appHeaders(creds),
-    json: { queryBuilder: {} },
+  const res = await fetch(`${server.baseUrl}/api/v3/analytics/named-query/${namedQuery}/dynamic-execute`, {
+    method: 'POST',
+    headers: { ...appHeaders(creds), accept: 'application/x-ndjson', 'content-type': 'application/json' },
+    body: JSON.stringify({ queryBuilder: {} }),
   });
-  assert.equal(res.status, 200, res.text);
-  return res.body;
+  const text = await res.text();
+  assert.equal(res.status, 200, `${namedQuery}: ${text.slice(0, 300)}`);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 /** The column's values by key, sorted (what the import must give back). */
