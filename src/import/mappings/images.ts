@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Trx } from '../../platform/db/database.ts';
 import type { SourceRow } from '../client.ts';
-import type { RunState, TableWrite, Values } from '../mappings.ts';
+import type { TableWrite, Values } from '../mappings.ts';
 import { derivedId, id } from './helpers.ts';
 
 /** The tables whose rows have an image (`image_file_id`). */
@@ -34,36 +34,16 @@ interface Fact {
   has: boolean;
 }
 
-/**
- * Per run, the flag last written of each entity (`table:id`): an entity shown on thousands of rows (a
- * job's creator) is written once a run, not once a batch. A run that fails leaves nothing behind it.
- */
-const writtenOf = new WeakMap<RunState, Map<string, boolean>>();
-/** The facts of a row not yet written this run: computed by the first write, read by the others. */
-const factsOf = new WeakMap<SourceRow, Fact[]>();
-
-function newFacts(r: SourceRow, s: RunState, shown: ShownImage[]): Fact[] {
-  let written = writtenOf.get(s);
-  if (!written) {
-    written = new Map();
-    writtenOf.set(s, written);
-  }
+/** What a row shows of images: each entity it names with its flag (a row without the id or flag tells nothing). */
+function factsOf(r: SourceRow, shown: ShownImage[]): Fact[] {
   const facts: Fact[] = [];
   for (const x of shown) {
     const entityId = id(r[x.idColumn]);
     const has = r[x.flagColumn];
-    // A row that does not show the entity (no id) or its flag (not a boolean) tells nothing.
-    if (!entityId || typeof has !== 'boolean') continue;
-    const key = `${x.table}:${entityId}`;
-    if (written.get(key) === has) continue;
-    written.set(key, has);
-    facts.push({ table: x.table, id: entityId, has });
+    if (entityId && typeof has === 'boolean') facts.push({ table: x.table, id: entityId, has });
   }
-  factsOf.set(r, facts);
   return facts;
 }
-
-const factsOfRow = (r: SourceRow): Fact[] => factsOf.get(r) ?? [];
 
 /**
  * The writes that carry the image flags a query shows, in this order: the folder and the placeholder files
@@ -77,12 +57,12 @@ export function imageFlags(...shown: ShownImage[]): TableWrite[] {
     {
       table: 'folders',
       mode: 'insertMissing',
-      values: (r, s) => (newFacts(r, s, shown).some((f) => f.has) ? { id: SOURCE_IMAGES_FOLDER, name: SOURCE_IMAGES_FOLDER_NAME } : null),
+      values: (r) => (factsOf(r, shown).some((f) => f.has) ? { id: SOURCE_IMAGES_FOLDER, name: SOURCE_IMAGES_FOLDER_NAME } : null),
     },
     {
       table: 'files',
       values: (r) =>
-        factsOfRow(r)
+        factsOf(r, shown)
           .filter((f) => f.has)
           .map((f) => ({
             id: sourceImageFileId(f.table, f.id),
@@ -102,7 +82,7 @@ export function imageFlags(...shown: ShownImage[]): TableWrite[] {
         table,
         mode: 'updateOnly',
         values: (r) =>
-          factsOfRow(r)
+          factsOf(r, shown)
             .filter((f) => f.table === table)
             .map((f): Values => ({ id: f.id, image_file_id: f.has ? sourceImageFileId(f.table, f.id) : null })),
       }),
@@ -111,7 +91,7 @@ export function imageFlags(...shown: ShownImage[]): TableWrite[] {
       table: 'files',
       mode: 'delete',
       values: (r) =>
-        factsOfRow(r)
+        factsOf(r, shown)
           .filter((f) => !f.has)
           .map((f) => ({ id: sourceImageFileId(f.table, f.id) })),
     },
