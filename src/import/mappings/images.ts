@@ -49,7 +49,8 @@ function factsOf(r: SourceRow, shown: ShownImage[]): Fact[] {
  * The writes that carry the image flags a query shows, in this order: the folder and the placeholder files
  * of entities shown with an image, each entity's `image_file_id` (its placeholder, or null), then the
  * placeholders of entities shown without one are removed (an image removed on the source is cleared). The
- * entities must exist by then (written by an earlier query): a flag of one the target lacks changes nothing.
+ * entities must exist by then (written by an earlier query): a flag of one the target lacks leaves only its
+ * placeholder, which the next run removes (removeUnusedImagePlaceholders).
  */
 export function imageFlags(...shown: ShownImage[]): TableWrite[] {
   const tables = [...new Set(shown.map((x) => x.table))];
