@@ -17,6 +17,8 @@ export interface TargetUser {
 
 /** Bounds what one Approvers text may grow to: names resolved per leave. */
 const MAX_NAMES = 200;
+/** Bounds the split's work: a name holds at most this many ", "-separated parts. */
+const MAX_PARTS_PER_NAME = 8;
 /** Unresolved names listed one by one in the report (the rest are counted). */
 const MAX_LISTED = 20;
 
@@ -31,7 +33,7 @@ export function approverNames(text: string, known: (name: string) => boolean): s
   const ends = new Array<boolean>(n + 1).fill(false);
   ends[n] = true;
   for (let i = n - 1; i >= 0; i--) {
-    for (let j = i + 1; j <= n && !ends[i]; j++) ends[i] = ends[j] && known(parts.slice(i, j).join(', '));
+    for (let j = i + 1; j <= Math.min(n, i + MAX_PARTS_PER_NAME) && !ends[i]; j++) ends[i] = ends[j] && known(parts.slice(i, j).join(', '));
   }
   if (!ends[0]) return parts;
   const names: string[] = [];

@@ -395,9 +395,14 @@ function projectRateCard(r: SourceRow, s: RunState): ProjectRateCard {
   const known: RateCards = rateCardsOf.get(s) ?? { cards: new Map(), columns: new Map() };
   const out: ProjectRateCard = { card: null, column: null, project: { id: r.ProjectId, rate_card_id: null, rate_card_column_id: null } };
   const cardName = typeof r.RateCard === 'string' ? r.RateCard : null;
-  if (cardName !== null && id(r.CompanyId) && id(r.CurrencyId)) {
+  if (cardName !== null) {
     const candidates = known.cards.get(cardName) ?? [];
     let card = candidates.find((c) => c.companyId === r.CompanyId) ?? candidates[0];
+    // A card the target lacks is created only where the row shows what it needs (company, currency).
+    if (!card && (!id(r.CompanyId) || !id(r.CurrencyId))) {
+      rateCardOfRow.set(r, out);
+      return out;
+    }
     if (!card) {
       card = { id: derivedId('rate_cards', r.CompanyId, cardName), companyId: String(r.CompanyId) };
       known.cards.set(cardName, [card]);
