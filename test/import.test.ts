@@ -34,6 +34,7 @@ const UNCOMPARABLE: Record<string, string[]> = {
   'DE-History': ['UserHasImage'],
   'DE-Types': ['CreatedByHasImage', 'ModifiedByHasImage'],
   'DE-Projects': ['CompanyHasImage', 'ClientHasImage', 'CreatedByHasImage', 'ModifiedHasImage'],
+  EstimatedPlannedActualMonthly: ['CompanyHasImage', 'ClientHasImage', 'UserHasImage'],
 };
 
 /**
@@ -60,6 +61,9 @@ const IMPORTED = [
   'DE-EstimatesCount',
   'DE-EstimatesQuotesCount',
   'DE-EstimatesQuotesMonthCount',
+  'DE-ProjectsPlannedTimeCount',
+  // Read by no mapping of its own: answered from the estimates, the planned time and the timesheets.
+  'EstimatedPlannedActualMonthly',
   // A custom table of the source, compared through its named query.
   'CT-ImportProbe',
 ];

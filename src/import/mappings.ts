@@ -7,6 +7,7 @@ import type { SourceClient, SourceRow } from './client.ts';
 import { FINANCE_IMPORTS } from './mappings/finance.ts';
 import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
 import { PEOPLE_EXTRAS } from './mappings/people-extras.ts';
+import { PLANNING_IMPORTS } from './mappings/planning.ts';
 import { PROJECT_IMPORTS, stageColours, TOMBSTONE_IMPORTS, WORKFLOW_IMPORTS, WORKFLOW_TEAM_IMPORTS } from './mappings/workflows-and-documents.ts';
 
 export { derivedId, NIL } from './mappings/helpers.ts';
@@ -71,6 +72,7 @@ export const IMPORT_TABLES = [
   'estimate_item_details',
   'estimate_item_detail_months',
   'estimate_billing_conditions',
+  'project_planned_times',
   'teams',
   'assignments',
   'comments',
@@ -681,6 +683,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
           is_billable: r.IsBillable,
           booked_company_id: r.CompanyId,
           booked_department_id: r.UserDepartmentId,
+          // Not shown: the user's typology (DE-TimeSheets' TypologyId) stands for the one booked (docs/import.md).
+          booked_typology_id: r.TypologyId,
           booked_hourly_cost: r.HourlyUserCost,
           work_type_id: r.WorkTypeId,
         }),
@@ -695,6 +699,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
   },
   // Finance: expense types, suppliers, rate cards (src/import/mappings/finance.ts).
   ...FINANCE_IMPORTS,
+  // Planning: projects' additional information and planned time (src/import/mappings/planning.ts).
+  ...PLANNING_IMPORTS,
   // Collaboration: teams and assignments, comments and replies, descriptions, history.
   {
     namedQuery: 'DE-Assignments',
