@@ -112,7 +112,7 @@ export interface TableWrite {
    * This query shows every row of the table (within `scope`): after a full read, the target's rows it did
    * not show are deleted. A read from --since is partial and deletes nothing.
    */
-  complete?: { scope: 'all' | 'live' | 'tombstones' };
+  complete?: { scope: 'all' | 'live' | 'tombstones' | 'shownEstimateMonths' };
 }
 
 export interface QueryImport {
