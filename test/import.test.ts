@@ -6,6 +6,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { ImportError } from '../src/import/client.ts';
 import { QUERY_IMPORTS } from '../src/import/mappings.ts';
 import { runImport } from '../src/import/service.ts';
@@ -40,6 +41,9 @@ const IMPORTED = [
   'DE-EstimatesCount',
   'DE-EstimatesQuotesCount',
   'DE-EstimatesQuotesMonthCount',
+  'DE-ProjectsPlannedTimeCount',
+  // Read by no mapping of its own: answered from the estimates, the planned time and the timesheets.
+  'EstimatedPlannedActualMonthly',
   // A custom table of the source, compared through its named query.
   'CT-ImportProbe',
 ];
@@ -61,6 +65,37 @@ async function tokenOf(server: TestServer, creds: TenantCredentials): Promise<Re
   const res = await server.request('POST', '/api/auth/token', { headers: appHeaders(creds) });
   assert.equal(res.status, 200, res.text);
   return { authorization: `Bearer ${res.body.accessToken}` };
+}
+
+/**
+ * Planned time of a quote line whose estimate is a Draft (the demo plans lines of counted estimates only): one
+ * line with planned time moves to a new Draft estimate of its project, which keeps a counted one. Its months
+ * show in no DE-EstimatesQuotesMonth row, only as DE-ProjectsPlannedTime's ProjectPlannedContractedTime.
+ * Written on the source's database: no API writes planned time.
+ */
+async function plannedLineOfDraftEstimate(server: TestServer, tenantId: string): Promise<void> {
+  await server.runtime.ctx.db.withTenant(tenantId, async (trx) => {
+    const picked = await sql<{ item: string; estimate: string }>`
+      select i.id as item, e.id as estimate
+        from project_planned_times t
+        join estimate_item_details dt on dt.id = t.estimate_item_detail_id
+        join estimate_items i on i.id = dt.estimate_item_id
+        join estimates e on e.id = i.estimate_id
+        join projects p on p.id = t.project_id
+        join workflow_stages s on s.id = p.stage_id
+        join workflow_stage_types st on st.id = s.stage_type_id
+       where t.tenant_id = ${tenantId} and st.name not in ('Draft', 'Canceled')
+         and (select count(*) from estimate_items o where o.estimate_id = e.id) > 1
+       order by t.id limit 1`.execute(trx);
+    const { item, estimate } = picked.rows[0];
+    await sql`
+      insert into estimates
+      select (json_populate_record(e, json_build_object('id', gen_random_uuid(), 'number', 'EST-DRAFT', 'stage_id',
+               (select ws.id from workflow_stages ws join workflow_stage_types wst on wst.id = ws.stage_type_id
+                 where ws.workflow_id = e.workflow_id and wst.name = 'Draft' order by ws.id limit 1)))).*
+        from estimates e where e.id = ${estimate}`.execute(trx);
+    await sql`update estimate_items set estimate_id = (select id from estimates where number = 'EST-DRAFT') where id = ${item}`.execute(trx);
+  });
 }
 
 /** A loopback port nothing listens on (one just closed). */
@@ -182,7 +217,7 @@ describe('atrium import', () => {
     [source, target] = await Promise.all([startTestServer(), startTestServer()]);
     [from, into] = await Promise.all([source.createTenant('Source Agency', { demoData: true, scale: 0.01 }), target.createTenant('Target Agency')]);
     // A custom table with rows, and two webhook subscriptions (one active, with a filter), on the source.
-    await probesOnSource().catch((err) => {
+    await Promise.all([probesOnSource(), plannedLineOfDraftEstimate(source, from.tenantId)]).catch((err) => {
       // Said at once: a failing `before` is otherwise reported only when the file ends.
       process.stderr.write(`import test setup failed: ${(err as Error).message}\n`);
       throw err;

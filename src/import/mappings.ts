@@ -9,6 +9,7 @@ import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
 import { CLIENT, COMPANY, CREATED_BY, imageFlags, MODIFIED, MODIFIED_BY, removeUnusedImagePlaceholders } from './mappings/images.ts';
 import { leaveApprovals, loadLeaveApprovers } from './mappings/leave-approvers.ts';
 import { PEOPLE_EXTRAS } from './mappings/people-extras.ts';
+import { PLANNING_IMPORTS } from './mappings/planning.ts';
 import {
   PROJECT_IMPORTS,
   PROJECT_RATE_CARD_IMPORTS,
@@ -80,6 +81,7 @@ export const IMPORT_TABLES = [
   'estimate_item_details',
   'estimate_item_detail_months',
   'estimate_billing_conditions',
+  'project_planned_times',
   'teams',
   'assignments',
   'comments',
@@ -121,7 +123,7 @@ export interface TableWrite {
    * This query shows every row of the table (within `scope`): after a full read, the target's rows it did
    * not show are deleted. A read from --since is partial and deletes nothing.
    */
-  complete?: { scope: 'all' | 'live' | 'tombstones' };
+  complete?: { scope: 'all' | 'live' | 'tombstones' | 'shownEstimateMonths' };
 }
 
 export interface QueryImport {
@@ -714,6 +716,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
           is_billable: r.IsBillable,
           booked_company_id: r.CompanyId,
           booked_department_id: r.UserDepartmentId,
+          // Not shown: the user's typology (DE-TimeSheets' TypologyId) stands for the one booked (docs/import.md).
+          booked_typology_id: r.TypologyId,
           booked_hourly_cost: r.HourlyUserCost,
           work_type_id: r.WorkTypeId,
         }),
@@ -730,6 +734,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
   ...FINANCE_IMPORTS,
   // DE-Projects again, once rate cards exist: each project's rate card and column (shown by name).
   ...PROJECT_RATE_CARD_IMPORTS,
+  // Planning: projects' additional information and planned time (src/import/mappings/planning.ts).
+  ...PLANNING_IMPORTS,
   // Collaboration: teams and assignments, comments and replies, descriptions, history.
   {
     namedQuery: 'DE-Assignments',

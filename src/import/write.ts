@@ -48,6 +48,16 @@ const SCOPES = {
   all: sql`true`,
   live: sql`deleted_on is null`,
   tombstones: sql`deleted_on is not null`,
+  // The months DE-EstimatesQuotesMonth shows: of lines with a typology group, of estimates neither Draft nor
+  // Canceled. Other lines' months come from DE-ProjectsPlannedTime (src/import/mappings/planning.ts).
+  shownEstimateMonths: sql`estimate_item_detail_id in (
+    select dt.id from estimate_item_details dt
+      join estimate_items i on i.tenant_id = dt.tenant_id and i.id = dt.estimate_item_id
+      join estimates e on e.tenant_id = i.tenant_id and e.id = i.estimate_id
+      join workflow_stages ws on ws.tenant_id = e.tenant_id and ws.id = e.stage_id
+      join workflow_stage_types wst on wst.tenant_id = ws.tenant_id and wst.id = ws.stage_type_id
+     where dt.tenant_id = estimate_item_detail_months.tenant_id and dt.typology_group_id is not null
+       and wst.name not in ('Draft', 'Canceled'))`,
 };
 
 /** Deletes the rows of `table` (within `scope`) whose id is not in `seen`: what the source no longer has. */

@@ -167,7 +167,8 @@ export const ESTIMATE_IMPORTS: QueryImport[] = [
     writes: [
       {
         table: 'estimate_item_detail_months',
-        complete: { scope: 'all' },
+        // Only the months this query shows: DE-ProjectsPlannedTime gives back the hours of other lines' months.
+        complete: { scope: 'shownEstimateMonths' },
         values: (r) =>
           day(r.EstimateItemDetailMonth)
             ? {

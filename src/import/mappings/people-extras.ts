@@ -26,7 +26,7 @@ const fieldsOfRun = new WeakMap<RunState, Map<string, UserField[]>>();
  * ones, with its type, in the catalogue's order); each row gives the field rows of its document type and
  * one value row per field (null included, so a value cleared on the source is cleared here).
  */
-function additionalInformation(namedQuery: string, className: string, idColumn: string, fixed: string[]): QueryImport {
+export function additionalInformation(namedQuery: string, className: string, idColumn: string, fixed: string[]): QueryImport {
   const fields = (s: RunState) => fieldsOfRun.get(s)?.get(namedQuery) ?? [];
   const fieldId = (column: string) => derivedId('user_fields', className, column);
   return {
