@@ -14,7 +14,7 @@ import { columnTypes, copyStatement, copyTransaction, OID } from '../exports/cop
 import { JSONB_OID, JsonLines, jsonObjects, jsonTextSelect } from '../exports/json-lines.ts';
 import type { Plan } from '../query/query-builder.ts';
 import { isCustomTableName, type ResolvedQuery } from '../query/resolve.ts';
-import { type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
+import { type CountDelta, type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
 import { type KeptState, keptOf } from './kept-answers.ts';
 import { type AheadPage, answerOf, dropPager, PageSplitter, pagerOf, pagesPerBatch, readAhead, takePage } from './read-ahead.ts';
 import { after, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
@@ -247,6 +247,19 @@ export function countQuery(q: ResolvedQuery, plan: Plan, source = keysPhaseSourc
 }
 
 /**
+ * The delta of countQuery when the query declares its keyTable (decision 0070): the count over the same source and
+ * filters of the rows whose key is among the ids that table gained.
+ */
+export function countDelta(q: ResolvedQuery, plan: Plan, source = keysPhaseSource(q, plan)): CountDelta | undefined {
+  if (!q.keyTable || q.key.length !== 1) return undefined;
+  return {
+    table: q.keyTable,
+    count: (ids) =>
+      sql<{ n: string }>`select count(*) as "n" from (${source}) as q where ${sql.join([...plan.where, sql`${sql.id('q', q.key[0])} = any(${ids})`], sql` and `)}`,
+  };
+}
+
+/**
  * How a page is read: 'keys-first' (keysFirstQuery) unless the query has no key; 'single-statement' is the
  * plan pages had before keys-first, kept as the reference its answers are compared with (extraction-keys-first.test.ts).
  */
@@ -266,10 +279,10 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
   const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
   if (!keysFirst) return Buffer.from(JSON.stringify(await executePage(trx, q, plan)));
   const kept = keptOf(db);
-  if (plan.take === 0) return pageBytes([], await exactCount(kept, trx, q.tenantId, countQuery(q, plan)));
+  if (plan.take === 0) return pageBytes([], await exactCount(kept, trx, q.tenantId, countQuery(q, plan), countDelta(q, plan)));
   if (q.aggregate) return aggregatePage(kept, trx, q, plan);
   const take = plan.take as number;
-  const probe = countProbe(kept, trx, q.tenantId, countQuery(q, plan));
+  const probe = countProbe(kept, trx, q.tenantId, countQuery(q, plan), countDelta(q, plan));
   const kp = keyPlan(trx, q, plan);
   const perBatch = db ? pagesPerBatch(take) : 0;
   const pager =
@@ -450,7 +463,7 @@ export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strate
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
   if (complete) return { data, totalCount: plan.skip + rows.length };
   const totalCount = keysFirst
-    ? await exactCount(kept, trx, q.tenantId, countQuery(q, plan))
+    ? await exactCount(kept, trx, q.tenantId, countQuery(q, plan), countDelta(q, plan))
     : Number((await countQuery(q, plan, q.source).execute(trx)).rows[0].n);
   return { data, totalCount };
 }
