@@ -4,7 +4,9 @@
 // statement a DBA writes by hand for the same page and count, run as the tenant under RLS in one transaction as
 // the server does, checked to answer the same rows, columns, order and count. Medians of alternating runs; each
 // cold HTTP run follows a write to the query's driving table (so no kept count, position or page answers), the
-// kept variant (no write) beside it. CPU per operation: the server's and PostgreSQL's (/proc), summed over the runs.
+// kept variant (no write) beside it, and for a query with a keyTable (decision 0070) a page after an INSERT of one
+// row into it (its kept count brought up to date by that row; checked against the hand-written count each run).
+// CPU per operation: the server's and PostgreSQL's (/proc), summed over the runs.
 // Run: npm run bench -- extraction-heavy
 //   BENCH_SCALE=50 (fresh database; the tenant is created here) or, to reuse a kept database,
 //   BENCH_DATABASE_URL=postgres://… BENCH_TENANTS=50=/path/t50.json (the `tenants create --json` output);
