@@ -187,8 +187,13 @@ test('inserts of timesheets add to the kept count the rows its filter matches, c
   const filters = ['Day', 'between', [lo, mid]];
   const inRange = async () =>
     Number(
-      (await owner.query('select count(*) as n from timesheets where tenant_id = $1 and deleted_on is null and date between $2 and $3', [tenant.tenantId, lo, mid]))
-        .rows[0].n,
+      (
+        await owner.query('select count(*) as n from timesheets where tenant_id = $1 and deleted_on is null and date between $2 and $3', [
+          tenant.tenantId,
+          lo,
+          mid,
+        ])
+      ).rows[0].n,
     );
   const copied = 'tenant_id, user_id, job_id, work_type_id, duration_minutes, is_billable, status, booked_hourly_cost';
   const one = `(select id from timesheets where tenant_id = $1 and deleted_on is null order by id limit 1)`;
@@ -196,10 +201,10 @@ test('inserts of timesheets add to the kept count the rows its filter matches, c
   const insert = async (client: pg.Client, dates: string[], open = false) => {
     await client.query('begin');
     await client.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
-    await client.query(`insert into timesheets (${copied}, date) select ${copied}, d::date from timesheets, unnest($2::text[]) as d where tenant_id = $1 and id = ${one}`, [
-      tenant.tenantId,
-      dates,
-    ]);
+    await client.query(
+      `insert into timesheets (${copied}, date) select ${copied}, d::date from timesheets, unnest($2::text[]) as d where tenant_id = $1 and id = ${one}`,
+      [tenant.tenantId, dates],
+    );
     if (!open) await client.query('commit');
   };
   let skip = 2;
@@ -250,14 +255,18 @@ test('inserts of timesheets add to the kept count the rows its filter matches, c
   await insert(owner, [lo]);
   await owner.query('begin');
   await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
-  await owner.query(`delete from timesheets where tenant_id = $1 and id = (select id from timesheets where tenant_id = $1 order by created_on_utc desc, id limit 1)`, [
-    tenant.tenantId,
-  ]);
+  await owner.query(
+    `delete from timesheets where tenant_id = $1 and id = (select id from timesheets where tenant_id = $1 order by created_on_utc desc, id limit 1)`,
+    [tenant.tenantId],
+  );
   await owner.query('commit');
   assert.deepEqual(await next(), { totalCount: await inRange(), via: 'miss' });
 
   // A statement inserting more rows than the log keeps ids for: counted again.
-  await insert(owner, Array.from({ length: 1001 }, (_, i) => (i % 2 ? lo : past)));
+  await insert(
+    owner,
+    Array.from({ length: 1001 }, (_, i) => (i % 2 ? lo : past)),
+  );
   assert.deepEqual(await next(), { totalCount: await inRange(), via: 'miss' });
   assert.deepEqual(await next(), { totalCount: await inRange(), via: 'hit' });
 });

@@ -264,7 +264,9 @@ export function countDelta(q: ResolvedQuery, plan: Plan, source = keysPhaseSourc
   return {
     table: q.keyTable,
     count: (ids) =>
-      sql<{ n: string }>`select count(*) as "n" from (${source}) as q where ${sql.join([...plan.where, sql`${sql.id('q', q.key[0])} = any(${ids})`], sql` and `)}`,
+      sql<{
+        n: string;
+      }>`select count(*) as "n" from (${source}) as q where ${sql.join([...plan.where, sql`${sql.id('q', q.key[0])} = any(${ids})`], sql` and `)}`,
   };
 }
 
