@@ -1,8 +1,9 @@
 // totalCount is always exact, and a paging client does not recount unchanged data: the next page of the
 // same query and filters answers the kept count (GET /metrics counts hits), while any write to a table
 // the count reads — through the API's tenant binding, as the owner, or a bulk COPY with triggers switched
-// off as the demo loader does — makes the next page count again. Writes of another tenant, or to tables
-// the count does not read, keep it.
+// off as the demo loader does — makes the next page count again, or, when the only writes since are inserts of
+// timesheets logged with their ids (decision 0070), add the inserted rows its filters match (the 'delta').
+// Writes of another tenant, or to tables the count does not read, keep it.
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -32,10 +33,11 @@ after(async () => {
   await server?.close();
 });
 
-const counts = () => resultCounts(server, 'atrium_extraction_counts_total', ['hit', 'miss', 'uncached']);
+const counts = () => resultCounts(server, 'atrium_extraction_counts_total', ['hit', 'miss', 'uncached', 'delta']);
+type Via = 'hit' | 'miss' | 'uncached' | 'delta';
 
 /** A page of DE-TimeSheets, and how the count was answered meanwhile. */
-async function page(skip: number, filters?: unknown[]): Promise<{ totalCount: number; via: 'hit' | 'miss' | 'uncached' }> {
+async function page(skip: number, filters?: unknown[]): Promise<{ totalCount: number; via: Via }> {
   const before = await counts();
   const res = await server.request('POST', '/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute', {
     headers: appHeaders(tenant),
@@ -43,7 +45,7 @@ async function page(skip: number, filters?: unknown[]): Promise<{ totalCount: nu
   });
   assert.equal(res.status, 200, res.text);
   const now = await counts();
-  const via = (['hit', 'miss', 'uncached'] as const).find((k) => now[k] > before[k]);
+  const via = (['hit', 'miss', 'uncached', 'delta'] as const).find((k) => now[k] > before[k]);
   assert.ok(via, 'the page counted');
   return { totalCount: res.body.totalCount, via };
 }
@@ -102,6 +104,7 @@ test('a bulk COPY with triggers switched off (as the demo loader loads) still in
   for await (const c of owner.query(copyTo('copy copied to stdout')) as AsyncIterable<Buffer>) chunks.push(c);
   await pipeline(Readable.from(chunks), owner.query(copyFrom('copy timesheets from stdin')));
   await owner.query('commit');
+  // Logged (ENABLE ALWAYS) without a tenant: a change for every tenant, so counted again, not brought up to date.
   assert.deepEqual(await page(10), { totalCount: n + 3, via: 'miss' });
 });
 
@@ -162,7 +165,7 @@ test('an insert, a delete and an update moving a row out of the filter: the next
   assert.equal((await next()).via, 'hit');
   const copied = 'tenant_id, user_id, job_id, work_type_id, date, duration_minutes, is_billable, status, booked_hourly_cost';
   await asTenant(`insert into timesheets (${copied}) select ${copied} from timesheets where tenant_id = $1 and id = ${one}`);
-  assert.deepEqual(await next(), { totalCount: await inRange(), via: 'miss' });
+  assert.deepEqual(await next(), { totalCount: await inRange(), via: 'delta' });
   await asTenant(`update timesheets set deleted_on = now() where tenant_id = $1 and id = ${one}`);
   assert.deepEqual(await next(), { totalCount: await inRange(), via: 'miss' });
   await asTenant(`update timesheets set date = date - 1 where tenant_id = $1 and id = (select id from timesheets where tenant_id = $1
@@ -170,6 +173,102 @@ test('an insert, a delete and an update moving a row out of the filter: the next
   const moved = await next();
   assert.deepEqual(moved, { totalCount: await inRange(), via: 'miss' });
   assert.deepEqual(await next(), { totalCount: moved.totalCount, via: 'hit' });
+});
+
+test('inserts of timesheets add to the kept count the rows its filter matches, committed or not when it was counted', async () => {
+  // Decision 0070: a kept count whose only changes since are inserts into timesheets logged with their ids is brought
+  // up to date by counting those rows alone, through the same filters, in the snapshot of the statement that asks.
+  const { rows: span } = await owner.query(
+    `select min(date)::text as lo, (min(date) + (max(date) - min(date)) / 2)::text as mid, (max(date) + 30)::text as past
+       from timesheets where tenant_id = $1 and deleted_on is null`,
+    [tenant.tenantId],
+  );
+  const { lo, mid, past } = span[0];
+  const filters = ['Day', 'between', [lo, mid]];
+  const inRange = async () =>
+    Number(
+      (
+        await owner.query('select count(*) as n from timesheets where tenant_id = $1 and deleted_on is null and date between $2 and $3', [
+          tenant.tenantId,
+          lo,
+          mid,
+        ])
+      ).rows[0].n,
+    );
+  const copied = 'tenant_id, user_id, job_id, work_type_id, duration_minutes, is_billable, status, booked_hourly_cost';
+  const one = `(select id from timesheets where tenant_id = $1 and deleted_on is null order by id limit 1)`;
+  /** Copies of one timesheet dated `dates` (one statement), as the tenant's write on `client`; committed unless `open`. */
+  const insert = async (client: pg.Client, dates: string[], open = false) => {
+    await client.query('begin');
+    await client.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
+    await client.query(
+      `insert into timesheets (${copied}, date) select ${copied}, d::date from timesheets, unnest($2::text[]) as d where tenant_id = $1 and id = ${one}`,
+      [tenant.tenantId, dates],
+    );
+    if (!open) await client.query('commit');
+  };
+  let skip = 2;
+  const next = () => {
+    skip += 7;
+    return page(skip, filters);
+  };
+  const n0 = await inRange();
+  assert.deepEqual(await next(), { totalCount: n0, via: 'miss' });
+
+  // One statement inserts a row the filter matches and one it does not: the kept count gains one, not two.
+  await insert(owner, [lo, past]);
+  assert.deepEqual(await next(), { totalCount: n0 + 1, via: 'delta' });
+  assert.equal(await inRange(), n0 + 1);
+  assert.deepEqual(await next(), { totalCount: n0 + 1, via: 'hit' });
+
+  // A count taken while an insert was in flight (uncommitted in its snapshot) gains that row once it commits.
+  const writer = new pg.Client({ connectionString: server.databaseUrl });
+  await writer.connect();
+  try {
+    await insert(writer, [lo], true);
+    assert.deepEqual(await next(), { totalCount: n0 + 1, via: 'hit' }, 'an uncommitted insert is not counted');
+    // An update since the kept count: the next page counts again, in a snapshot where the insert is still in flight.
+    await owner.query('begin');
+    await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
+    await owner.query(`update timesheets set status = status where tenant_id = $1 and id = ${one}`, [tenant.tenantId]);
+    await owner.query('commit');
+    assert.deepEqual(await next(), { totalCount: n0 + 1, via: 'miss' });
+    await writer.query('commit');
+  } finally {
+    await writer.end();
+  }
+  assert.deepEqual(await next(), { totalCount: n0 + 2, via: 'delta' });
+  assert.equal(await inRange(), n0 + 2);
+
+  // A count answered without a key statement (take 0) takes the delta in a statement of its own.
+  await insert(owner, [mid, mid]);
+  const before = await counts();
+  const res = await server.request('POST', '/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute', {
+    headers: appHeaders(tenant),
+    json: { queryBuilder: { skip: 0, take: 0, fields: ['TimesheetId'], orderBy: [{ field: 'Day', direction: 'desc' }], filters } },
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.totalCount, n0 + 4);
+  assert.equal((await counts()).delta, before.delta + 1);
+
+  // An insert, then a delete of what it inserted: not only inserts since, so the page counts again.
+  await insert(owner, [lo]);
+  await owner.query('begin');
+  await owner.query(`select set_config('atrium.tenant_id', $1, true)`, [tenant.tenantId]);
+  await owner.query(
+    `delete from timesheets where tenant_id = $1 and id = (select id from timesheets where tenant_id = $1 order by created_on_utc desc, id limit 1)`,
+    [tenant.tenantId],
+  );
+  await owner.query('commit');
+  assert.deepEqual(await next(), { totalCount: await inRange(), via: 'miss' });
+
+  // A statement inserting more rows than the log keeps ids for: counted again.
+  await insert(
+    owner,
+    Array.from({ length: 1001 }, (_, i) => (i % 2 ? lo : past)),
+  );
+  assert.deepEqual(await next(), { totalCount: await inRange(), via: 'miss' });
+  assert.deepEqual(await next(), { totalCount: await inRange(), via: 'hit' });
 });
 
 test('the maintenance sweep deletes change rows only below a horizon older than any kept count', async () => {

@@ -72,6 +72,13 @@ export interface NamedQueryDefinition {
    * the groups computed once, ordered and paged, with the count as a window over them (execute.ts).
    */
   aggregate?: boolean;
+  /**
+   * The table whose rows the query's rows are, one each (decision 0070): the key is one column, that table's
+   * uuid `id`, and the source reads the table nowhere else (no other join, subquery or aggregate over it). A kept
+   * count whose only changes since are inserts into this table logged with their ids (migration 0042) is then
+   * brought up to date by counting the rows of those ids alone (count-cache.ts).
+   */
+  keyTable?: string;
   /** Output columns that identify a row: the tie-breaker that makes paging stable. */
   key: string[];
   /**

@@ -102,7 +102,7 @@ export function statusClass(statusCode: number | null): string {
 
 export const extractionCounts = new Counter({
   name: 'atrium_extraction_counts_total',
-  help: 'Data Extraction page totalCounts: hit (kept count, nothing it reads changed), miss (counted and kept), uncached (counted; reads a table the change log does not track)',
+  help: 'Data Extraction page totalCounts: hit (kept count, nothing it reads changed), delta (kept count plus the rows inserted since), miss (counted and kept), uncached (counted; reads a table the change log does not track)',
   labelNames: ['result'] as const,
   registers: [workRegistry],
 });

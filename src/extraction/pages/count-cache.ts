@@ -52,13 +52,25 @@ export const unchangedSince = (tenantId: string, tables: string[], snapshot: str
   sql<boolean>`not atrium_changed_since(${tenantId}::uuid, ${tables}::text[], ${snapshot}::pg_snapshot)`;
 
 /**
+ * A count's delta (decision 0070): the count of the rows among `ids` (a uuid[] expression), which are the rows
+ * the query's keyTable gained; `table` is that table. Given when the query declares one (execute.ts).
+ */
+export interface CountDelta {
+  table: string;
+  count: (ids: RawBuilder<unknown>) => RawBuilder<{ n: string }>;
+}
+
+/**
  * The check of a page's kept count, which a page asks inside its key statement (decisions 0039 and 0062) to save
  * the round trip of a separate check: `column` is true while the kept count holds (null when none is kept).
  * `fresh` (an offset page's key statement, decision 0062) is the count itself when no kept count holds, null
  * when one does: one InitPlan, computed only then, in the key statement's snapshot; since atrium_changed_since is
- * PARALLEL RESTRICTED (migration 0041) the statement keeps its parallel plan. `settle` answers the kept count
- * while it holds, else the count `fresh` answered (kept with the key statement's snapshot), else counts in a
- * statement of its own. Given no answer of `column` (the statement did not ask), it checks on its own.
+ * PARALLEL RESTRICTED (migration 0041) the statement keeps its parallel plan. With a `delta` and a kept count whose
+ * only changes since are inserts into the delta's table logged with their ids (migration 0042), `fresh` is the
+ * kept count plus the count of those rows, printed with a leading '+' (the metric's 'delta'; Number() reads it);
+ * otherwise the count. `settle` answers the kept count while it holds, else the count `fresh` answered (kept with
+ * the key statement's snapshot), else computes `fresh` in a statement of its own. Given no answer of `column`
+ * (the statement did not ask), it checks on its own.
  */
 export interface CountProbe {
   column: RawBuilder<boolean | null>;
@@ -66,22 +78,39 @@ export interface CountProbe {
   settle: (holds?: boolean | null, counted?: { n: string | null; snapshot: string }) => Promise<number>;
 }
 
-export function countProbe(state: KeptState, trx: Trx, tenantId: string, count: RawBuilder<{ n: string }>): CountProbe {
+export function countProbe(state: KeptState, trx: Trx, tenantId: string, count: RawBuilder<{ n: string }>, delta?: CountDelta): CountProbe {
   const compiled = count.compile(trx);
   const key = keptKey(tenantId, compiled);
   const kept = state.counts.get(key);
   const check = (entry: KeptCount) => unchangedSince(tenantId, entry.tables, entry.snapshot);
   const counted = sql<string>`(select c.n::text from (${count}) as c)`;
+  // The kept count plus the rows inserted since, or null when a change since is not such an insert.
+  const added = (entry: KeptCount, d: CountDelta) =>
+    sql<string | null>`(select '+' || (${entry.count}::bigint + d.n)::text
+        from (select atrium_inserted_since(${tenantId}::uuid, ${entry.tables}::text[], ${entry.snapshot}::pg_snapshot, ${d.table}) as ids offset 0) as i
+        cross join lateral (${d.count(sql`i.ids`)}) as d where i.ids is not null)`;
+  const fresh = !kept
+    ? counted
+    : delta && kept.tables.includes(delta.table)
+      ? sql<string | null>`(select case when ${check(kept)} then null else coalesce(${added(kept, delta)}, ${counted}) end)`
+      : sql<string | null>`(select case when ${check(kept)} then null else ${counted} end)`;
   return {
     column: kept ? check(kept) : sql<null>`null::boolean`,
-    fresh: kept ? sql<string | null>`(select case when ${check(kept)} then null else ${counted} end)` : counted,
-    settle: async (holds, fresh) => {
-      if (kept && (holds ?? (await sql<{ holds: boolean }>`select ${check(kept)} as holds`.execute(trx)).rows[0].holds)) {
+    fresh,
+    settle: async (holds, answered) => {
+      let now = answered;
+      if (kept && !holds && now === undefined) {
+        // Not answered by a statement: the check and, when the count changed, its delta or the count, in one statement.
+        const { rows } = await sql<{ n: string | null; snapshot: string }>`select ${fresh} as n, pg_current_snapshot()::text as snapshot`.execute(trx);
+        if (rows[0].n === null) holds = true;
+        now = rows[0];
+      }
+      if (kept && holds) {
         extractionCounts.inc({ result: 'hit' });
         return kept.count;
       }
       if (kept) state.counts.delete(key);
-      if (fresh?.n != null && fresh.snapshot) return keep(state, trx, key, count, compiled.sql, Number(fresh.n), fresh.snapshot);
+      if (now?.n != null && now.snapshot) return keep(state, trx, key, count, compiled.sql, now.n, now.snapshot);
       return freshCount(state, trx, key, count, compiled.sql);
     },
   };
@@ -90,17 +119,18 @@ export function countProbe(state: KeptState, trx: Trx, tenantId: string, count: 
 /** Counts in a statement of its own, whose snapshot is the count's, and keeps the count. */
 async function freshCount(state: KeptState, trx: Trx, key: string, count: RawBuilder<{ n: string }>, text: string): Promise<number> {
   const { rows } = await sql<{ n: string; snapshot: string }>`select c.n, pg_current_snapshot()::text as snapshot from (${count}) c`.execute(trx);
-  return keep(state, trx, key, count, text, Number(rows[0].n), rows[0].snapshot);
+  return keep(state, trx, key, count, text, rows[0].n, rows[0].snapshot);
 }
 
-/** Keeps a fresh count taken in `snapshot` (unless it reads an untracked table) and answers it. */
-async function keep(state: KeptState, trx: Trx, key: string, count: RawBuilder<unknown>, text: string, n: number, snapshot: string): Promise<number> {
+/** Keeps a count taken in `snapshot` (unless it reads an untracked table) and answers it; '+n' is a count brought up to date by its delta. */
+async function keep(state: KeptState, trx: Trx, key: string, count: RawBuilder<unknown>, text: string, answer: string, snapshot: string): Promise<number> {
+  const n = Number(answer);
   const tables = await tablesRead(state, trx, count, text);
   if (tables === null) {
     extractionCounts.inc({ result: 'uncached' });
     return n;
   }
-  extractionCounts.inc({ result: 'miss' });
+  extractionCounts.inc({ result: answer.startsWith('+') ? 'delta' : 'miss' });
   state.counts.set(key, { count: n, snapshot, tables, at: Date.now() });
   return n;
 }
@@ -109,8 +139,8 @@ async function keep(state: KeptState, trx: Trx, key: string, count: RawBuilder<u
  * The exact number of rows `count` (a `select count(*) as "n" from …`) answers now: a kept count when no
  * write the count could not see has touched the tables it reads for this tenant, else a fresh count.
  */
-export const exactCount = (state: KeptState, trx: Trx, tenantId: string, count: RawBuilder<{ n: string }>): Promise<number> =>
-  countProbe(state, trx, tenantId, count).settle();
+export const exactCount = (state: KeptState, trx: Trx, tenantId: string, count: RawBuilder<{ n: string }>, delta?: CountDelta): Promise<number> =>
+  countProbe(state, trx, tenantId, count, delta).settle();
 
 /**
  * Maintenance: deletes change rows below the horizon taken at least COUNT_TTL_MS ago (every snapshot

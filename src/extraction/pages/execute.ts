@@ -14,7 +14,7 @@ import { columnTypes, copyStatement, copyTransaction, OID } from '../exports/cop
 import { JSONB_OID, JsonLines, jsonObjects, jsonTextSelect } from '../exports/json-lines.ts';
 import type { Plan } from '../query/query-builder.ts';
 import { isCustomTableName, type ResolvedQuery } from '../query/resolve.ts';
-import { type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
+import { type CountDelta, type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
 import { type KeptState, keptOf } from './kept-answers.ts';
 import { type AheadPage, answerOf, dropPager, PageSplitter, pagerOf, pagesPerBatch, readAhead, takePage } from './read-ahead.ts';
 import { after, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
@@ -153,7 +153,12 @@ async function chooseKeys(state: KeptState, trx: Trx, q: ResolvedQuery, plan: Pl
     const page = sql`select ${sql.join(q.key.map((k) => sql.id('q', k)))} from (${source}) as q${plan.where.length ? sql` where ${sql.join(plan.where, sql` and `)}` : sql``}${orderClause(terms)}${limit}${plan.skip > 0 ? sql` offset ${plan.skip}` : sql``}`;
     const match = q.key.map((k, i) => (i === 0 ? sql`${sql.id('q', k)} = ${sql.id('p', k)}` : sql`${sql.id('q', k)} is not distinct from ${sql.id('p', k)}`));
     const values = terms.map((t) => sql`(${t.value})::text, pg_typeof(${t.value})::text`);
-    const last = sql`(select array[${sql.join(values)}] from (${source}) as q where ${sql.join(match, sql` and `)})`;
+    // In the default order the order values are the key's, which the page selects: no lookup (a third copy of the
+    // source to plan: 200 of the 600 ms DE-EstimatesQuotesMonth's key statement took to plan at load 25).
+    const last =
+      plan.orderBy.length === 0
+        ? sql`array[${sql.join(q.key.map((k) => sql`(${sql.id('p', k)})::text, pg_typeof(${sql.id('p', k)})::text`))}]`
+        : sql`(select array[${sql.join(values)}] from (${source}) as q where ${sql.join(match, sql` and `)})`;
     // With a probe: whether the kept count holds and, when it does not, the count (InitPlans: once, in this
     // statement's snapshot; parallel plans kept, atrium_changed_since being PARALLEL RESTRICTED).
     const counting = probe ? sql`, (select ${probe.column}) as count_holds, ${probe.fresh} as fresh_count` : sql``;
@@ -195,8 +200,8 @@ async function chooseKeys(state: KeptState, trx: Trx, q: ResolvedQuery, plan: Pl
  * `key = any($keys)` on the first key column: a condition on the driving table's own column, so it reaches
  * that table's scan even when the source has more relations than the planner merges into one join search,
  * and a bound array whose length the planner knows, so it chooses per-row lookups for a small page and hash
- * joins for a large one. Further key columns (a key part may be null) are matched as text. Ordered as the
- * keys were.
+ * joins for a large one. Further key columns (a key part may be null) are matched as text, by equality in a
+ * column where no key of the page is null. Ordered as the keys were.
  */
 function pageRowsStatement(q: ResolvedQuery, plan: Plan, keys: KeyRow[], type = keys[0]?.type ?? ''): RawBuilder<Record<string, unknown>> | null {
   if (keys.length === 0) return null;
@@ -206,7 +211,11 @@ function pageRowsStatement(q: ResolvedQuery, plan: Plan, keys: KeyRow[], type = 
   const conditions = [typed ? sql`${sql.id('q', q.key[0])} = any(${first}::${sql.raw(type)}[])` : sql`true`];
   if (q.key.length > 1 || !typed) {
     const names = q.key.map((_, i) => sql.id(`k${i}`));
-    const match = q.key.map((k, i) => sql`k.${names[i]} is not distinct from ${sql.id('q', k)}::text`);
+    // Equality where no key of the page is null in that column (a hashable condition: one hash semi join of the
+    // page's rows with its keys), `is not distinct from` only where one is (a nested loop over the keys per row).
+    const match = q.key.map((k, i) =>
+      column(i).includes(null) ? sql`k.${names[i]} is not distinct from ${sql.id('q', k)}::text` : sql`k.${names[i]} = ${sql.id('q', k)}::text`,
+    );
     conditions.push(sql`exists (select 1 from unnest(${sql.join(q.key.map((_, i) => sql`${column(i)}::text[]`))}) as k(${sql.join(names)})
       where ${sql.join(match, sql` and `)})`);
   }
@@ -247,6 +256,21 @@ export function countQuery(q: ResolvedQuery, plan: Plan, source = keysPhaseSourc
 }
 
 /**
+ * The delta of countQuery when the query declares its keyTable (decision 0070): the count over the same source and
+ * filters of the rows whose key is among the ids that table gained.
+ */
+export function countDelta(q: ResolvedQuery, plan: Plan, source = keysPhaseSource(q, plan)): CountDelta | undefined {
+  if (!q.keyTable || q.key.length !== 1) return undefined;
+  return {
+    table: q.keyTable,
+    count: (ids) =>
+      sql<{
+        n: string;
+      }>`select count(*) as "n" from (${source}) as q where ${sql.join([...plan.where, sql`${sql.id('q', q.key[0])} = any(${ids})`], sql` and `)}`,
+  };
+}
+
+/**
  * How a page is read: 'keys-first' (keysFirstQuery) unless the query has no key; 'single-statement' is the
  * plan pages had before keys-first, kept as the reference its answers are compared with (extraction-keys-first.test.ts).
  */
@@ -266,10 +290,10 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
   const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
   if (!keysFirst) return Buffer.from(JSON.stringify(await executePage(trx, q, plan)));
   const kept = keptOf(db);
-  if (plan.take === 0) return pageBytes([], await exactCount(kept, trx, q.tenantId, countQuery(q, plan)));
+  if (plan.take === 0) return pageBytes([], await exactCount(kept, trx, q.tenantId, countQuery(q, plan), countDelta(q, plan)));
   if (q.aggregate) return aggregatePage(kept, trx, q, plan);
   const take = plan.take as number;
-  const probe = countProbe(kept, trx, q.tenantId, countQuery(q, plan));
+  const probe = countProbe(kept, trx, q.tenantId, countQuery(q, plan), countDelta(q, plan));
   const kp = keyPlan(trx, q, plan);
   const perBatch = db ? pagesPerBatch(take) : 0;
   const pager =
@@ -450,7 +474,7 @@ export async function executePage(trx: Trx, q: ResolvedQuery, plan: Plan, strate
   const complete = plan.take !== null && rows.length < plan.take && (rows.length > 0 || plan.skip === 0);
   if (complete) return { data, totalCount: plan.skip + rows.length };
   const totalCount = keysFirst
-    ? await exactCount(kept, trx, q.tenantId, countQuery(q, plan))
+    ? await exactCount(kept, trx, q.tenantId, countQuery(q, plan), countDelta(q, plan))
     : Number((await countQuery(q, plan, q.source).execute(trx)).rows[0].n);
   return { data, totalCount };
 }

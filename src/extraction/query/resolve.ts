@@ -40,6 +40,8 @@ export interface ResolvedQuery {
   parameterColumns: Partial<Record<ParameterName, string>>;
   /** NamedQueryDefinition.aggregate: a page is one statement with its count as a window (execute.ts). */
   aggregate?: boolean;
+  /** NamedQueryDefinition.keyTable: a kept count is brought up to date by the rows its inserts added. */
+  keyTable?: string;
   /** Count queries answer one row {"Count": n} over the rows of source. */
   isCount: boolean;
   /** NamedQueryDefinition.countExcludes of a count query. */
@@ -147,6 +149,7 @@ async function expand(trx: Trx, ctx: QueryContext, { entry, def, source: sourceO
     keysSource,
     narrow: def.userFields ? [] : (def.narrow ?? []).map((n) => ({ columns: new Set(n.columns), source: n.source(ctx) })),
     aggregate: def.aggregate,
+    keyTable: def.keyTable,
     hiddenColumns: hidden,
     allowedParameters: entry.parameters,
     parameterColumns: def.parameters ?? {},

@@ -34,6 +34,7 @@ import * as m0034 from './migrations/0034_import.ts';
 import * as m0035 from './migrations/0035_saved_queries.ts';
 import * as m0039 from './migrations/0039_document_number_indexes.ts';
 import * as m0041 from './migrations/0041_changed_since_parallel_restricted.ts';
+import * as m0042 from './migrations/0042_change_log_inserts.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -69,6 +70,7 @@ export const migrations: Record<string, Migration> = {
   '0035_saved_queries': m0035,
   '0039_document_number_indexes': m0039,
   '0041_changed_since_parallel_restricted': m0041,
+  '0042_change_log_inserts': m0042,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */

@@ -819,6 +819,8 @@ export interface ExtractionChangeHorizon {
 }
 
 export interface ExtractionChanges {
+  ids: string[] | null;
+  op: string | null;
   table_name: string;
   tenant: string | null;
   xid: Generated<string>;

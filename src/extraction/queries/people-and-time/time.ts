@@ -49,6 +49,8 @@ export const time: NamedQueryDefinition[] = [
   {
     name: 'DE-TimeSheets',
     key: ['TimesheetId'],
+    // A timesheet saved adds its row to kept counts whose filters it matches (decision 0070).
+    keyTable: 'timesheets',
     parameters: { ModifiedFrom: 'ModifiedOn', ProjectNumber: 'ProjectNumber', ProjectId: 'ProjectId', From: 'Day', To: 'Day' },
     // The timesheet's own columns, then with its job's name and number (the common filter): for keys and
     // counts that read nothing else.
