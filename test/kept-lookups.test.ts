@@ -66,6 +66,47 @@ test('requests in flight together share the check, and all see a write committed
   assert.ok(after.loaded - before.loaded <= 40 && after.kept + after.loaded - before.kept - before.loaded >= 40);
 });
 
+test('a request that arrives while a check is in flight joins the next check, so it sees a write committed meanwhile', async () => {
+  const db = server.runtime.ctx.db;
+  const find = (name: string) => findUserTypeByNameKept(db, tenant.tenantId, name);
+  const known = await find('Temporary');
+  await find('Temporary'); // kept now
+  const before = counts();
+  const first = find('Temporary').catch(() => null);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(counts().checks, before.checks + 1, "the first request's check has left");
+  await owner.query(`update user_types set name = 'Renamed meanwhile' where id = $1`, [known.id]);
+  // Joining the check in flight could answer "unchanged" from before the rename; the next one cannot.
+  await assert.rejects(find('Temporary'), /No user type named/);
+  await first;
+  assert.equal((await find('Renamed meanwhile')).id, known.id);
+  await owner.query(`update user_types set name = 'Temporary' where id = $1`, [known.id]);
+  assert.equal((await find('Temporary')).id, known.id);
+});
+
+test('requests that arrive while a check is in flight share one check', async () => {
+  const db = server.runtime.ctx.db;
+  const find = () => findUserTypeByNameKept(db, tenant.tenantId, 'Temporary');
+  await find();
+  await find();
+  const before = counts();
+  let settled = false;
+  const inFlight = find().finally(() => (settled = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(counts().checks, before.checks + 1);
+  // Requests over several turns while the first check is out: none sends a check of its own meanwhile.
+  const later: Promise<unknown>[] = [];
+  for (let turn = 0; turn < 4; turn++) {
+    for (let i = 0; i < 10; i++) later.push(find());
+    await new Promise((resolve) => setImmediate(resolve));
+    if (settled) continue;
+    assert.equal(counts().checks, before.checks + 1, `turn ${turn}: still the one check in flight`);
+  }
+  await Promise.all([inFlight, ...later]);
+  const after = counts();
+  assert.equal(after.kept - before.kept, 41);
+});
+
 test("one tenant's kept answer is never another's", async () => {
   const mine = await lookup(tenant, 'Temporary');
   const theirs = await lookup(other, 'Temporary');

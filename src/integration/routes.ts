@@ -12,6 +12,7 @@ import type { App } from '../platform/http/app.ts';
 import { IdempotencyHeaders, idempotent } from '../platform/http/idempotency.ts';
 import { named } from '../platform/http/openapi.ts';
 import { Guid, unwrap } from '../platform/http/schemas.ts';
+import { requirePrincipal } from '../platform/http/tenant-seam.ts';
 import { literalAddressErrors } from '../platform/outbound.ts';
 import { adBlockerRoutes } from './ad-blocker-routes.ts';
 import { associate, billingClients, commercialClients, suppliers } from './clients.ts';
@@ -133,8 +134,9 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
         response: { 200: UserType },
       },
     },
-    // Kept while the tenant's user types are unchanged, checked after the request arrived (decision 0060).
-    async (request) => request.readTenant((_trx, principal, db) => findUserTypeByNameKept(db, principal.tenantId, request.query.name), { lane: true }),
+    // Kept while the tenant's user types are unchanged, checked after the request arrived (decisions 0060, 0069);
+    // a lookup that is not kept runs on a read lane of the primary, as readTenant's `lane` reads do.
+    async (request) => findUserTypeByNameKept(ctx.db, requirePrincipal(request).tenantId, request.query.name),
   );
 
   // Users ------------------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 // Users and employees of the Integration API: POST create-or-update (matched by Id, else by ExternalId),
 // PATCH of value-wrapped fields, and the lookups the user feed calls. Field names are the spec's (PascalCase).
 import { sql } from 'kysely';
-import { columnValues, type Field, type FieldDef, viewOf } from '../domain/fields.ts';
-import { type Actor, emitWrite, naming, type Row, updateRow, upsertRow, type WriteResult } from '../domain/writes.ts';
+import { columnValues, type Field, type FieldDef, pascalCase, viewOf } from '../domain/fields.ts';
+import { type Actor, emitWrite, naming, type Row, selectRow, updateRow, upsertRow, type WriteResult } from '../domain/writes.ts';
 import { hashSecret } from '../platform/auth/hashing.ts';
 import { executePrepared, type Trx } from '../platform/db/database.ts';
+import type { Users } from '../platform/db/schema.generated.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
+import { fullTypeName } from '../platform/events/catalogue.ts';
 
 /** Every stored user field: `post` marks the fields of the POST body, `patch` those of the PATCH table. */
 interface UserField extends Field<'users'> {
@@ -81,17 +83,20 @@ interface Refs {
 const refProblem = (field: string, value: string, reason: string): HttpProblem =>
   new HttpProblem(422, `${field} "${value}" ${reason}.`, { errors: [{ path: `/body/${field}`, message: reason }], extra: { field, value } });
 
-/** CompanyCode, DepartmentExternalId (of that company) and TypologyExternalId to ids, in one query. */
-async function resolveUserRefs(trx: Trx, companyCode: string, departmentExternalId: string, typologyExternalId: string): Promise<Refs> {
-  const { rows } = await executePrepared(
-    trx,
-    sql<{
-      company_id: string | null;
-      department_id: string | null;
-      typology_id: string | null;
-      typology_department_id: string | null;
-      typologies: number;
-    }>`
+/** What the reference lookup answers: the ids found (null when not) and how many typologies bear the ExternalId. */
+interface RefRow {
+  company_id: string | null;
+  department_id: string | null;
+  typology_id: string | null;
+  typology_department_id: string | null;
+  typologies: number;
+}
+
+/**
+ * CompanyCode, DepartmentExternalId (of that company) and TypologyExternalId to ids: one row whatever matches.
+ * A typology of the department wins; one of another department only when it is the only one.
+ */
+const refsQuery = (companyCode: string, departmentExternalId: string, typologyExternalId: string) => sql`
     select c.id as company_id, d.id as department_id, ty.id as typology_id, ty.department_id as typology_department_id, coalesce(ty.n, 0)::int as typologies
     from (select 1) one
     left join companies c on c.code = ${companyCode}
@@ -100,9 +105,10 @@ async function resolveUserRefs(trx: Trx, companyCode: string, departmentExternal
       select y.id, y.department_id, count(*) over () as n from typologies y
       where y.external_id = ${typologyExternalId}
       order by (y.department_id = d.id) desc nulls last limit 1
-    ) ty on true`,
-  );
-  const r = rows[0];
+    ) ty on true`;
+
+/** The references as ids, or the 422 that names the first one that does not resolve. */
+function checkedRefs(r: RefRow, companyCode: string, departmentExternalId: string, typologyExternalId: string): Refs {
   if (!r.company_id) throw refProblem('CompanyCode', companyCode, 'does not match any company');
   if (!r.department_id) throw refProblem('DepartmentExternalId', departmentExternalId, `does not match any department of company ${companyCode}`);
   if (!r.typology_id) throw refProblem('TypologyExternalId', typologyExternalId, 'does not match any typology');
@@ -137,30 +143,132 @@ async function trackInactivation(trx: Trx, result: WriteResult): Promise<void> {
   await sql`update users set inactivated_on_utc = case when is_active then null else now() end where id = ${result.row.id as string}`.execute(trx);
 }
 
+/** Every column of the users table (the compiler checks the list is whole): what an event may name. */
+const USER_COLUMNS: Record<keyof Users, true> = {
+  ad_account_expiration_date: true,
+  ad_blocked_on_utc: true,
+  ad_user_name: true,
+  change_password_on_first_logon: true,
+  city_id: true,
+  company_id: true,
+  created_by_id: true,
+  created_on_utc: true,
+  department_id: true,
+  email: true,
+  employee_id: true,
+  entry_time_tolerance_total_minutes: true,
+  entry_time_total_minutes: true,
+  exit_time_tolerance_total_minutes: true,
+  exit_time_total_minutes: true,
+  expiration_date: true,
+  external_id: true,
+  external_number: true,
+  hire_date: true,
+  id: true,
+  image_file_id: true,
+  inactivated_on_utc: true,
+  is_active: true,
+  leave_day_hours: true,
+  modified_by_id: true,
+  modified_on_utc: true,
+  name: true,
+  offset_total_minutes: true,
+  paid_overtime: true,
+  paid_undertime: true,
+  password_hash: true,
+  phone: true,
+  required_hours: true,
+  required_weekly_hours: true,
+  responsible_id: true,
+  sso_only: true,
+  sso_user_name: true,
+  start_date: true,
+  tags: true,
+  tax_payer_number: true,
+  tenant_id: true,
+  timesheet_required: true,
+  tolerance: true,
+  typology_id: true,
+  user_name: true,
+  user_type_id: true,
+  weekly_overtime_threshold_hours: true,
+};
+const AUDIT_COLUMNS = new Set(['tenant_id', 'created_on_utc', 'created_by_id', 'modified_on_utc', 'modified_by_id']);
 /**
- * POST /api/users. `columns`: further columns written in the same statement (the user feed's managed
- * attributes), so the one Created or Updated event carries the user's final values.
+ * The columns a User event may carry, with the name each has in it (emitWrite's rule: the event's own names,
+ * else PascalCase; masked ones say "********"), for the statement that writes the event itself.
+ */
+const USER_EVENT_NAMES = JSON.stringify(
+  Object.keys(USER_COLUMNS)
+    .filter((c) => !AUDIT_COLUMNS.has(c) && !USER_EVENT.omit.includes(c))
+    .map((c) => ({ col: c, name: (USER_EVENT.names as Record<string, string>)[c] ?? pascalCase(c), masked: USER_EVENT.masked.includes(c) })),
+);
+const REF_COLUMNS = ['company_id', 'department_id', 'typology_id'];
+
+/**
+ * POST /api/users in one statement (decision 0069): the references resolved, the user inserted or updated on
+ * its key (Id, else ExternalId), its deactivation time following IsActive, and the Created or Updated event
+ * appended with the changed fields, as emitWrite would. A reference that does not resolve writes nothing and
+ * answers its 422; a write that changes nothing writes no event and reads the row as it is. `columns`: further
+ * columns written in the same statement (the user feed's managed attributes), so the one event carries the
+ * user's final values.
  */
 export async function upsertUser(trx: Trx, actor: Actor, body: Record<string, unknown>, columns: Row = {}): Promise<{ user: UserView; action: Action }> {
-  const refs = await resolveUserRefs(trx, body.CompanyCode as string, body.DepartmentExternalId as string, body.TypologyExternalId as string);
-  const values: Row = {
-    ...columnValues(USER_POST_FIELDS, body),
-    ...columns,
-    company_id: refs.companyId,
-    department_id: refs.departmentId,
-    typology_id: refs.typologyId,
-  };
-  const byId = typeof values.id === 'string';
-  const result = await naming(fieldOf, values, () =>
-    upsertRow(trx, actor, {
-      table: 'users',
-      key: byId ? [['id', values.id]] : [['external_id', values.external_id]],
-      values,
-    }),
-  );
-  await emitWrite(trx, actor, 'User', result, USER_EVENT);
-  await trackInactivation(trx, result);
-  return { user: userView(result.row, refs), action: result.inserted ? 'Created' : 'Updated' };
+  const companyCode = body.CompanyCode as string;
+  const departmentExternalId = body.DepartmentExternalId as string;
+  const typologyExternalId = body.TypologyExternalId as string;
+  const own: Row = { ...columnValues(USER_POST_FIELDS, body), ...columns };
+  for (const c of REF_COLUMNS) delete own[c];
+  const written = Object.keys(own);
+  const update = [...written.filter((c) => c !== 'id'), ...REF_COLUMNS];
+  const byId = typeof own.id === 'string';
+  const key = byId ? 'id' : 'external_id';
+  const tracksActive = 'is_active' in own;
+  const id = (c: string) => sql.id(c);
+  const statement = sql<RefRow & { inserted: boolean | null; after: Row | null }>`
+    with ref as (${refsQuery(companyCode, departmentExternalId, typologyExternalId)}),
+    up as (
+      insert into users as t (${sql.join([...written, ...REF_COLUMNS, 'tenant_id', 'created_by_id', 'modified_by_id', ...(tracksActive ? ['inactivated_on_utc'] : [])].map(id))})
+      select ${sql.join([
+        ...written.map((c) => sql`${own[c]}`),
+        sql`ref.company_id, ref.department_id, ref.typology_id, ${actor.tenantId}, ${actor.userId}, ${actor.userId}`,
+        ...(tracksActive ? [sql`case when ${own.is_active} then null else now() end`] : []),
+      ])}
+      from ref
+      where ref.company_id is not null and ref.department_id is not null and ref.typology_id is not null
+        and (ref.typology_department_id is not distinct from ref.department_id or ref.typologies <= 1)
+      on conflict (tenant_id, ${id(key)}) do update set ${sql.join(update.map((c) => sql`${id(c)} = excluded.${id(c)}`))},
+        ${
+          tracksActive
+            ? sql`inactivated_on_utc = case when t.is_active = excluded.is_active then t.inactivated_on_utc when excluded.is_active then null else now() end,`
+            : sql``
+        }
+        modified_on_utc = now(), modified_by_id = excluded.modified_by_id
+      where row(${sql.join(update.map((c) => sql`t.${id(c)}`))}) is distinct from row(${sql.join(update.map((c) => sql`excluded.${id(c)}`))})
+      returning (xmax = 0) as inserted, to_jsonb(old) as before, to_jsonb(new) as after
+    ),
+    ev as (
+      insert into events (tenant_id, action_type, document_type, document_id, detail, user_id)
+      select ${actor.tenantId}, case when up.inserted then 'Created' else 'Updated' end, ${fullTypeName('User')}, (up.after->>'id')::uuid, d.detail, ${actor.userId}
+      from up cross join lateral (
+        select jsonb_object_agg(n.name, case when n.masked then to_jsonb('********'::text) else a.value end) as detail
+        from jsonb_each(up.after) a join jsonb_to_recordset(${USER_EVENT_NAMES}::jsonb) as n(col text, name text, masked boolean) on n.col = a.key
+        where case when up.inserted then a.value <> 'null'::jsonb else n.col = any(${update}::text[]) and a.value is distinct from up.before -> a.key end
+      ) d
+      where up.inserted or d.detail is not null
+    )
+    select ref.*, up.inserted, up.after from ref left join up on true`;
+  // Prepared (decision 0061): the text depends only on the key and the columns written.
+  const [r] = (await naming(fieldOf, { ...own }, () => executePrepared(trx, statement))).rows;
+  const refs = checkedRefs(r, companyCode, departmentExternalId, typologyExternalId);
+  if (r.after) return { user: userView(r.after, refs), action: r.inserted ? 'Created' : 'Updated' };
+  // The user exists and nothing differs: no write, no event.
+  const row = await selectRow(trx, 'users', [
+    ['tenant_id', actor.tenantId],
+    [key, own[key]],
+  ]);
+  if (!row) throw new Error('upsert into users neither wrote nor found a row');
+  return { user: userView(row, refs), action: 'Updated' };
 }
 
 /** PATCH: `patch` maps field names to their new values (already unwrapped from {value}). */

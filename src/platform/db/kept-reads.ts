@@ -1,10 +1,11 @@
 // Lookups kept in process memory while the tables they read are unchanged (decision 0060). A kept answer is
 // handed out only after a freshness check sent after the request arrived found no change to those tables for
 // its tenant (the change log of decision 0022) since the snapshot the answer was read in; so a request that
-// follows a committed write, whoever wrote, never gets the answer from before it. The requests of one
-// event-loop turn that wait on the same answer share one check: a busy lookup costs PostgreSQL one small
-// statement per turn instead of one per request, and the server no statement of its own per request.
-import { sql } from 'kysely';
+// follows a committed write, whoever wrote, never gets the answer from before it. Requests that wait on the
+// same answer share one check: while one check is in flight, every request that arrives joins the next one,
+// which is sent as soon as the first answers (decision 0069). A busy lookup costs PostgreSQL one small
+// statement per round trip instead of one per request, and the server no statement of its own per request.
+import { CompiledQuery } from 'kysely';
 import type { DatabaseHandle, Trx } from './database.ts';
 
 /** Answers kept per process (the oldest goes first). */
@@ -13,9 +14,11 @@ export const MAX_KEPT = 1000;
 const KEEP_MS = 5 * 60_000;
 
 interface Check {
-  sent: boolean;
   unchanged: Promise<boolean>;
+  answer: (unchanged: boolean) => void;
 }
+
+const CHANGED_SINCE = 'select not atrium_changed_since($1::uuid, $2::text[], $3::pg_snapshot) as unchanged';
 
 interface Kept {
   value: unknown;
@@ -23,8 +26,10 @@ interface Kept {
   tenantId: string;
   tables: readonly string[];
   until: number;
-  /** The check requests of this turn join; replaced once it is sent. */
-  check: Check | null;
+  /** The check arriving requests join: not sent yet; it leaves when none is in flight. */
+  next: Check | null;
+  /** A check of this answer is in flight. */
+  checking: boolean;
 }
 
 /** What a load read: the value and the snapshot of the statement that read it (pg_current_snapshot()). */
@@ -36,8 +41,8 @@ export interface Loaded<T> {
 export class KeptReads {
   readonly #db: DatabaseHandle;
   readonly #kept = new Map<string, Kept>();
-  /** Fresh answers, refused answers (a change was found), loads: what the tests and metrics read. */
-  readonly counts = { kept: 0, changed: 0, loaded: 0 };
+  /** Fresh answers, refused answers (a change was found), loads, checks sent: what the tests and benchmarks read. */
+  readonly counts = { kept: 0, changed: 0, loaded: 0, checks: 0 };
 
   constructor(db: DatabaseHandle) {
     this.#db = db;
@@ -66,30 +71,56 @@ export class KeptReads {
     const loaded = await this.#db.readAsTenant(tenantId, load);
     this.counts.loaded++;
     if (!this.#kept.has(k) && this.#kept.size >= MAX_KEPT) this.#kept.delete(this.#kept.keys().next().value as string);
-    this.#kept.set(k, { value: loaded.value, snapshot: loaded.snapshot, tenantId, tables, until: Date.now() + KEEP_MS, check: null });
+    this.#kept.set(k, { value: loaded.value, snapshot: loaded.snapshot, tenantId, tables, until: Date.now() + KEEP_MS, next: null, checking: false });
     return loaded.value;
   }
 
-  /** Joins the check not yet sent, or starts one, sent at the end of this turn (after the turn's requests joined). */
+  /**
+   * Joins the check not yet sent, or starts one. A check is sent at the end of the turn it was started in, or,
+   * when one is in flight then, as soon as that one answers: every request that joins it arrived before it was
+   * sent, and no request joins a check already sent (it could have been answered before the request's write).
+   */
   #unchanged(kept: Kept): Promise<boolean> {
-    if (kept.check && !kept.check.sent) return kept.check.unchanged;
-    const check: Check = { sent: false, unchanged: Promise.resolve(false) };
-    check.unchanged = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      check.sent = true;
-      return this.#db
-        .readAsTenant(kept.tenantId, (trx) =>
-          sql<{
-            unchanged: boolean;
-          }>`select not atrium_changed_since(${kept.tenantId}::uuid, ${kept.tables}::text[], ${kept.snapshot}::pg_snapshot) as unchanged`.execute(trx),
-        )
-        .then(
-          (r) => r.rows[0]?.unchanged === true,
-          // A check that fails answers "changed": the request reads the table itself, and meets the error there if it lasts.
-          () => false,
-        );
-    });
-    kept.check = check;
-    return check.unchanged;
+    if (kept.next) return kept.next.unchanged;
+    let answer!: (unchanged: boolean) => void;
+    const unchanged = new Promise<boolean>((resolve) => (answer = resolve));
+    kept.next = { unchanged, answer };
+    if (!kept.checking) {
+      kept.checking = true;
+      setImmediate(() => this.#send(kept));
+    }
+    return unchanged;
+  }
+
+  #send(kept: Kept): void {
+    const check = kept.next;
+    kept.next = null;
+    if (!check) {
+      kept.checking = false;
+      return;
+    }
+    this.counts.checks++;
+    this.#db
+      .readAsTenant(kept.tenantId, (trx) =>
+        trx.executeQuery<{ unchanged: boolean }>(CompiledQuery.raw(CHANGED_SINCE, [kept.tenantId, kept.tables, kept.snapshot])),
+      )
+      .then(
+        (r) => r.rows[0]?.unchanged === true,
+        // A check that fails answers "changed": the request reads the table itself, and meets the error there if it lasts.
+        () => false,
+      )
+      .then((unchanged) => {
+        check.answer(unchanged);
+        if (unchanged) {
+          // The requests that arrived meanwhile: their check leaves now (or checking ends when none came).
+          this.#send(kept);
+          return;
+        }
+        // A change since the snapshot stays one: those requests read the table too, without a check of their own.
+        kept.next?.answer(false);
+        kept.next = null;
+        kept.checking = false;
+      });
   }
 }
 

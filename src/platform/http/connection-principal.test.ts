@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { test } from 'node:test';
 import type { Principal } from '../auth/principal.ts';
-import { KEEP_MS, keepPrincipal, keptPrincipal } from './connection-principal.ts';
+import { KEEP_MS, keepPrincipal, keptPrincipal, sameSecret } from './connection-principal.ts';
 
 const principal = (appId: string): Principal => ({
   tenantId: 't',
@@ -43,4 +43,17 @@ test('a connection keeps one principal: the last one verified on it', () => {
   assert.equal(keptPrincipal(socket, creds, 1, Date.now()), null);
   assert.equal(keptPrincipal(socket, other, 1, Date.now())?.principal, b);
   assert.equal(Object.getOwnPropertySymbols(socket).length, 1);
+});
+
+test('secrets are compared whole: a difference anywhere, in any character, is one', () => {
+  const secret = 'Zk9-secret_ÿ€😀-tail';
+  assert.equal(sameSecret(secret, secret), true);
+  assert.equal(sameSecret(`${secret}`.slice(0), `${secret.slice(0, 5)}${secret.slice(5)}`), true, 'equal strings built apart');
+  for (let i = 0; i < secret.length; i++) {
+    const changed = `${secret.slice(0, i)}${String.fromCharCode(secret.charCodeAt(i) ^ 1)}${secret.slice(i + 1)}`;
+    assert.equal(sameSecret(changed, secret), false, `differs at ${i}`);
+  }
+  assert.equal(sameSecret(secret.slice(1), secret), false, 'shorter');
+  assert.equal(sameSecret(`${secret}x`, secret), false, 'longer');
+  assert.equal(sameSecret('', ''), true);
 });

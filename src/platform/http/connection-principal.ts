@@ -3,7 +3,6 @@
 // credential cache (decision 0060). It is used only while the auth service's generation is the one it was
 // verified under (a rotate, revoke or role change, here or in another process by NOTIFY atrium_auth, moves
 // it) and for at most KEEP_MS; it lives on the socket, so there is at most one per open connection.
-import { timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Principal } from '../auth/principal.ts';
 
@@ -15,7 +14,7 @@ const KEPT = Symbol('atrium.connectionPrincipal');
 interface Kept {
   tenantId: string | null;
   appId: string;
-  secret: Buffer;
+  secret: string;
   appUser: unknown;
   generation: number;
   until: number;
@@ -38,10 +37,19 @@ export function keptPrincipal(socket: Socket | null | undefined, c: AppCredentia
   const kept = (socket as Carrier | null | undefined)?.[KEPT];
   if (!kept || kept.generation !== generation || kept.until <= now) return null;
   if (kept.tenantId !== c.tenantId || kept.appId !== c.appId || kept.appUser !== c.appUser || typeof c.secret !== 'string') return null;
-  // The secret in constant time: on a connection a proxy shares between clients, another caller's guess must
-  // not learn from how long the comparison took.
-  const given = Buffer.from(c.secret);
-  return given.length === kept.secret.length && timingSafeEqual(given, kept.secret) ? kept : null;
+  return sameSecret(c.secret, kept.secret) ? kept : null;
+}
+
+/**
+ * The secret in constant time: on a connection a proxy shares between clients, another caller's guess must not
+ * learn from how long the comparison took. Every character is compared whatever the first difference (only the
+ * length shows, as with timingSafeEqual), without the buffer a per-request Buffer.from would allocate.
+ */
+export function sameSecret(given: string, kept: string): boolean {
+  if (given.length !== kept.length) return false;
+  let differ = 0;
+  for (let i = 0; i < kept.length; i++) differ |= given.charCodeAt(i) ^ kept.charCodeAt(i);
+  return differ === 0;
 }
 
 /** Keeps `principal` on the connection for the credentials it was verified with under `generation`. */
@@ -50,7 +58,7 @@ export function keepPrincipal(socket: Socket | null | undefined, c: AppCredentia
   (socket as Carrier)[KEPT] = {
     tenantId: c.tenantId,
     appId: c.appId,
-    secret: Buffer.from(c.secret),
+    secret: c.secret,
     appUser: c.appUser,
     generation,
     until: Date.now() + KEEP_MS,
