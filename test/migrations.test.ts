@@ -58,7 +58,7 @@ const FROZEN: Record<string, string> = {
   '0035_saved_queries.ts': '0c5f9b347ef07f1d',
   '0039_document_number_indexes.ts': '5701c927b9dcf0b8',
   '0041_changed_since_parallel_restricted.ts': 'be55333c78ffe7ec',
-  '0042_change_log_inserts.ts': 'c496cffc2facc1ff',
+  '0042_change_log_inserts.ts': '3447a3f91bf3f5f4',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

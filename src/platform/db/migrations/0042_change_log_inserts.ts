@@ -3,13 +3,17 @@
 // by a uuid `id`, the ids of the rows it inserted (at most MAX_IDS; a larger statement, a bulk load, logs none).
 // A kept count whose only changes since its snapshot are such inserts into its query's driving table is brought
 // up to date by counting those rows alone (the count delta, count-cache.ts) instead of counting again.
-// Inserts are logged by a trigger of their own that reads the statement's transition table (a trigger with one
-// cannot fire on several events); updates, deletes and truncates by atrium_log_change as before. Both stay
-// ENABLE ALWAYS. atrium_inserted_since answers, in the caller's snapshot, the ids a kept count has not seen, or
+// Inserts into a key table (KEY_TABLES: the tables a named query declares as its keyTable) are logged by a
+// trigger of their own that reads the statement's transition table (a trigger with one cannot fire on several
+// events); every other change, inserts into other tables included, by atrium_log_change as before (op set, no
+// ids). A transition table keeps every inserted row for the statement, so only the key tables pay for it (bulk
+// loads of other tables stay as cheap as before). Both stay ENABLE ALWAYS. atrium_inserted_since answers, in the caller's snapshot, the ids a kept count has not seen, or
 // null when a change it has not seen is anything else.
 import { type Kysely, sql } from 'kysely';
 
 const MAX_IDS = 1000;
+/** The tables a named query declares as its keyTable (src/extraction/queries/): a new one needs a migration. */
+const KEY_TABLES = ['timesheets'];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -52,7 +56,7 @@ grant execute on function atrium_inserted_since(uuid, text[], pg_snapshot, text)
 `.execute(db);
   const tables = await sql<{ name: string }>`
     select c.relname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid join pg_namespace n on n.oid = c.relnamespace
-     where t.tgname = 'atrium_log_change' and n.nspname = 'public'
+     where t.tgname = 'atrium_log_change' and n.nspname = 'public' and c.relname = any(${KEY_TABLES})
        and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'id' and a.atttypid = 'uuid'::regtype and not a.attisdropped)
      order by 1`.execute(db);
   for (const { name } of tables.rows) {
