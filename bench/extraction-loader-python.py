@@ -74,6 +74,7 @@ if n >= take:
         rows, _ = page(builder)
         pages += 1
         if not rows:
+            print(f"an empty page at skip {n} (totalCount {total})", file=sys.stderr)
             break
         f = fingerprint(rows)
         if f in fingerprints:
@@ -82,6 +83,8 @@ if n >= take:
         n += len(rows)
         keep(rows)
         if len(rows) < take:
+            if n < (total or 0):
+                print(f"a short page of {len(rows)} rows at skip {n - len(rows)} (totalCount {total})", file=sys.stderr)
             break
 seconds = time.perf_counter() - start - book
 with open(out, "w") as f:

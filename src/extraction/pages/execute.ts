@@ -166,14 +166,14 @@ export async function keysAround(
     ...terms.map((_, i) => sql`${sql.id('p', `o${i}`)}::text as ${sql.id(`o${i}`)}, pg_typeof(${sql.id('p', `o${i}`)})::text as ${sql.id(`t${i}`)}`),
   ];
   const side = (statement: RawBuilder<unknown>, dir: number) =>
-    sql`select ${sql.join(texts)}, ${sql.lit(dir)}::int as dir, row_number() over () as n from (${statement}) as p`;
+    sql`select ${sql.join(texts)}, ${sql.lit(dir)}::int as dir, row_number() over () as i from (${statement}) as p`;
   const { rows } = await sql<KeyRow & { dir: number | null; r: string; n: string | null; snapshot: string; count_holds: boolean | null }>`
       select p.*, s.r, s.n, s.snapshot, s.count_holds
         from (select pg_current_snapshot()::text as snapshot, ${probe?.column ?? sql`null::boolean`} as count_holds, c.r, c.n
                 from (${rank}) as c offset 0) as s
         left join lateral (${side(seekStatement(q, kp, after(terms, at), paging), 1)}
                            union all ${side(seekStatement(q, kp, upTo, paging, back), -1)}) as p on true
-       order by p.dir desc, p.n`.execute(trx);
+       order by p.dir desc, p.i`.execute(trx);
   const { r, n, snapshot, count_holds: countHolds } = rows[0];
   const d = Number(r) - skip;
   const forward = rows.filter((x) => x.dir === 1);
