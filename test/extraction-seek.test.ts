@@ -103,3 +103,44 @@ test('a write to a table the key statement does not read keeps the seek; a page 
   assert.deepEqual(await httpPage(other), await offsetPage(other));
   assert.deepEqual(await seeks(), { ...before, hit: before.hit + 1, miss: before.miss + 1 });
 });
+
+/** Copies of timesheets with the given ids (the same order values), each with the id beside it. */
+const copies = (pairs: [original: string, id: string][]) =>
+  `insert into timesheets (tenant_id, id, user_id, job_id, work_type_id, date, duration_minutes, is_billable, status, requested_approval,
+      description, booked_company_id, booked_department_id, booked_typology_id, booked_hourly_cost)
+   select t.tenant_id, c.id, t.user_id, t.job_id, t.work_type_id, t.date, t.duration_minutes, t.is_billable, t.status, t.requested_approval,
+      'seek test copy', t.booked_company_id, t.booked_department_id, t.booked_typology_id, t.booked_hourly_cost
+     from (values ${pairs.map(([o, id]) => `('${o}'::uuid, '${id}'::uuid)`).join(', ')}) as c(original, id)
+     join timesheets t on t.tenant_id = $1 and t.id = c.original`;
+const lowId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+test('rows inserted before a stale position: the next page is found from the position and its rank now, exactly the offset page', async () => {
+  const relocations = () => resultCounts(server, 'atrium_extraction_seeks_total', ['hit', 'stale', 'miss', 'relocated']);
+  for (const order of ORDERS) {
+    const take = 30;
+    const first = (await httpPage({ queryBuilder: { ...order, skip: 0, take } })) as { data: { TimesheetId: string }[] };
+    await httpPage({ queryBuilder: { ...order, skip: take, take } });
+    // Copies of three rows of the first page, with ids lower than any (the key breaks their ties with the originals
+    // first): three rows before the kept position of the third page, in every order.
+    await touch(copies([1, 2, 3].map((i) => [first.data[i].TimesheetId, lowId(i)])));
+    const before = await relocations();
+    for (const skip of [2 * take, 3 * take]) {
+      const body = { queryBuilder: { ...order, skip, take } };
+      assert.deepEqual(await httpPage(body), await offsetPage(body), `${JSON.stringify(body)}`);
+    }
+    const now = await relocations();
+    assert.equal(now.relocated - before.relocated, 1, `${JSON.stringify(order)}: found from the rank`);
+    assert.equal(now.stale - before.stale, 1);
+    // More rows inserted before the position than a page holds: the offset page.
+    await touch(copies(Array.from({ length: take + 1 }, (_, i) => [first.data[1].TimesheetId, lowId(100 + i)])));
+    const more = await relocations();
+    for (const skip of [4 * take, 5 * take]) {
+      const body = { queryBuilder: { ...order, skip, take } };
+      assert.deepEqual(await httpPage(body), await offsetPage(body), `${JSON.stringify(body)}`);
+    }
+    const last = await relocations();
+    assert.equal(last.relocated - more.relocated, 0, `${JSON.stringify(order)}: skipped`);
+    assert.ok(last.stale - more.stale >= 1);
+    await touch(`delete from timesheets where tenant_id = $1 and description = 'seek test copy'`);
+  }
+});

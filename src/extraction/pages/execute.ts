@@ -17,7 +17,7 @@ import { isCustomTableName, type ResolvedQuery } from '../query/resolve.ts';
 import { type CountDelta, type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
 import { type KeptState, keptOf } from './kept-answers.ts';
 import { type AheadPage, answerOf, dropPager, PageSplitter, pagerOf, pagesPerBatch, readAhead, takePage } from './read-ahead.ts';
-import { after, type OrderTerm, positionKey, type SeekPosition, seekCounted } from './seek-positions.ts';
+import { after, type OrderTerm, positionKey, reversed, type SeekPosition, seekCounted } from './seek-positions.ts';
 
 export interface Page {
   data: Record<string, unknown>[];
@@ -60,16 +60,17 @@ export interface KeyPlan {
   source: RawBuilder<unknown>;
   base: RawBuilder<unknown>;
   compiled: { sql: string; parameters: readonly unknown[] };
-  statement: (condition: RawBuilder<boolean> | null, paging: RawBuilder<unknown>) => RawBuilder<unknown>;
+  /** The key statement with a further condition and paging, in the order of `order` (default the plan's terms). */
+  statement: (condition: RawBuilder<boolean> | null, paging: RawBuilder<unknown>, order?: OrderTerm[]) => RawBuilder<unknown>;
 }
 
 export function keyPlan(trx: Trx, q: ResolvedQuery, plan: Plan): KeyPlan {
   const terms = orderTerms(q, plan);
   const source = keysPhaseSource(q, plan);
-  const statement = (condition: RawBuilder<boolean> | null, paging: RawBuilder<unknown>) => {
+  const statement = (condition: RawBuilder<boolean> | null, paging: RawBuilder<unknown>, order = terms) => {
     const where = condition ? [...plan.where, condition] : plan.where;
     const values = terms.map((t, i) => sql`${t.value} as ${sql.id(`o${i}`)}`);
-    return sql`select ${sql.join([...q.key.map((k) => sql.id('q', k)), ...values])} from (${source}) as q${where.length ? sql` where ${sql.join(where, sql` and `)}` : sql``}${orderClause(terms)}${paging}`;
+    return sql`select ${sql.join([...q.key.map((k) => sql.id('q', k)), ...values])} from (${source}) as q${where.length ? sql` where ${sql.join(where, sql` and `)}` : sql``}${orderClause(order)}${paging}`;
   };
   const base = statement(null, sql``);
   return { terms, source, base, compiled: base.compile(trx), statement };
@@ -99,14 +100,7 @@ export async function keysAfter(
 ): Promise<ChosenKeys & { unchanged: boolean }> {
   const { terms } = kp;
   const paging = limit !== null ? sql` limit ${limit}` : sql``;
-  /** The page after a kept position: each condition's rows in order, the later ones after the earlier. */
-  const seek = (conditions: RawBuilder<boolean>[]) => {
-    if (conditions.length === 1) return kp.statement(conditions[0], paging);
-    const parts = conditions.map((c, i) => sql`select s.*, ${i} as part from (${kp.statement(c, paging)}) as s`);
-    const order = terms.map((t, i) => sql`u.${sql.id(`o${i}`)} ${t.desc ? sql`desc` : sql`asc`}`);
-    return sql`select ${sql.join([...q.key.map((k) => sql.id('u', k)), ...terms.map((_, i) => sql.id('u', `o${i}`))])}
-      from (${sql.join(parts, sql` union all `)}) as u order by u.part, ${sql.join(order)}${paging}`;
-  };
+  const seek = (conditions: RawBuilder<boolean>[]) => seekStatement(q, kp, conditions, paging);
   const end = sql`p.n % ${every} = 0`;
   const first = sql`coalesce(p.n, 1) = 1`;
   const texts = [
@@ -123,6 +117,71 @@ export async function keysAfter(
                      ${unchangedSince(q.tenantId, sought.tables, sought.snapshot)} as unchanged offset 0) as s
         left join lateral (select p.*, true as present, row_number() over () as n from (${seek(after(terms, sought))}) as p) as p on true`.execute(trx);
   return { keys: rows[0].present ? rows : [], countHolds: rows[0].count_holds, snapshot: rows[0].snapshot, unchanged: rows[0].unchanged, sought: true };
+}
+
+/**
+ * The rows of `conditions` (after(), in the order `order`: each condition's rows in order, the later ones after the
+ * earlier), with `paging`: the page after (or, in the reversed order, before) a kept position.
+ */
+function seekStatement(q: ResolvedQuery, kp: KeyPlan, conditions: RawBuilder<boolean>[], paging: RawBuilder<unknown>, order = kp.terms): RawBuilder<unknown> {
+  if (conditions.length === 1) return kp.statement(conditions[0], paging, order);
+  const parts = conditions.map((c, i) => sql`select s.*, ${i} as part from (${kp.statement(c, paging, order)}) as s`);
+  const terms = order.map((t, i) => sql`u.${sql.id(`o${i}`)} ${t.desc ? sql`desc` : sql`asc`}`);
+  return sql`select ${sql.join([...q.key.map((k) => sql.id('u', k)), ...order.map((_, i) => sql.id('u', `o${i}`))])}
+      from (${sql.join(parts, sql` union all `)}) as u order by u.part, ${sql.join(terms)}${paging}`;
+}
+
+/**
+ * The offset page at `skip` found from a kept position that is stale (a table the key statement reads changed
+ * since it was read; decision 0071), without skipping `skip` rows: in one statement (one snapshot), the position's
+ * rank now (the rows at or before it, counted on the key statement's source and filters: with the page's count
+ * when `withCount`, in the same scan), the `take` rows after it and the `take` rows at or before it, backwards.
+ * With d = rank − skip rows inserted before it (0 ≤ d ≤ take), the page is the last d rows at or before the position
+ * and the first take − d after it; null otherwise (rows before it deleted, or more than a page inserted), and
+ * the caller skips. Every row carries its order values and types (a position is kept after the page's last row,
+ * from either list).
+ */
+export async function keysAround(
+  trx: Trx,
+  q: ResolvedQuery,
+  plan: Plan,
+  kp: KeyPlan,
+  at: SeekPosition,
+  skip: number,
+  take: number,
+  withCount: boolean,
+  probe?: CountProbe,
+): Promise<{ keys: KeyRow[]; snapshot: string; countHolds: boolean | null; counted?: { n: string | null; snapshot: string } } | null> {
+  const { terms } = kp;
+  const back = reversed(terms);
+  const upTo = after(back, at, true);
+  const within = upTo.length === 1 ? upTo[0] : sql<boolean>`(${sql.join(upTo, sql` or `)})`;
+  const where = (more: RawBuilder<unknown>[]) => (more.length ? sql` where ${sql.join(more, sql` and `)}` : sql``);
+  const rank = withCount
+    ? sql`select count(*) filter (where ${within}) as r, count(*)::text as n from (${kp.source}) as q${where(plan.where)}`
+    : sql`select count(*) as r, null::text as n from (${kp.source}) as q${where([...plan.where, within])}`;
+  const paging = sql` limit ${take}`;
+  const texts = [
+    ...keyTexts(q),
+    ...terms.map((_, i) => sql`${sql.id('p', `o${i}`)}::text as ${sql.id(`o${i}`)}, pg_typeof(${sql.id('p', `o${i}`)})::text as ${sql.id(`t${i}`)}`),
+  ];
+  const side = (statement: RawBuilder<unknown>, dir: number) =>
+    sql`select ${sql.join(texts)}, ${sql.lit(dir)}::int as dir, row_number() over () as i from (${statement}) as p`;
+  const { rows } = await sql<KeyRow & { dir: number | null; r: string; n: string | null; snapshot: string; count_holds: boolean | null }>`
+      select p.*, s.r, s.n, s.snapshot, s.count_holds
+        from (select pg_current_snapshot()::text as snapshot, ${probe?.column ?? sql`null::boolean`} as count_holds, c.r, c.n
+                from (${rank}) as c offset 0) as s
+        left join lateral (${side(seekStatement(q, kp, after(terms, at), paging), 1)}
+                           union all ${side(seekStatement(q, kp, upTo, paging, back), -1)}) as p on true
+       order by p.dir desc, p.i`.execute(trx);
+  const { r, n, snapshot, count_holds: countHolds } = rows[0];
+  const d = Number(r) - skip;
+  const forward = rows.filter((x) => x.dir === 1);
+  const backward = rows.filter((x) => x.dir === -1);
+  const counted = n !== null ? { n, snapshot } : undefined;
+  if (d < 0 || d > take || backward.length < d) return null;
+  const keys = [...backward.slice(0, d).reverse(), ...forward.slice(0, take - d)];
+  return { keys, snapshot, countHolds, counted };
 }
 
 /** Keeps the position after the last of `keys` (a full page's) at `position`, read in `snapshot`. */
@@ -179,11 +238,21 @@ async function chooseKeys(state: KeptState, trx: Trx, q: ResolvedQuery, plan: Pl
       seekCounted('hit');
       chosen = sought;
     } else {
-      // A table the page reads changed since the position was read: the offset page.
+      // A table the page reads changed since the position was read: the page found around the position from its
+      // rank now (decision 0071), counted with it unless the kept count held; else the offset page.
       seekCounted('stale');
       state.positions.delete(at as string);
-      const offset = await offsetPage();
-      chosen = { ...offset, countHolds: offset.countHolds ?? sought.countHolds };
+      const around = plan.take
+        ? await keysAround(trx, q, plan, kp, kept, plan.skip, plan.take, probe !== undefined && sought.countHolds !== true, probe)
+        : null;
+      if (around) {
+        seekCounted('relocated');
+        // Sought: a paging client's next pages are read ahead again at once.
+        chosen = { ...around, countHolds: around.countHolds, sought: true };
+      } else {
+        const offset = await offsetPage();
+        chosen = { ...offset, countHolds: offset.countHolds ?? sought.countHolds };
+      }
     }
   } else {
     if (at) seekCounted('miss');

@@ -29,22 +29,28 @@ export interface SeekPosition {
 export const positionKey = (tenantId: string, compiled: { sql: string; parameters: readonly unknown[] }, position: number): string =>
   keptKey(tenantId, compiled, position);
 
-export const seekCounted = (result: 'hit' | 'stale' | 'miss'): void => {
+export const seekCounted = (result: 'hit' | 'stale' | 'miss' | 'relocated'): void => {
   extractionSeeks.inc({ result });
 };
 
 /**
- * Rows strictly after the row whose order values are `at`, in the order of `terms` (the page's ORDER BY,
+ * The order of `terms` backwards: each term in the other direction, where PostgreSQL's default nulls placement
+ * (last ascending, first descending) is also the other way round, so the rows come in exactly the reverse order.
+ */
+export const reversed = (terms: OrderTerm[]): OrderTerm[] => terms.map((t) => ({ value: t.value, desc: !t.desc }));
+
+/**
+ * Rows strictly after (with `inclusive`, also the row itself: its order values all equal) the row whose order values are `at`, in the order of `terms` (the page's ORDER BY,
  * which ends with the key, so no two rows tie): lexicographic, each term in its direction, nulls last
  * ascending and first descending as ORDER BY places them, equality under the term's own collation.
  * As one or two conditions, whose rows the page reads in this order: the first bounds the first term on
  * its own (`>=`/`<=`), which an index on it serves; when that term ascends from a value, the rows where it
  * is null (which sort last) are the second (a NOT NULL column makes that one empty at plan time).
  */
-export function after(terms: OrderTerm[], at: SeekPosition): RawBuilder<boolean>[] {
+export function after(terms: OrderTerm[], at: SeekPosition, inclusive = false): RawBuilder<boolean>[] {
   const literal = (i: number) => sql`${at.values[i]}::${sql.raw(at.types[i])}`;
   const from = (i: number, nullable: boolean): RawBuilder<boolean> => {
-    if (i === terms.length) return sql<boolean>`false`;
+    if (i === terms.length) return inclusive ? sql<boolean>`true` : sql<boolean>`false`;
     const { value, desc } = terms[i];
     const rest = from(i + 1, true);
     if (at.values[i] === null) {
