@@ -34,6 +34,9 @@ const UNCOMPARABLE: Record<string, string[]> = {
   'DE-History': ['UserHasImage'],
   'DE-Types': ['CreatedByHasImage', 'ModifiedByHasImage'],
   'DE-Projects': ['CompanyHasImage', 'ClientHasImage', 'CreatedByHasImage', 'ModifiedHasImage'],
+  'DE-Requests': ['CompanyHasImage', 'ClientHasImage', 'CreatedByHasImage', 'ModifiedByHasImage', 'CreatedByCompanyHasImage'],
+  'DE-Bills': ['CompanyHasImage', 'ClientHasImage', 'CreatedByHasImage', 'ModifiedByHasImage'],
+  'DE-PurchaseOrders': ['CompanyHasImage', 'ClientHasImage', 'CreatedByHasImage', 'ModifiedByHasImage'],
 };
 
 /**

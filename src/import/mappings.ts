@@ -7,6 +7,7 @@ import type { SourceClient, SourceRow } from './client.ts';
 import { FINANCE_IMPORTS } from './mappings/finance.ts';
 import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
 import { PEOPLE_EXTRAS } from './mappings/people-extras.ts';
+import { REQUEST_AND_PURCHASING_IMPORTS } from './mappings/requests-and-purchasing.ts';
 import { PROJECT_IMPORTS, stageColours, TOMBSTONE_IMPORTS, WORKFLOW_IMPORTS, WORKFLOW_TEAM_IMPORTS } from './mappings/workflows-and-documents.ts';
 
 export { derivedId, NIL } from './mappings/helpers.ts';
@@ -71,6 +72,11 @@ export const IMPORT_TABLES = [
   'estimate_item_details',
   'estimate_item_detail_months',
   'estimate_billing_conditions',
+  'requests',
+  'purchase_orders',
+  'purchase_order_items',
+  'bills',
+  'bill_items',
   'teams',
   'assignments',
   'comments',
@@ -695,6 +701,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
   },
   // Finance: expense types, suppliers, rate cards (src/import/mappings/finance.ts).
   ...FINANCE_IMPORTS,
+  ...REQUEST_AND_PURCHASING_IMPORTS,
   // Collaboration: teams and assignments, comments and replies, descriptions, history.
   {
     namedQuery: 'DE-Assignments',
