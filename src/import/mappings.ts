@@ -7,7 +7,7 @@ import type { SourceClient, SourceRow } from './client.ts';
 import { FINANCE_IMPORTS } from './mappings/finance.ts';
 import { day, derivedId, id, jsonText, NIL } from './mappings/helpers.ts';
 import { PEOPLE_EXTRAS } from './mappings/people-extras.ts';
-import { REQUEST_AND_PURCHASING_IMPORTS } from './mappings/requests-and-purchasing.ts';
+import { estimateTypeFromAssignments, loadUntypedEstimates, REQUEST_AND_PURCHASING_IMPORTS } from './mappings/requests-and-purchasing.ts';
 import { PROJECT_IMPORTS, stageColours, TOMBSTONE_IMPORTS, WORKFLOW_IMPORTS, WORKFLOW_TEAM_IMPORTS } from './mappings/workflows-and-documents.ts';
 
 export { derivedId, NIL } from './mappings/helpers.ts';
@@ -706,6 +706,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
   {
     namedQuery: 'DE-Assignments',
     key: ['DocumentId', 'TeamId', 'UserId'],
+    before: loadUntypedEstimates,
     writes: [
       {
         table: 'teams',
@@ -732,6 +733,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
           };
         },
       },
+      // A Draft or Canceled estimate's type shows only as its assignments' DocumentSubType.
+      estimateTypeFromAssignments,
     ],
   },
   ...WORKFLOW_TEAM_IMPORTS,

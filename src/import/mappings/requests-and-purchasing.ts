@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import type { Trx } from '../../platform/db/database.ts';
 import type { SourceRow } from '../client.ts';
-import type { QueryImport, RunState, Values } from '../mappings.ts';
+import type { QueryImport, RunState, TableWrite, Values } from '../mappings.ts';
 import { day, derivedId, id, jsonText } from './helpers.ts';
 
 /** What the three queries look up in the target, by name (keys joined with NUL). */
@@ -16,7 +16,7 @@ interface Lookups {
   stages: Map<string, { id: string; workflowId: string }>;
   /** Document type name → a workflow of it (a request with a workflow and no stage). */
   workflows: Map<string, string>;
-  /** `{name}\0{department}` → job type (Request types first). */
+  /** `{name}\0{department}\0{company}` and `{name}\0{department}\0` → job type (Request types first). */
   types: Map<string, string>;
   /** `{client}\0{name}` and `\0{name}` → product, brand. */
   products: Map<string, string>;
@@ -57,8 +57,8 @@ async function loadLookups(trx: Trx, tenantId: string, state: RunState): Promise
     q(sql<{ id: string; dt_name: string }>`
       select w.id, dt.name as dt_name from workflows w join document_types dt on dt.tenant_id = w.tenant_id and dt.id = w.document_type_id
        where w.tenant_id = ${tenantId} order by w.id`),
-    q(sql<{ id: string; name: string; department_id: string | null }>`
-      select jt.id, jt.name, jt.department_id from job_types jt
+    q(sql<{ id: string; name: string; department_id: string | null; company_id: string | null }>`
+      select jt.id, jt.name, jt.department_id, jt.company_id from job_types jt
         left join document_types dt on dt.tenant_id = jt.tenant_id and dt.id = jt.document_type_id
        where jt.tenant_id = ${tenantId} order by dt.class_name is distinct from 'Request', jt.id`),
     q(sql<{ id: string; name: string; client: string | null }>`
@@ -97,7 +97,10 @@ async function loadLookups(trx: Trx, tenantId: string, state: RunState): Promise
     for (const k of [key(s.class_name, s.name, s.type), key(s.dt_name, s.name, s.type), key('', s.name, s.type)]) if (!l.stages.has(k)) l.stages.set(k, v);
   }
   for (const w of workflows) put(l.workflows, w.dt_name, w.id);
-  for (const t of types) put(l.types, key(t.name, t.department_id), t.id);
+  for (const t of types) {
+    put(l.types, key(t.name, t.department_id, t.company_id), t.id);
+    put(l.types, key(t.name, t.department_id, ''), t.id);
+  }
   for (const [rows, m] of [
     [products, l.products],
     [brands, l.brands],
@@ -205,7 +208,9 @@ function articles(s: RunState, companyId: unknown, text: unknown): string[] {
 
 /** A stage shown by name and stage type, in a workflow of the document type (class or name) given. */
 const stageOf = (s: RunState, documentType: string, stage: unknown, stageType: unknown) =>
-  stage === null || stage === undefined ? null : (look(s).stages.get(key(documentType, stage, stageType)) ?? look(s).stages.get(key('', stage, stageType)) ?? null);
+  stage === null || stage === undefined
+    ? null
+    : (look(s).stages.get(key(documentType, stage, stageType)) ?? look(s).stages.get(key('', stage, stageType)) ?? null);
 
 /** `Number - Name` back to the number and name. */
 function numberAndName(label: unknown): { number: string; name: string } {
@@ -226,11 +231,14 @@ function requestValues(r: SourceRow, s: RunState): Values | null {
   const l = look(s);
   const workflowName = String(r.Workflow ?? '');
   const stage = stageOf(s, workflowName, r.Stage, r.StageType);
-  const typeId = r.Type === null || r.Type === undefined ? null : (l.types.get(key(r.Type, r.DepartmentId)) ?? null);
+  // Types are per company: the request's (its department's) first, else any of that name and department.
+  const typeId =
+    r.Type === null || r.Type === undefined
+      ? null
+      : (l.types.get(key(r.Type, r.DepartmentId, r.CompanyId)) ?? l.types.get(key(r.Type, r.DepartmentId, '')) ?? null);
   // The request's own department shows only through its company: its type's department when of that
   // company, else the company's first (docs/import.md).
-  const departmentId =
-    id(r.DepartmentId) && l.companyOf.get(String(r.DepartmentId)) === r.CompanyId ? r.DepartmentId : l.departmentOf.get(String(r.CompanyId));
+  const departmentId = id(r.DepartmentId) && l.companyOf.get(String(r.DepartmentId)) === r.CompanyId ? r.DepartmentId : l.departmentOf.get(String(r.CompanyId));
   if (!departmentId) return null;
   const named = (m: Map<string, string>, name: unknown) =>
     name === null || name === undefined ? null : (m.get(key(r.ClientId, name)) ?? m.get(key('', name)) ?? null);
@@ -451,3 +459,46 @@ export const REQUEST_AND_PURCHASING_IMPORTS: QueryImport[] = [
     ],
   },
 ];
+
+// ---- An estimate's type, from DE-Assignments -----------------------------------------------------------
+
+/** Per run: the target's estimates without a type (→ their company), Estimate types by company and business object type. */
+const untypedEstimates = new WeakMap<RunState, { estimates: Map<string, string>; types: Map<string, string> }>();
+
+/** DE-Assignments' `before`: what estimateTypeFromAssignments looks up. */
+export async function loadUntypedEstimates(trx: Trx, tenantId: string, state: RunState): Promise<void> {
+  const [estimates, types] = await Promise.all([
+    sql<{ id: string; company_id: string }>`
+      select e.id, d.company_id from estimates e join departments d on d.tenant_id = e.tenant_id and d.id = e.department_id
+       where e.tenant_id = ${tenantId} and e.type_id is null`.execute(trx),
+    sql<{ id: string; company_id: string | null; bot: string }>`
+      select jt.id, jt.company_id, bot.name as bot from job_types jt
+        join business_object_types bot on bot.tenant_id = jt.tenant_id and bot.id = jt.business_object_type_id
+        join document_types dt on dt.tenant_id = jt.tenant_id and dt.id = jt.document_type_id
+       where jt.tenant_id = ${tenantId} and dt.class_name = 'Estimate' order by jt.id`.execute(trx),
+  ]);
+  const byBot = new Map<string, string>();
+  for (const t of types.rows) {
+    put(byBot, key(t.company_id, t.bot), t.id);
+    put(byBot, key('', t.bot), t.id);
+  }
+  untypedEstimates.set(state, { estimates: new Map(estimates.rows.map((e) => [e.id, e.company_id])), types: byBot });
+}
+
+/**
+ * A Draft or Canceled estimate's type shows in no query but as DE-Assignments' DocumentSubType (its type's
+ * business object type): an estimate the target holds without a type takes an Estimate type of its company
+ * with that business object type (types of one business object type differ in no column any query shows of
+ * such an estimate).
+ */
+export const estimateTypeFromAssignments: TableWrite = {
+  table: 'estimates',
+  mode: 'updateOnly',
+  values: (r, s) => {
+    const u = untypedEstimates.get(s);
+    const companyId = u?.estimates.get(String(r.DocumentId));
+    if (r.DocumentType !== 'Estimate' || !companyId || typeof r.DocumentSubType !== 'string') return null;
+    const typeId = u?.types.get(key(companyId, r.DocumentSubType)) ?? u?.types.get(key('', r.DocumentSubType));
+    return typeId ? { id: r.DocumentId, type_id: typeId } : null;
+  },
+};
