@@ -32,8 +32,11 @@ interface Lookups {
   billingClients: Map<string, string>;
   suppliers: Map<string, string>;
   services: Map<string, string>;
-  /** Company → its services' names, longest first (to read a purchase order's Articles back). */
+  /** Company → its services' names (to read a purchase order's Articles back). */
   serviceNames: Map<string, string[]>;
+  /** Client group name → group; clients DE-Clients leaves out (Draft ones: their group shows only by name here). */
+  clientGroups: Map<string, string>;
+  draftClients: Set<string>;
   /** Company → its VAT rates (percentage in ten-thousandths). */
   vats: Map<string, { id: string; rate: bigint }[]>;
 }
@@ -46,7 +49,7 @@ const put = (m: Map<string, string>, k: string, v: string) => {
 
 async function loadLookups(trx: Trx, tenantId: string, state: RunState): Promise<void> {
   const q = <T>(query: ReturnType<typeof sql<T>>) => query.execute(trx).then((r) => r.rows);
-  const [stages, workflows, types, products, brands, departments, currencies, pcs, bcs, suppliers, services, vats] = await Promise.all([
+  const [stages, workflows, types, products, brands, departments, currencies, pcs, bcs, suppliers, services, vats, groups, drafts] = await Promise.all([
     q(sql<{ id: string; name: string; workflow_id: string; type: string | null; class_name: string | null; dt_name: string | null }>`
       select s.id, s.name, s.workflow_id, st.name as type, dt.class_name, dt.name as dt_name
         from workflow_stages s
@@ -75,6 +78,13 @@ async function loadLookups(trx: Trx, tenantId: string, state: RunState): Promise
     q(sql<{ id: string; company_id: string; name: string }>`select id, company_id, name from services where tenant_id = ${tenantId} order by id`),
     q(sql<{ id: string; company_id: string; percentage: string }>`
       select id, company_id, percentage::text as percentage from vats where tenant_id = ${tenantId} and percentage > 0 order by percentage desc, id`),
+    q(sql<{ id: string; name: string }>`select id, name from client_groups where tenant_id = ${tenantId} order by id`),
+    // As DE-Clients leaves them out: in a Draft stage (or none, which DE-Clients keeps: not a draft here).
+    q(sql<{ id: string }>`
+      select cc.id from commercial_clients cc
+        join workflow_stages s on s.tenant_id = cc.tenant_id and s.id = cc.stage_id
+        join workflow_stage_types st on st.tenant_id = s.tenant_id and st.id = s.stage_type_id
+       where cc.tenant_id = ${tenantId} and st.name = 'Draft'`),
   ]);
   const l: Lookups = {
     stages: new Map(),
@@ -90,8 +100,11 @@ async function loadLookups(trx: Trx, tenantId: string, state: RunState): Promise
     suppliers: new Map(),
     services: new Map(),
     serviceNames: new Map(),
+    clientGroups: new Map(),
+    draftClients: new Set(drafts.map((d) => d.id)),
     vats: new Map(),
   };
+  for (const g of groups) put(l.clientGroups, g.name, g.id);
   for (const s of stages) {
     const v = { id: s.id, workflowId: s.workflow_id };
     for (const k of [key(s.class_name, s.name, s.type), key(s.dt_name, s.name, s.type), key('', s.name, s.type)]) if (!l.stages.has(k)) l.stages.set(k, v);
@@ -124,7 +137,6 @@ async function loadLookups(trx: Trx, tenantId: string, state: RunState): Promise
     for (const r of rows) put(m, key(r.company_id, r.name), r.id);
   }
   for (const s of services) l.serviceNames.set(s.company_id, [...(l.serviceNames.get(s.company_id) ?? []), s.name]);
-  for (const names of l.serviceNames.values()) names.sort((a, b) => b.length - a.length);
   for (const v of vats) l.vats.set(v.company_id, [...(l.vats.get(v.company_id) ?? []), { id: v.id, rate: units(v.percentage, 4) }]);
   lookups.set(state, l);
 }
@@ -138,7 +150,7 @@ const look = (s: RunState): Lookups => {
 // ---- Money: a document's totals back to lines ----------------------------------------------------------
 
 /** A decimal figure as an integer count of 10^-scale units (exact for the 4 decimals the queries show). */
-function units(v: unknown, scale: number): bigint {
+export function units(v: unknown, scale: number): bigint {
   const text = typeof v === 'number' ? v.toFixed(scale) : String(v ?? '0');
   const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
   if (!m) return BigInt(Math.round(Number(text) * 10 ** scale));
@@ -164,14 +176,14 @@ function decimal4(n: bigint): string {
 
 /**
  * Lines (quantity 1, no article) whose totals are a document's: net = Σ net, VAT = Σ each line's VAT rounded
- * to cents (documentTotals). One line at the company's VAT rate that gives the VAT shown; else a line
- * carrying the VAT at a rate of the company's and one with the rest of the net, without VAT.
+ * to cents (documentTotals). One line at a VAT rate of `rates` (the company's, percentages in 10^-4) that
+ * gives the VAT shown; else a line carrying the VAT at one of those rates and one with the rest of the net,
+ * without VAT.
  */
-function totalLines(s: RunState, companyId: unknown, net: unknown, vat: unknown): { unit_price: string; vat_id: string | null }[] {
+export function linesForTotals(rates: { id: string; rate: bigint }[], net: unknown, vat: unknown): { unit_price: string; vat_id: string | null }[] {
   const net4 = units(net, 4);
   const vatCents = units(vat, 2);
   if (vatCents === 0n) return net4 === 0n ? [] : [{ unit_price: decimal4(net4), vat_id: null }];
-  const rates = look(s).vats.get(String(companyId)) ?? [];
   const exact = rates.find((r) => lineVatCents(net4, r.rate) === vatCents);
   if (exact) return [{ unit_price: decimal4(net4), vat_id: exact.id }];
   for (const r of rates) {
@@ -188,20 +200,29 @@ function totalLines(s: RunState, companyId: unknown, net: unknown, vat: unknown)
   return [{ unit_price: decimal4(net4), vat_id: null }];
 }
 
-/** A purchase order's Articles ("a, b, a": its lines' services in order) back to services of its company. */
-function articles(s: RunState, companyId: unknown, text: unknown): string[] {
+const totalLines = (s: RunState, companyId: unknown, net: unknown, vat: unknown) => linesForTotals(look(s).vats.get(String(companyId)) ?? [], net, vat);
+
+/**
+ * A purchase order's Articles ("a, b, a": its lines' services in order) back to the names of `names` (a
+ * company's services): the longest name that the text starts with, so a name holding ", " is read whole.
+ */
+export function articleNames(names: string[], text: unknown): string[] {
   if (typeof text !== 'string' || text === '') return [];
-  const l = look(s);
-  const names = l.serviceNames.get(String(companyId)) ?? [];
+  const longestFirst = [...names].sort((a, b) => b.length - a.length);
   const found: string[] = [];
   let rest = text;
   while (rest.length > 0) {
-    const name = names.find((n) => rest === n || rest.startsWith(`${n}, `)) ?? rest.split(', ')[0];
-    const serviceId = l.services.get(key(companyId, name));
-    if (serviceId) found.push(serviceId);
+    const name = longestFirst.find((n) => rest === n || rest.startsWith(`${n}, `)) ?? rest.split(', ')[0];
+    found.push(name);
     rest = rest.slice(name.length + 2);
   }
   return found;
+}
+
+/** A purchase order's articles as services of its company (an article the target lacks is left out). */
+function articles(s: RunState, companyId: unknown, text: unknown): string[] {
+  const l = look(s);
+  return articleNames(l.serviceNames.get(String(companyId)) ?? [], text).flatMap((name) => l.services.get(key(companyId, name)) ?? []);
 }
 
 // ---- Rows shown by name ------------------------------------------------------------------------------
@@ -267,6 +288,30 @@ function requestValues(r: SourceRow, s: RunState): Values | null {
   };
 }
 
+/** The group a row's ClientGroup names (one the target lacks: created under an id of its name). */
+const groupOf = (r: SourceRow, s: RunState): string | null =>
+  typeof r.ClientGroup === 'string' ? (look(s).clientGroups.get(r.ClientGroup) ?? derivedId('client_groups', r.ClientGroup)) : null;
+
+/**
+ * A Draft client's group (DE-Clients, which gives the others', leaves Draft clients out): by the name a
+ * request or bill shows, on clients the target holds in a Draft stage only.
+ */
+const draftClientGroup: TableWrite[] = [
+  {
+    table: 'client_groups',
+    mode: 'insertMissing',
+    values: (r, s) => {
+      const g = id(r.ClientId) && look(s).draftClients.has(r.ClientId as string) ? groupOf(r, s) : null;
+      return g ? { id: g, name: r.ClientGroup } : null;
+    },
+  },
+  {
+    table: 'commercial_clients',
+    mode: 'updateOnly',
+    values: (r, s) => (id(r.ClientId) && look(s).draftClients.has(r.ClientId as string) ? { id: r.ClientId, client_group_id: groupOf(r, s) } : null),
+  },
+];
+
 export const REQUEST_AND_PURCHASING_IMPORTS: QueryImport[] = [
   {
     namedQuery: 'DE-Requests',
@@ -297,6 +342,7 @@ export const REQUEST_AND_PURCHASING_IMPORTS: QueryImport[] = [
         mode: 'updateOnly',
         values: (r) => (id(r.ClientId) ? { id: r.ClientId, classification: r.ClientClassification } : null),
       },
+      ...draftClientGroup,
       { table: 'requests', complete: { scope: 'all' }, values: requestValues },
     ],
   },
@@ -307,6 +353,7 @@ export const REQUEST_AND_PURCHASING_IMPORTS: QueryImport[] = [
     writes: [
       { table: 'projects', mode: 'insertMissing', values: (r) => namedDocument(r.ProjectId, r.Project, r) },
       { table: 'contracts', mode: 'insertMissing', values: (r) => namedDocument(r.ContractId, r.Contract, r) },
+      ...draftClientGroup,
       {
         table: 'payment_conditions',
         mode: 'insertMissing',
