@@ -10,6 +10,7 @@ import { CLIENT, COMPANY, CREATED_BY, imageFlags, MODIFIED, MODIFIED_BY, removeU
 import { leaveApprovals, loadLeaveApprovers } from './mappings/leave-approvers.ts';
 import { PEOPLE_EXTRAS } from './mappings/people-extras.ts';
 import { PLANNING_IMPORTS } from './mappings/planning.ts';
+import { estimateTypeFromAssignments, loadUntypedEstimates, REQUEST_AND_PURCHASING_IMPORTS } from './mappings/requests-and-purchasing.ts';
 import {
   PROJECT_IMPORTS,
   PROJECT_RATE_CARD_IMPORTS,
@@ -82,6 +83,11 @@ export const IMPORT_TABLES = [
   'estimate_item_detail_months',
   'estimate_billing_conditions',
   'project_planned_times',
+  'requests',
+  'purchase_orders',
+  'purchase_order_items',
+  'bills',
+  'bill_items',
   'teams',
   'assignments',
   'comments',
@@ -736,10 +742,13 @@ export const QUERY_IMPORTS: QueryImport[] = [
   ...PROJECT_RATE_CARD_IMPORTS,
   // Planning: projects' additional information and planned time (src/import/mappings/planning.ts).
   ...PLANNING_IMPORTS,
+  // Requests, bills and purchase orders (src/import/mappings/requests-and-purchasing.ts).
+  ...REQUEST_AND_PURCHASING_IMPORTS,
   // Collaboration: teams and assignments, comments and replies, descriptions, history.
   {
     namedQuery: 'DE-Assignments',
     key: ['DocumentId', 'TeamId', 'UserId'],
+    before: loadUntypedEstimates,
     writes: [
       {
         table: 'teams',
@@ -766,6 +775,8 @@ export const QUERY_IMPORTS: QueryImport[] = [
           };
         },
       },
+      // A Draft or Canceled estimate's type shows only as its assignments' DocumentSubType.
+      estimateTypeFromAssignments,
     ],
   },
   ...WORKFLOW_TEAM_IMPORTS,
