@@ -130,8 +130,7 @@ async function documentAction(
           return commentInsert(actor, dt, id, body, await finishActions(trx, actions, out));
         }
       : undefined;
-    // A post whose row the create statement writes is done once it has run (createPost answers it at once).
-    const { moved, also: comment, ...doc } = await createDocument(trx, actor, def, input, { change, also, lookup, endsTransaction: also !== undefined });
+    const { moved, also: comment, ...doc } = await createDocument(trx, actor, def, input, change, also, lookup);
     return {
       doc,
       created: true,

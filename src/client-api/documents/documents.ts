@@ -169,15 +169,10 @@ export async function createDocument(
   actor: Principal,
   def: DocumentDef,
   input: DocumentInput,
-  opts: {
-    change?: StageChange;
-    also?: AlsoWrite;
-    lookup?: Lookup;
-    /** Nothing writes after this create in its transaction: its statement may take the COMMIT with it. */
-    endsTransaction?: boolean;
-  } = {},
+  change?: StageChange,
+  also?: AlsoWrite,
+  lookup: Lookup = (fn) => fn(trx),
 ): Promise<LoadedDocument & { moved?: Row; also?: Row }> {
-  const { change, also, lookup = (fn) => fn(trx) } = opts;
   requireWrite(actor, def);
   if (def.create) {
     const id = await def.create(trx, actor, input.model, input.path);
@@ -270,8 +265,7 @@ export async function createDocument(
       from ins`;
   const inserted = await naming(def, input.path, { ...values, number: number ?? drawn?.rows[0].number ?? null, name }, async () => {
     try {
-      // The create is the transaction's last write when the caller says so and nothing below follows it.
-      return await executePrepared(trx, statement, { last: opts.endsTransaction === true && !def.finish && !input.userFields && !input.brief });
+      return await executePrepared(trx, statement);
     } catch (err) {
       if (drawn?.outside) await executeDraw(trx, giveBack(def, actor.tenantId, drawn.rows[0].value)).catch(() => {});
       throw err;

@@ -49,35 +49,10 @@ interface Checkout {
   tenantId: string;
   begin?: string;
   begun?: Promise<unknown>;
-  /** The connection checked out for withTenant. */
-  client?: TaggedClient;
 }
 const checkoutTenant = new AsyncLocalStorage<Checkout>();
 
-type TaggedClient = pg.PoolClient & {
-  atriumTenant?: string;
-  atriumPrepared?: boolean;
-  atriumStale?: boolean;
-  /** The transaction's opening is written but held (the socket corked) until the next statement joins it. */
-  atriumHeld?: boolean;
-  /** The next statement is the transaction's last: COMMIT is written right behind it. */
-  atriumCommitBehind?: boolean;
-  /** The outcome of a COMMIT written behind a statement (the error, or null). */
-  atriumCommitted?: Promise<unknown>;
-};
-
-type CorkableStream = { cork(): void; uncork(): void };
-const streamOf = (client: TaggedClient): CorkableStream | undefined => {
-  const stream = (client as unknown as { connection?: { stream?: Partial<CorkableStream> } }).connection?.stream;
-  return stream?.cork && stream.uncork ? (stream as CorkableStream) : undefined;
-};
-
-/** Sends what the connection holds back (its transaction's opening) now. */
-function flushHeld(client: TaggedClient): void {
-  if (!client.atriumHeld) return;
-  client.atriumHeld = false;
-  streamOf(client)?.uncork();
-}
+type TaggedClient = pg.PoolClient & { atriumTenant?: string; atriumPrepared?: boolean; atriumStale?: boolean };
 
 /**
  * Statement texts that run as named prepared statements inside tenant transactions (decision 0061): the hot
@@ -106,28 +81,14 @@ const isStalePlan = (err: unknown): boolean =>
  * per call). Only for statement texts written in code whose shapes are few (the values are bound); on a read
  * lane or any other executor it runs as usual.
  */
-export async function executePrepared<R>(
-  trx: Trx,
-  query: Compilable<R> | RawBuilder<R>,
-  opts: {
-    /**
-     * The statement is the last of its withTenant transaction (decision 0068): COMMIT is written right behind it,
-     * in the same write, and withTenant commits no more. Only when nothing after it may write or fail: once it
-     * has run, the work is committed whatever the caller does next. Should it fail, the COMMIT behind it rolls
-     * back. Elsewhere (no withTenant) it runs as any statement.
-     */
-    last?: boolean;
-  } = {},
-): Promise<QueryResult<R>> {
+export async function executePrepared<R>(trx: Trx, query: Compilable<R> | RawBuilder<R>): Promise<QueryResult<R>> {
   const compiled = isRawBuilder(query) ? query.compile(trx) : query.compile();
   preparedName(compiled.sql);
-  const tx = opts.last ? transactionOf.get(trx) : undefined;
-  if (tx) tx.client.atriumCommitBehind = true;
   return trx.executeQuery(compiled);
 }
 
-/** withTenant's transactions -> their tenant, connection and the handle's lanes (for counter draws). */
-const transactionOf = new WeakMap<object, { tenantId: string; client: TaggedClient; lanes: TenantReadLanes }>();
+/** withTenant's transactions -> where their counter draws run: the tenant and the handle's lanes. */
+const drawsOf = new WeakMap<object, { tenantId: string; lanes: TenantReadLanes }>();
 
 /**
  * Runs a counter draw (an INSERT … ON CONFLICT DO UPDATE … RETURNING of a counter row, decision 0068) for the
@@ -138,7 +99,7 @@ const transactionOf = new WeakMap<object, { tenantId: string; client: TaggedClie
  */
 export async function executeDraw<R>(trx: Trx, query: RawBuilder<R>): Promise<{ rows: R[]; outside: boolean }> {
   const compiled = query.compile(trx);
-  const draws = transactionOf.get(trx);
+  const draws = drawsOf.get(trx);
   if (!draws) return { rows: (await trx.executeQuery(compiled)).rows, outside: false };
   const { rows } = await draws.lanes.draw(draws.tenantId, compiled.sql, compiled.parameters);
   return { rows: rows as R[], outside: true };
@@ -149,41 +110,16 @@ const isRawBuilder = <R>(q: Compilable<R> | RawBuilder<R>): q is RawBuilder<R> =
 /**
  * The tenant pool's clients send the marked texts by name. Kysely's connection calls `query(text, values)`;
  * a marked text becomes `query({ name, text, values })`, which pg prepares on first use per connection.
- * A statement leaves in one write with what the connection holds back (its transaction's opening) and, when it
- * is the transaction's last, with the COMMIT behind it: in pipeline mode pg submits a query synchronously, so
- * what is written while the socket is corked leaves together on uncork.
  */
 function prepareMarkedStatements(client: TaggedClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
-    const fromKysely = typeof config === 'string' && Array.isArray(values) && callback === undefined;
-    const name = fromKysely ? preparedNames.get(config) : undefined;
-    const commit = fromKysely && client.atriumCommitBehind === true;
-    client.atriumCommitBehind = false;
-    if (commit && !client.atriumHeld) {
-      const stream = streamOf(client);
-      if (stream) {
-        stream.cork();
-        client.atriumHeld = true;
-      }
-    }
-    try {
-      const result =
-        name === undefined
-          ? query(config, values, callback)
-          : query({ name, text: config, values }).catch((err: unknown) => {
-              if (isStalePlan(err)) client.atriumStale = true;
-              throw err;
-            });
-      if (commit)
-        client.atriumCommitted = query('commit').then(
-          () => null,
-          (err: unknown) => err,
-        );
-      return result;
-    } finally {
-      flushHeld(client);
-    }
+    const name = typeof config === 'string' && Array.isArray(values) && callback === undefined ? preparedNames.get(config) : undefined;
+    if (name === undefined) return query(config, values, callback);
+    return query({ name, text: config, values }).catch((err: unknown) => {
+      if (isStalePlan(err)) client.atriumStale = true;
+      throw err;
+    });
   };
   client.atriumPrepared = true;
 }
@@ -231,21 +167,14 @@ class TenantBoundPool {
         throw err;
       }
     }
-    // The connection is in pipeline mode: the transaction's opening is written now, held back (the socket
-    // corked) until the first statement joins it in one write, with no round trip between (PostgreSQL runs them
-    // in order; should the opening fail, the statement fails with the transaction, and withTenant reports the
-    // opening's error).
-    if (checkout.begin) {
-      const stream = streamOf(client);
-      stream?.cork();
-      checkout.client = client;
+    // The connection is in pipeline mode: the transaction's opening is written now and its first statement
+    // right behind it, with no round trip between (PostgreSQL runs them in order; should the opening fail,
+    // the statement fails with the transaction, and withTenant reports the opening's error).
+    if (checkout.begin)
       checkout.begun = client.query(checkout.begin).then(
         () => null,
         (err: unknown) => err,
       );
-      // Held from here: the next query through prepareMarkedStatements' wrapper uncorks.
-      if (stream) client.atriumHeld = true;
-    }
     return client;
   }
 
@@ -346,22 +275,13 @@ export class DatabaseHandle {
     return checkoutTenant.run(checkout, () =>
       this.#tenantKysely.connection().execute(async (conn) => {
         const begun = checkout.begun ?? Promise.resolve(new Error('the transaction was not opened'));
-        const client = checkout.client;
         let result: T;
-        if (client) transactionOf.set(conn, { tenantId, client, lanes: this.#lanes });
+        drawsOf.set(conn, { tenantId, lanes: this.#lanes });
         try {
           // The connection is inside the transaction opened on checkout, so it serves as the transaction handle.
           result = await fn(conn as unknown as Trx);
-          if (client) flushHeld(client);
           const failed = await begun;
           if (failed) throw failed;
-          // fn's last statement took the COMMIT with it (executePrepared's `last`).
-          const committed = client?.atriumCommitted;
-          if (committed) {
-            const commitFailed = await committed;
-            if (commitFailed) throw commitFailed;
-            return result;
-          }
         } catch (err) {
           await sql
             .raw('rollback')
@@ -370,12 +290,7 @@ export class DatabaseHandle {
           // Had the opening failed, fn's statements failed with it (25P02): its error is the one to report.
           throw (await begun) ?? err;
         } finally {
-          transactionOf.delete(conn);
-          if (client) {
-            client.atriumCommitBehind = false;
-            client.atriumCommitted = undefined;
-            flushHeld(client);
-          }
+          drawsOf.delete(conn);
         }
         await sql.raw('commit').execute(conn);
         return result;
