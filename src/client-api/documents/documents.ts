@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { type RawBuilder, sql } from 'kysely';
 import { updateRow } from '../../domain/writes.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import { executePrepared, type Trx } from '../../platform/db/database.ts';
+import { executeDraw, executePrepared, type Trx } from '../../platform/db/database.ts';
 import { HttpProblem, notFound } from '../../platform/errors.ts';
 import { fullTypeName } from '../../platform/events/catalogue.ts';
 import { appendEvent } from '../../platform/events/outbox.ts';
@@ -132,31 +132,38 @@ export type AlsoWrite = (id: string, moved: Row | undefined) => Promise<RawBuild
 export type Lookup = <T>(fn: (db: Trx) => Promise<T>) => Promise<T>;
 
 /**
- * Creates a document; answers it loaded (row and stage). Checks the Write role and fills defaults; the row,
- * its number (from a sequence when not sent), its workflow's initial stage, its root folder, its first
- * history row and its Created event are one statement. With `change` (a post creating a document and moving
- * it), the transition is checked against the initial stage first and the document is written directly in
- * its destination stage, with both history periods and StageUpdated, in that same statement. A type with a
- * `finish` hook (the project's team) is moved after it instead, since its team takes part in the rules.
- */
-/**
- * The next number of a document type in a tenant (decision 0044): one past the larger of the counter and the
- * highest number of that prefix in use (the demo data's, an import's), so a generated number never meets one
- * already taken. The counter's row lock orders concurrent creates; the scan of the prefix's numbers is one
- * index-free pass over the tenant's documents of that type, short next to the insert's own work.
+ * The draw of the next number of a document type in a tenant (decision 0044): one past the larger of the
+ * counter and the highest number of that prefix in use (the demo data's, an import's), so a generated number
+ * never meets one already taken. It runs outside the creating transaction and commits at once (executeDraw,
+ * decision 0068), like nextval: the counter's row lock lasts this statement, not the creating transaction.
  */
 function nextNumber(def: DocumentDef, tenantId: string) {
   // The pattern is a literal (made of the type's prefix, letters and digits only) so that the statement matches
   // the partial index of its table (migration 0039): the highest number in use is one index probe, not a scan.
   const pattern = sql.lit(`^${def.numberPrefix.replace(/[^A-Za-z0-9]/g, '')}-([0-9]{1,18})$`);
-  return sql`
+  return sql<{ number: string; value: string }>`
     insert into document_numbers as dn (tenant_id, prefix, last_value)
     values (${tenantId}, ${def.numberPrefix}, (
       select coalesce(max(substring(number from ${pattern})::bigint), 0) + 1 from ${sql.table(def.table)} where tenant_id = ${tenantId} and number ~ ${pattern}))
     on conflict (tenant_id, prefix) do update set last_value = greatest(dn.last_value + 1, excluded.last_value)
-    returning ${def.numberPrefix}::text || '-' || lpad(dn.last_value::text, 6, '0') as number`;
+    returning ${def.numberPrefix}::text || '-' || lpad(dn.last_value::text, 6, '0') as number, dn.last_value::text as value`;
 }
 
+/**
+ * A drawn number its create did not use goes back to the counter when no later draw took the one after it
+ * (the usual case: a create refused by a constraint), so a refused create leaves no gap.
+ */
+const giveBack = (def: DocumentDef, tenantId: string, value: string) => sql`
+  update document_numbers set last_value = last_value - 1 where tenant_id = ${tenantId} and prefix = ${def.numberPrefix} and last_value = ${value}::bigint`;
+
+/**
+ * Creates a document; answers it loaded (row and stage). Checks the Write role and fills defaults; the row,
+ * its number (drawn from the type's counter when not sent), its workflow's initial stage, its root folder, its
+ * first history row and its Created event are one statement. With `change` (a post creating a document and
+ * moving it), the transition is checked against the initial stage first and the document is written directly in
+ * its destination stage, with both history periods and StageUpdated, in that same statement. A type with a
+ * `finish` hook (the project's team) is moved after it instead, since its team takes part in the rules.
+ */
 export async function createDocument(
   trx: Trx,
   actor: Principal,
@@ -215,8 +222,10 @@ export async function createDocument(
   // With `also`, the id is chosen here so that the caller's rows can name the new document in the same statement.
   const newId = also ? randomUUID() : null;
   const alsoSql = also ? await also(newId as string, plan ? movedAction(plan) : undefined) : null;
+  // Drawn once every check above has passed, so a refused create takes no number.
+  const drawn = number === null ? await executeDraw(trx, nextNumber(def, actor.tenantId)) : null;
   const statement = sql<{ row: Row; stage_name: string | null; stage_type: string | null; also: Row | null }>`
-    with n as (${number !== null ? sql`select ${number}::text as number` : nextNumber(def, actor.tenantId)}
+    with n as (select ${number ?? drawn?.rows[0].number}::text as number
     ), s as (${initial}
     ), ins as (
       insert into ${sql.table(def.table)} (${newId ? sql`id, ` : sql``}tenant_id, created_by_id, modified_by_id, number, ${hasName ? sql`name, ` : sql``} workflow_id, stage_id
@@ -254,7 +263,14 @@ export async function createDocument(
     select to_jsonb(ins) as row, (select stage_name from s) as stage_name, (select stage_type from s) as stage_type,
            ${alsoSql ? sql`(select to_jsonb(a) from also a)` : sql`null`} as also
       from ins`;
-  const inserted = await naming(def, input.path, { ...values, number, name }, () => executePrepared(trx, statement));
+  const inserted = await naming(def, input.path, { ...values, number: number ?? drawn?.rows[0].number ?? null, name }, async () => {
+    try {
+      return await executePrepared(trx, statement);
+    } catch (err) {
+      if (drawn?.outside) await executeDraw(trx, giveBack(def, actor.tenantId, drawn.rows[0].value)).catch(() => {});
+      throw err;
+    }
+  });
   const found = inserted.rows[0];
   const row = found.row;
   const id = String(row.id);

@@ -87,6 +87,24 @@ export async function executePrepared<R>(trx: Trx, query: Compilable<R> | RawBui
   return trx.executeQuery(compiled);
 }
 
+/** withTenant's transactions -> where their counter draws run: the tenant and the handle's lanes. */
+const drawsOf = new WeakMap<object, { tenantId: string; lanes: TenantReadLanes }>();
+
+/**
+ * Runs a counter draw (an INSERT … ON CONFLICT DO UPDATE … RETURNING of a counter row, decision 0068) for the
+ * transaction's tenant outside the transaction, committed at once as nextval is: the counter's row lock lasts
+ * the one statement, so concurrent transactions of a tenant do not queue behind it until each commits. What
+ * it takes stays taken should the transaction roll back (the caller may give it back, see documents.ts).
+ * Outside withTenant (an owner transaction, a client's own), it runs in the transaction, as it always did.
+ */
+export async function executeDraw<R>(trx: Trx, query: RawBuilder<R>): Promise<{ rows: R[]; outside: boolean }> {
+  const compiled = query.compile(trx);
+  const draws = drawsOf.get(trx);
+  if (!draws) return { rows: (await trx.executeQuery(compiled)).rows, outside: false };
+  const { rows } = await draws.lanes.draw(draws.tenantId, compiled.sql, compiled.parameters);
+  return { rows: rows as R[], outside: true };
+}
+
 const isRawBuilder = <R>(q: Compilable<R> | RawBuilder<R>): q is RawBuilder<R> => (q as { isRawBuilder?: boolean }).isRawBuilder === true;
 
 /**
@@ -197,6 +215,7 @@ export class DatabaseHandle {
   readonly #tenantPool: TenantBoundPool;
   /** Pipelined tenant-bound read lanes; reached only through readAsTenant. */
   readonly #readKysely: Kysely<Database>;
+  readonly #lanes: TenantReadLanes;
   #replicas: ReadReplicas | null = null;
 
   constructor(connectionString: string, opts: { poolSize?: number; readLanes?: number; statementTimeoutMs?: number; applicationName?: string } = {}) {
@@ -229,6 +248,7 @@ export class DatabaseHandle {
       role: APP_ROLE,
       statementTimeoutMs: opts.statementTimeoutMs ?? 30_000,
     });
+    this.#lanes = lanes;
     const driver = new ReadLaneDriver(lanes);
     this.#readKysely = new Kysely<Database>({
       dialect: { ...postgresDialect, createDriver: () => driver },
@@ -256,6 +276,7 @@ export class DatabaseHandle {
       this.#tenantKysely.connection().execute(async (conn) => {
         const begun = checkout.begun ?? Promise.resolve(new Error('the transaction was not opened'));
         let result: T;
+        drawsOf.set(conn, { tenantId, lanes: this.#lanes });
         try {
           // The connection is inside the transaction opened on checkout, so it serves as the transaction handle.
           result = await fn(conn as unknown as Trx);
@@ -268,6 +289,8 @@ export class DatabaseHandle {
             .catch(() => {});
           // Had the opening failed, fn's statements failed with it (25P02): its error is the one to report.
           throw (await begun) ?? err;
+        } finally {
+          drawsOf.delete(conn);
         }
         await sql.raw('commit').execute(conn);
         return result;

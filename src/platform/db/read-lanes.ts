@@ -6,6 +6,10 @@
 // lane, concurrent lookups are written back to back and PostgreSQL answers them in order, so one
 // backend wakes up once for many of them and plans each statement text once.
 //
+// A lane also carries counter draws (`draw`, decision 0068): one INSERT … ON CONFLICT DO UPDATE … RETURNING
+// that advances a per-tenant counter and commits on its own, as nextval does, so the counter's row lock lasts
+// one statement instead of the caller's whole transaction.
+//
 // Tenant safety rests on order: a lane is bound to one tenant at a time at session level
 // (atrium.tenant_id, read by the RLS policies when a statement executes, never when it is planned),
 // and PostgreSQL runs a lane's statements strictly in the order they were written. A statement is
@@ -19,6 +23,8 @@ import pg from 'pg';
 export const MAX_PREPARED_PER_LANE = 100;
 /** readAsTenant runs queries only: no session or transaction control can travel on a shared lane. */
 const READ_STATEMENT = /^\s*(select|with)\b/i;
+/** draw runs a counter's statement only: an INSERT (alone or as a CTE) or an UPDATE. */
+const DRAW_STATEMENT = /^\s*(insert|update|with\s+\w+\s+as\s+\(\s*insert)\b/i;
 /** How many queued statements a rebinding is worth when choosing a lane. */
 const REBIND_COST = 2;
 const BIND_SQL = "select set_config('atrium.tenant_id', $1, false)";
@@ -75,11 +81,27 @@ export class TenantReadLanes {
   /** Runs one read statement for the tenant (a validated uuid) on a lane bound to it. */
   async read(tenantId: string, text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
     if (!READ_STATEMENT.test(text)) throw new Error('readAsTenant runs SELECT and WITH statements only; use withTenant');
+    return this.#runAgainIfStale(tenantId, text, values);
+  }
+
+  /**
+   * Runs one counter draw for the tenant: a statement that upserts a counter row and answers the value it
+   * took (or gives an untouched value back), committed on its own (each statement on a lane is its own
+   * transaction) whatever becomes of the caller's. Lanes commit with synchronous_commit off: whatever uses a
+   * drawn value commits later and its WAL flush covers the draw's, so a crash can lose only a draw that nothing
+   * committed used. (Reads write no WAL to wait for.)
+   */
+  async draw(tenantId: string, text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
+    if (!DRAW_STATEMENT.test(text)) throw new Error('a draw runs one INSERT … ON CONFLICT statement');
+    return this.#runAgainIfStale(tenantId, text, values);
+  }
+
+  async #runAgainIfStale(tenantId: string, text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
     try {
-      return await this.#readOnce(tenantId, text, values);
+      return await this.#run(tenantId, text, values);
     } catch (err) {
-      // The lane that held the stale plan is closed by now; a read is safe to run again.
-      if (isStalePlan(err)) return this.#readOnce(tenantId, text, values);
+      // The lane that held the stale plan is closed by now; the statement failed whole, so it is safe to run again.
+      if (isStalePlan(err)) return this.#run(tenantId, text, values);
       throw err;
     }
   }
@@ -96,7 +118,7 @@ export class TenantReadLanes {
     );
   }
 
-  async #readOnce(tenantId: string, text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
+  async #run(tenantId: string, text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
     let lane = this.#pick(tenantId);
     if (!lane) {
       await this.#open();
@@ -198,7 +220,9 @@ export class TenantReadLanes {
     client.on('end', () => this.#drop(lane));
     try {
       await client.connect();
-      await client.query(`select set_config('role', '${this.#opts.role}', false), set_config('statement_timeout', '${this.#opts.statementTimeoutMs}', false)`);
+      await client.query(
+        `select set_config('role', '${this.#opts.role}', false), set_config('statement_timeout', '${this.#opts.statementTimeoutMs}', false), set_config('synchronous_commit', 'off', false)`,
+      );
     } catch (err) {
       lane.closed = true;
       await client.end().catch(() => {});
