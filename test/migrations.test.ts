@@ -59,6 +59,7 @@ const FROZEN: Record<string, string> = {
   '0039_document_number_indexes.ts': '5701c927b9dcf0b8',
   '0041_changed_since_parallel_restricted.ts': 'be55333c78ffe7ec',
   '0042_change_log_inserts.ts': '3447a3f91bf3f5f4',
+  '0043_changed_since_by_tenant_and_table.ts': '3e8f3e498d173ddc',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

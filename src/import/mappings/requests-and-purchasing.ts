@@ -9,6 +9,7 @@ import type { Trx } from '../../platform/db/database.ts';
 import type { SourceRow } from '../client.ts';
 import type { QueryImport, RunState, TableWrite, Values } from '../mappings.ts';
 import { day, derivedId, id, jsonText } from './helpers.ts';
+import { CLIENT, COMPANY, CREATED_BY, imageFlags, MODIFIED_BY } from './images.ts';
 
 /** What the three queries look up in the target, by name (keys joined with NUL). */
 interface Lookups {
@@ -344,6 +345,8 @@ export const REQUEST_AND_PURCHASING_IMPORTS: QueryImport[] = [
       },
       ...draftClientGroup,
       { table: 'requests', complete: { scope: 'all' }, values: requestValues },
+      // Image flags of what the document names (a client only requests or bills name, e.g. a Draft one).
+      ...imageFlags(COMPANY, CLIENT, CREATED_BY, MODIFIED_BY),
     ],
   },
   {
@@ -435,6 +438,8 @@ export const REQUEST_AND_PURCHASING_IMPORTS: QueryImport[] = [
             ...line,
           })),
       },
+      // Image flags of what the document names (a client only requests or bills name, e.g. a Draft one).
+      ...imageFlags(COMPANY, CLIENT, CREATED_BY, MODIFIED_BY),
     ],
   },
   {
@@ -503,6 +508,8 @@ export const REQUEST_AND_PURCHASING_IMPORTS: QueryImport[] = [
           ];
         },
       },
+      // Image flags of what the document names (a client only requests or bills name, e.g. a Draft one).
+      ...imageFlags(COMPANY, CLIENT, CREATED_BY, MODIFIED_BY),
     ],
   },
 ];

@@ -35,6 +35,7 @@ import * as m0035 from './migrations/0035_saved_queries.ts';
 import * as m0039 from './migrations/0039_document_number_indexes.ts';
 import * as m0041 from './migrations/0041_changed_since_parallel_restricted.ts';
 import * as m0042 from './migrations/0042_change_log_inserts.ts';
+import * as m0043 from './migrations/0043_changed_since_by_tenant_and_table.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -71,6 +72,7 @@ export const migrations: Record<string, Migration> = {
   '0039_document_number_indexes': m0039,
   '0041_changed_since_parallel_restricted': m0041,
   '0042_change_log_inserts': m0042,
+  '0043_changed_since_by_tenant_and_table': m0043,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */
