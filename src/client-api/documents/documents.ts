@@ -140,11 +140,16 @@ export type Lookup = <T>(fn: (db: Trx) => Promise<T>) => Promise<T>;
 function nextNumber(def: DocumentDef, tenantId: string) {
   // The pattern is a literal (made of the type's prefix, letters and digits only) so that the statement matches
   // the partial index of its table (migration 0039): the highest number in use is one index probe, not a scan.
+  // It is written as ORDER BY … DESC LIMIT 1 rather than max(): the plan of max() is chosen by the table's
+  // estimated size, and a plan made while the table looked small (a lane's prepared plan, or statistics not yet
+  // refreshed after a burst of inserts) aggregated every document of the tenant on each draw, a cost that grew
+  // with the tenant (decision 0072). The ordered form reads the index from its top whatever the estimate.
   const pattern = sql.lit(`^${def.numberPrefix.replace(/[^A-Za-z0-9]/g, '')}-([0-9]{1,18})$`);
   return sql<{ number: string; value: string }>`
     insert into document_numbers as dn (tenant_id, prefix, last_value)
-    values (${tenantId}, ${def.numberPrefix}, (
-      select coalesce(max(substring(number from ${pattern})::bigint), 0) + 1 from ${sql.table(def.table)} where tenant_id = ${tenantId} and number ~ ${pattern}))
+    values (${tenantId}, ${def.numberPrefix}, coalesce((
+      select substring(number from ${pattern})::bigint from ${sql.table(def.table)} where tenant_id = ${tenantId} and number ~ ${pattern}
+       order by substring(number from ${pattern})::bigint desc limit 1), 0) + 1)
     on conflict (tenant_id, prefix) do update set last_value = greatest(dn.last_value + 1, excluded.last_value)
     returning ${def.numberPrefix}::text || '-' || lpad(dn.last_value::text, 6, '0') as number, dn.last_value::text as value`;
 }
