@@ -137,7 +137,15 @@ export class SourceClient {
    * errors or timeouts back off exponentially (0.5 s, 1 s, 2 s … capped at 15 s); 401/403/404 and other
    * 4xx fail at once with the cause. `consume` reads the body while the in-flight slot is held.
    */
-  async request<T>(method: string, path: string, body: unknown, accept: string, consume: (res: Response) => Promise<T>, token?: string): Promise<T> {
+  async request<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    accept: string,
+    consume: (res: Response) => Promise<T>,
+    token?: string,
+    attempts = this.#opts.attempts,
+  ): Promise<T> {
     const url = `${this.#opts.baseUrl}${path}`;
     for (let attempt = 1; ; attempt++) {
       const release = await this.#limiter.acquire();
@@ -165,7 +173,7 @@ export class SourceClient {
           await res.body?.cancel();
           wait = backoff(attempt);
           this.waits.retried++;
-          if (attempt >= this.#opts.attempts) throw new ImportError(`source ${path}: ${res.status} after ${attempt} attempts`);
+          if (attempt >= attempts) throw new ImportError(`source ${path}: ${res.status} after ${attempt} attempts`);
         } else if (res.status === 401 || res.status === 403) {
           await res.body?.cancel();
           throw new ImportError(
@@ -187,7 +195,7 @@ export class SourceClient {
         const name = (err as Error).name;
         if (err instanceof ImportError || (name !== 'TypeError' && name !== 'AbortError' && name !== 'TimeoutError')) throw err;
         const cause = networkCause(err);
-        if (attempt >= this.#opts.attempts || cause === 'ECONNREFUSED' || cause === 'ENOTFOUND' || cause === 'bad port') {
+        if (attempt >= attempts || cause === 'ECONNREFUSED' || cause === 'ENOTFOUND' || cause === 'bad port') {
           throw new ImportError(`source ${this.#opts.baseUrl} unreachable (${cause}${attempt > 1 ? ` after ${attempt} attempts` : ''})`);
         }
         wait = backoff(attempt);
@@ -237,25 +245,34 @@ export class SourceClient {
 
   /**
    * `namedQuery`'s rows as one NDJSON stream, in a stable order on `key`, handed to `consume` while the
-   * in-flight slot is held; a stream cut short is retried from the start (`consume` is called again).
-   * False when the source answers no stream (read it in pages then).
+   * in-flight slot is held; a stream cut short is retried from the start (`consume` is called again)
+   * up to `attempts` times. False when the source answers no stream (read it in pages then).
    */
   async stream(
     namedQuery: string,
     key: string[],
     parameters: Record<string, unknown>,
     consume: (body: Iterable<Uint8Array> | AsyncIterable<Uint8Array>) => Promise<void>,
+    attempts = this.#opts.attempts,
   ): Promise<boolean> {
     const path = `/api/v3/analytics/named-query/${encodeURIComponent(namedQuery)}/dynamic-execute`;
     const body = { queryBuilder: { orderBy: key.map((field) => ({ field, direction: 'asc' })) }, parameters };
-    return this.request('POST', path, body, 'application/x-ndjson', async (res) => {
-      if (!/ndjson/i.test(res.headers.get('content-type') ?? '')) {
-        await res.body?.cancel();
-        return false;
-      }
-      await consume((res.body as AsyncIterable<Uint8Array> | null) ?? []);
-      return true;
-    });
+    return this.request(
+      'POST',
+      path,
+      body,
+      'application/x-ndjson',
+      async (res) => {
+        if (!/ndjson/i.test(res.headers.get('content-type') ?? '')) {
+          await res.body?.cancel();
+          return false;
+        }
+        await consume((res.body as AsyncIterable<Uint8Array> | null) ?? []);
+        return true;
+      },
+      undefined,
+      attempts,
+    );
   }
 
   /** Every row of `namedQuery` in pages of `pageSize` ordered on `key`, each page to `onBatch`: for a source that streams nothing. */
