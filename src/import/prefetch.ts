@@ -3,7 +3,7 @@
 // ahead of the one being written, never more than the client's requests in flight. The writer follows a
 // download as it grows, so the target's writes no longer hold the source's stream open (a stream kept
 // past the source's time limit is cut and read again) and neither side idles on the other.
-import { type FileHandle, mkdtemp, open, rm } from 'node:fs/promises';
+import { type FileHandle, open, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ImportError, type SourceClient, type SourceRow } from './client.ts';
@@ -80,7 +80,7 @@ class Spool {
   }
 
   static async create(dir: string): Promise<Spool> {
-    const file = path.join(dir, `${process.hrtime.bigint()}-${Math.random().toString(36).slice(2)}.ndjson`);
+    const file = path.join(dir, `atrium-import-${process.pid}-${process.hrtime.bigint()}-${Math.random().toString(36).slice(2)}.ndjson`);
     const fh = await open(file, 'w+', 0o600);
     await rm(file, { force: true });
     return new Spool(fh);
@@ -257,7 +257,8 @@ export class Prefetch {
   readonly #ahead: number;
   readonly #downloads = new Map<number, QueryDownload>();
   #next = 0;
-  #dir: Promise<string>;
+  /** Spool files are unlinked once opened: nothing of them is left, even after SIGKILL. */
+  readonly #dir = os.tmpdir();
   #stopped = false;
 
   /** `reads` in plan order; null for a read that is already done (a checkpoint) and is not downloaded. */
@@ -265,12 +266,11 @@ export class Prefetch {
     this.#client = client;
     this.#reads = reads;
     this.#ahead = Math.max(1, ahead);
-    this.#dir = mkdtemp(path.join(os.tmpdir(), 'atrium-import-'));
   }
 
   /** The download of read `index` (started now if it was not yet), and those up to `ahead` past it. */
   async take(index: number): Promise<Download> {
-    const dir = await this.#dir;
+    const dir = this.#dir;
     while (this.#next < this.#reads.length && this.#next <= index + this.#ahead) {
       const read = this.#reads[this.#next];
       if (read) this.#downloads.set(this.#next, new QueryDownload(this.#client, read, dir, () => this.#stopped));
@@ -292,6 +292,5 @@ export class Prefetch {
     this.#stopped = true;
     await Promise.all([...this.#downloads.values()].map((d) => d.close()));
     this.#downloads.clear();
-    await rm(await this.#dir, { recursive: true, force: true });
   }
 }
