@@ -10,11 +10,6 @@ import { ImportError, type SourceClient, type SourceRow } from './client.ts';
 
 /** A row line longer than this is a malformed page, not a row (bounds the buffer). */
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
-/**
- * Attempts at a query's stream before it is read in pages instead: a source that cuts a long stream (its
- * time limit, under load) still answers pages of a few thousand rows.
- */
-const STREAM_ATTEMPTS = 3;
 /** Bytes read from a spool at a time. */
 const READ_CHUNK = 256 * 1024;
 
@@ -195,26 +190,20 @@ class QueryDownload implements Download {
     if (stopped()) throw new ImportError('import stopped');
     let answered = false;
     const streamed = await client
-      .stream(
-        read.namedQuery,
-        read.key,
-        read.parameters,
-        async (body) => {
-          answered = true;
-          // A new attempt (the last one was cut): the writer starts over on this one.
-          const spool = await Spool.create(dir);
-          this.#spools.push(spool);
-          this.#current?.supersede();
-          this.#current = spool;
-          this.#wake();
-          for await (const chunk of body) {
-            if (stopped()) throw new ImportError('import stopped');
-            await spool.append(chunk as Uint8Array);
-          }
-          spool.end();
-        },
-        STREAM_ATTEMPTS,
-      )
+      .stream(read.namedQuery, read.key, read.parameters, async (body) => {
+        answered = true;
+        // A new attempt (the last one was cut): the writer starts over on this one.
+        const spool = await Spool.create(dir);
+        this.#spools.push(spool);
+        this.#current?.supersede();
+        this.#current = spool;
+        this.#wake();
+        for await (const chunk of body) {
+          if (stopped()) throw new ImportError('import stopped');
+          await spool.append(chunk as Uint8Array);
+        }
+        spool.end();
+      })
       .catch((err) => {
         // Streams the source kept cutting: its pages instead (a source that stopped answering fails there).
         if (!answered || stopped() || !(err instanceof ImportError)) throw err;
