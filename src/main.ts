@@ -9,26 +9,22 @@ import { recordServedAddress, withServedAddress } from './cli/served-address.ts'
 import { ConfigError, loadConfig } from './config.ts';
 import { importCommand } from './import/cli.ts';
 import { ImportError } from './import/client.ts';
+import { SecretBox } from './platform/auth/hashing.ts';
+import { AuthService } from './platform/auth/service.ts';
 import type { AppContext } from './platform/context.ts';
+import { loadSecretKey, openDatabase } from './platform/data-dir.ts';
 import { isOrphan, listClusters, pruneClusters, RELOCATE_ROOT, type RelocatedCluster } from './platform/db/clusters.ts';
 import { DatabaseHandle, isUuid } from './platform/db/database.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { HttpProblem } from './platform/errors.ts';
 import { SLUG_RE } from './platform/http/tenant-address.ts';
 import { startupLog } from './platform/log.ts';
-import { createContext, loadSecretKey, openDatabase, startServer } from './server.ts';
-import { deleteTenant } from './tenancy/delete-tenant.ts';
-import {
-  createApp,
-  createTenant,
-  createUser,
-  listApps,
-  listTenants,
-  listUsersWithRoles,
-  revokeApp,
-  rotateApp,
-  TenantCreationAborted,
-} from './tenancy/service.ts';
+
+// The server's and the tenancy's modules are loaded by the commands that use them: `import` starts without
+// them, in a third of the memory (decision 0067).
+type Tenancy = typeof import('./tenancy/service.ts');
+let tenancy: Tenancy | undefined;
+const loadTenancy = async (): Promise<Tenancy> => (tenancy ??= await import('./tenancy/service.ts'));
 
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -57,11 +53,19 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'clusters list' || command === 'clusters prune') return clusters(command, values.dir ?? RELOCATE_ROOT, values.json ?? false);
   const config = loadConfig();
   if (command === 'serve') return serve(config);
+  if (command === 'import') {
+    return withDatabase(config, async (db, key) => {
+      const box = new SecretBox(key);
+      const into = await resolveTenant({ db, auth: new AuthService(db, box, config) }, values.into!);
+      return importCommand(values, into, db, { box, allowPrivateNetworks: config.webhookAllowPrivateNetworks });
+    });
+  }
   return withContext(withServedAddress(config), (ctx) => run(ctx, command, values));
 }
 
-async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'clusters list' | 'clusters prune'>, values: Values): Promise<number> {
+async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'clusters list' | 'clusters prune' | 'import'>, values: Values): Promise<number> {
   // The options each command requires are there: parseCommandLine checked them.
+  const { createApp, createTenant, createUser, listApps, listTenants, listUsersWithRoles, revokeApp, rotateApp } = await loadTenancy();
   const print = (obj: unknown, text: string) => process.stdout.write(`${values.json ? JSON.stringify(obj, null, 2) : text}\n`);
   const tenant = () => resolveTenant(ctx, values.tenant!);
   switch (command) {
@@ -97,6 +101,7 @@ async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'cluster
     case 'tenants delete': {
       const id = await tenant();
       if (!values.yes) await confirmDeletion(ctx, id);
+      const { deleteTenant } = await import('./tenancy/delete-tenant.ts');
       const deleted = await deleteTenant(ctx, id);
       const total = Object.values(deleted.rows).reduce((a, b) => a + b, 0);
       print(
@@ -140,11 +145,6 @@ async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'cluster
       print(res, `Revoked ${res.appId}.`);
       return 0;
     }
-    case 'import':
-      return importCommand(values, await resolveTenant(ctx, values.into!), ctx.db, {
-        box: ctx.box,
-        allowPrivateNetworks: ctx.config.webhookAllowPrivateNetworks,
-      });
     case 'users create': {
       const user = await createUser(ctx, await tenant(), {
         userName: values.username!,
@@ -160,7 +160,7 @@ async function run(ctx: AppContext, command: Exclude<Command, 'serve' | 'cluster
 }
 
 /** --tenant takes an id or a slug, as X-AppTenant does; neither naming a tenant is a refusal of one line. */
-async function resolveTenant(ctx: AppContext, given: string): Promise<string> {
+async function resolveTenant(ctx: Pick<AppContext, 'db' | 'auth'>, given: string): Promise<string> {
   const id = isUuid(given)
     ? ((await ctx.db.kysely.selectFrom('tenants').select('id').where('id', '=', given.toLowerCase()).executeTakeFirst())?.id ?? null)
     : SLUG_RE.test(given)
@@ -216,6 +216,12 @@ async function clusters(command: 'clusters list' | 'clusters prune', dir: string
 }
 
 async function withContext(config: ReturnType<typeof loadConfig>, fn: (ctx: AppContext) => Promise<number>): Promise<number> {
+  const { createContext } = await import('./server.ts');
+  return withDatabase(config, (db, key) => fn(createContext(config, db, key)));
+}
+
+/** The database opened and migrated, and the secret key, for one command; closed once it has unwound. */
+async function withDatabase(config: ReturnType<typeof loadConfig>, fn: (db: DatabaseHandle, key: Buffer) => Promise<number>): Promise<number> {
   const opened = await openDatabase(config, err);
   const db = new DatabaseHandle(opened.connectionString, { poolSize: 4 });
   let deadline: NodeJS.Timeout | undefined;
@@ -230,7 +236,7 @@ async function withContext(config: ReturnType<typeof loadConfig>, fn: (ctx: AppC
   process.on('SIGTERM', onSignal);
   try {
     await migrateToLatest(db.kysely);
-    return await fn(createContext(config, db, await loadSecretKey(config, err)));
+    return await fn(db, await loadSecretKey(config, err));
   } finally {
     // The command has unwound: closing the pool and stopping an embedded PostgreSQL may take their time.
     clearTimeout(deadline);
@@ -241,6 +247,7 @@ async function withContext(config: ReturnType<typeof loadConfig>, fn: (ctx: AppC
 
 async function serve(config: ReturnType<typeof loadConfig>): Promise<number> {
   const say = startupLog(config);
+  const { startServer } = await import('./server.ts');
   const runtime = await startServer(config, say);
   say(runtime.address ? `Atrium listening on ${runtime.address} (role ${config.role})` : `Atrium worker running (role ${config.role})`);
   // Not awaited: the signal handlers below must be in place as soon as the banner is out.
@@ -279,7 +286,7 @@ main(process.argv.slice(2)).then(
   (e: unknown) => {
     if (e instanceof UsageError) fail(e.message, 2, { usage: true });
     if (e instanceof ConfigError) fail(e.message, 2);
-    if (e instanceof TenantCreationAborted) fail(jsonErrors ? e.message : `atrium: ${e.message}`, 130);
+    if (tenancy && e instanceof tenancy.TenantCreationAborted) fail(jsonErrors ? e.message : `atrium: ${e.message}`, 130);
     // A refused value (a taken or malformed slug, an unknown role) is a message, not a crash.
     if (e instanceof HttpProblem || e instanceof NotConfirmed || e instanceof ImportError) fail(jsonErrors ? e.message : `atrium: ${e.message}`, 1);
     // The database refusing or unreachable (a SQLSTATE, or ECONNREFUSED and its kind) is its message, not a crash.

@@ -1,17 +1,15 @@
 // Process runtime: opens the database (embedded PostgreSQL unless DATABASE_URL), migrates, builds the
 // context, registers every surface, starts HTTP and/or workers, and shuts all of it down in order.
 
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import pg from 'pg';
 import type { DestinationStream } from 'pino';
 import { automationRoutes } from './automations/routes.ts';
 import { setApiAddress, useActionHandlers } from './automations/runtime.ts';
 import { defineAutomations, sweepAutomationRuns } from './automations/worker.ts';
 import { clientApiRoutes } from './client-api/routes.ts';
-import { type Config, decodeSecretKey } from './config.ts';
+import type { Config } from './config.ts';
 import { customTablesRoutes } from './custom-tables/routes.ts';
 import type { LoadProgress } from './demo/demo-data.ts';
 import { sweepChangeLog } from './extraction/pages/count-cache.ts';
@@ -25,8 +23,8 @@ import { SecretBox } from './platform/auth/hashing.ts';
 import { authRoutes } from './platform/auth/routes.ts';
 import { AuthService } from './platform/auth/service.ts';
 import type { AppContext } from './platform/context.ts';
+import { type Log, loadSecretKey, type OpenedDatabase, openDatabase } from './platform/data-dir.ts';
 import { DatabaseHandle } from './platform/db/database.ts';
-import { startEmbeddedPostgres } from './platform/db/embedded-postgres.ts';
 import { migrateToLatest } from './platform/db/migrate.ts';
 import { ReadReplicas } from './platform/db/replicas.ts';
 import { type App, buildApp } from './platform/http/app.ts';
@@ -36,7 +34,6 @@ import { tenantBaseUrl } from './platform/http/tenant-address.ts';
 import { Jobs } from './platform/jobs/jobs.ts';
 import { defineMaintenance } from './platform/jobs/maintenance.ts';
 import { createLogger } from './platform/log.ts';
-import { mkdirPrivate } from './platform/private-files.ts';
 import { startTracing } from './platform/tracing.ts';
 import { savedQueryRoutes } from './saved-queries/routes.ts';
 import { scheduleRoutes } from './schedules/routes.ts';
@@ -52,63 +49,7 @@ import { webhookRoutes } from './webhooks/api/routes.ts';
 import { defineWebhooks } from './webhooks/delivery/start.ts';
 import { sweepExpired } from './webhooks/retention.ts';
 
-export type Log = (line: string) => void;
-
-export interface OpenedDatabase {
-  connectionString: string;
-  /** Stops the embedded cluster when this process started it; a no-op otherwise. */
-  stop: () => Promise<void>;
-  embedded: boolean;
-}
-
-const DATABASE_NAME = 'atrium';
-
-/** DATABASE_URL, or the embedded cluster under DATA_DIR/pg (reused when a live process already runs it). */
-export async function openDatabase(config: Config, log: Log): Promise<OpenedDatabase> {
-  if (config.databaseUrl) return { connectionString: config.databaseUrl, stop: async () => {}, embedded: false };
-  await mkdirPrivate(config.dataDir);
-  const ownerFile = path.join(config.dataDir, 'embedded-postgres.json');
-  const owner = existsSync(ownerFile) ? (JSON.parse(await readFile(ownerFile, 'utf8')) as { pid: number; connectionString: string }) : null;
-  if (owner && owner.pid !== process.pid && isAlive(owner.pid)) {
-    log(`Using the embedded PostgreSQL of running Atrium process ${owner.pid}.`);
-    return { connectionString: owner.connectionString, stop: async () => {}, embedded: true };
-  }
-  const handle = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'pg'), log });
-  const admin = new pg.Client({ connectionString: handle.connectionString });
-  await admin.connect();
-  try {
-    const exists = await admin.query('select 1 from pg_database where datname = $1', [DATABASE_NAME]);
-    if (exists.rowCount === 0) await admin.query(`create database ${DATABASE_NAME}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(handle.connectionString);
-  url.pathname = `/${DATABASE_NAME}`;
-  const connectionString = url.toString();
-  await writeFile(ownerFile, JSON.stringify({ pid: process.pid, connectionString }), { mode: 0o600 });
-  return { connectionString, stop: () => handle.stop(), embedded: true };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** ATRIUM_SECRET_KEY, or one generated into DATA_DIR/secret.key on the first start. */
-export async function loadSecretKey(config: Config, log: Log): Promise<Buffer> {
-  if (config.secretKey) return decodeSecretKey(config.secretKey);
-  const file = path.join(config.dataDir, 'secret.key');
-  if (existsSync(file)) return decodeSecretKey((await readFile(file, 'utf8')).trim());
-  await mkdirPrivate(config.dataDir);
-  const key = randomBytes(32).toString('hex');
-  await writeFile(file, `${key}\n`, { mode: 0o600 });
-  log(`Generated ATRIUM_SECRET_KEY into ${file}; back it up, or set ATRIUM_SECRET_KEY for every process sharing this database.`);
-  return decodeSecretKey(key);
-}
+export { type Log, loadSecretKey, type OpenedDatabase, openDatabase };
 
 /** logDestination: where the process logger writes (stdout when not given; a test reads its lines). */
 export function createContext(config: Config, db: DatabaseHandle, key: Buffer, logDestination?: DestinationStream): AppContext {

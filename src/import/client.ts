@@ -1,7 +1,7 @@
 // The import's client of a source platform (or another Atrium): the Data Extraction API with the app
-// headers, as a careful client reads it — a stream (NDJSON) where the source answers one, else pages in a
-// stable order on the query's key; 429 + Retry-After honoured, 5xx and timeouts retried with backoff, and
-// never more than `maxInFlight` requests at once. Credentials go in headers only, never in messages.
+// headers, as a careful client reads it — a stream (NDJSON) where the source answers one (prefetch.ts
+// spools it), else pages in a stable order on the query's key; 429 + Retry-After honoured, 5xx and
+// timeouts retried with backoff, and never more than `maxInFlight` requests at once. Credentials go in headers only, never in messages.
 
 export interface SourceOptions {
   baseUrl: string;
@@ -38,8 +38,6 @@ export interface WaitStats {
 
 /** The largest Retry-After honoured (a source asking for longer is treated as failing). */
 const MAX_RETRY_AFTER_MS = 120_000;
-/** A row line longer than this is a malformed page, not a row (bounds the buffer). */
-const MAX_LINE_CHARS = 4 * 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -139,7 +137,15 @@ export class SourceClient {
    * errors or timeouts back off exponentially (0.5 s, 1 s, 2 s … capped at 15 s); 401/403/404 and other
    * 4xx fail at once with the cause. `consume` reads the body while the in-flight slot is held.
    */
-  async request<T>(method: string, path: string, body: unknown, accept: string, consume: (res: Response) => Promise<T>, token?: string): Promise<T> {
+  async request<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    accept: string,
+    consume: (res: Response) => Promise<T>,
+    token?: string,
+    attempts = this.#opts.attempts,
+  ): Promise<T> {
     const url = `${this.#opts.baseUrl}${path}`;
     for (let attempt = 1; ; attempt++) {
       const release = await this.#limiter.acquire();
@@ -167,7 +173,7 @@ export class SourceClient {
           await res.body?.cancel();
           wait = backoff(attempt);
           this.waits.retried++;
-          if (attempt >= this.#opts.attempts) throw new ImportError(`source ${path}: ${res.status} after ${attempt} attempts`);
+          if (attempt >= attempts) throw new ImportError(`source ${path}: ${res.status} after ${attempt} attempts`);
         } else if (res.status === 401 || res.status === 403) {
           await res.body?.cancel();
           throw new ImportError(
@@ -189,7 +195,7 @@ export class SourceClient {
         const name = (err as Error).name;
         if (err instanceof ImportError || (name !== 'TypeError' && name !== 'AbortError' && name !== 'TimeoutError')) throw err;
         const cause = networkCause(err);
-        if (attempt >= this.#opts.attempts || cause === 'ECONNREFUSED' || cause === 'ENOTFOUND' || cause === 'bad port') {
+        if (attempt >= attempts || cause === 'ECONNREFUSED' || cause === 'ENOTFOUND' || cause === 'bad port') {
           throw new ImportError(`source ${this.#opts.baseUrl} unreachable (${cause}${attempt > 1 ? ` after ${attempt} attempts` : ''})`);
         }
         wait = backoff(attempt);
@@ -238,31 +244,41 @@ export class SourceClient {
   }
 
   /**
-   * Every row of `namedQuery` (with `parameters`), in batches to `onBatch`: one NDJSON stream when the
-   * source answers one, else pages of `pageSize` ordered on `key`. A stream cut short is read again from
-   * the start (the writes are upserts, so a repeated row changes nothing).
+   * `namedQuery`'s rows as one NDJSON stream, in a stable order on `key`, handed to `consume` while the
+   * in-flight slot is held; a stream cut short is retried from the start (`consume` is called again)
+   * up to `attempts` times. False when the source answers no stream (read it in pages then).
    */
-  async readAll(
+  async stream(
     namedQuery: string,
     key: string[],
     parameters: Record<string, unknown>,
-    onBatch: (rows: SourceRow[]) => Promise<void>,
-    batchSize = 1000,
-  ): Promise<number> {
+    consume: (body: Iterable<Uint8Array> | AsyncIterable<Uint8Array>) => Promise<void>,
+    attempts = this.#opts.attempts,
+  ): Promise<boolean> {
+    const path = `/api/v3/analytics/named-query/${encodeURIComponent(namedQuery)}/dynamic-execute`;
+    const body = { queryBuilder: { orderBy: key.map((field) => ({ field, direction: 'asc' })) }, parameters };
+    return this.request(
+      'POST',
+      path,
+      body,
+      'application/x-ndjson',
+      async (res) => {
+        if (!/ndjson/i.test(res.headers.get('content-type') ?? '')) {
+          await res.body?.cancel();
+          return false;
+        }
+        await consume((res.body as AsyncIterable<Uint8Array> | null) ?? []);
+        return true;
+      },
+      undefined,
+      attempts,
+    );
+  }
+
+  /** Every row of `namedQuery` in pages of `pageSize` ordered on `key`, each page to `onBatch`: for a source that streams nothing. */
+  async readPages(namedQuery: string, key: string[], parameters: Record<string, unknown>, onBatch: (rows: SourceRow[]) => Promise<void>): Promise<number> {
     const path = `/api/v3/analytics/named-query/${encodeURIComponent(namedQuery)}/dynamic-execute`;
     const orderBy = key.map((field) => ({ field, direction: 'asc' }));
-    const body = { queryBuilder: { orderBy }, parameters };
-    let paged = false;
-    const streamed = await this.request('POST', path, body, 'application/x-ndjson', async (res) => {
-      const type = res.headers.get('content-type') ?? '';
-      if (!/ndjson/i.test(type)) {
-        await res.body?.cancel();
-        paged = true;
-        return 0;
-      }
-      return readNdjson(res, namedQuery, onBatch, batchSize);
-    });
-    if (!paged) return streamed;
     let total = 0;
     for (let skip = 0; ; skip += this.#opts.pageSize) {
       const pageBody = { queryBuilder: { orderBy, skip, take: this.#opts.pageSize }, parameters };
@@ -276,68 +292,6 @@ export class SourceClient {
       if (rows.length < this.#opts.pageSize) return total;
     }
   }
-}
-
-/**
- * The rows of an NDJSON answer in batches. A batch is handed to `onBatch` while the next one is read: at
- * most one write runs at a time (in order), overlapping with the reading, so neither the source nor the
- * target waits for the other batch by batch.
- */
-async function readNdjson(res: Response, namedQuery: string, onBatch: (rows: SourceRow[]) => Promise<void>, batchSize: number): Promise<number> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let batch: SourceRow[] = [];
-  let total = 0;
-  let writing: Promise<void> = Promise.resolve();
-  const hand = async (rows: SourceRow[]) => {
-    await writing;
-    writing = onBatch(rows);
-    // Observed at the next hand-over or at the end; never an unhandled rejection meanwhile.
-    writing.catch(() => {});
-  };
-  const parse = (line: string) => {
-    if (!line) return;
-    let row: unknown;
-    try {
-      row = JSON.parse(line);
-    } catch {
-      throw new ImportError(`source ${namedQuery}: malformed row ${total + batch.length + 1} (not JSON)`);
-    }
-    if (row === null || typeof row !== 'object' || Array.isArray(row))
-      throw new ImportError(`source ${namedQuery}: malformed row ${total + batch.length + 1} (not an object)`);
-    batch.push(row as SourceRow);
-  };
-  if (!res.body) return 0;
-  try {
-    for await (const chunk of res.body) {
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-      let start = 0;
-      let nl = buffer.indexOf('\n');
-      while (nl >= 0) {
-        parse(buffer.slice(start, nl));
-        start = nl + 1;
-        nl = buffer.indexOf('\n', start);
-      }
-      buffer = buffer.slice(start);
-      if (buffer.length > MAX_LINE_CHARS) throw new ImportError(`source ${namedQuery}: a row longer than ${MAX_LINE_CHARS} characters`);
-      if (batch.length >= batchSize) {
-        const full = batch;
-        batch = [];
-        total += full.length;
-        await hand(full);
-      }
-    }
-    parse(buffer + decoder.decode());
-    if (batch.length) {
-      total += batch.length;
-      await hand(batch);
-    }
-  } finally {
-    // A read cut short (retried from the start) waits for the write in flight before anything else runs.
-    await writing.catch(() => {});
-  }
-  await writing;
-  return total;
 }
 
 /** The code of a failed fetch's cause (ECONNREFUSED…, possibly inside an AggregateError), else the error's name. */

@@ -8,6 +8,7 @@ import { importCustomTables, importWebhookSubscriptions, type NewWebhookSecret }
 import { ImportError, SourceClient, type SourceOptions, type SourceRow, type WaitStats } from './client.ts';
 import { IMPORT_TABLES, newRunState, PLACEHOLDER_TABLES, QUERY_IMPORTS, type QueryImport, type RunState, type Values } from './mappings.ts';
 import { type NotCarriedOver, notCarriedOverOf } from './not-carried-over.ts';
+import { type Download, type PlannedRead, Prefetch, Superseded } from './prefetch.ts';
 import { deleteAll, deleteUnseen, writeRows } from './write.ts';
 
 export interface ImportOptions {
@@ -227,17 +228,23 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
   const state = newRunState(await draftStage(db, opts.tenantId), await documentTypes(db, opts.tenantId), workflowId, teams);
   const reports: QueryReport[] = [];
   const carried = { secrets: [] as NewWebhookSecret[], leftOut: [] as string[] };
+  // A query read twice (a second pass) checkpoints under its position.
+  const checkpointOf = (q: QueryImport, index: number) => `${q.namedQuery}#${index}`;
+  const prefetch = new Prefetch(
+    client,
+    plan.map((q, index) => (done.has(checkpointOf(q, index)) ? null : plannedRead(q, opts, available, client, state))),
+  );
   try {
     for (const [index, q] of plan.entries()) {
-      // A query read twice (a second pass) checkpoints under its position.
-      const checkpoint = `${q.namedQuery}#${index}`;
+      const checkpoint = checkpointOf(q, index);
       const prior = done.get(checkpoint);
       if (prior) {
         reports.push(prior);
         continue;
       }
       state.anyId = await anyIds(db, opts.tenantId);
-      reports.push(await importQuery(db, client, opts, runId, checkpoint, q, state, available));
+      reports.push(await importQuery(db, client, opts, runId, checkpoint, q, state, await prefetch.take(index)));
+      await prefetch.done(index);
     }
     if (!opts.only?.length) {
       for (const [i, step] of [CUSTOM_TABLES, WEBHOOK_SUBSCRIPTIONS].entries()) {
@@ -259,6 +266,8 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
       )
       .catch(() => {});
     throw err;
+  } finally {
+    await prefetch.close();
   }
   const report: ImportReport = {
     runId,
@@ -291,7 +300,26 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
   return report;
 }
 
-/** One named query: read (streamed or paged), written in batches, the unseen deleted, checkpointed — one transaction. */
+/** What the prefetch reads of a planned query: from --since where it takes ModifiedFrom, with its count where the source has one. */
+function plannedRead(q: QueryImport, opts: ImportOptions, available: Set<string>, client: SourceClient, state: RunState): PlannedRead {
+  const incremental = opts.since !== undefined && q.modifiedFrom === true;
+  const countQuery = `${q.namedQuery}Count`;
+  return {
+    namedQuery: q.namedQuery,
+    key: q.key,
+    parameters: incremental ? { ModifiedFrom: opts.since } : {},
+    countQuery: available.has(countQuery) ? countQuery : null,
+    prepare: q.prepare ? () => q.prepare!(client, state) : undefined,
+  };
+}
+
+/** Rows handed to the target per statement. */
+const BATCH_ROWS = 2000;
+
+/**
+ * One named query: its rows (followed as the prefetch downloads them, or read in pages) written in
+ * batches, one batch written while the next is parsed; the unseen deleted, checkpointed — one transaction.
+ */
 async function importQuery(
   db: DatabaseHandle,
   client: SourceClient,
@@ -300,21 +328,18 @@ async function importQuery(
   checkpoint: string,
   q: QueryImport,
   state: ReturnType<typeof newRunState>,
-  available: Set<string>,
+  download: Download,
 ): Promise<QueryReport> {
   const incremental = opts.since !== undefined && q.modifiedFrom === true;
   const parameters = incremental ? { ModifiedFrom: opts.since } : {};
-  // The query's count, where the source has one (DE-TimeSheetsCount…), gives the progress line its ETA.
-  const countQuery = `${q.namedQuery}Count`;
-  const expected = available.has(countQuery) ? await client.count(countQuery, parameters).catch(() => null) : null;
-  await q.prepare?.(client, state);
   const started = Date.now();
   const report = await db.withTenant(opts.tenantId, async (trx): Promise<QueryReport> => {
-    const seen = q.writes.map(() => new Set<string>());
+    let seen = q.writes.map(() => new Set<string>());
     let rowsRead = 0;
     let rowsWritten = 0;
     let rowsDeleted = 0;
     await q.before?.(trx, opts.tenantId, state);
+    const expected = await download.expected;
     const onBatch = async (rows: SourceRow[]) => {
       for (const [i, write] of q.writes.entries()) {
         const values: Values[] = [];
@@ -332,7 +357,31 @@ async function importQuery(
       rowsRead += rows.length;
       opts.onProgress?.({ namedQuery: q.namedQuery, rowsRead, expected, elapsedMs: Date.now() - started, done: false });
     };
-    await client.readAll(q.namedQuery, q.key, parameters, onBatch);
+    for (;;) {
+      const spool = await download.spool();
+      if (spool === 'paged') {
+        await client.readPages(q.namedQuery, q.key, parameters, onBatch);
+        break;
+      }
+      // At most one batch is written at a time (in order) while the next is parsed.
+      let writing: Promise<void> = Promise.resolve();
+      try {
+        for await (const rows of spool.batches(q.namedQuery, BATCH_ROWS)) {
+          await writing;
+          writing = onBatch(rows);
+          writing.catch(() => {});
+        }
+        await writing;
+        break;
+      } catch (err) {
+        await writing.catch(() => {});
+        if (!(err instanceof Superseded)) throw err;
+        // The source's stream was cut and is read again from the start: what it shows is counted anew
+        // (the rows written already are upserts, written again unchanged).
+        seen = q.writes.map(() => new Set<string>());
+        rowsRead = 0;
+      }
+    }
     if (!incremental && !opts.merge) {
       for (const [i, write] of q.writes.entries()) {
         if (write.complete) rowsDeleted += await deleteUnseen(trx, opts.tenantId, write.table, write.complete.scope, seen[i]);
