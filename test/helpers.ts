@@ -1,5 +1,6 @@
 // Test helpers: a database of one's own cloned from the migrated template, a real server on a
 // loopback port, and tenants created through the operator API.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -152,4 +153,19 @@ export function spawnWorker(server: TestServer, children: Set<ChildProcess>, ext
   children.add(child);
   child.on('exit', () => children.delete(child));
   return child;
+}
+
+/** Every row of a named query for the app, read as one NDJSON export (all documented columns, no paging). */
+export async function namedQueryRows(server: TestServer, creds: TenantCredentials, namedQuery: string): Promise<Record<string, unknown>[]> {
+  const res = await fetch(`${server.baseUrl}/api/v3/analytics/named-query/${namedQuery}/dynamic-execute`, {
+    method: 'POST',
+    headers: { ...appHeaders(creds), accept: 'application/x-ndjson', 'content-type': 'application/json' },
+    body: JSON.stringify({ queryBuilder: {} }),
+  });
+  const text = await res.text();
+  assert.equal(res.status, 200, `${namedQuery}: ${text.slice(0, 300)}`);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }

@@ -8,21 +8,7 @@ import { SOURCE_IMAGES_FOLDER, sourceImageFileId } from '../src/import/mappings/
 import { runImport } from '../src/import/service.ts';
 import type { Trx } from '../src/platform/db/database.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
-import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
-
-async function rowsOf(server: TestServer, creds: TenantCredentials, namedQuery: string): Promise<Record<string, unknown>[]> {
-  const res = await fetch(`${server.baseUrl}/api/v3/analytics/named-query/${namedQuery}/dynamic-execute`, {
-    method: 'POST',
-    headers: { ...appHeaders(creds), accept: 'application/x-ndjson', 'content-type': 'application/json' },
-    body: JSON.stringify({ queryBuilder: {} }),
-  });
-  const text = await res.text();
-  assert.equal(res.status, 200, `${namedQuery}: ${text.slice(0, 300)}`);
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
-}
+import { appHeaders, namedQueryRows as rowsOf, startTestServer, type TestServer } from './helpers.ts';
 
 /** The column's values by key, sorted (what the import must give back). */
 const column = (rows: Record<string, unknown>[], key: string, col: string) => rows.map((r) => `${r[key]}=${JSON.stringify(r[col])}`).sort();

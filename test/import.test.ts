@@ -11,7 +11,7 @@ import { ImportError } from '../src/import/client.ts';
 import { QUERY_IMPORTS } from '../src/import/mappings.ts';
 import { runImport } from '../src/import/service.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
-import { ADMIN_TOKEN, appHeaders, startTestServer, type TestServer, workerEnv } from './helpers.ts';
+import { ADMIN_TOKEN, appHeaders, namedQueryRows as rowsOf, startTestServer, type TestServer, workerEnv } from './helpers.ts';
 
 /**
  * Columns that cannot be identical after an import, with the reason (docs/import.md lists the same).
@@ -101,20 +101,6 @@ async function closedPort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise((r) => server.close(r));
   return port;
-}
-
-async function rowsOf(server: TestServer, creds: TenantCredentials, namedQuery: string): Promise<Record<string, unknown>[]> {
-  const res = await fetch(`${server.baseUrl}/api/v3/analytics/named-query/${namedQuery}/dynamic-execute`, {
-    method: 'POST',
-    headers: { ...appHeaders(creds), accept: 'application/x-ndjson', 'content-type': 'application/json' },
-    body: JSON.stringify({ queryBuilder: {} }),
-  });
-  const text = await res.text();
-  assert.equal(res.status, 200, `${namedQuery}: ${text.slice(0, 300)}`);
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l));
 }
 
 /** The query's rows as a sorted list of JSON texts, without the `skip` columns. */
