@@ -14,6 +14,9 @@ import { QUERY_IMPORTS } from '../src/import/mappings.ts';
 import { benchDatabase, benchEnv, fmt, root, runCli, startServerProcess } from './lib.ts';
 
 const SCALE = process.env.BENCH_SCALE ?? '5';
+/** Node's flags of `npm run atrium` (package.json), so the importing process runs as the README's command runs it. */
+const atriumScript: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.atrium;
+const NODE_FLAGS = atriumScript.split(/\s+/).filter((a) => a.startsWith('--'));
 const load = () =>
   os
     .loadavg()
@@ -76,6 +79,7 @@ try {
     const child = spawn(
       process.execPath,
       [
+        ...NODE_FLAGS,
         ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
         'src/main.ts',
         'import',

@@ -130,6 +130,12 @@ export interface TableWrite {
    * not show are deleted. A read from --since is partial and deletes nothing.
    */
   complete?: { scope: 'all' | 'live' | 'tombstones' | 'shownEstimateMonths' };
+  /**
+   * Batches of this write may go to a second transaction of the tenant, written beside the query's own
+   * (decision 0073): only for a table whose rows each appear once in the query and reference only rows of
+   * earlier queries, so two transactions never touch one row.
+   */
+  sideLane?: true;
 }
 
 export interface QueryImport {
@@ -710,6 +716,7 @@ export const QUERY_IMPORTS: QueryImport[] = [
       {
         table: 'timesheets',
         complete: { scope: 'live' },
+        sideLane: true,
         values: (r) => ({
           id: r.TimesheetId,
           user_id: r.UserId,

@@ -9,7 +9,7 @@ import { ImportError, SourceClient, type SourceOptions, type SourceRow, type Wai
 import { IMPORT_TABLES, newRunState, PLACEHOLDER_TABLES, QUERY_IMPORTS, type QueryImport, type RunState, type Values } from './mappings.ts';
 import { type NotCarriedOver, notCarriedOverOf } from './not-carried-over.ts';
 import { type Download, type PlannedRead, Prefetch, Superseded } from './prefetch.ts';
-import { deleteAll, deleteUnseen, writeRows } from './write.ts';
+import { BulkWrites, deleteAll, deleteUnseen, SideLane, writeRows } from './write.ts';
 
 export interface ImportOptions {
   source: SourceOptions;
@@ -226,6 +226,7 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
   const { runId, done } = await openRun(db, opts, client.source);
   const { workflowId, teams } = await workflowsAndTeams(db, opts.tenantId);
   const state = newRunState(await draftStage(db, opts.tenantId), await documentTypes(db, opts.tenantId), workflowId, teams);
+  const bulk = await db.withTenant(opts.tenantId, (trx) => BulkWrites.open(trx));
   const reports: QueryReport[] = [];
   const carried = { secrets: [] as NewWebhookSecret[], leftOut: [] as string[] };
   // A query read twice (a second pass) checkpoints under its position.
@@ -243,7 +244,7 @@ export async function runImport(db: DatabaseHandle, opts: ImportOptions): Promis
         continue;
       }
       state.anyId = await anyIds(db, opts.tenantId);
-      reports.push(await importQuery(db, client, opts, runId, checkpoint, q, state, await prefetch.take(index)));
+      reports.push(await importQuery(db, client, opts, runId, checkpoint, q, state, await prefetch.take(index), bulk));
       await prefetch.done(index);
     }
     if (!opts.only?.length) {
@@ -329,6 +330,7 @@ async function importQuery(
   q: QueryImport,
   state: ReturnType<typeof newRunState>,
   download: Download,
+  bulk: BulkWrites | null,
 ): Promise<QueryReport> {
   const incremental = opts.since !== undefined && q.modifiedFrom === true;
   const parameters = incremental ? { ModifiedFrom: opts.since } : {};
@@ -340,7 +342,8 @@ async function importQuery(
     let rowsDeleted = 0;
     await q.before?.(trx, opts.tenantId, state);
     const expected = await download.expected;
-    const onBatch = async (rows: SourceRow[]) => {
+    // A batch handed to the side lane writes its sideLane tables there, the rest in the query's transaction.
+    const onBatch = async (rows: SourceRow[], lane?: SideLane) => {
       for (const [i, write] of q.writes.entries()) {
         const values: Values[] = [];
         for (const row of rows) {
@@ -352,35 +355,60 @@ async function importQuery(
             seen[i].add(one.id);
           }
         }
-        rowsWritten += await writeRows(trx, opts.tenantId, write, values);
+        // Awaited before it is added: two batches (the query's and the side lane's) may be counting at once.
+        const written = await (lane && write.sideLane
+          ? lane.write((side) => writeRows(side, opts.tenantId, write, values, bulk))
+          : writeRows(trx, opts.tenantId, write, values, bulk));
+        rowsWritten += written;
       }
       rowsRead += rows.length;
       opts.onProgress?.({ namedQuery: q.namedQuery, rowsRead, expected, elapsedMs: Date.now() - started, done: false });
     };
-    for (;;) {
-      const spool = await download.spool();
-      if (spool === 'paged') {
-        await client.readPages(q.namedQuery, q.key, parameters, onBatch);
-        break;
-      }
-      // At most one batch is written at a time (in order) while the next is parsed.
-      let writing: Promise<void> = Promise.resolve();
-      try {
-        for await (const rows of spool.batches(q.namedQuery, BATCH_ROWS)) {
-          await writing;
-          writing = onBatch(rows);
-          writing.catch(() => {});
+    // Tables marked sideLane have every other batch written by a second transaction (decision 0073).
+    const laned = q.writes.some((w) => w.sideLane);
+    let lane: SideLane | undefined;
+    try {
+      for (;;) {
+        const spool = await download.spool();
+        if (spool === 'paged') {
+          await client.readPages(q.namedQuery, q.key, parameters, (rows) => onBatch(rows));
+          break;
         }
-        await writing;
-        break;
-      } catch (err) {
-        await writing.catch(() => {});
-        if (!(err instanceof Superseded)) throw err;
-        // The source's stream was cut and is read again from the start: what it shows is counted anew
-        // (the rows written already are upserts, written again unchanged).
-        seen = q.writes.map(() => new Set<string>());
-        rowsRead = 0;
+        // At most one batch per transaction is written at a time (in order) while the next is parsed.
+        let writing: Promise<void> = Promise.resolve();
+        let sideWriting: Promise<void> = Promise.resolve();
+        let batch = 0;
+        try {
+          for await (const rows of spool.batches(q.namedQuery, BATCH_ROWS)) {
+            if (laned && batch++ % 2 === 1) {
+              await sideWriting;
+              lane ??= new SideLane(db, opts.tenantId);
+              sideWriting = onBatch(rows, lane);
+              sideWriting.catch(() => {});
+            } else {
+              await writing;
+              writing = onBatch(rows);
+              writing.catch(() => {});
+            }
+          }
+          await writing;
+          await sideWriting;
+          break;
+        } catch (err) {
+          await writing.catch(() => {});
+          await sideWriting.catch(() => {});
+          if (!(err instanceof Superseded)) throw err;
+          // The source's stream was cut and is read again from the start: what it shows is counted anew
+          // (the rows written already are upserts, written again unchanged).
+          seen = q.writes.map(() => new Set<string>());
+          rowsRead = 0;
+        }
       }
+      // Committed before the query's own transaction deletes what it did not see and checkpoints.
+      await lane?.close(true);
+    } catch (err) {
+      await lane?.close(false);
+      throw err;
     }
     if (!incremental && !opts.merge) {
       for (const [i, write] of q.writes.entries()) {
