@@ -6,7 +6,7 @@
 // with that checkout's CLI into a second empty tenant, in the same run, for a side-by-side figure)
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -17,6 +17,7 @@ const SCALE = process.env.BENCH_SCALE ?? '5';
 /** Node's flags of `npm run atrium` (package.json), so the importing process runs as the README's command runs it. */
 const atriumScript: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.atrium;
 const NODE_FLAGS = atriumScript.split(/\s+/).filter((a) => a.startsWith('--'));
+const ENTRY = atriumScript.split(/\s+/).find((a) => /\.(ts|js)$/.test(a)) ?? 'src/main.ts';
 const load = () =>
   os
     .loadavg()
@@ -81,7 +82,8 @@ try {
       [
         ...NODE_FLAGS,
         ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-        'src/main.ts',
+        // The baseline tree's own entry when it has no bin/atrium.js of this shape.
+        existsSync(path.join(tree, ENTRY)) ? ENTRY : 'src/main.ts',
         'import',
         '--from',
         source.baseUrl,

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { type Command, parseCommandLine, USAGE, UsageError, type Values } from './cli/args.ts';
+import { boundImportHeap } from './cli/import-heap.ts';
 import { progressReporter } from './cli/progress.ts';
 import { recordServedAddress, withServedAddress } from './cli/served-address.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -35,24 +36,6 @@ const jsonErrors = process.argv.slice(2).includes('--json');
 class NotConfirmed extends Error {}
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
-
-/**
- * The import's heap limit (MB). It keeps 30–45 MB live, but the pages it parses and the batches it serialises
- * are garbage V8 lets grow the heap by hundreds of MB before collecting; a bound keeps the process's peak RSS
- * near 230 MB at a few percent more CPU (decision 0075). ATRIUM_IMPORT_HEAP_MB overrides it (0: no bound).
- */
-const IMPORT_HEAP_MB = 128;
-
-/**
- * Runs the import in this same process (same pid, same stdio) again with the heap bound when Node was not
- * started with one: `npm run atrium` serves every command, and `tenants create --demo` needs a large heap.
- */
-function boundImportHeap(): void {
-  const mb = Number(process.env.ATRIUM_IMPORT_HEAP_MB ?? IMPORT_HEAP_MB);
-  if (!Number.isInteger(mb) || mb <= 0 || typeof process.execve !== 'function') return;
-  if (process.execArgv.some((a) => a.startsWith('--max-old-space-size'))) return;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, `--max-old-space-size=${mb}`, ...process.argv.slice(1)], process.env);
-}
 
 /** Ctrl-C while a command runs: aborts it (rolled back) rather than killing the process mid-transaction. */
 const interrupt = new AbortController();
