@@ -74,8 +74,9 @@ try {
   console.log(`CSV exports of ${queries.length} queries: ${fmt(exportMs / 1000, 2)} s, ${fmt(exportBytes / 1e6, 1)} MB (load ${load()})`);
 
   // The import, by the CLI in its own process (of `tree`), into an empty tenant; its peak RSS read from /proc while it runs.
-  const importWith = async (tree: string) => {
-    const into = JSON.parse(await runCli(['tenants', 'create', '--name', `Bench Target ${Date.now()}`, '--json'], benchEnv(tgtDb.url)));
+  // A baseline tree imports into its own database (it refuses one that holds migrations it does not know).
+  const importWith = async (tree: string, tgtDb: { url: string }) => {
+    const into = JSON.parse(await runCli(['tenants', 'create', '--name', `Bench Target ${Date.now()}`, '--json'], benchEnv(tgtDb.url), tree));
     const t0 = performance.now();
     const child = spawn(
       process.execPath,
@@ -139,8 +140,15 @@ try {
   const rows: Record<string, Record<string, string>> = {
     exports: { seconds: fmt(exportMs / 1000, 2), rows: '', 'cpu s (importer)': '', 'peak RSS MB': '', ratio: '1.00' },
   };
-  if (process.env.BENCH_BASELINE) rows['import (baseline)'] = await importWith(path.resolve(process.env.BENCH_BASELINE));
-  rows.import = await importWith(root);
+  if (process.env.BENCH_BASELINE) {
+    const baseDb = await benchDatabase('atrium_import_base');
+    try {
+      rows['import (baseline)'] = await importWith(path.resolve(process.env.BENCH_BASELINE), baseDb);
+    } finally {
+      await baseDb.stop();
+    }
+  }
+  rows.import = await importWith(root, tgtDb);
   console.table(rows);
   console.log(
     `scale ${SCALE}, load ${load()}; import time includes the CLI's start and migrations; peak RSS goal < 300 MB; ${drafts} draft leaves (never requested) shown by no named query, not compared`,

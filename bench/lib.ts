@@ -28,9 +28,9 @@ export async function benchDatabase(name = 'atrium_bench'): Promise<{ url: strin
   };
 }
 
-export function runCli(args: string[], env: Record<string, string>): Promise<string> {
+export function runCli(args: string[], env: Record<string, string>, tree = root): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['src/main.ts', ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['src/main.ts', ...args], { cwd: tree, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let errOut = '';
     child.stdout.on('data', (d) => (out += d));
