@@ -68,7 +68,8 @@ try {
   // No workers in the measured process (ATRIUM_ROLE=api): both sides' Updated events stay in the outbox, so neither
   // side's CPU includes dispatching the other's.
   const env = benchEnv(db.url, { ATRIUM_ROLE: 'api' });
-  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
+  // With a baseline tree, its CLI creates the tenant (an older tree refuses a database with migrations it does not know).
+  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env, process.env.BENCH_BASELINE_TREE));
   // BENCH_BASELINE_TREE=<checkout>: a second server from that tree (e.g. a worktree of main) on the same database,
   // started first (an older tree refuses migrations it does not know), measured in the same rounds.
   const baseline = process.env.BENCH_BASELINE_TREE ? await startServerProcess(env, process.env.BENCH_BASELINE_TREE) : null;

@@ -377,7 +377,7 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
   /** A full page at skip S: the pages from S + take on are read ahead (decision 0041). */
   const followOn = (bytes: number) => {
     if (!pager || !db) return;
-    readAhead(db, pager, plan.skip + take, take, perBatch, bytes, (start) => readPagesAhead(db, q, plan, kp, start, perBatch * take));
+    readAhead(db, pager, plan.skip + take, take, perBatch, bytes, (start, n) => readPagesAhead(db, q, plan, kp, start, n * take));
   };
   if (pager && db && plan.skip > 0) {
     const page = await takePage(db, pager, plan.skip);

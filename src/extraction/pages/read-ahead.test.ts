@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answerOf, PageSplitter, pagesPerBatch, READ_AHEAD_ROWS } from './read-ahead.ts';
+import type { DatabaseHandle } from '../../platform/db/database.ts';
+import { answerOf, dropPager, PageSplitter, pagesPerBatch, READ_AHEAD_ROWS, readAhead, readAheadSettled } from './read-ahead.ts';
 
 /** JSON lines of `n` rows, some with multi-byte characters (a line never holds a raw LF: JSON escapes it). */
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `{"Id":${i},"Name":"r${i} é😀\\n"}\n`).join('');
@@ -57,4 +58,26 @@ test('a batch reads as many pages as fit in its rows, at most eight; pages large
   assert.equal(pagesPerBatch(READ_AHEAD_ROWS), 1);
   assert.equal(pagesPerBatch(READ_AHEAD_ROWS + 1), 0);
   assert.equal(pagesPerBatch(0), 0);
+});
+
+test('a pager whose pages went stale reads one page ahead, not a batch (it would be thrown away after its first page)', async () => {
+  // The state is per database handle; the handle is only a key here.
+  const db = {} as DatabaseHandle;
+  const asked: number[] = [];
+  const read = async (start: number, count: number) => {
+    asked.push(count);
+    return Array.from({ length: count }, (_, i) => ({
+      position: start + i * 10,
+      page: { body: Buffer.alloc(16), end: 9, rows: 10, snapshot: '', tables: [] },
+    }));
+  };
+  readAhead(db, 'p', 10, 10, 6, 16, read);
+  await readAheadSettled(db);
+  dropPager(db, 'p');
+  readAhead(db, 'p', 20, 10, 6, 16, read);
+  await readAheadSettled(db);
+  // Another pager is not held back.
+  readAhead(db, 'q', 10, 10, 6, 16, read);
+  await readAheadSettled(db);
+  assert.deepEqual(asked, [6, 1, 6]);
 });

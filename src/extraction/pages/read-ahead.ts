@@ -18,6 +18,12 @@ const MAX_BATCHES = 2;
 const MAX_BYTES = 32 * 2 ** 20;
 /** How long a page read ahead is kept unanswered. */
 const TTL_MS = 60_000;
+/**
+ * After a pager's pages went stale (a write to what they read), its batches read one page ahead for this long:
+ * a client that pages while its tables are written (a BI refresh during the working day) would otherwise have
+ * every batch thrown away after its first page, and wait for it before its page is computed anyway.
+ */
+const STALE_BACKOFF_MS = 10_000;
 
 /**
  * A page read ahead: `body` holds the page's head and its rows' JSON objects joined by commas up to `end`, with
@@ -47,6 +53,8 @@ interface State {
   pages: Map<string, Kept>;
   batches: Map<string, Batch>;
   bytes: number;
+  /** When each pager's pages last went stale (entries older than STALE_BACKOFF_MS are swept). */
+  stale: Map<string, number>;
 }
 
 const states = new WeakMap<DatabaseHandle, State>();
@@ -54,7 +62,7 @@ const states = new WeakMap<DatabaseHandle, State>();
 function stateOf(db: DatabaseHandle): State {
   let s = states.get(db);
   if (!s) {
-    s = { pages: new Map(), batches: new Map(), bytes: 0 };
+    s = { pages: new Map(), batches: new Map(), bytes: 0, stale: new Map() };
     states.set(db, s);
   }
   return s;
@@ -80,6 +88,7 @@ function drop(s: State, key: string, result?: 'stale' | 'unused'): void {
 function sweep(s: State): void {
   const now = Date.now();
   for (const [key, kept] of s.pages) if (now - kept.at >= TTL_MS) drop(s, key, 'unused');
+  for (const [pager, at] of s.stale) if (now - at >= STALE_BACKOFF_MS) s.stale.delete(pager);
 }
 
 /**
@@ -105,6 +114,7 @@ export async function takePage(db: DatabaseHandle, pager: string, position: numb
 export function dropPager(db: DatabaseHandle, pager: string): void {
   const s = stateOf(db);
   for (const [key, kept] of s.pages) if (kept.pager === pager) drop(s, key, 'stale');
+  s.stale.set(pager, Date.now());
 }
 
 /**
@@ -120,16 +130,18 @@ export function readAhead(
   take: number,
   count: number,
   pageBytes: number,
-  read: (start: number) => Promise<{ position: number; page: AheadPage }[]>,
+  read: (start: number, count: number) => Promise<{ position: number; page: AheadPage }[]>,
 ): void {
   const s = stateOf(db);
   sweep(s);
+  // Recently stale: one page ahead, computed while the client takes the page it has (a write may still spoil it).
+  if (s.stale.has(pager)) count = Math.min(count, 1);
   if (count === 0 || s.batches.has(pager) || s.batches.size >= MAX_BATCHES) return;
   let start = next;
   while (start < next + count * take && s.pages.has(pageKey(pager, start))) start += take;
   if (start >= next + count * take) return;
   if (s.bytes + count * pageBytes > MAX_BYTES) return;
-  const done = read(start).then(
+  const done = read(start, count).then(
     (found) => {
       for (const { position, page } of found) {
         const key = pageKey(pager, position);
