@@ -64,6 +64,7 @@ export class SourceClient {
   readonly waits: WaitStats = { throttled: 0, retried: 0, waitedMs: 0 };
   readonly #opts: Required<Omit<SourceOptions, 'userId'>> & { userId?: string };
   readonly #limiter: Limiter;
+  readonly #encoding: string;
 
   constructor(opts: SourceOptions) {
     let base: URL;
@@ -84,6 +85,10 @@ export class SourceClient {
       baseUrl: base.toString().replace(/\/$/, ''),
     };
     this.#limiter = new Limiter(maxInFlight);
+    // Compression pays where bandwidth is scarce; on this machine's loopback it only costs CPU on both ends
+    // (the source's gzip and our gunzip: about 2.7 s of a scale-5 import), so a loopback source is asked for
+    // uncompressed answers.
+    this.#encoding = isLoopback(base.hostname) ? 'identity' : 'gzip, deflate';
   }
 
   get source(): string {
@@ -91,13 +96,14 @@ export class SourceClient {
   }
 
   #headers(accept: string, token?: string): Record<string, string> {
-    if (token) return { authorization: `Bearer ${token}`, accept, 'content-type': 'application/json' };
+    if (token) return { authorization: `Bearer ${token}`, accept, 'content-type': 'application/json', 'accept-encoding': this.#encoding };
     const h: Record<string, string> = {
       'x-apptenant': this.#opts.tenantId,
       'x-appid': this.#opts.appId,
       'x-appsecret': this.#opts.appSecret,
       accept,
       'content-type': 'application/json',
+      'accept-encoding': this.#encoding,
     };
     if (this.#opts.userId) h['x-appuser'] = this.#opts.userId;
     return h;
@@ -292,6 +298,12 @@ export class SourceClient {
       if (rows.length < this.#opts.pageSize) return total;
     }
   }
+}
+
+/** localhost, 127.0.0.0/8 or ::1 (a URL's hostname: IPv6 in brackets). */
+export function isLoopback(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 /** The code of a failed fetch's cause (ECONNREFUSED…, possibly inside an AggregateError), else the error's name. */

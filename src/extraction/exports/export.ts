@@ -86,5 +86,14 @@ export async function openExport(
       }
     }
   }
-  return { stream: Readable.from(rest(), EXPORT_STAGE), rowCount: () => rowCount };
+  const stream = Readable.from(rest(), EXPORT_STAGE);
+  // A stream destroyed before its first read (the client went away while the export started: the response is
+  // never piped) ends the generator without running it, so its `finally` never releases the connection, which
+  // then stays idle in its transaction for good. Released here too (release is once only).
+  stream.once('close', () => {
+    if (released) return;
+    chunks.stop();
+    release(true);
+  });
+  return { stream, rowCount: () => rowCount };
 }

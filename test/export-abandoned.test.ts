@@ -1,0 +1,46 @@
+// An export whose stream is destroyed before it is read (the client went away while the export started, so the
+// response was never piped) releases its connection: nothing is left idle in a transaction.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { dynamicExport } from '../src/extraction/service.ts';
+import type { Principal } from '../src/platform/auth/principal.ts';
+import type { TenantCredentials } from '../src/tenancy/service.ts';
+import { startTestServer, type TestServer } from './helpers.ts';
+
+let server: TestServer;
+let tenant: TenantCredentials;
+before(async () => {
+  server = await startTestServer();
+  tenant = await server.createTenant('Export Agency');
+});
+after(async () => {
+  await server.close();
+});
+
+const idleInTransaction = async (): Promise<number> => {
+  const c = new pg.Client({ connectionString: server.databaseUrl });
+  await c.connect();
+  try {
+    const { rows } = await c.query(`select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'idle in transaction'`);
+    return rows[0].n;
+  } finally {
+    await c.end();
+  }
+};
+
+test('an export destroyed before its first read releases its connection', async () => {
+  const principal: Principal = { tenantId: tenant.tenantId, appId: null, userId: null, userName: null, roles: new Set(['Administrator']), via: 'app-headers' };
+  for (const format of ['ndjson', 'csv', 'json'] as const) {
+    const opened = await dynamicExport(server.runtime.ctx.db, principal, 'DE-Transitions', { queryBuilder: {} }, format, Date.now() + 30_000);
+    assert.equal(await idleInTransaction(), 1, `${format}: the export holds its transaction while it is open`);
+    opened.stream.destroy();
+    // The connection is closed (PostgreSQL rolls back): its backend leaves pg_stat_activity shortly after.
+    let left = await idleInTransaction();
+    for (let i = 0; i < 50 && left > 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = await idleInTransaction();
+    }
+    assert.equal(left, 0, `${format}: released`);
+  }
+});
