@@ -2,6 +2,7 @@
 // headers, as a careful client reads it — a stream (NDJSON) where the source answers one (prefetch.ts
 // spools it), else pages in a stable order on the query's key; 429 + Retry-After honoured, 5xx and
 // timeouts retried with backoff, and never more than `maxInFlight` requests at once. Credentials go in headers only, never in messages.
+import { blockedReason } from '../platform/outbound.ts';
 
 export interface SourceOptions {
   baseUrl: string;
@@ -88,7 +89,8 @@ export class SourceClient {
     // Compression pays where bandwidth is scarce; on this machine's loopback it only costs CPU on both ends
     // (the source's gzip and our gunzip: about 2.7 s of a scale-5 import), so a loopback source is asked for
     // uncompressed answers.
-    this.#encoding = isLoopback(base.hostname) ? 'identity' : 'gzip, deflate';
+    const loopback = base.hostname === 'localhost' || blockedReason(base.hostname, [])?.startsWith('loopback') === true;
+    this.#encoding = loopback ? 'identity' : 'gzip, deflate';
   }
 
   get source(): string {
@@ -298,12 +300,6 @@ export class SourceClient {
       if (rows.length < this.#opts.pageSize) return total;
     }
   }
-}
-
-/** localhost, 127.0.0.0/8 or ::1 (a URL's hostname: IPv6 in brackets). */
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 /** The code of a failed fetch's cause (ECONNREFUSED…, possibly inside an AggregateError), else the error's name. */

@@ -15,7 +15,7 @@ interface TenantForeignKey {
   type: string;
 }
 
-/** How a table is written in bulk mode: its foreign keys, and its columns with a default (see bulkChecksOf). */
+/** How a table is written in bulk mode: its foreign keys, and its columns with a default (bulkTableOf). */
 interface BulkTable {
   foreignKeys: TenantForeignKey[];
   withDefault: Set<string>;
