@@ -115,7 +115,7 @@ const copies = (pairs: [original: string, id: string][]) =>
 const lowId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 
 test('rows inserted before a stale position: the next page is found from the position and its rank now, exactly the offset page', async () => {
-  const relocations = () => resultCounts(server, 'atrium_extraction_seeks_total', ['hit', 'stale', 'miss', 'relocated']);
+  const relocations = () => resultCounts(server, 'atrium_extraction_seeks_total', ['hit', 'stale', 'miss', 'relocated', 'delta']);
   for (const order of ORDERS) {
     const take = 30;
     const first = (await httpPage({ queryBuilder: { ...order, skip: 0, take } })) as { data: { TimesheetId: string }[] };
@@ -130,6 +130,8 @@ test('rows inserted before a stale position: the next page is found from the pos
     }
     const now = await relocations();
     assert.equal(now.relocated - before.relocated, 1, `${JSON.stringify(order)}: found from the rank`);
+    // Only inserts into timesheets since: the rank was brought up to date from them, not counted (decision 0077).
+    assert.equal(now.delta - before.delta, 1, `${JSON.stringify(order)}: ranked from the inserts`);
     assert.equal(now.stale - before.stale, 1);
     // More rows inserted before the position than a page holds: the offset page.
     await touch(copies(Array.from({ length: take + 1 }, (_, i) => [first.data[1].TimesheetId, lowId(100 + i)])));
@@ -140,6 +142,7 @@ test('rows inserted before a stale position: the next page is found from the pos
     }
     const last = await relocations();
     assert.equal(last.relocated - more.relocated, 0, `${JSON.stringify(order)}: skipped`);
+    assert.equal(last.delta - more.delta, 0);
     assert.ok(last.stale - more.stale >= 1);
     await touch(`delete from timesheets where tenant_id = $1 and description = 'seek test copy'`);
   }

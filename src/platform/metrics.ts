@@ -109,7 +109,7 @@ export const extractionCounts = new Counter({
 
 export const extractionSeeks = new Counter({
   name: 'atrium_extraction_seeks_total',
-  help: "Data Extraction pages with a skip: hit (sought past the kept position of the previous page), stale (a table it reads changed: found from the position's rank now, or skipped), relocated (of the stale: found from the rank, decision 0071), miss (no kept position: skipped)",
+  help: "Data Extraction pages with a skip: hit (sought past the kept position of the previous page), stale (a table it reads changed: found from the position's rank now, or skipped), relocated (of the stale: found from the rank, decision 0071), delta (of the stale: ranked from the rows inserted since, not counted, decision 0077), miss (no kept position: skipped)",
   labelNames: ['result'] as const,
   registers: [workRegistry],
 });

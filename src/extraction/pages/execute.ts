@@ -140,6 +140,11 @@ function seekStatement(q: ResolvedQuery, kp: KeyPlan, conditions: RawBuilder<boo
  * and the first take − d after it; null otherwise (rows before it deleted, or more than a page inserted), and
  * the caller skips. Every row carries its order values and types (a position is kept after the page's last row,
  * from either list).
+ *
+ * When the query declares its keyTable and every change since the position was read is an insert into it logged
+ * with its ids (decision 0077), the rank is brought up to date instead of counted: `skip` plus the inserted rows at
+ * or before the position (through the same source and filters), and the count, when asked, is the probe's (the kept
+ * count plus its own delta): no scan of the rows before the position. Otherwise the rank is counted.
  */
 export async function keysAround(
   trx: Trx,
@@ -157,9 +162,18 @@ export async function keysAround(
   const upTo = after(back, at, true);
   const within = upTo.length === 1 ? upTo[0] : sql<boolean>`(${sql.join(upTo, sql` or `)})`;
   const where = (more: RawBuilder<unknown>[]) => (more.length ? sql` where ${sql.join(more, sql` and `)}` : sql``);
-  const rank = withCount
-    ? sql`select count(*) filter (where ${within}) as r, count(*)::text as n from (${kp.source}) as q${where(plan.where)}`
-    : sql`select count(*) as r, null::text as n from (${kp.source}) as q${where([...plan.where, within])}`;
+  const counted = sql`select count(*) filter (where ${within}) as r, count(*)::text as n from (${kp.source}) as q${where(plan.where)}`;
+  const ranked = sql`select count(*) as r, null::text as n from (${kp.source}) as q${where([...plan.where, within])}`;
+  const delta = countDelta(q, plan, kp.source);
+  // No row when a change since the position is not a logged insert into the key table: the statement then answers
+  // nothing and the rank is counted.
+  const added =
+    delta && at.tables.includes(delta.table)
+      ? sql`select (${skip}::bigint + d.n)::text as r, ${withCount && probe ? probe.fresh : sql`null::text`} as n
+          from (select atrium_inserted_since(${q.tenantId}::uuid, ${at.tables}::text[], ${at.snapshot}::pg_snapshot, ${delta.table}) as ids offset 0) as i
+          cross join lateral (select count(*) as n from (${kp.source}) as q${where([...plan.where, within, sql`${sql.id('q', q.key[0])} = any(i.ids)`])}) as d
+         where i.ids is not null`
+      : null;
   const paging = sql` limit ${take}`;
   const texts = [
     ...keyTexts(q),
@@ -167,21 +181,26 @@ export async function keysAround(
   ];
   const side = (statement: RawBuilder<unknown>, dir: number) =>
     sql`select ${sql.join(texts)}, ${sql.lit(dir)}::int as dir, row_number() over () as i from (${statement}) as p`;
-  const { rows } = await sql<KeyRow & { dir: number | null; r: string; n: string | null; snapshot: string; count_holds: boolean | null }>`
+  const around = (rank: RawBuilder<unknown>) =>
+    sql<KeyRow & { dir: number | null; r: string; n: string | null; snapshot: string; count_holds: boolean | null }>`
       select p.*, s.r, s.n, s.snapshot, s.count_holds
         from (select pg_current_snapshot()::text as snapshot, ${probe?.column ?? sql`null::boolean`} as count_holds, c.r, c.n
                 from (${rank}) as c offset 0) as s
         left join lateral (${side(seekStatement(q, kp, after(terms, at), paging), 1)}
                            union all ${side(seekStatement(q, kp, upTo, paging, back), -1)}) as p on true
        order by p.dir desc, p.i`.execute(trx);
+  let rows = added ? (await around(added)).rows : [];
+  const byDelta = rows.length > 0;
+  if (!byDelta) rows = (await around(withCount ? counted : ranked)).rows;
   const { r, n, snapshot, count_holds: countHolds } = rows[0];
   const d = Number(r) - skip;
   const forward = rows.filter((x) => x.dir === 1);
   const backward = rows.filter((x) => x.dir === -1);
-  const counted = n !== null ? { n, snapshot } : undefined;
+  const answered = n !== null ? { n, snapshot } : undefined;
   if (d < 0 || d > take || backward.length < d) return null;
   const keys = [...backward.slice(0, d).reverse(), ...forward.slice(0, take - d)];
-  return { keys, snapshot, countHolds, counted };
+  if (byDelta) seekCounted('delta');
+  return { keys, snapshot, countHolds, counted: answered };
 }
 
 /** Keeps the position after the last of `keys` (a full page's) at `position`, read in `snapshot`. */

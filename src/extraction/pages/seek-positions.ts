@@ -29,7 +29,7 @@ export interface SeekPosition {
 export const positionKey = (tenantId: string, compiled: { sql: string; parameters: readonly unknown[] }, position: number): string =>
   keptKey(tenantId, compiled, position);
 
-export const seekCounted = (result: 'hit' | 'stale' | 'miss' | 'relocated'): void => {
+export const seekCounted = (result: 'hit' | 'stale' | 'miss' | 'relocated' | 'delta'): void => {
   extractionSeeks.inc({ result });
 };
 
