@@ -51,7 +51,9 @@ export async function startServerProcess(
   const port = await freePort();
   const logFile = path.join(os.tmpdir(), `atrium-bench-server-${port}.log`);
   const out = await open(logFile, 'w');
-  const child = spawn(process.execPath, ['src/main.ts', 'serve'], {
+  // BENCH_CPU_PROF=<dir>: each server writes a V8 CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, 'src/main.ts', 'serve'], {
     cwd: tree,
     // A worker serves no API: its /health/live answers on ATRIUM_METRICS_PORT, here the port picked for it.
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env, ...(env.ATRIUM_ROLE === 'worker' ? { ATRIUM_METRICS_PORT: String(port) } : {}) },

@@ -7,8 +7,7 @@ import { open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectsCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.ts';
 import { mkdirPrivate, PRIVATE_FILE_MODE } from './private-files.ts';
 
@@ -77,21 +76,33 @@ export class LocalExportStore implements ExportStore {
 /** Parts of a multipart upload: S3's minimum; one part at a time in flight besides the one being filled. */
 const PART_SIZE = 5 * 1024 * 1024;
 
+/**
+ * The AWS SDK, loaded with the first S3 store's first call: ~6 MB of heap a process without
+ * ATRIUM_EXPORTS_URL would otherwise carry (and mark on every full garbage collection).
+ */
+const awsSdk = () => Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({ ...s3, Upload: storage.Upload }));
+type AwsSdk = Awaited<ReturnType<typeof awsSdk>>;
+
 export class S3ExportStore implements ExportStore {
-  readonly #client: S3Client;
+  #sdk: Promise<{ aws: AwsSdk; client: S3Client }> | undefined;
   readonly #bucket: string;
   readonly #prefix: string;
 
   /** url: s3://bucket/prefix; endpoint, region and credentials come from the standard AWS variables. */
-  constructor(
-    url: string,
-    // A custom endpoint (MinIO, Ceph, s3rver) is addressed by path: it rarely has a DNS name per bucket.
-    client = new S3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL) }),
-  ) {
+  constructor(url: string) {
     const u = new URL(url);
     this.#bucket = u.hostname;
     this.#prefix = u.pathname.replace(/^\/+|\/+$/g, '');
-    this.#client = client;
+  }
+
+  /** The SDK and this store's client (one per store, so its sockets are shared). */
+  #load(): Promise<{ aws: AwsSdk; client: S3Client }> {
+    this.#sdk ??= awsSdk().then((aws) => ({
+      aws,
+      // A custom endpoint (MinIO, Ceph, s3rver) is addressed by path: it rarely has a DNS name per bucket.
+      client: new aws.S3Client({ forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL) }),
+    }));
+    return this.#sdk;
   }
 
   #key(key: string): string {
@@ -99,8 +110,9 @@ export class S3ExportStore implements ExportStore {
   }
 
   async put(key: string, body: ExportBody, signal: AbortSignal): Promise<void> {
-    const upload = new Upload({
-      client: this.#client,
+    const { aws, client } = await this.#load();
+    const upload = new aws.Upload({
+      client,
       params: { Bucket: this.#bucket, Key: this.#key(key), Body: Readable.from(body) },
       partSize: PART_SIZE,
       queueSize: 2,
@@ -121,8 +133,9 @@ export class S3ExportStore implements ExportStore {
   }
 
   async get(key: string): Promise<StoredFile | null> {
+    const { aws, client } = await this.#load();
     try {
-      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));
+      const out = await client.send(new aws.GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));
       return { stream: out.Body as Readable, size: Number(out.ContentLength ?? 0) };
     } catch (err) {
       const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
@@ -132,9 +145,10 @@ export class S3ExportStore implements ExportStore {
   }
 
   async delete(keys: string[]): Promise<void> {
+    const { aws, client } = await this.#load();
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);
-      await this.#client.send(new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: batch.map((k) => ({ Key: this.#key(k) })), Quiet: true } }));
+      await client.send(new aws.DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: batch.map((k) => ({ Key: this.#key(k) })), Quiet: true } }));
     }
   }
 }

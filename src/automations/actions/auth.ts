@@ -4,7 +4,7 @@
 // with the certificate's key, RFC 7523). Every token, code and secret they see is added to the run's secrets,
 // so the log, the result and every error show it as ********.
 import { createHash, createPrivateKey, type KeyObject, randomBytes, randomUUID, sign, X509Certificate } from 'node:crypto';
-import forge from 'node-forge';
+import type Forge from 'node-forge';
 import { type ActionCall, ActionError, type Handler } from '../engine.ts';
 import { asText } from '../expressions.ts';
 import { outboundUrl, send, target } from './http.ts';
@@ -134,7 +134,10 @@ function azureForm(call: ActionCall, clientId: string): URLSearchParams {
 }
 
 /** The certificate and its private key from `CertificatePfx`: a file of the run, PEM text, or a PFX in Base64. */
-function certificate(call: ActionCall): { key: KeyObject; der: Buffer } {
+/** node-forge (PFX reading), loaded with the first certificate it reads: ~1.5 MB of heap otherwise carried by every process. */
+const loadForge = (): Promise<typeof Forge> => import('node-forge').then((m) => m.default);
+
+function certificate(call: ActionCall, forge: typeof Forge): { key: KeyObject; der: Buffer } {
   const given = call.get('CertificatePfx');
   const password = call.text('CertificatePfxPassword');
   secret(call, password);
@@ -183,7 +186,7 @@ async function azureWithCertificate(call: ActionCall): Promise<Record<string, un
   const url = azureTokenUrl(call);
   const clientId = call.text('clientId');
   const form = azureForm(call, clientId);
-  const { key, der } = certificate(call);
+  const { key, der } = certificate(call, await loadForge());
   const assertion = clientAssertion(key, der, clientId, url.toString());
   secret(call, assertion);
   form.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
