@@ -87,7 +87,9 @@ const keyTexts = (q: ResolvedQuery, typed: RawBuilder<unknown> = sql`true`) => [
  * count (one round trip): the keys as text, the order values and their types of every `every`-th row (the
  * last row of each full page: where a position is kept), whether the position still holds and the statement's
  * snapshot (on the first row only). atrium_changed_since is parallel-unsafe, which keeps this statement
- * serial: a short index range needs no workers.
+ * serial: a short index range needs no workers. With `sparse`, only the first row, every `every`-th row and the
+ * last row are answered, each with its place `n` and the rows' number `total` (as text): a batch read ahead over
+ * a key range needs its ends and the page ends, not 12,000 keys made into JS objects.
  */
 export async function keysAfter(
   trx: Trx,
@@ -97,6 +99,7 @@ export async function keysAfter(
   limit: number | null,
   probe?: CountProbe,
   every = limit ?? 0,
+  sparse = false,
 ): Promise<ChosenKeys & { unchanged: boolean }> {
   const { terms } = kp;
   const paging = limit !== null ? sql` limit ${limit}` : sql``;
@@ -111,11 +114,16 @@ export async function keysAfter(
     ),
   ];
   const { rows } = await sql<KeyRow & { present: boolean | null; unchanged: boolean; count_holds: boolean | null; snapshot: string }>`
-      select ${sql.join(texts)}, p.present, case when ${first} then s.unchanged end as unchanged,
+      select ${sql.join(texts)}${sparse ? sql`, p.n::text as n, p.total::text as total` : sql``}, p.present, case when ${first} then s.unchanged end as unchanged,
              case when ${first} then s.count_holds end as count_holds, case when ${first} then s.snapshot end as snapshot
         from (select pg_current_snapshot()::text as snapshot, ${probe?.column ?? sql`null::boolean`} as count_holds,
                      ${unchangedSince(q.tenantId, sought.tables, sought.snapshot)} as unchanged offset 0) as s
-        left join lateral (select p.*, true as present, row_number() over () as n from (${seek(after(terms, sought))}) as p) as p on true`.execute(trx);
+        left join lateral (${
+          sparse
+            ? sql`select * from (select p.*, true as present, row_number() over () as n, count(*) over () as total from (${seek(after(terms, sought))}) as p) as p
+                   where p.n = 1 or p.n % ${every} = 0 or p.n = p.total order by p.n`
+            : sql`select p.*, true as present, row_number() over () as n from (${seek(after(terms, sought))}) as p`
+        }) as p on true`.execute(trx);
   return { keys: rows[0].present ? rows : [], countHolds: rows[0].count_holds, snapshot: rows[0].snapshot, unchanged: rows[0].unchanged, sought: true };
 }
 
@@ -481,11 +489,18 @@ async function readPagesAhead(
   try {
     await client.query(copyTransaction(q.tenantId, Date.now() + READ_AHEAD_TIMEOUT_MS));
     const trx = kyselyOnClient(client);
-    const found = await keysAfter(trx, q, kp, position, rows, undefined, take);
+    // In the default order on one key column, the batch is a key range: its ends and page ends are enough.
+    const range = plan.orderBy.length === 0 && q.key.length === 1;
+    let found = await keysAfter(trx, q, kp, position, rows, undefined, take, range);
+    // The first key's type is on the first row only. In ascending key order nulls come last: a last key that is not
+    // null means none is.
+    const type = found.keys[0]?.type ?? '';
+    const byKey = range && TYPE_NAME.test(type) && found.keys.length > 0 && found.keys[found.keys.length - 1].k0 !== null;
+    if (range && !byKey && found.keys.length > 0 && found.unchanged) found = await keysAfter(trx, q, kp, position, rows, undefined, take);
     const { keys } = found;
-    // The first key's type is on the first row only.
-    const type = keys[0]?.type ?? '';
-    const byKey = plan.orderBy.length === 0 && q.key.length === 1 && TYPE_NAME.test(type) && !keys.some((k) => k.k0 === null);
+    /** The batch's row count, and its row at place n (1-based) when answered. */
+    const total = byKey ? Number(keys[0].total) : keys.length;
+    const at = (n: number): KeyRow | undefined => (byKey ? keys.find((k) => Number(k.n) === n) : keys[n - 1]);
     const key = sql.id('q', q.key[0]);
     const statement = !found.unchanged
       ? null
@@ -499,7 +514,10 @@ async function readPagesAhead(
       failed = false;
       return [];
     }
-    for (let end = take; end <= keys.length; end += take) await keepPosition(kept, trx, q, kp, start + end, keys[end - 1], found.snapshot);
+    for (let end = take; end <= total; end += take) {
+      const last = at(end);
+      if (last) await keepPosition(kept, trx, q, kp, start + end, last, found.snapshot);
+    }
     // The columns' own SQL types (a boolean or integer prints unquoted), described on one key: planned with all of
     // them, the description alone cost 15–30 ms.
     const types = await columnTypes(client, trx, pageRowsStatement(q, plan, keys.slice(0, 1)) as RawBuilder<unknown>);
@@ -518,7 +536,7 @@ async function readPagesAhead(
     const tables = [...new Set([...position.tables, ...rowTables])].sort();
     return splitter.end().map(({ body, end }, i) => ({
       position: start + i * take,
-      page: { body, end, rows: Math.min(take, keys.length - i * take), snapshot: found.snapshot, tables },
+      page: { body, end, rows: Math.min(take, total - i * take), snapshot: found.snapshot, tables },
     }));
   } finally {
     client.release(failed);
