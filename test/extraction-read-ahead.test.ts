@@ -5,12 +5,14 @@
 // with the same filters at once (neither is answered the other's pages).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import pg from 'pg';
+import { request as fetchRaw } from 'undici';
 import type { ExecuteBody } from '../src/extraction/query/query-builder.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
 import { offsetPage as offset, httpPage as paged, resultCounts, touch as write } from './extraction-paging.ts';
-import { startTestServer, type TestServer } from './helpers.ts';
+import { appHeaders, startTestServer, type TestServer } from './helpers.ts';
 
 let server: TestServer;
 let tenants: TenantCredentials[];
@@ -102,4 +104,34 @@ test('two tenants paging the same query and filters at once are each answered th
   }
   // Both read ahead: eight pages each.
   assert.equal((await readAhead()).hit - before.hit, 2 * 8);
+});
+
+test('a client that accepts gzip or br is answered the pages read ahead compressed while they waited, the same JSON', async () => {
+  const [tenant] = tenants;
+  const take = Math.ceil((await httpPage(tenant, { queryBuilder: { take: 0 } })).totalCount / 11.5);
+  for (const encoding of ['gzip', 'br', 'identity'] as const) {
+    const before = await resultCounts(server, 'atrium_extraction_read_ahead_pages_total', ['hit', 'encoded']);
+    let pages = 0;
+    for (let skip = 0; ; skip += take) {
+      const body = { queryBuilder: { skip, take } };
+      const res = await fetchRaw(`${server.baseUrl}/api/v3/analytics/named-query/DE-TimeSheets/dynamic-execute`, {
+        method: 'POST',
+        headers: { ...appHeaders(tenant), 'content-type': 'application/json', 'accept-encoding': encoding },
+        body: JSON.stringify(body),
+      });
+      assert.equal(res.statusCode, 200);
+      const raw = Buffer.from(await res.body.arrayBuffer());
+      assert.equal(res.headers['content-encoding'], encoding === 'identity' ? undefined : encoding, `${encoding} page at ${skip}`);
+      if (encoding !== 'identity') assert.match(String(res.headers.vary), /accept-encoding/i);
+      const json = encoding === 'gzip' ? gunzipSync(raw) : encoding === 'br' ? brotliDecompressSync(raw) : raw;
+      const page = JSON.parse(json.toString('utf8'));
+      assert.deepEqual(page, await offsetPage(tenant, body), `${encoding} ${JSON.stringify(body)}`);
+      pages++;
+      if (page.data.length < take) break;
+    }
+    const now = await resultCounts(server, 'atrium_extraction_read_ahead_pages_total', ['hit', 'encoded']);
+    // Every page after the second is read ahead; in an encoding the client accepts, each of them was compressed ahead.
+    assert.equal(now.hit - before.hit, pages - 2, `${encoding}: pages read ahead`);
+    assert.equal(now.encoded - before.encoded, encoding === 'identity' ? 0 : pages - 2, `${encoding}: answered compressed ahead`);
+  }
 });

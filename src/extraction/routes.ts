@@ -3,6 +3,7 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
+import { acceptedEncoding } from '../platform/http/answer-encoding.ts';
 import type { App } from '../platform/http/app.ts';
 import { sendJsonWithEtag } from '../platform/http/etag.ts';
 import { named } from '../platform/http/openapi.ts';
@@ -15,7 +16,7 @@ import { xlsxFromNdjson } from './exports/xlsx.ts';
 import { odataRoutes } from './odata/routes.ts';
 import { pageBudgetOf, pageRowsOf } from './pages/page-budget.ts';
 import { ExecuteBodySchema } from './query/schema.ts';
-import { describeNamedQuery, dynamicExecute, exportPlanned, listNamedQueries, plan, TIMEOUT_ADVICE } from './service.ts';
+import { describeNamedQuery, dynamicExecuteAnswer, exportPlanned, listNamedQueries, plan, TIMEOUT_ADVICE } from './service.ts';
 
 const tags = ['Data Extraction API'];
 
@@ -123,10 +124,17 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
         return reply.send(stream as never);
       }
       // The page arrives as its JSON bytes (PostgreSQL prints the rows); sent as they are.
+      // A paging client's pages read ahead are compressed while they wait, in the encoding it accepts (decision 0079).
+      const encoding = request.headers['x-no-compression'] === undefined ? acceptedEncoding(request.headers['accept-encoding']) : undefined;
       const page = await pageBudgetOf(ctx).run(pageRowsOf(body), () =>
-        request.readTenant((trx, p, db) => dynamicExecute(trx, p, request.params.NamedQuery, body, db), { replica: true }),
+        request.readTenant((trx, p, db) => dynamicExecuteAnswer(trx, p, request.params.NamedQuery, body, db, encoding), { replica: true }),
       );
-      return reply.type('application/json; charset=utf-8').send(page as never);
+      reply.type('application/json; charset=utf-8');
+      if (!page.encoded) return reply.send(page.body as never);
+      // Already encoded: the compress plugin passes an answer with a Content-Encoding through as it is.
+      const vary = reply.getHeader('vary');
+      reply.header('vary', vary ? `${vary}, accept-encoding` : 'accept-encoding').header('content-encoding', page.encoded.encoding);
+      return reply.send(page.encoded.bytes as never);
     },
   );
 

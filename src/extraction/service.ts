@@ -1,13 +1,15 @@
 // The Data Extraction service: resolve a named query for the caller, plan the body, run it as a page
 // or as a streamed export; and the discovery answers (list, metadata). Knows nothing of HTTP.
+
 import type { Readable } from 'node:stream';
 import { listTables, NAMED_QUERY_PREFIX } from '../custom-tables/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { DatabaseHandle, Trx } from '../platform/db/database.ts';
+import type { Encoding } from '../platform/http/answer-encoding.ts';
 import { CATALOGUE, type CatalogueColumn } from './definition.ts';
 import type { CsvOptions } from './exports/copy-csv.ts';
 import { type ExportFormat, openExport } from './exports/export.ts';
-import { executePageJson, rowsQuery } from './pages/execute.ts';
+import { executePageAnswer, executePageJson, type PageAnswer, rowsQuery } from './pages/execute.ts';
 import { OPERATIONS } from './query/compile-filter.ts';
 import { type ExecuteBody, MAX_PAGE_SIZE, type Plan, planQuery } from './query/query-builder.ts';
 import { type ResolvedQuery, resolveQuery } from './query/resolve.ts';
@@ -33,6 +35,19 @@ export async function plan(trx: Trx, principal: Principal, name: string, body: E
 export async function dynamicExecute(trx: Trx, principal: Principal, name: string, body: ExecuteBody, db?: DatabaseHandle): Promise<Buffer> {
   const p = await plan(trx, principal, name, body, true);
   return executePageJson(trx, p.query, p.plan, db);
+}
+
+/** dynamicExecute for a client that accepts `encoding`: the page, and its bytes in that encoding when they were compressed ahead (decision 0079). */
+export async function dynamicExecuteAnswer(
+  trx: Trx,
+  principal: Principal,
+  name: string,
+  body: ExecuteBody,
+  db: DatabaseHandle,
+  encoding: Encoding | undefined,
+): Promise<PageAnswer> {
+  const p = await plan(trx, principal, name, body, true);
+  return executePageAnswer(trx, p.query, p.plan, db, encoding);
 }
 
 /** An export as it is being written: its stream, the columns it writes, and its row count once it has ended. */

@@ -7,6 +7,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
 import { type DatabaseHandle, kyselyOnClient, type Trx } from '../../platform/db/database.ts';
+import type { Encoding } from '../../platform/http/answer-encoding.ts';
 import { extractionReadAhead } from '../../platform/metrics.ts';
 import type { CatalogueColumn, ColumnType } from '../definition.ts';
 import { CopyOut } from '../exports/copy-out.ts';
@@ -383,11 +384,26 @@ const DEFINITION_TYPES: Partial<Record<ColumnType, number>> = { decimal: OID.num
  * its text, not ten times it, and the server's memory stays flat under large pages.
  */
 export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db?: DatabaseHandle): Promise<Buffer> {
+  return (await executePageAnswer(trx, q, plan, db)).body;
+}
+
+/** A page's answer: its JSON bytes and, when it was compressed ahead with the encoding asked for, those bytes. */
+export interface PageAnswer {
+  body: Buffer;
+  encoded?: { encoding: Encoding; bytes: Buffer };
+}
+
+/**
+ * executePageJson's page, for a client that accepts `encoding`: a page read ahead for a paging client that accepts
+ * it is compressed while it waits (decision 0079), and answered with those bytes when its totalCount is the one
+ * it was compressed with.
+ */
+export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, db?: DatabaseHandle, encoding?: Encoding): Promise<PageAnswer> {
   const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
-  if (!keysFirst) return Buffer.from(JSON.stringify(await executePage(trx, q, plan)));
+  if (!keysFirst) return { body: Buffer.from(JSON.stringify(await executePage(trx, q, plan))) };
   const kept = keptOf(db);
-  if (plan.take === 0) return pageBytes([], await exactCount(kept, trx, q.tenantId, countQuery(q, plan), countDelta(q, plan)));
-  if (q.aggregate) return aggregatePage(kept, trx, q, plan);
+  if (plan.take === 0) return { body: pageBytes([], await exactCount(kept, trx, q.tenantId, countQuery(q, plan), countDelta(q, plan))) };
+  if (q.aggregate) return { body: await aggregatePage(kept, trx, q, plan) };
   const take = plan.take as number;
   const probe = countProbe(kept, trx, q.tenantId, countQuery(q, plan), countDelta(q, plan));
   const kp = keyPlan(trx, q, plan);
@@ -402,9 +418,10 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
         )
       : null;
   /** A full page at skip S: the pages from S + take on are read ahead (decision 0041). */
-  const followOn = (bytes: number) => {
+  const followOn = (bytes: number, totalCount: number) => {
     if (!pager || !db) return;
-    readAhead(db, pager, plan.skip + take, take, perBatch, bytes, (start, n) => readPagesAhead(db, q, plan, kp, start, n * take));
+    const compress = encoding ? { encoding, totalCount } : undefined;
+    readAhead(db, pager, plan.skip + take, take, perBatch, bytes, (start, n) => readPagesAhead(db, q, plan, kp, start, n * take), compress);
   };
   if (pager && db && plan.skip > 0) {
     const page = await takePage(db, pager, plan.skip);
@@ -415,8 +432,13 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
         extractionReadAhead.inc({ result: 'hit' });
         const complete = page.rows < take;
         const totalCount = complete ? plan.skip + page.rows : await probe.settle(rows[0].count_holds);
-        if (!complete) followOn(page.end);
-        return answerOf(page, totalCount);
+        if (!complete) followOn(page.end, totalCount);
+        const body = answerOf(page, totalCount);
+        const ahead = page.encoded;
+        const bytes = ahead && ahead.encoding === encoding && ahead.totalCount === totalCount ? await ahead.bytes : null;
+        if (!bytes || !encoding) return { body };
+        extractionReadAhead.inc({ result: 'encoded' });
+        return { body, encoded: { encoding, bytes } };
       }
       // A table the page reads changed since it was read ahead: so did every page of that client's batches.
       dropPager(db, pager);
@@ -428,8 +450,8 @@ export async function executePageJson(trx: Trx, q: ResolvedQuery, plan: Plan, db
   const complete = rows.length < take && (rows.length > 0 || plan.skip === 0);
   const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.countHolds, chosen.counted);
   const body = pageBytes(rows, totalCount);
-  if (chosen.sought && rows.length === take) followOn(body.length);
-  return body;
+  if (chosen.sought && rows.length === take) followOn(body.length, totalCount);
+  return { body };
 }
 
 /**

@@ -5,6 +5,7 @@
 // computes a batch and answers a page from here only after checking, in the request's own transaction,
 // that nothing the page reads changed since the batch's snapshot.
 import type { DatabaseHandle } from '../../platform/db/database.ts';
+import { compressAnswer, type Encoding } from '../../platform/http/answer-encoding.ts';
 import { extractionReadAhead } from '../../platform/metrics.ts';
 import { keptKey } from './kept-answers.ts';
 
@@ -35,6 +36,11 @@ export interface AheadPage {
   rows: number;
   snapshot: string;
   tables: string[];
+  /**
+   * The page's answer compressed while it waits, for a client that accepts `encoding`, with the totalCount it was
+   * written with (decision 0079); null when compressing failed.
+   */
+  encoded?: { encoding: Encoding; totalCount: number; bytes: Promise<Buffer | null> };
 }
 
 interface Kept extends AheadPage {
@@ -131,6 +137,8 @@ export function readAhead(
   count: number,
   pageBytes: number,
   read: (start: number, count: number) => Promise<{ position: number; page: AheadPage }[]>,
+  /** The encoding the paging client accepts and the totalCount its pages answer while it holds. */
+  compress?: { encoding: Encoding; totalCount: number },
 ): void {
   const s = stateOf(db);
   sweep(s);
@@ -143,9 +151,21 @@ export function readAhead(
   if (s.bytes + count * pageBytes > MAX_BYTES) return;
   const done = read(start, count).then(
     (found) => {
+      // One page compressed at a time (libuv's thread pool also serves scrypt, files and DNS).
+      let previous: Promise<unknown> = Promise.resolve();
       for (const { position, page } of found) {
         const key = pageKey(pager, position);
         drop(s, key);
+        if (compress) {
+          // A short page ends the result: its totalCount is its own end.
+          const totalCount = page.rows < take ? position + page.rows : compress.totalCount;
+          // From the page's bytes and its end apart: answerOf writes the end into the page's own buffer when the
+          // page is answered, which may be while this runs.
+          const parts = [page.body.subarray(0, page.end), pageEnd(totalCount)];
+          const bytes = previous.then(() => compressAnswer(parts, compress.encoding)).catch(() => null);
+          previous = bytes;
+          page.encoded = { encoding: compress.encoding, totalCount, bytes };
+        }
         s.pages.set(key, { ...page, pager, at: Date.now() });
         s.bytes += page.body.length;
         extractionReadAhead.inc({ result: 'read' });
@@ -170,9 +190,12 @@ export const readAheadSettled = (db: DatabaseHandle): Promise<unknown> => Promis
 export const PAGE_HEAD = Buffer.from('{"data":[');
 const TAIL_ROOM = 48; // `],"totalCount":` and a count of up to 16 digits and `}`
 
+/** What a page's JSON ends with after its rows. */
+const pageEnd = (totalCount: number): Buffer => Buffer.from(`],"totalCount":${totalCount}}`, 'latin1');
+
 /** The page's answer, written in place: its head, rows and `],"totalCount":n}` (decision 0041: no copy of the page). */
 export function answerOf(page: AheadPage, totalCount: number): Buffer {
-  const end = page.end + page.body.write(`],"totalCount":${totalCount}}`, page.end, 'latin1');
+  const end = page.end + pageEnd(totalCount).copy(page.body, page.end);
   return page.body.subarray(0, end);
 }
 

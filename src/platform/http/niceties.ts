@@ -1,9 +1,9 @@
 // What HTTP clients expect beyond the API itself: compressed answers when they ask for them, and
 // CORS for the browser origins an operator lists. Neither changes a byte of an answer nobody asked for.
-import { constants as zlib } from 'node:zlib';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { Config } from '../../config.ts';
+import { BROTLI_OPTIONS, ENCODINGS, GZIP_OPTIONS } from './answer-encoding.ts';
 import type { App } from './app.ts';
 
 // Text answers worth compressing: JSON and problem+json, OData (json; odata.metadata=…), CSV, NDJSON, CSDL.
@@ -26,15 +26,14 @@ export const CORS_EXPOSED_HEADERS = [
  * refused request (401, 429) still carries the CORS headers a browser needs to read its problem.
  */
 export async function registerHttpNiceties(app: App, config: Config): Promise<void> {
-  // Levels chosen for throughput on a streamed export (bench/RESULTS.md): brotli 4 and gzip 5 cost
-  // a fraction of what their maximum costs for most of the size saving. Request bodies stay
+  // Encodings and levels in answer-encoding.ts (shared with the pages compressed ahead). Request bodies stay
   // uncompressed: inflating them would let a small body outgrow the body limit's intent.
   await app.register(compress, {
-    encodings: ['br', 'gzip'],
+    encodings: [...ENCODINGS],
     customTypes: COMPRESSIBLE,
     globalDecompression: false,
-    brotliOptions: { params: { [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_QUALITY]: 4 } },
-    zlibOptions: { level: 5 },
+    brotliOptions: BROTLI_OPTIONS,
+    zlibOptions: GZIP_OPTIONS,
   });
   if (config.corsOrigins.length === 0) return;
   await app.register(cors, {
