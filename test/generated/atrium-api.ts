@@ -5050,62 +5050,6 @@ export interface components {
             /** Format: date-time */
             modifiedOnUtc: string;
         };
-        /** @description Required on create: ProjectId, DepartmentId. */
-        JobModel: {
-            /**
-             * Format: uuid
-             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
-             */
-            Id?: string | null;
-            /** @description Defaults to the Number */
-            Name?: string;
-            /** @description Given from a sequence (JOB-000001) when not sent */
-            Number?: string | null;
-            /** Format: uuid */
-            ProjectId?: string | null;
-            /**
-             * Format: uuid
-             * @description Defaults to the acting user’s department
-             */
-            DepartmentId?: string | null;
-            /**
-             * Format: uuid
-             * @description Its workflow is the job’s (else the default job workflow)
-             */
-            JobTypeId?: string | null;
-            /** Format: uuid */
-            ParentJobId?: string | null;
-            /** Format: uuid */
-            JobClassificationId?: string | null;
-            Priority?: number;
-            BusinessValue?: number | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            EntryDateUtc?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            EntryDate?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            AgreedDateUtc?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            AgreedDate?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            RequestedDateUtc?: string | null;
-            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
-            RequestedDate?: string | null;
-            Subject?: string | null;
-            ToIntegrate?: boolean;
-            Motive?: string | null;
-            /** @description Custom field values by ColumnName (null clears one) */
-            DocumentUserFieldValues?: {
-                [key: string]: unknown;
-            } | null;
-            /** @description A new version of the document’s brief (nothing when Text is empty) */
-            DocumentBrief?: {
-                DocumentTypeName?: string | null;
-                /** @description HTML */
-                Text?: string | null;
-                PlainText?: string | null;
-            } | null;
-        };
         McpPersonalAccessToken: {
             /** Format: uuid */
             Id: string;
@@ -6332,6 +6276,62 @@ export interface components {
             ModifiedOnUtc: string;
             /** Format: uuid */
             ModifiedById: string | null;
+        };
+        /** @description Required on create: ProjectId, DepartmentId. */
+        JobModel: {
+            /**
+             * Format: uuid
+             * @description With DocumentActionType Put: the document to change (default the post’s DocumentId)
+             */
+            Id?: string | null;
+            /** @description Defaults to the Number */
+            Name?: string;
+            /** @description Given from a sequence (JOB-000001) when not sent */
+            Number?: string | null;
+            /** Format: uuid */
+            ProjectId?: string | null;
+            /**
+             * Format: uuid
+             * @description Defaults to the acting user’s department
+             */
+            DepartmentId?: string | null;
+            /**
+             * Format: uuid
+             * @description Its workflow is the job’s (else the default job workflow)
+             */
+            JobTypeId?: string | null;
+            /** Format: uuid */
+            ParentJobId?: string | null;
+            /** Format: uuid */
+            JobClassificationId?: string | null;
+            Priority?: number;
+            BusinessValue?: number | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            EntryDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            AgreedDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            AgreedDate?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            RequestedDateUtc?: string | null;
+            /** @description ISO 8601 date (yyyy-mm-dd) or date-time; the date part is stored */
+            RequestedDate?: string | null;
+            Subject?: string | null;
+            ToIntegrate?: boolean;
+            Motive?: string | null;
+            /** @description Custom field values by ColumnName (null clears one) */
+            DocumentUserFieldValues?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A new version of the document’s brief (nothing when Text is empty) */
+            DocumentBrief?: {
+                DocumentTypeName?: string | null;
+                /** @description HTML */
+                Text?: string | null;
+                PlainText?: string | null;
+            } | null;
         };
         JobCreateBody: {
             /** @description 0 or "Create", 1 or "Duplicate", 2 or "CreateMany" (names in any case) */
