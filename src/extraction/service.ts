@@ -1,6 +1,5 @@
 // The Data Extraction service: resolve a named query for the caller, plan the body, run it as a page
 // or as a streamed export; and the discovery answers (list, metadata). Knows nothing of HTTP.
-
 import type { Readable } from 'node:stream';
 import { listTables, NAMED_QUERY_PREFIX } from '../custom-tables/service.ts';
 import type { Principal } from '../platform/auth/principal.ts';
@@ -9,7 +8,7 @@ import type { Encoding } from '../platform/http/answer-encoding.ts';
 import { CATALOGUE, type CatalogueColumn } from './definition.ts';
 import type { CsvOptions } from './exports/copy-csv.ts';
 import { type ExportFormat, openExport } from './exports/export.ts';
-import { executePageAnswer, executePageJson, type PageAnswer, rowsQuery } from './pages/execute.ts';
+import { executePageAnswer, type PageAnswer, rowsQuery } from './pages/execute.ts';
 import { OPERATIONS } from './query/compile-filter.ts';
 import { type ExecuteBody, MAX_PAGE_SIZE, type Plan, planQuery } from './query/query-builder.ts';
 import { type ResolvedQuery, resolveQuery } from './query/resolve.ts';
@@ -33,8 +32,7 @@ export async function plan(trx: Trx, principal: Principal, name: string, body: E
 
 /** A page as the JSON bytes of the answer ({"data": […], "totalCount": n}), UTF-8; given `db`, a paging client's next pages are read ahead (decision 0041). */
 export async function dynamicExecute(trx: Trx, principal: Principal, name: string, body: ExecuteBody, db?: DatabaseHandle): Promise<Buffer> {
-  const p = await plan(trx, principal, name, body, true);
-  return executePageJson(trx, p.query, p.plan, db);
+  return (await dynamicExecuteAnswer(trx, principal, name, body, db)).body;
 }
 
 /** dynamicExecute for a client that accepts `encoding`: the page, and its bytes in that encoding when they were compressed ahead (decision 0079). */
@@ -43,8 +41,8 @@ export async function dynamicExecuteAnswer(
   principal: Principal,
   name: string,
   body: ExecuteBody,
-  db: DatabaseHandle,
-  encoding: Encoding | undefined,
+  db?: DatabaseHandle,
+  encoding?: Encoding,
 ): Promise<PageAnswer> {
   const p = await plan(trx, principal, name, body, true);
   return executePageAnswer(trx, p.query, p.plan, db, encoding);

@@ -3,19 +3,21 @@ import { test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { acceptedEncoding, compressAnswer } from './answer-encoding.ts';
 
-test('acceptedEncoding: br before gzip on a tie, q-values, * and q=0', () => {
+test("acceptedEncoding: the compress plugin's choice (br before gzip on a tie, q-values, * as gzip, q=0)", () => {
   assert.equal(acceptedEncoding(undefined), undefined);
   assert.equal(acceptedEncoding('identity'), undefined);
   assert.equal(acceptedEncoding('gzip, deflate'), 'gzip');
   assert.equal(acceptedEncoding('gzip, deflate, br'), 'br');
   assert.equal(acceptedEncoding('br;q=0.5, gzip'), 'gzip');
   assert.equal(acceptedEncoding('gzip;q=0, br;q=0'), undefined);
-  assert.equal(acceptedEncoding('*'), 'br');
+  // The plugin reads * (and x-gzip) as gzip.
+  assert.equal(acceptedEncoding('*'), 'gzip');
+  assert.equal(acceptedEncoding('x-gzip'), 'gzip');
   assert.equal(acceptedEncoding('*, br;q=0'), 'gzip');
   assert.equal(acceptedEncoding('GZIP ; Q=0.8'), 'gzip');
-  assert.equal(acceptedEncoding(['deflate', 'gzip']), 'gzip');
-  // A q-value that is not a number is ignored (q=1).
-  assert.equal(acceptedEncoding('gzip;q=abc'), 'gzip');
+  assert.equal(acceptedEncoding('deflate,gzip'), 'gzip');
+  // A q-value that is not a number: the plugin's negotiator accepts nothing.
+  assert.equal(acceptedEncoding('gzip;q=abc'), undefined);
 });
 
 test('compressAnswer: the parts in order, decoded back to the same bytes in both encodings', async () => {

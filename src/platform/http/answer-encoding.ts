@@ -3,6 +3,7 @@
 // compressed ahead is the one the plugin would have sent.
 import { once } from 'node:events';
 import { createBrotliCompress, createGzip, constants as zlib } from 'node:zlib';
+import negotiate from '@fastify/accept-negotiator';
 
 /** The encodings answers are compressed with, in the server's order of preference. */
 export const ENCODINGS = ['br', 'gzip'] as const;
@@ -14,34 +15,12 @@ export const BROTLI_OPTIONS = { params: { [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_
 export const GZIP_OPTIONS = { level: 5 };
 
 /**
- * The encoding an Accept-Encoding header lets the server use: of br and gzip, the one with the higher q (a `*`
- * stands for those not named; `q=0` refuses), br on a tie; undefined when neither is acceptable (identity).
+ * The encoding the compress plugin answers an Accept-Encoding header with: its negotiator (the plugin's own
+ * dependency) over ENCODINGS, `*` and `x-gzip` read as gzip as the plugin reads them; undefined for identity.
  */
-export function acceptedEncoding(header: string | string[] | undefined): Encoding | undefined {
+export function acceptedEncoding(header: string | undefined): Encoding | undefined {
   if (header === undefined) return undefined;
-  const text = Array.isArray(header) ? header.join(',') : header;
-  if (text.length > 1024) return undefined;
-  const q = new Map<string, number>();
-  for (const part of text.split(',')) {
-    const [name, ...params] = part.trim().toLowerCase().split(';');
-    if (!name) continue;
-    let weight = 1;
-    for (const p of params) {
-      const m = /^\s*q\s*=\s*([0-9.]+)\s*$/.exec(p);
-      if (m) weight = Number(m[1]);
-    }
-    if (Number.isFinite(weight)) q.set(name.trim(), weight);
-  }
-  let best: Encoding | undefined;
-  let bestQ = 0;
-  for (const e of ENCODINGS) {
-    const w = q.get(e) ?? q.get('*') ?? 0;
-    if (w > bestQ) {
-      best = e;
-      bestQ = w;
-    }
-  }
-  return best;
+  return negotiate(header.toLowerCase().replace(/\*|x-gzip/gu, 'gzip'), [...ENCODINGS]) ?? undefined;
 }
 
 /**
