@@ -10,9 +10,12 @@
 // Run: npm run bench -- extraction-heavy
 //   BENCH_SCALE=50 (fresh database; the tenant is created here) or, to reuse a kept database,
 //   BENCH_DATABASE_URL=postgres://… BENCH_TENANTS=50=/path/t50.json (the `tenants create --json` output);
-//   BENCH_RUNS=7; BENCH_ONLY=DE-Jobs,DE-History (a subset of the heavy list); BENCH_RANK=0 skips the ranking.
+//   BENCH_RUNS=7; BENCH_ONLY=DE-Jobs,DE-History (a subset of the heavy list); BENCH_RANK=0 skips the ranking;
+//   BENCH_BEFORE=/path/to/other/checkout: its server is measured too (cold and kept, alternating with this one's,
+//   its answers checked alike): before and after in one run.
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { request } from 'undici';
 import { CATALOGUE } from '../src/extraction/definition.ts';
@@ -41,6 +44,7 @@ if (kept) {
   creds = JSON.parse(await runCli(['tenants', 'create', '--name', `Scale ${scale}`, '--demo', '--scale', scale, '--json'], env));
 }
 const server = await startServerProcess({ ...env, ...SERVER_MEMORY_ENV });
+const baseline = process.env.BENCH_BEFORE ? await startServerProcess({ ...env, ...SERVER_MEMORY_ENV }, path.resolve(process.env.BENCH_BEFORE)) : null;
 const owner = new pg.Client({ connectionString: db.url });
 await owner.connect();
 await owner.query('vacuum analyze');
@@ -56,7 +60,7 @@ const postmaster = Number(
     .split(') ')[1]
     .split(' ')[1],
 );
-const roles = { [server.child.pid as number]: 'server', [postmaster]: 'postgres' };
+const roles = { [server.child.pid as number]: 'server', [postmaster]: 'postgres', ...(baseline ? { [baseline.child.pid as number]: 'before' } : {}) };
 
 async function asTenant<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const s = performance.now();
@@ -91,9 +95,9 @@ async function insertOne(table: string): Promise<void> {
   await owner.query('commit');
 }
 
-async function http(name: string, body: object): Promise<{ ms: number; json: { totalCount: number; data: Record<string, unknown>[] } }> {
+async function http(name: string, body: object, base = server.baseUrl): Promise<{ ms: number; json: { totalCount: number; data: Record<string, unknown>[] } }> {
   const s = performance.now();
-  const res = await request(`${server.baseUrl}/api/v3/analytics/named-query/${name}/dynamic-execute`, {
+  const res = await request(`${base}/api/v3/analytics/named-query/${name}/dynamic-execute`, {
     method: 'POST',
     headers,
     body: JSON.stringify(body),
@@ -143,11 +147,16 @@ try {
     await touch(h.table);
     const answer = (await http(h.name, body)).json;
     const again = (await http(h.name, body)).json;
-    const handAnswer = (await handRun()).value;
-    for (const [what, a] of [
+    const answers: [string, typeof answer][] = [
       ['cold', answer],
       ['kept', again],
-    ] as const) {
+    ];
+    if (baseline) {
+      await touch(h.table);
+      answers.push(['before, cold', (await http(h.name, body, baseline.baseUrl)).json], ['before, kept', (await http(h.name, body, baseline.baseUrl)).json]);
+    }
+    const handAnswer = (await handRun()).value;
+    for (const [what, a] of answers) {
       if (a.totalCount !== handAnswer.n) throw new Error(`${h.name} (${what}): totalCount ${a.totalCount} vs hand-written ${handAnswer.n}`);
       const expected = JSON.stringify(handAnswer.rows.map((r) => shapeRow(r, columns)));
       if (JSON.stringify(a.data) !== expected) {
@@ -159,8 +168,10 @@ try {
     }
     // A query with a keyTable (decision 0070) is also timed after an insert into it: its kept count gains the row.
     const keyTable = NAMED_QUERIES.find((d) => d.name === h.name)?.keyTable;
-    const t = { cold: [] as number[], kept: [] as number[], hand: [] as number[], delta: [] as number[] };
+    const t = { cold: [] as number[], kept: [] as number[], hand: [] as number[], delta: [] as number[], beforeCold: [] as number[], beforeKept: [] as number[] };
     const cpu = {
+      beforeCold: { server: 0, postgres: 0 },
+      beforeKept: { server: 0, postgres: 0 },
       cold: { server: 0, postgres: 0 },
       kept: { server: 0, postgres: 0 },
       hand: { server: 0, postgres: 0 },
@@ -170,13 +181,18 @@ try {
       const before = cpuSeconds(roles);
       t[k].push(await run());
       const used = cpuDelta(before, cpuSeconds(roles));
-      cpu[k].server += used.server ?? 0;
+      cpu[k].server += (k.startsWith('before') ? used.before : used.server) ?? 0;
       cpu[k].postgres += used.postgres ?? 0;
     };
     for (let i = 0; i < RUNS; i++) {
       await touch(h.table);
       await timed('cold', async () => (await http(h.name, body)).ms);
       await timed('kept', async () => (await http(h.name, body)).ms);
+      if (baseline) {
+        await touch(h.table);
+        await timed('beforeCold', async () => (await http(h.name, body, baseline.baseUrl)).ms);
+        await timed('beforeKept', async () => (await http(h.name, body, baseline.baseUrl)).ms);
+      }
       await timed('hand', async () => (await handRun()).ms);
       if (keyTable) {
         await insertOne(keyTable);
@@ -190,27 +206,31 @@ try {
         if (delta !== n) throw new Error(`${h.name} (after an insert): totalCount ${delta} vs hand-written ${n}`);
       }
     }
-    const m = { cold: median(t.cold), kept: median(t.kept), hand: median(t.hand), delta: median(t.delta) };
+    const m = { cold: median(t.cold), kept: median(t.kept), hand: median(t.hand), delta: median(t.delta), beforeCold: median(t.beforeCold), beforeKept: median(t.beforeKept) };
     const per = (k: keyof typeof t) => `${fmt((cpu[k].server * 1000) / RUNS, 1)} / ${fmt((cpu[k].postgres * 1000) / RUNS, 1)}`;
     console.log(
       `\n  ${h.name} (${fmt(answer.totalCount)} rows): cold ${fmt(m.cold, 1)} ms, kept ${fmt(m.kept, 1)} ms, hand ${fmt(m.hand, 1)} ms; cold ratio ${fmt(m.cold / m.hand, 2)}x; load average ${load()}`,
     );
     const afterInsert = keyTable ? `${fmt(m.delta, 1)} (${fmt(m.delta / m.hand, 2)}×), CPU ${per('delta')}` : '–';
     if (keyTable) console.log(`  ${h.name} after an insert: ${afterInsert}`);
+    const beforeColumns = baseline
+      ? ` ${fmt(m.beforeCold, 1)} (${fmt(m.beforeCold / m.hand, 2)}×) | ${fmt(m.beforeKept, 1)} (${fmt(m.beforeKept / m.hand, 2)}×) | ${per('beforeCold')} |`
+      : '';
     summary.push(
-      `| ${h.name} | ${fmt(answer.totalCount)} | ${fmt(m.cold, 1)} | ${fmt(m.hand, 1)} | **${fmt(m.cold / m.hand, 2)}×** | ${fmt(m.kept, 1)} (${fmt(m.kept / m.hand, 2)}×) | ${afterInsert} | ${per('cold')} | ${per('kept')} | ${per('hand')} |`,
+      `| ${h.name} | ${fmt(answer.totalCount)} | ${fmt(m.cold, 1)} | ${fmt(m.hand, 1)} | **${fmt(m.cold / m.hand, 2)}×** | ${fmt(m.kept, 1)} (${fmt(m.kept / m.hand, 2)}×) | ${afterInsert} | ${per('cold')} | ${per('kept')} | ${per('hand')} |${beforeColumns}`,
     );
   }
   console.log(
     `\nfirst page (take 100, default order) + totalCount, ${RUNS} alternating runs, medians (ms); CPU ms per operation (mean) server / PostgreSQL; load average ${load()}`,
   );
   console.log(
-    '\n| named query | rows | HTTP cold | hand-written | cold ratio | HTTP kept (ratio) | HTTP after an insert (ratio) | CPU cold | CPU kept | CPU hand |\n|---|---|---|---|---|---|---|---|---|---|',
+    `\n| named query | rows | HTTP cold | hand-written | cold ratio | HTTP kept (ratio) | HTTP after an insert (ratio) | CPU cold | CPU kept | CPU hand |${baseline ? ' before: cold (ratio) | before: kept (ratio) | before: CPU cold |' : ''}\n|---|---|---|---|---|---|---|---|---|---|${baseline ? '---|---|---|' : ''}`,
   );
   for (const line of summary) console.log(line);
   console.log(`\nmachine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}`);
 } finally {
   await server.stop();
+  await baseline?.stop();
   await client.end();
   await owner.end();
   await handle.close();

@@ -37,9 +37,12 @@ const httpPage = (tenant: TenantCredentials, body: ExecuteBody) => paged(server,
 const offsetPage = (tenant: TenantCredentials, body: ExecuteBody) => offset(db, tenant, body);
 const touch = (tenant: TenantCredentials, sqlText: string) => write(owner, tenant, sqlText);
 
+const batches = () => resultCounts(server, 'atrium_extraction_read_ahead_batches_total', ['range', 'keys']);
+
 const ORDERS: ExecuteBody['queryBuilder'][] = [
-  // The loader's pattern: the key's order (its batches read a key range), also filtered.
+  // The key's order, by default or asked for as the platform's loader asks (its batches read a key range), also filtered.
   {},
+  { orderBy: [{ field: 'TimesheetId', direction: 'asc' }] },
   { filters: [['Hours', '>', 1], 'and', ['Job', 'contains', 'a']] },
   { orderBy: [{ field: 'Day', direction: 'desc' }] },
   { orderBy: [{ field: 'User' }, { field: 'Hours', direction: 'desc' }], filters: ['Hours', '>', 1] },
@@ -51,6 +54,7 @@ test('pages read ahead equal the offset pages, for every order; every page after
     // About twelve pages, the last one short: two batches of eight pages and more.
     const take = Math.ceil((await httpPage(tenant, { queryBuilder: { ...order, take: 0 } })).totalCount / 11.5);
     const before = await readAhead();
+    const batchesBefore = await batches();
     let pages = 0;
     for (let skip = 0; ; skip += take) {
       const body = { queryBuilder: { ...order, skip, take } };
@@ -64,6 +68,11 @@ test('pages read ahead equal the offset pages, for every order; every page after
     // The first page is an offset page, the second seeks past it and starts reading ahead: every later page was read ahead.
     assert.equal(now.hit - before.hit, pages - 2, `${JSON.stringify(order)} read ahead`);
     assert.equal(now.stale - before.stale, 0);
+    // In the key's order every batch is read as a key range; in any other, by its keys.
+    const inKeyOrder = !order?.orderBy || order.orderBy[0].field === 'TimesheetId';
+    const read = await batches();
+    assert.ok(read[inKeyOrder ? 'range' : 'keys'] > batchesBefore[inKeyOrder ? 'range' : 'keys'], `${JSON.stringify(order)}: batches ${JSON.stringify(read)}`);
+    assert.equal(read[inKeyOrder ? 'keys' : 'range'], batchesBefore[inKeyOrder ? 'keys' : 'range'], `${JSON.stringify(order)}: batches ${JSON.stringify(read)}`);
   }
 });
 

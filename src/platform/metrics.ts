@@ -121,6 +121,13 @@ export const extractionReadAhead = new Counter({
   registers: [workRegistry],
 });
 
+export const extractionReadAheadBatches = new Counter({
+  name: 'atrium_extraction_read_ahead_batches_total',
+  help: "Batches of pages read ahead for paging clients (decision 0041), by how their rows were read: range (in the key's order: the rows between the batch's first and last key), keys (any other order: the batch's keys looked up)",
+  labelNames: ['result'] as const,
+  registers: [workRegistry],
+});
+
 export const userFeedRuns = new Counter({
   name: 'atrium_user_feed_runs_total',
   help: 'SFTP user feed runs finished by this process, by outcome (succeeded, failed) and dry_run (true, false)',
