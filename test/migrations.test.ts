@@ -61,6 +61,7 @@ const FROZEN: Record<string, string> = {
   '0042_change_log_inserts.ts': '3447a3f91bf3f5f4',
   '0043_changed_since_by_tenant_and_table.ts': '3e8f3e498d173ddc',
   '0044_import_bulk_role.ts': '827f1e11a44a74c4',
+  '0045_changed_since_index_probes.ts': '9a5bba2b4b037548',
 };
 
 /** One line per catalog object of the application's schemas, in a stable order. */

@@ -37,6 +37,7 @@ import * as m0041 from './migrations/0041_changed_since_parallel_restricted.ts';
 import * as m0042 from './migrations/0042_change_log_inserts.ts';
 import * as m0043 from './migrations/0043_changed_since_by_tenant_and_table.ts';
 import * as m0044 from './migrations/0044_import_bulk_role.ts';
+import * as m0045 from './migrations/0045_changed_since_index_probes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
@@ -75,6 +76,7 @@ export const migrations: Record<string, Migration> = {
   '0042_change_log_inserts': m0042,
   '0043_changed_since_by_tenant_and_table': m0043,
   '0044_import_bulk_role': m0044,
+  '0045_changed_since_index_probes': m0045,
 };
 
 /** The session advisory lock that serialises migrations of processes starting together (a constant of our own). */
