@@ -553,8 +553,11 @@ async function readPagesAhead(
     // The batch's sort in memory: 12,000 DE-TimeSheets rows sorted in 6.4 MB, spilled to disk at the default 4 MB.
     await client.query(`${copyTransaction(q.tenantId, Date.now() + READ_AHEAD_TIMEOUT_MS)}; set local work_mem = '${READ_AHEAD_WORK_MEM}'`);
     const trx = kyselyOnClient(client);
-    // In the key's order (one key column), the batch is a key range: its ends and page ends are enough.
-    const range = inKeyOrder(q, plan) && q.key.length === 1;
+    // In the key's order (one key column), a batch of several pages is a key range: its ends and page ends are
+    // enough. A batch of one page (read after a write, decision 0076) is looked up by its keys: the range reads the
+    // export's source, whose hash builds and grouped lookups cost more than 2,000 rows' own lookups (a loader paging
+    // while a timesheet was written every second took 140 s with one-page ranges, 112 s without).
+    const range = inKeyOrder(q, plan) && q.key.length === 1 && rows > take;
     let found = await keysAfter(trx, q, kp, position, rows, undefined, take, range);
     // The first key's type is on the first row only. In ascending key order nulls come last: a last key that is not
     // null means none is.
