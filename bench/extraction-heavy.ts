@@ -43,8 +43,9 @@ if (kept) {
   const scale = process.env.BENCH_SCALE ?? '50';
   creds = JSON.parse(await runCli(['tenants', 'create', '--name', `Scale ${scale}`, '--demo', '--scale', scale, '--json'], env));
 }
-const server = await startServerProcess({ ...env, ...SERVER_MEMORY_ENV });
+// The baseline first: this tree's server may apply a migration the baseline does not know (it then refuses to start).
 const baseline = process.env.BENCH_BEFORE ? await startServerProcess({ ...env, ...SERVER_MEMORY_ENV }, path.resolve(process.env.BENCH_BEFORE)) : null;
+const server = await startServerProcess({ ...env, ...SERVER_MEMORY_ENV });
 const owner = new pg.Client({ connectionString: db.url });
 await owner.connect();
 await owner.query('vacuum analyze');
