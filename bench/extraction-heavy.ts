@@ -169,7 +169,14 @@ try {
     }
     // A query with a keyTable (decision 0070) is also timed after an insert into it: its kept count gains the row.
     const keyTable = NAMED_QUERIES.find((d) => d.name === h.name)?.keyTable;
-    const t = { cold: [] as number[], kept: [] as number[], hand: [] as number[], delta: [] as number[], beforeCold: [] as number[], beforeKept: [] as number[] };
+    const t = {
+      cold: [] as number[],
+      kept: [] as number[],
+      hand: [] as number[],
+      delta: [] as number[],
+      beforeCold: [] as number[],
+      beforeKept: [] as number[],
+    };
     const cpu = {
       beforeCold: { server: 0, postgres: 0 },
       beforeKept: { server: 0, postgres: 0 },
@@ -207,7 +214,14 @@ try {
         if (delta !== n) throw new Error(`${h.name} (after an insert): totalCount ${delta} vs hand-written ${n}`);
       }
     }
-    const m = { cold: median(t.cold), kept: median(t.kept), hand: median(t.hand), delta: median(t.delta), beforeCold: median(t.beforeCold), beforeKept: median(t.beforeKept) };
+    const m = {
+      cold: median(t.cold),
+      kept: median(t.kept),
+      hand: median(t.hand),
+      delta: median(t.delta),
+      beforeCold: median(t.beforeCold),
+      beforeKept: median(t.beforeKept),
+    };
     const per = (k: keyof typeof t) => `${fmt((cpu[k].server * 1000) / RUNS, 1)} / ${fmt((cpu[k].postgres * 1000) / RUNS, 1)}`;
     console.log(
       `\n  ${h.name} (${fmt(answer.totalCount)} rows): cold ${fmt(m.cold, 1)} ms, kept ${fmt(m.kept, 1)} ms, hand ${fmt(m.hand, 1)} ms; cold ratio ${fmt(m.cold / m.hand, 2)}x; load average ${load()}`,

@@ -72,7 +72,11 @@ test('pages read ahead equal the offset pages, for every order; every page after
     const inKeyOrder = !order?.orderBy || order.orderBy[0].field === 'TimesheetId';
     const read = await batches();
     assert.ok(read[inKeyOrder ? 'range' : 'keys'] > batchesBefore[inKeyOrder ? 'range' : 'keys'], `${JSON.stringify(order)}: batches ${JSON.stringify(read)}`);
-    assert.equal(read[inKeyOrder ? 'keys' : 'range'], batchesBefore[inKeyOrder ? 'keys' : 'range'], `${JSON.stringify(order)}: batches ${JSON.stringify(read)}`);
+    assert.equal(
+      read[inKeyOrder ? 'keys' : 'range'],
+      batchesBefore[inKeyOrder ? 'keys' : 'range'],
+      `${JSON.stringify(order)}: batches ${JSON.stringify(read)}`,
+    );
   }
 });
 

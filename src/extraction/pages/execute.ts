@@ -242,10 +242,9 @@ async function chooseKeys(state: KeptState, trx: Trx, q: ResolvedQuery, plan: Pl
     const values = terms.map((t) => sql`(${t.value})::text, pg_typeof(${t.value})::text`);
     // In the key's order the order values are the key's, which the page selects: no lookup (a third copy of the
     // source to plan: 200 of the 600 ms DE-EstimatesQuotesMonth's key statement took to plan at load 25).
-    const last =
-      inKeyOrder(q, plan)
-        ? sql`array[${sql.join(q.key.map((k) => sql`(${sql.id('p', k)})::text, pg_typeof(${sql.id('p', k)})::text`))}]`
-        : sql`(select array[${sql.join(values)}] from (${source}) as q where ${sql.join(match, sql` and `)})`;
+    const last = inKeyOrder(q, plan)
+      ? sql`array[${sql.join(q.key.map((k) => sql`(${sql.id('p', k)})::text, pg_typeof(${sql.id('p', k)})::text`))}]`
+      : sql`(select array[${sql.join(values)}] from (${source}) as q where ${sql.join(match, sql` and `)})`;
     // With a probe: whether the kept count holds and, when it does not, the count (InitPlans: once, in this
     // statement's snapshot; parallel plans kept, atrium_changed_since being PARALLEL RESTRICTED).
     const counting = probe ? sql`, (select ${probe.column}) as count_holds, ${probe.fresh} as fresh_count` : sql``;
