@@ -116,20 +116,25 @@ export const estimatedPlannedActual: NamedQueryDefinition[] = [
         prc.name as "CurrencyCompany", ccr.symbol as "CurrencyCompanySymbol",
         d.id as "DepartmentId", tg.id as "TypologyGroupId", f.line_id as "EstimateItemDetailId"
       from f
-      join departments d on d.tenant_id = ${ctx.tenantId} and d.id = f.department_id
-      join divisions dv on dv.tenant_id = d.tenant_id and dv.id = d.division_id
-      join companies co on co.tenant_id = dv.tenant_id and co.id = dv.company_id
-      join typology_groups tg on tg.tenant_id = ${ctx.tenantId} and tg.id = f.typology_group_id
-      join currencies cur on cur.tenant_id = ${ctx.tenantId} and cur.id = f.currency_id
-      join projects p on p.tenant_id = ${ctx.tenantId} and p.id = f.project_id
-      join companies prc on prc.tenant_id = p.tenant_id and prc.id = p.company_id
-      join currencies ccr on ccr.tenant_id = prc.tenant_id and ccr.id = prc.currency_id
-      left join commercial_clients cc on cc.tenant_id = ${ctx.tenantId} and cc.id = f.client_id
-      left join products pr on pr.tenant_id = ${ctx.tenantId} and pr.id = f.product_id
-      left join users u on u.tenant_id = ${ctx.tenantId} and u.id = f.user_id
-      left join user_types ut on ut.tenant_id = u.tenant_id and ut.id = u.user_type_id
-      group by co.id, co.name, co.image_file_id, dv.name, d.id, d.name, tg.id, tg.name, cc.id, cc.name, cc.image_file_id, pr.name,
-               p.id, p.name, p.start_date, p.end_date, u.id, u.name, u.user_name, u.image_file_id, ut.name,
-               date_trunc('month', f.month), f.line_id, prc.name, ccr.symbol`,
+      -- Each lookup is a LATERAL subquery with LIMIT 1 (decision 0082): one index probe per figure, in the order
+      -- written. As plain joins, each small table filtered on the tenant divided the planner's row estimate (its
+      -- join selectivity is taken over every tenant's rows), the estimate of ~120,000 figures fell to a few rows,
+      -- and a nested loop over them compared every figure with every project: minutes at scale 50. A grouped
+      -- key's uuids come first in GROUP BY: the sort rarely compares names.
+      join lateral (select d.id, d.name, d.division_id from departments d where d.tenant_id = ${ctx.tenantId} and d.id = f.department_id limit 1) d on true
+      join lateral (select dv.name, dv.company_id from divisions dv where dv.tenant_id = ${ctx.tenantId} and dv.id = d.division_id limit 1) dv on true
+      join lateral (select co.id, co.name, co.image_file_id from companies co where co.tenant_id = ${ctx.tenantId} and co.id = dv.company_id limit 1) co on true
+      join lateral (select tg.id, tg.name from typology_groups tg where tg.tenant_id = ${ctx.tenantId} and tg.id = f.typology_group_id limit 1) tg on true
+      join lateral (select cur.symbol from currencies cur where cur.tenant_id = ${ctx.tenantId} and cur.id = f.currency_id limit 1) cur on true
+      join lateral (select p.id, p.name, p.start_date, p.end_date, p.company_id from projects p where p.tenant_id = ${ctx.tenantId} and p.id = f.project_id limit 1) p on true
+      join lateral (select prc.name, prc.currency_id from companies prc where prc.tenant_id = ${ctx.tenantId} and prc.id = p.company_id limit 1) prc on true
+      join lateral (select ccr.symbol from currencies ccr where ccr.tenant_id = ${ctx.tenantId} and ccr.id = prc.currency_id limit 1) ccr on true
+      left join lateral (select cc.id, cc.name, cc.image_file_id from commercial_clients cc where cc.tenant_id = ${ctx.tenantId} and cc.id = f.client_id limit 1) cc on true
+      left join lateral (select pr.name from products pr where pr.tenant_id = ${ctx.tenantId} and pr.id = f.product_id limit 1) pr on true
+      left join lateral (select u.id, u.name, u.user_name, u.image_file_id, u.user_type_id from users u where u.tenant_id = ${ctx.tenantId} and u.id = f.user_id limit 1) u on true
+      left join lateral (select ut.name from user_types ut where ut.tenant_id = ${ctx.tenantId} and ut.id = u.user_type_id limit 1) ut on true
+      group by p.id, co.id, d.id, tg.id, u.id, cc.id, pr.name, date_trunc('month', f.month), f.line_id,
+               co.name, co.image_file_id, dv.name, d.name, tg.name, cc.name, cc.image_file_id, p.name, p.start_date, p.end_date,
+               u.name, u.user_name, u.image_file_id, ut.name, prc.name, ccr.symbol`,
   },
 ];
