@@ -148,3 +148,42 @@ test('a client that accepts gzip or br is answered the pages read ahead compress
     assert.equal(now.encoded - before.encoded, encoding === 'identity' ? 0 : pages - 2, `${encoding}: answered compressed ahead`);
   }
 });
+
+test('timesheets inserted after a page read ahead leave it as it is; one inserted before it moves it (decision 0083)', async () => {
+  const [tenant] = tenants;
+  const counts = () => resultCounts(server, 'atrium_extraction_read_ahead_pages_total', ['hit', 'hit_after_inserts', 'stale']);
+  // A timesheet copied from a live one (it passes the filters), with the id given.
+  const insert = (id: string) =>
+    touch(
+      tenant,
+      `insert into timesheets (id, tenant_id, user_id, job_id, work_type_id, date, duration_minutes, is_billable, status, description,
+          booked_company_id, booked_department_id, booked_typology_id, booked_hourly_cost)
+       select '${id}', tenant_id, user_id, job_id, work_type_id, date, 45, is_billable, status, 'read-ahead probe',
+          booked_company_id, booked_department_id, booked_typology_id, booked_hourly_cost
+         from timesheets where tenant_id = $1 and deleted_on is null and duration_minutes > 60 and job_id is not null order by id limit 1`,
+    );
+  // The loader's order, and a filter the inserted rows pass.
+  for (const order of [{ orderBy: [{ field: 'TimesheetId', direction: 'asc' as const }] }, { filters: ['Hours', '>', 0.5] }]) {
+    const take = 30;
+    const page = async (skip: number) => {
+      const body = { queryBuilder: { ...order, skip, take } };
+      const answer = await httpPage(tenant, body);
+      assert.deepEqual(answer, await offsetPage(tenant, body), `${JSON.stringify(body)}`);
+      return answer;
+    };
+    for (let skip = 0; skip <= 2 * take; skip += take) await page(skip);
+    // Pages from 3 × take on are read ahead; a timesheet inserted after every key leaves them as they are.
+    const before = await counts();
+    const total = (await page(3 * take)).totalCount;
+    await insert('ffffffff-ffff-4fff-bfff-ffffffffff01');
+    for (let skip = 4 * take; skip <= 6 * take; skip += take) assert.equal((await page(skip)).totalCount, total + 1, `totalCount at ${skip}`);
+    const after = await counts();
+    assert.equal(after.hit_after_inserts - before.hit_after_inserts, 3, `${JSON.stringify(order)}: answered from the pages read ahead`);
+    assert.equal(after.stale, before.stale);
+    // One inserted before every key moves every row one place on: the pages read ahead are dropped, the next is the new data.
+    await insert('00000000-0000-4000-8000-000000000001');
+    assert.equal((await page(7 * take)).totalCount, total + 2);
+    assert.ok((await counts()).stale > after.stale, `${JSON.stringify(order)}: dropped`);
+    await touch(tenant, `delete from timesheets where tenant_id = $1 and description = 'read-ahead probe'`);
+  }
+});

@@ -437,10 +437,11 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
   if (pager && db && plan.skip > 0) {
     const page = await takePage(db, pager, plan.skip);
     if (page) {
-      const { rows } = await sql<{ unchanged: boolean; count_holds: boolean | null }>`
-        select ${unchangedSince(q.tenantId, page.tables, page.snapshot)} as unchanged, ${probe.column} as count_holds`.execute(trx);
-      if (rows[0].unchanged) {
-        extractionReadAhead.inc({ result: 'hit' });
+      const { rows } = await sql<{ unchanged: boolean; count_holds: boolean | null; later: boolean | null }>`
+        select ${unchangedSince(q.tenantId, page.tables, page.snapshot)} as unchanged, ${probe.column} as count_holds,
+               ${insertedLater(q, plan, kp, page)} as later`.execute(trx);
+      if (rows[0].unchanged || rows[0].later) {
+        extractionReadAhead.inc({ result: rows[0].unchanged ? 'hit' : 'hit_after_inserts' });
         const complete = page.rows < take;
         const totalCount = complete ? plan.skip + page.rows : await probe.settle(rows[0].count_holds);
         if (!complete) followOn(page.end, totalCount);
@@ -464,6 +465,23 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
   const body = pageBytes(rows, totalCount);
   if (chosen.sought && rows.length === take) followOn(body.length, totalCount);
   return { body };
+}
+
+/**
+ * Whether a page read ahead still holds although its tables changed (decision 0083): true when every change since
+ * its snapshot is an insert into the query's keyTable logged with its ids (atrium_inserted_since) and none of those
+ * rows, through the key statement's source and the page's filters, comes at or before the page's last key (none at
+ * all, for a short last page). The rows up to the page's end are then those it was read with, so it is the page at
+ * its position now, and the count gains the inserted rows through its delta. Null when the page carries no last key.
+ */
+function insertedLater(q: ResolvedQuery, plan: Plan, kp: KeyPlan, page: AheadPage): RawBuilder<boolean | null> {
+  const last = page.lastKey;
+  if (!last || !q.keyTable || q.key.length !== 1 || (last !== 'end' && !TYPE_NAME.test(last.type))) return sql`null::boolean`;
+  const key = sql.id('q', q.key[0]);
+  const upTo = last === 'end' ? [] : [sql`${key} <= ${last.value}::${sql.raw(last.type)}`];
+  const filters = [...plan.where, sql`${key} = any(i.ids)`, ...upTo];
+  return sql<boolean | null>`(select i.ids is not null and not exists (select 1 from (${kp.source}) as q where ${sql.join(filters, sql` and `)})
+      from (select atrium_inserted_since(${q.tenantId}::uuid, ${page.tables}::text[], ${page.snapshot}::pg_snapshot, ${q.keyTable}) as ids offset 0) as i)`;
 }
 
 /** Joins in a source from which PostgreSQL's search for a join order costs more than two round trips (decision 0080). */
@@ -601,10 +619,17 @@ async function readPagesAhead(
     await client.query('commit');
     failed = false;
     const tables = [...new Set([...position.tables, ...rowTables])].sort();
-    return splitter.end().map(({ body, end }, i) => ({
-      position: start + i * take,
-      page: { body, end, rows: Math.min(take, total - i * take), snapshot: found.snapshot, tables },
-    }));
+    // In the key's order a page's last key tells the inserts that leave it as it is from those that move it (decision 0083).
+    const lastKeyOf = (rows: number, i: number): AheadPage['lastKey'] => {
+      if (!inKeyOrder(q, plan) || q.key.length !== 1 || !q.keyTable) return undefined;
+      if (rows < take) return 'end';
+      const last = at((i + 1) * take);
+      return last?.o0 != null && last.t0 ? { value: last.o0, type: last.t0 } : undefined;
+    };
+    return splitter.end().map(({ body, end }, i) => {
+      const rows = Math.min(take, total - i * take);
+      return { position: start + i * take, page: { body, end, rows, snapshot: found.snapshot, tables, lastKey: lastKeyOf(rows, i) } };
+    });
   } finally {
     client.release(failed);
   }

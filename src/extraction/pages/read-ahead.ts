@@ -37,6 +37,12 @@ export interface AheadPage {
   snapshot: string;
   tables: string[];
   /**
+   * The page's last key as text and its SQL type, when the batch read the query in its key's order (one key column,
+   * a keyTable) and the page is full; 'end' for its short last page. Rows inserted into the keyTable since the
+   * snapshot after this key leave the page as it was (decision 0083).
+   */
+  lastKey?: { value: string; type: string } | 'end';
+  /**
    * The page's answer compressed while it waits, for a client that accepts `encoding`, with the totalCount it was
    * written with (decision 0079); null when compressing failed.
    */
