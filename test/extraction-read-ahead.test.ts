@@ -149,7 +149,7 @@ test('a client that accepts gzip or br is answered the pages read ahead compress
   }
 });
 
-test('timesheets inserted after a page read ahead leave it as it is; one inserted before it moves it (decision 0083)', async () => {
+test('timesheets inserted after a page read ahead leave it and its position as they are; one inserted before moves them (decision 0083)', async () => {
   const [tenant] = tenants;
   const counts = () => resultCounts(server, 'atrium_extraction_read_ahead_pages_total', ['hit', 'hit_after_inserts', 'stale']);
   // A timesheet copied from a live one (it passes the filters), with the id given.
@@ -164,25 +164,28 @@ test('timesheets inserted after a page read ahead leave it as it is; one inserte
     );
   // The loader's order, and a filter the inserted rows pass.
   for (const order of [{ orderBy: [{ field: 'TimesheetId', direction: 'asc' as const }] }, { filters: ['Hours', '>', 0.5] }]) {
-    const take = 30;
+    const take = 10;
     const page = async (skip: number) => {
       const body = { queryBuilder: { ...order, skip, take } };
       const answer = await httpPage(tenant, body);
       assert.deepEqual(answer, await offsetPage(tenant, body), `${JSON.stringify(body)}`);
       return answer;
     };
-    for (let skip = 0; skip <= 2 * take; skip += take) await page(skip);
-    // Pages from 3 × take on are read ahead; a timesheet inserted after every key leaves them as they are.
-    const before = await counts();
+    for (let skip = 0; skip <= 3 * take; skip += take) await page(skip);
     const total = (await page(3 * take)).totalCount;
+    // A timesheet inserted after every key: the pages read ahead before it are answered, and the batches after it
+    // start from the positions those batches kept. Every page is read ahead, each has the new totalCount.
+    const before = await counts();
     await insert('ffffffff-ffff-4fff-bfff-ffffffffff01');
-    for (let skip = 4 * take; skip <= 6 * take; skip += take) assert.equal((await page(skip)).totalCount, total + 1, `totalCount at ${skip}`);
+    const pages = 24;
+    for (let n = 4; n < 4 + pages; n++) assert.equal((await page(n * take)).totalCount, total + 1, `totalCount at page ${n}`);
     const after = await counts();
-    assert.equal(after.hit_after_inserts - before.hit_after_inserts, 3, `${JSON.stringify(order)}: answered from the pages read ahead`);
+    assert.ok(after.hit_after_inserts > before.hit_after_inserts, `${JSON.stringify(order)}: pages read before the insert were answered`);
+    assert.equal(after.hit + after.hit_after_inserts - before.hit - before.hit_after_inserts, pages, `${JSON.stringify(order)}: every page read ahead`);
     assert.equal(after.stale, before.stale);
     // One inserted before every key moves every row one place on: the pages read ahead are dropped, the next is the new data.
     await insert('00000000-0000-4000-8000-000000000001');
-    assert.equal((await page(7 * take)).totalCount, total + 2);
+    assert.equal((await page((4 + pages) * take)).totalCount, total + 2);
     assert.ok((await counts()).stale > after.stale, `${JSON.stringify(order)}: dropped`);
     await touch(tenant, `delete from timesheets where tenant_id = $1 and description = 'read-ahead probe'`);
   }

@@ -101,6 +101,8 @@ export async function keysAfter(
   probe?: CountProbe,
   every = limit ?? 0,
   sparse = false,
+  /** Whether the position holds although its tables changed (insertedAfter): then it counts as unchanged. */
+  holdsAfterInserts?: RawBuilder<boolean | null>,
 ): Promise<ChosenKeys & { unchanged: boolean }> {
   const { terms } = kp;
   const paging = limit !== null ? sql` limit ${limit}` : sql``;
@@ -118,7 +120,11 @@ export async function keysAfter(
       select ${sql.join(texts)}${sparse ? sql`, p.n::text as n, p.total::text as total` : sql``}, p.present, case when ${first} then s.unchanged end as unchanged,
              case when ${first} then s.count_holds end as count_holds, case when ${first} then s.snapshot end as snapshot
         from (select pg_current_snapshot()::text as snapshot, ${probe?.column ?? sql`null::boolean`} as count_holds,
-                     ${unchangedSince(q.tenantId, sought.tables, sought.snapshot)} as unchanged offset 0) as s
+                     ${
+                       holdsAfterInserts
+                         ? sql`case when ${unchangedSince(q.tenantId, sought.tables, sought.snapshot)} then true else coalesce(${holdsAfterInserts}, false) end`
+                         : unchangedSince(q.tenantId, sought.tables, sought.snapshot)
+                     } as unchanged offset 0) as s
         left join lateral (${
           sparse
             ? sql`select * from (select p.*, true as present, row_number() over () as n, count(*) over () as total from (${seek(after(terms, sought))}) as p) as p
@@ -468,20 +474,34 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
 }
 
 /**
- * Whether a page read ahead still holds although its tables changed (decision 0083): true when every change since
- * its snapshot is an insert into the query's keyTable logged with its ids (atrium_inserted_since) and none of those
- * rows, through the key statement's source and the page's filters, comes at or before the page's last key (none at
- * all, for a short last page). The rows up to the page's end are then those it was read with, so it is the page at
- * its position now, and the count gains the inserted rows through its delta. Null when the page carries no last key.
+ * Whether rows up to a point of a query's order are as they were in `snapshot` although `tables` changed since
+ * (decision 0083): true when every change since is an insert into the query's keyTable logged with its ids
+ * (atrium_inserted_since) and none of those rows, through the key statement's source and the page's filters, meets
+ * `upTo` (the rows at or before the point; none at all when it is empty). The rows up to the point are then the
+ * same rows in the same order: a position there keeps its offset, a page ending there is the page at its position
+ * now, and a count gains the inserted rows through its delta. Null when the query has no keyTable.
  */
+function insertedAfter(
+  q: ResolvedQuery,
+  plan: Plan,
+  kp: KeyPlan,
+  tables: string[],
+  snapshot: string,
+  upTo: RawBuilder<boolean>[],
+): RawBuilder<boolean | null> {
+  if (!q.keyTable || q.key.length !== 1) return sql`null::boolean`;
+  const within = upTo.length === 0 ? [] : [upTo.length === 1 ? upTo[0] : sql<boolean>`(${sql.join(upTo, sql` or `)})`];
+  const filters = [...plan.where, sql`${sql.id('q', q.key[0])} = any(i.ids)`, ...within];
+  return sql<boolean | null>`(select i.ids is not null and not exists (select 1 from (${kp.source}) as q where ${sql.join(filters, sql` and `)})
+      from (select atrium_inserted_since(${q.tenantId}::uuid, ${tables}::text[], ${snapshot}::pg_snapshot, ${q.keyTable}) as ids offset 0) as i)`;
+}
+
+/** insertedAfter for a page read ahead, up to its last key (in the key's order; the whole query for a short last page). */
 function insertedLater(q: ResolvedQuery, plan: Plan, kp: KeyPlan, page: AheadPage): RawBuilder<boolean | null> {
   const last = page.lastKey;
-  if (!last || !q.keyTable || q.key.length !== 1 || (last !== 'end' && !TYPE_NAME.test(last.type))) return sql`null::boolean`;
-  const key = sql.id('q', q.key[0]);
-  const upTo = last === 'end' ? [] : [sql`${key} <= ${last.value}::${sql.raw(last.type)}`];
-  const filters = [...plan.where, sql`${key} = any(i.ids)`, ...upTo];
-  return sql<boolean | null>`(select i.ids is not null and not exists (select 1 from (${kp.source}) as q where ${sql.join(filters, sql` and `)})
-      from (select atrium_inserted_since(${q.tenantId}::uuid, ${page.tables}::text[], ${page.snapshot}::pg_snapshot, ${q.keyTable}) as ids offset 0) as i)`;
+  if (!last || (last !== 'end' && !TYPE_NAME.test(last.type))) return sql`null::boolean`;
+  const upTo = last === 'end' ? [] : [sql<boolean>`${sql.id('q', q.key[0])} <= ${last.value}::${sql.raw(last.type)}`];
+  return insertedAfter(q, plan, kp, page.tables, page.snapshot, upTo);
 }
 
 /** Joins in a source from which PostgreSQL's search for a join order costs more than two round trips (decision 0080). */
@@ -575,12 +595,14 @@ async function readPagesAhead(
     // export's source, whose hash builds and grouped lookups cost more than 2,000 rows' own lookups (a loader paging
     // while a timesheet was written every second took 140 s with one-page ranges, 112 s without).
     const range = inKeyOrder(q, plan) && q.key.length === 1 && rows > take;
-    let found = await keysAfter(trx, q, kp, position, rows, undefined, take, range);
+    // A position that timesheets inserted after it left where it was still holds (decision 0083).
+    const holds = insertedAfter(q, plan, kp, position.tables, position.snapshot, after(reversed(kp.terms), position, true));
+    let found = await keysAfter(trx, q, kp, position, rows, undefined, take, range, holds);
     // The first key's type is on the first row only. In ascending key order nulls come last: a last key that is not
     // null means none is.
     const type = found.keys[0]?.type ?? '';
     const byKey = range && TYPE_NAME.test(type) && found.keys.length > 0 && found.keys[found.keys.length - 1].k0 !== null;
-    if (range && !byKey && found.keys.length > 0 && found.unchanged) found = await keysAfter(trx, q, kp, position, rows, undefined, take);
+    if (range && !byKey && found.keys.length > 0 && found.unchanged) found = await keysAfter(trx, q, kp, position, rows, undefined, take, false, holds);
     const { keys } = found;
     /** The batch's row count, and its row at place n (1-based) when answered. */
     const total = byKey ? Number(keys[0].total) : keys.length;
