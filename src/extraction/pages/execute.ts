@@ -481,14 +481,7 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
  * same rows in the same order: a position there keeps its offset, a page ending there is the page at its position
  * now, and a count gains the inserted rows through its delta. Null when the query has no keyTable.
  */
-function insertedAfter(
-  q: ResolvedQuery,
-  plan: Plan,
-  kp: KeyPlan,
-  tables: string[],
-  snapshot: string,
-  upTo: RawBuilder<boolean>[],
-): RawBuilder<boolean | null> {
+function insertedAfter(q: ResolvedQuery, plan: Plan, kp: KeyPlan, tables: string[], snapshot: string, upTo: RawBuilder<boolean>[]): RawBuilder<boolean | null> {
   if (!q.keyTable || q.key.length !== 1) return sql`null::boolean`;
   const within = upTo.length === 0 ? [] : [upTo.length === 1 ? upTo[0] : sql<boolean>`(${sql.join(upTo, sql` or `)})`];
   const filters = [...plan.where, sql`${sql.id('q', q.key[0])} = any(i.ids)`, ...within];
