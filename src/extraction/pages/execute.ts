@@ -443,9 +443,10 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
   if (pager && db && plan.skip > 0) {
     const page = await takePage(db, pager, plan.skip);
     if (page) {
+      // The inserts since are looked at only when the page's tables changed.
       const { rows } = await sql<{ unchanged: boolean; count_holds: boolean | null; later: boolean | null }>`
-        select ${unchangedSince(q.tenantId, page.tables, page.snapshot)} as unchanged, ${probe.column} as count_holds,
-               ${insertedLater(q, plan, kp, page)} as later`.execute(trx);
+        select u.unchanged, ${probe.column} as count_holds, case when u.unchanged then null else ${insertedLater(q, plan, kp, page)} end as later
+          from (select ${unchangedSince(q.tenantId, page.tables, page.snapshot)} as unchanged offset 0) as u`.execute(trx);
       if (rows[0].unchanged || rows[0].later) {
         extractionReadAhead.inc({ result: rows[0].unchanged ? 'hit' : 'hit_after_inserts' });
         const complete = page.rows < take;
