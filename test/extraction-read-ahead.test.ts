@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import pg from 'pg';
 import { request as fetchRaw } from 'undici';
+import { readAheadSettled } from '../src/extraction/pages/read-ahead.ts';
 import type { ExecuteBody } from '../src/extraction/query/query-builder.ts';
 import { DatabaseHandle } from '../src/platform/db/database.ts';
 import type { TenantCredentials } from '../src/tenancy/service.ts';
@@ -149,12 +150,15 @@ test('a client that accepts gzip or br is answered the pages read ahead compress
   }
 });
 
-test('timesheets inserted after a page read ahead leave it and its position as they are; one inserted before moves them (decision 0083)', async () => {
+test('timesheets inserted after a page read ahead leave it as it is; inserted before it, it is answered moved; inside it, it is dropped (decision 0083)', async () => {
   const [tenant] = tenants;
-  const counts = () => resultCounts(server, 'atrium_extraction_read_ahead_pages_total', ['hit', 'hit_after_inserts', 'stale']);
-  // A timesheet copied from a live one (it passes the filters), with the id given.
-  const insert = (id: string) =>
-    touch(
+  const counts = () => resultCounts(server, 'atrium_extraction_read_ahead_pages_total', ['hit', 'hit_after_inserts', 'hit_shifted', 'stale']);
+  const readAheadHits = (c: Record<string, number>) => c.hit + c.hit_after_inserts + c.hit_shifted;
+  // A timesheet copied from a live one (it passes the filters), with the id given; once the batches in flight have
+  // read (one that reads after the insert starts from it, and the pages it reads are not the ones looked at here).
+  const insert = async (id: string) => {
+    await readAheadSettled(server.runtime.ctx.db);
+    await touch(
       tenant,
       `insert into timesheets (id, tenant_id, user_id, job_id, work_type_id, date, duration_minutes, is_billable, status, description,
           booked_company_id, booked_department_id, booked_typology_id, booked_hourly_cost)
@@ -162,6 +166,7 @@ test('timesheets inserted after a page read ahead leave it and its position as t
           booked_company_id, booked_department_id, booked_typology_id, booked_hourly_cost
          from timesheets where tenant_id = $1 and deleted_on is null and duration_minutes > 60 and job_id is not null order by id limit 1`,
     );
+  };
   // The loader's order, and a filter the inserted rows pass.
   for (const order of [{ orderBy: [{ field: 'TimesheetId', direction: 'asc' as const }] }, { filters: ['Hours', '>', 0.5] }]) {
     const take = 10;
@@ -171,22 +176,35 @@ test('timesheets inserted after a page read ahead leave it and its position as t
       assert.deepEqual(answer, await offsetPage(tenant, body), `${JSON.stringify(body)}`);
       return answer;
     };
+    // The demo's ids are dense counters: a row inside a later page is deleted first, so one can be inserted there later.
+    const pages = 24;
+    const gap = ((await offsetPage(tenant, { queryBuilder: { ...order, skip: (4 + 2 * pages) * take + 3, take: 1 } })).data as { TimesheetId: string }[])[0]
+      .TimesheetId;
+    await touch(tenant, `delete from timesheets where tenant_id = $1 and id = '${gap}'`);
     for (let skip = 0; skip <= 3 * take; skip += take) await page(skip);
     const total = (await page(3 * take)).totalCount;
     // A timesheet inserted after every key: the pages read ahead before it are answered, and the batches after it
     // start from the positions those batches kept. Every page is read ahead, each has the new totalCount.
     const before = await counts();
     await insert('ffffffff-ffff-4fff-bfff-ffffffffff01');
-    const pages = 24;
     for (let n = 4; n < 4 + pages; n++) assert.equal((await page(n * take)).totalCount, total + 1, `totalCount at page ${n}`);
     const after = await counts();
     assert.ok(after.hit_after_inserts > before.hit_after_inserts, `${JSON.stringify(order)}: pages read before the insert were answered`);
-    assert.equal(after.hit + after.hit_after_inserts - before.hit - before.hit_after_inserts, pages, `${JSON.stringify(order)}: every page read ahead`);
+    assert.equal(readAheadHits(after) - readAheadHits(before), pages, `${JSON.stringify(order)}: every page read ahead`);
     assert.equal(after.stale, before.stale);
-    // One inserted before every key moves every row one place on: the pages read ahead are dropped, the next is the new data.
+    // One inserted before every key moves every row one place on: each page read ahead is answered as the row
+    // before it and its first take - 1 rows, and batches start from their positions moved one row back.
     await insert('00000000-0000-4000-8000-000000000001');
-    assert.equal((await page((4 + pages) * take)).totalCount, total + 2);
-    assert.ok((await counts()).stale > after.stale, `${JSON.stringify(order)}: dropped`);
+    for (let n = 4 + pages; n < 4 + 2 * pages; n++) assert.equal((await page(n * take)).totalCount, total + 2, `totalCount at page ${n}`);
+    const shifted = await counts();
+    assert.ok(shifted.hit_shifted > after.hit_shifted, `${JSON.stringify(order)}: pages answered shifted`);
+    assert.equal(readAheadHits(shifted) - readAheadHits(after), pages, `${JSON.stringify(order)}: every page read ahead after the insert before them`);
+    assert.equal(shifted.stale, after.stale);
+    // One inserted inside the next page (where a row was deleted before the read): that page is not the page it was, it is dropped.
+    const between = gap;
+    await insert(between);
+    assert.equal((await page((4 + 2 * pages) * take)).totalCount, total + 3);
+    assert.ok((await counts()).stale > shifted.stale, `${JSON.stringify(order)}: dropped`);
     await touch(tenant, `delete from timesheets where tenant_id = $1 and description = 'read-ahead probe'`);
   }
 });

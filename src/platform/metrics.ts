@@ -116,7 +116,7 @@ export const extractionSeeks = new Counter({
 
 export const extractionReadAhead = new Counter({
   name: 'atrium_extraction_read_ahead_pages_total',
-  help: 'Data Extraction pages read ahead for paging clients (decision 0041): read (computed ahead), hit (answered from them), hit_after_inserts (answered from them although rows were inserted since, all after the page in its key order, decision 0083), encoded (of the hits, answered with the bytes compressed while they waited, decision 0079), stale (a table they read changed: dropped), unused (expired or evicted unanswered)',
+  help: 'Data Extraction pages read ahead for paging clients (decision 0041): read (computed ahead), hit (answered from them), hit_after_inserts (answered from them although rows were inserted since, all after the page in its key order, decision 0083), hit_shifted (answered moved by the rows inserted before them, decision 0083), encoded (of the hits, answered with the bytes compressed while they waited, decision 0079), stale (a table they read changed: dropped), unused (expired or evicted unanswered)',
   labelNames: ['result'] as const,
   registers: [workRegistry],
 });

@@ -17,7 +17,7 @@ import type { Plan } from '../query/query-builder.ts';
 import { isCustomTableName, type ResolvedQuery } from '../query/resolve.ts';
 import { type CountDelta, type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
 import { type KeptState, keptOf } from './kept-answers.ts';
-import { type AheadPage, answerOf, dropPager, PageSplitter, pagerOf, pagesPerBatch, readAhead, takePage } from './read-ahead.ts';
+import { type AheadPage, answerOf, dropPager, PAGE_HEAD, PageSplitter, pageEnd, pagerOf, pagesPerBatch, readAhead, takePage } from './read-ahead.ts';
 import { after, type OrderTerm, positionKey, reversed, type SeekPosition, seekCounted } from './seek-positions.ts';
 
 export interface Page {
@@ -216,6 +216,36 @@ export async function keysAround(
   const keys = [...backward.slice(0, d).reverse(), ...forward.slice(0, take - d)];
   if (byDelta) seekCounted('delta');
   return { keys, snapshot, countHolds, counted: answered };
+}
+
+/**
+ * A kept position that timesheets inserted since moved, found again (decision 0083): when every change to its tables
+ * since its snapshot is an insert into the query's keyTable logged with its ids, and d of those rows (through the key
+ * statement's source and the page's filters) come at or before it, the row that now has its offset is the d-th row
+ * before it (d = 0: itself). Answered in one statement, with that statement's snapshot, as a position of its own;
+ * null when a change since is not such an insert, or fewer rows precede it.
+ */
+async function relocated(trx: Trx, q: ResolvedQuery, plan: Plan, kp: KeyPlan, at: SeekPosition): Promise<SeekPosition | null> {
+  const delta = countDelta(q, plan, kp.source);
+  if (!delta || !at.tables.includes(delta.table)) return null;
+  const { terms } = kp;
+  const back = reversed(terms);
+  const upTo = after(back, at, true);
+  const within = upTo.length === 1 ? upTo[0] : sql<boolean>`(${sql.join(upTo, sql` or `)})`;
+  const inserted = [...plan.where, within, sql`${sql.id('q', q.key[0])} = any(i.ids)`];
+  const { rows } = await sql<Record<string, string | null>>`
+    select s.snapshot, ${sql.join(terms.map((_, i) => sql`p.${sql.id(`o${i}`)}::text as ${sql.id(`o${i}`)}, pg_typeof(p.${sql.id(`o${i}`)})::text as ${sql.id(`t${i}`)}`))}
+      from (select pg_current_snapshot()::text as snapshot, d.n
+              from (select atrium_inserted_since(${q.tenantId}::uuid, ${at.tables}::text[], ${at.snapshot}::pg_snapshot, ${delta.table}) as ids offset 0) as i
+              cross join lateral (select count(*) as n from (${kp.source}) as q where ${sql.join(inserted, sql` and `)}) as d
+             where i.ids is not null offset 0) as s
+      cross join lateral (select p.* from (select p.*, row_number() over () as r from (${seekStatement(q, kp, upTo, sql` limit s.n + 1`, back)}) as p) as p
+                           where p.r = s.n + 1) as p`.execute(trx);
+  const [row] = rows;
+  if (!row?.snapshot) return null;
+  const types = terms.map((_, i) => row[`t${i}`] ?? '');
+  if (!types.every((t) => TYPE_NAME.test(t))) return null;
+  return { values: terms.map((_, i) => row[`o${i}`]), types, tables: at.tables, snapshot: row.snapshot, at: Date.now() };
 }
 
 /** Keeps the position after the last of `keys` (a full page's) at `position`, read in `snapshot`. */
@@ -459,6 +489,13 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
         extractionReadAhead.inc({ result: 'encoded' });
         return { body, encoded: { encoding, bytes } };
       }
+      const moved = rows[0].unchanged ? null : await shiftedPage(trx, q, plan, kp, page);
+      if (moved) {
+        extractionReadAhead.inc({ result: 'hit_shifted' });
+        const totalCount = await probe.settle(rows[0].count_holds);
+        followOn(moved.length, totalCount);
+        return { body: Buffer.concat([moved, pageEnd(totalCount)]) };
+      }
       // A table the page reads changed since it was read ahead: so did every page of that client's batches.
       dropPager(db, pager);
     }
@@ -496,6 +533,47 @@ function insertedLater(q: ResolvedQuery, plan: Plan, kp: KeyPlan, page: AheadPag
   if (!last || (last !== 'end' && !TYPE_NAME.test(last.type))) return sql`null::boolean`;
   const upTo = last === 'end' ? [] : [sql<boolean>`${sql.id('q', q.key[0])} <= ${last.value}::${sql.raw(last.type)}`];
   return insertedAfter(q, plan, kp, page.tables, page.snapshot, upTo);
+}
+
+/**
+ * A full page read ahead in the key's order that timesheets inserted since moved by d rows (decision 0083): when every
+ * change since its snapshot is such an insert, d of them (through the page's filters) come at or before the key before
+ * its first row and none between that key and its last, the page at its position now is the d rows before its first
+ * (read now) followed by its own first take - d rows. Its JSON up to its rows' end (the caller writes the end), or
+ * null (a change since is not such an insert, an insert falls within it, or d is a page or more). The d rows are read
+ * in a statement of their own, then a third checks that nothing changed since the first: all three see the same rows.
+ */
+async function shiftedPage(trx: Trx, q: ResolvedQuery, plan: Plan, kp: KeyPlan, page: AheadPage): Promise<Buffer | null> {
+  const take = plan.take as number;
+  const { startAfter, lastKey, rowEnds } = page;
+  if (!startAfter || !lastKey || lastKey === 'end' || !rowEnds || rowEnds.length !== take || !q.keyTable || q.key.length !== 1) return null;
+  const key = sql.id('q', q.key[0]);
+  const from = sql`${startAfter.value}::${sql.raw(startAfter.type)}`;
+  const inserted = (bound: RawBuilder<boolean>) =>
+    sql`select 1 from (${kp.source}) as q where ${sql.join([...plan.where, sql`${key} = any(i.ids)`, bound], sql` and `)}`;
+  const { rows } = await sql<{ snapshot: string; d: string; inside: boolean; k0: string | null; type: string | null }>`
+    select s.snapshot, s.d::text as d, s.inside, ${sql.id('p', q.key[0])}::text as k0, pg_typeof(${sql.id('p', q.key[0])})::text as type
+      from (select pg_current_snapshot()::text as snapshot,
+                   (select count(*) from (${inserted(sql`${key} <= ${from}`)}) as x) as d,
+                   exists (${inserted(sql`${key} > ${from} and ${key} <= ${lastKey.value}::${sql.raw(lastKey.type)}`)}) as inside
+              from (select atrium_inserted_since(${q.tenantId}::uuid, ${page.tables}::text[], ${page.snapshot}::pg_snapshot, ${q.keyTable}) as ids offset 0) as i
+             where i.ids is not null offset 0) as s
+      left join lateral (${kp.statement(sql`${key} <= ${from}`, sql` limit s.d`, reversed(kp.terms))}) as p on not s.inside and s.d < ${take}`.execute(trx);
+  const [first] = rows;
+  const d = Number(first?.d ?? 0);
+  if (!first || first.inside || d === 0 || d >= take) return null;
+  const keys: KeyRow[] = rows
+    .filter((r) => r.k0 !== null)
+    .reverse()
+    .map((r) => ({ k0: r.k0, type: r.type }));
+  if (keys.length !== d) return null;
+  const statement = pageRowsStatement(q, plan, keys, first.type ?? '');
+  if (!statement) return null;
+  const before = (await jsonObjects(statement, plan.fields, pageTypes(plan)).execute(trx)).rows;
+  const { rows: check } = await sql<{ unchanged: boolean }>`select ${unchangedSince(q.tenantId, page.tables, first.snapshot)} as unchanged`.execute(trx);
+  if (before.length !== d || !check[0].unchanged) return null;
+  const head = Buffer.from(`{"data":[${before.map((r) => r.line).join(',')},`);
+  return Buffer.concat([head, page.body.subarray(PAGE_HEAD.length, rowEnds[take - d - 1])]);
 }
 
 /** Joins in a source from which PostgreSQL's search for a join order costs more than two round trips (decision 0080). */
@@ -575,7 +653,7 @@ async function readPagesAhead(
   rows: number,
 ): Promise<{ position: number; page: AheadPage }[]> {
   const kept = keptOf(db);
-  const position = kept.positions.get(positionKey(q.tenantId, kp.compiled, start));
+  let position = kept.positions.get(positionKey(q.tenantId, kp.compiled, start));
   if (!position) return [];
   const take = plan.take as number;
   const client = await db.pool.connect();
@@ -589,9 +667,19 @@ async function readPagesAhead(
     // export's source, whose hash builds and grouped lookups cost more than 2,000 rows' own lookups (a loader paging
     // while a timesheet was written every second took 140 s with one-page ranges, 112 s without).
     const range = inKeyOrder(q, plan) && q.key.length === 1 && rows > take;
-    // A position that timesheets inserted after it left where it was still holds (decision 0083).
-    const holds = insertedAfter(q, plan, kp, position.tables, position.snapshot, after(reversed(kp.terms), position, true));
-    let found = await keysAfter(trx, q, kp, position, rows, undefined, take, range, holds);
+    // A position that timesheets inserted after it left where it was still holds; one that inserts before it moved
+    // is found again, d rows back (decision 0083).
+    const holdsAt = (p: SeekPosition) => insertedAfter(q, plan, kp, p.tables, p.snapshot, after(reversed(kp.terms), p, true));
+    let found = await keysAfter(trx, q, kp, position, rows, undefined, take, range, holdsAt(position));
+    if (!found.unchanged) {
+      const moved = await relocated(trx, q, plan, kp, position);
+      if (moved) {
+        position = moved;
+        found = await keysAfter(trx, q, kp, position, rows, undefined, take, range, holdsAt(position));
+      }
+    }
+    const holds = holdsAt(position);
+    const started = position;
     // The first key's type is on the first row only. In ascending key order nulls come last: a last key that is not
     // null means none is.
     const type = found.keys[0]?.type ?? '';
@@ -642,9 +730,16 @@ async function readPagesAhead(
       const last = at((i + 1) * take);
       return last?.o0 != null && last.t0 ? { value: last.o0, type: last.t0 } : undefined;
     };
-    return splitter.end().map(({ body, end }, i) => {
+    // And the key before its first row: the batch's position for the first page, the page before's last key after it.
+    const startAfterOf = (i: number): AheadPage['startAfter'] => {
+      if (!inKeyOrder(q, plan) || q.key.length !== 1 || !q.keyTable) return undefined;
+      const before = i === 0 ? { o0: started.values[0], t0: started.types[0] } : at(i * take);
+      return before?.o0 != null && before.t0 && TYPE_NAME.test(before.t0) ? { value: before.o0, type: before.t0 } : undefined;
+    };
+    return splitter.end().map(({ body, end, rowEnds }, i) => {
       const rows = Math.min(take, total - i * take);
-      return { position: start + i * take, page: { body, end, rows, snapshot: found.snapshot, tables, lastKey: lastKeyOf(rows, i) } };
+      const page = { body, end, rows, snapshot: found.snapshot, tables, lastKey: lastKeyOf(rows, i), startAfter: startAfterOf(i), rowEnds };
+      return { position: start + i * take, page };
     });
   } finally {
     client.release(failed);

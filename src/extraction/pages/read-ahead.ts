@@ -43,6 +43,13 @@ export interface AheadPage {
    */
   lastKey?: { value: string; type: string } | 'end';
   /**
+   * In the key's order, the key of the row before the page's first (where its position seeks from), and where each
+   * of its rows ends in `body` (before the comma after it): a page that timesheets inserted before it moved by d
+   * rows is answered as the d rows before it and its own first take - d (decision 0083).
+   */
+  startAfter?: { value: string; type: string };
+  rowEnds?: Uint32Array;
+  /**
    * The page's answer compressed while it waits, for a client that accepts `encoding`, with the totalCount it was
    * written with (decision 0079); null when compressing failed.
    */
@@ -197,7 +204,7 @@ export const PAGE_HEAD = Buffer.from('{"data":[');
 const TAIL_ROOM = 48; // `],"totalCount":` and a count of up to 16 digits and `}`
 
 /** What a page's JSON ends with after its rows. */
-const pageEnd = (totalCount: number): Buffer => Buffer.from(`],"totalCount":${totalCount}}`, 'latin1');
+export const pageEnd = (totalCount: number): Buffer => Buffer.from(`],"totalCount":${totalCount}}`, 'latin1');
 
 /** The page's answer, written in place: its head, rows and `],"totalCount":n}` (decision 0041: no copy of the page). */
 export function answerOf(page: AheadPage, totalCount: number): Buffer {
@@ -211,21 +218,26 @@ export function answerOf(page: AheadPage, totalCount: number): Buffer {
  * page's end: the converter's output is copied once, into the page that is answered.
  */
 export class PageSplitter {
-  readonly pages: { body: Buffer; end: number }[] = [];
+  readonly pages: { body: Buffer; end: number; rowEnds: Uint32Array }[] = [];
   readonly #take: number;
   #page: Buffer | null = null;
   #at = 0;
   #rows = 0;
+  /** Where each row of the page being filled ends in it (before its comma). */
+  #rowEnds: Uint32Array;
   /** The last page's size: the next is allocated at about it. */
   #size = 0;
 
   constructor(take: number) {
     this.#take = take;
+    this.#rowEnds = new Uint32Array(take);
   }
 
   push(view: Buffer): void {
     let start = 0;
     for (let i = view.indexOf(10); i !== -1; i = view.indexOf(10, i + 1)) {
+      // The row ends here: at the page's write position plus what of this view is still to be appended before it.
+      this.#rowEnds[this.#rows] = (this.#page ? this.#at : PAGE_HEAD.length) + (i - start);
       if (++this.#rows === this.#take) {
         this.#append(view, start, i);
         this.#close();
@@ -236,7 +248,7 @@ export class PageSplitter {
   }
 
   /** The pages, a short last one included (its last row's comma dropped). */
-  end(): { body: Buffer; end: number }[] {
+  end(): { body: Buffer; end: number; rowEnds: Uint32Array }[] {
     if (this.#rows > 0) {
       this.#at--;
       this.#close();
@@ -260,7 +272,7 @@ export class PageSplitter {
 
   #close(): void {
     const page = this.#page ?? Buffer.from(PAGE_HEAD);
-    this.pages.push({ body: page, end: this.#at });
+    this.pages.push({ body: page, end: this.#at, rowEnds: this.#rowEnds.slice(0, this.#rows) });
     this.#size = this.#at;
     this.#page = null;
     this.#rows = 0;
