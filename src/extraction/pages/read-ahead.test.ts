@@ -14,8 +14,15 @@ function split(input: Buffer, take: number, cuts: number[]): string[] {
     s.push(Buffer.from(input.subarray(at, cut)));
     at = cut;
   }
-  // Each page answered with its count written in place after its rows.
+  // Each page answered with its count written in place after its rows; each row ends where rowEnds says (decision 0083).
   return s.end().map((p, i) => {
+    let from = '{"data":['.length;
+    for (const end of p.rowEnds) {
+      const row = p.body.subarray(from, end).toString();
+      assert.ok(row.startsWith('{"Id":') && row.endsWith('"}'), `row ${row} of page ${i}`);
+      from = end + 1;
+    }
+    assert.equal(p.rowEnds.at(-1), p.end, 'the last row ends where the page does');
     const answer = answerOf({ ...p, rows: 0, snapshot: '', tables: [] }, 1_000_000_000_000 + i).toString();
     const tail = `],"totalCount":${1_000_000_000_000 + i}}`;
     assert.ok(answer.startsWith('{"data":[') && answer.endsWith(tail), answer);
