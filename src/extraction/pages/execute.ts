@@ -175,20 +175,18 @@ export async function keysAround(
   const { terms } = kp;
   const back = reversed(terms);
   const upTo = after(back, at, true);
-  const within = upTo.length === 1 ? upTo[0] : sql<boolean>`(${sql.join(upTo, sql` or `)})`;
+  const within = anyOf(upTo);
   const where = (more: RawBuilder<unknown>[]) => (more.length ? sql` where ${sql.join(more, sql` and `)}` : sql``);
   const counted = sql`select count(*) filter (where ${within}) as r, count(*)::text as n from (${kp.source}) as q${where(plan.where)}`;
   const ranked = sql`select count(*) as r, null::text as n from (${kp.source}) as q${where([...plan.where, within])}`;
-  const delta = countDelta(q, plan, kp.source);
   // No row when a change since the position is not a logged insert into the key table: the statement then answers
   // nothing and the rank is counted.
-  const added =
-    delta && at.tables.includes(delta.table)
-      ? sql`select (${skip}::bigint + d.n)::text as r, ${withCount && probe ? probe.fresh : sql`null::text`} as n
-          from (select atrium_inserted_since(${q.tenantId}::uuid, ${at.tables}::text[], ${at.snapshot}::pg_snapshot, ${delta.table}) as ids offset 0) as i
-          cross join lateral (select count(*) as n from (${kp.source}) as q${where([...plan.where, within, sql`${sql.id('q', q.key[0])} = any(i.ids)`])}) as d
+  const added = tracksInserts(q, at.tables)
+    ? sql`select (${skip}::bigint + d.n)::text as r, ${withCount && probe ? probe.fresh : sql`null::text`} as n
+          from ${insertedIds(q, at.tables, at.snapshot)}
+          cross join lateral (select count(*) as n from (${insertedRows(q, plan, kp, [within])}) as x) as d
          where i.ids is not null`
-      : null;
+    : null;
   const paging = sql` limit ${take}`;
   const texts = [
     ...keyTexts(q),
@@ -223,22 +221,19 @@ export async function keysAround(
  * since its snapshot is an insert into the query's keyTable logged with its ids, and d of those rows (through the key
  * statement's source and the page's filters) come at or before it, the row that now has its offset is the d-th row
  * before it (d = 0: itself). Answered in one statement, with that statement's snapshot, as a position of its own;
- * null when a change since is not such an insert, or fewer rows precede it.
+ * null when a change since is not such an insert, more than `most` such rows precede it, or fewer rows precede it.
  */
-async function relocated(trx: Trx, q: ResolvedQuery, plan: Plan, kp: KeyPlan, at: SeekPosition): Promise<SeekPosition | null> {
-  const delta = countDelta(q, plan, kp.source);
-  if (!delta || !at.tables.includes(delta.table)) return null;
+async function relocated(trx: Trx, q: ResolvedQuery, plan: Plan, kp: KeyPlan, at: SeekPosition, most: number): Promise<SeekPosition | null> {
+  if (!tracksInserts(q, at.tables)) return null;
   const { terms } = kp;
   const back = reversed(terms);
   const upTo = after(back, at, true);
-  const within = upTo.length === 1 ? upTo[0] : sql<boolean>`(${sql.join(upTo, sql` or `)})`;
-  const inserted = [...plan.where, within, sql`${sql.id('q', q.key[0])} = any(i.ids)`];
   const { rows } = await sql<Record<string, string | null>>`
     select s.snapshot, ${sql.join(terms.map((_, i) => sql`p.${sql.id(`o${i}`)}::text as ${sql.id(`o${i}`)}, pg_typeof(p.${sql.id(`o${i}`)})::text as ${sql.id(`t${i}`)}`))}
       from (select pg_current_snapshot()::text as snapshot, d.n
-              from (select atrium_inserted_since(${q.tenantId}::uuid, ${at.tables}::text[], ${at.snapshot}::pg_snapshot, ${delta.table}) as ids offset 0) as i
-              cross join lateral (select count(*) as n from (${kp.source}) as q where ${sql.join(inserted, sql` and `)}) as d
-             where i.ids is not null offset 0) as s
+              from ${insertedIds(q, at.tables, at.snapshot)}
+              cross join lateral (select count(*) as n from (${insertedRows(q, plan, kp, [anyOf(upTo)])}) as x) as d
+             where i.ids is not null and d.n <= ${most} offset 0) as s
       cross join lateral (select p.* from (select p.*, row_number() over () as r from (${seekStatement(q, kp, upTo, sql` limit s.n + 1`, back)}) as p) as p
                            where p.r = s.n + 1) as p`.execute(trx);
   const [row] = rows;
@@ -489,7 +484,7 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
         extractionReadAhead.inc({ result: 'encoded' });
         return { body, encoded: { encoding, bytes } };
       }
-      const moved = rows[0].unchanged ? null : await shiftedPage(trx, q, plan, kp, page);
+      const moved = await shiftedPage(trx, q, plan, kp, page);
       if (moved) {
         extractionReadAhead.inc({ result: 'hit_shifted' });
         const totalCount = await probe.settle(rows[0].count_holds);
@@ -521,19 +516,32 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
  */
 function insertedAfter(q: ResolvedQuery, plan: Plan, kp: KeyPlan, tables: string[], snapshot: string, upTo: RawBuilder<boolean>[]): RawBuilder<boolean | null> {
   if (!q.keyTable || q.key.length !== 1) return sql`null::boolean`;
-  const within = upTo.length === 0 ? [] : [upTo.length === 1 ? upTo[0] : sql<boolean>`(${sql.join(upTo, sql` or `)})`];
-  const filters = [...plan.where, sql`${sql.id('q', q.key[0])} = any(i.ids)`, ...within];
-  return sql<boolean | null>`(select i.ids is not null and not exists (select 1 from (${kp.source}) as q where ${sql.join(filters, sql` and `)})
-      from (select atrium_inserted_since(${q.tenantId}::uuid, ${tables}::text[], ${snapshot}::pg_snapshot, ${q.keyTable}) as ids offset 0) as i)`;
+  const within = upTo.length === 0 ? [] : [anyOf(upTo)];
+  return sql<boolean | null>`(select i.ids is not null and not exists (${insertedRows(q, plan, kp, within)}) from ${insertedIds(q, tables, snapshot)})`;
 }
 
 /** insertedAfter for a page read ahead, up to its last key (in the key's order; the whole query for a short last page). */
 function insertedLater(q: ResolvedQuery, plan: Plan, kp: KeyPlan, page: AheadPage): RawBuilder<boolean | null> {
   const last = page.lastKey;
-  if (!last || (last !== 'end' && !TYPE_NAME.test(last.type))) return sql`null::boolean`;
+  if (!last) return sql`null::boolean`;
   const upTo = last === 'end' ? [] : [sql<boolean>`${sql.id('q', q.key[0])} <= ${last.value}::${sql.raw(last.type)}`];
   return insertedAfter(q, plan, kp, page.tables, page.snapshot, upTo);
 }
+
+/** The query counts rows of a keyTable whose inserts the change log keeps the ids of, and `tables` include it. */
+const tracksInserts = (q: ResolvedQuery, tables: string[]): boolean => q.keyTable !== undefined && q.key.length === 1 && tables.includes(q.keyTable);
+
+/** `i.ids`: the ids inserted into the query's keyTable since `snapshot`, null when any other change was made to `tables`. */
+const insertedIds = (q: ResolvedQuery, tables: string[], snapshot: string): RawBuilder<unknown> =>
+  sql`(select atrium_inserted_since(${q.tenantId}::uuid, ${tables}::text[], ${snapshot}::pg_snapshot, ${q.keyTable}) as ids offset 0) as i`;
+
+/** The rows among `i.ids` that the page's filters keep, through the key statement's source, meeting `bounds` too. */
+const insertedRows = (q: ResolvedQuery, plan: Plan, kp: KeyPlan, bounds: RawBuilder<boolean>[]): RawBuilder<unknown> =>
+  sql`select 1 from (${kp.source}) as q where ${sql.join([...plan.where, sql`${sql.id('q', q.key[0])} = any(i.ids)`, ...bounds], sql` and `)}`;
+
+/** One condition for after()'s one or two (rows meeting either). */
+const anyOf = (conditions: RawBuilder<boolean>[]): RawBuilder<boolean> =>
+  conditions.length === 1 ? conditions[0] : sql<boolean>`(${sql.join(conditions, sql` or `)})`;
 
 /**
  * A full page read ahead in the key's order that timesheets inserted since moved by d rows (decision 0083): when every
@@ -549,14 +557,13 @@ async function shiftedPage(trx: Trx, q: ResolvedQuery, plan: Plan, kp: KeyPlan, 
   if (!startAfter || !lastKey || lastKey === 'end' || !rowEnds || rowEnds.length !== take || !q.keyTable || q.key.length !== 1) return null;
   const key = sql.id('q', q.key[0]);
   const from = sql`${startAfter.value}::${sql.raw(startAfter.type)}`;
-  const inserted = (bound: RawBuilder<boolean>) =>
-    sql`select 1 from (${kp.source}) as q where ${sql.join([...plan.where, sql`${key} = any(i.ids)`, bound], sql` and `)}`;
+  const inserted = (bound: RawBuilder<boolean>) => insertedRows(q, plan, kp, [bound]);
   const { rows } = await sql<{ snapshot: string; d: string; inside: boolean; k0: string | null; type: string | null }>`
     select s.snapshot, s.d::text as d, s.inside, ${sql.id('p', q.key[0])}::text as k0, pg_typeof(${sql.id('p', q.key[0])})::text as type
       from (select pg_current_snapshot()::text as snapshot,
                    (select count(*) from (${inserted(sql`${key} <= ${from}`)}) as x) as d,
                    exists (${inserted(sql`${key} > ${from} and ${key} <= ${lastKey.value}::${sql.raw(lastKey.type)}`)}) as inside
-              from (select atrium_inserted_since(${q.tenantId}::uuid, ${page.tables}::text[], ${page.snapshot}::pg_snapshot, ${q.keyTable}) as ids offset 0) as i
+              from ${insertedIds(q, page.tables, page.snapshot)}
              where i.ids is not null offset 0) as s
       left join lateral (${kp.statement(sql`${key} <= ${from}`, sql` limit s.d`, reversed(kp.terms))}) as p on not s.inside and s.d < ${take}`.execute(trx);
   const [first] = rows;
@@ -653,8 +660,8 @@ async function readPagesAhead(
   rows: number,
 ): Promise<{ position: number; page: AheadPage }[]> {
   const kept = keptOf(db);
-  let position = kept.positions.get(positionKey(q.tenantId, kp.compiled, start));
-  if (!position) return [];
+  const kept0 = kept.positions.get(positionKey(q.tenantId, kp.compiled, start));
+  if (!kept0) return [];
   const take = plan.take as number;
   const client = await db.pool.connect();
   let failed = true;
@@ -670,16 +677,11 @@ async function readPagesAhead(
     // A position that timesheets inserted after it left where it was still holds; one that inserts before it moved
     // is found again, d rows back (decision 0083).
     const holdsAt = (p: SeekPosition) => insertedAfter(q, plan, kp, p.tables, p.snapshot, after(reversed(kp.terms), p, true));
-    let found = await keysAfter(trx, q, kp, position, rows, undefined, take, range, holdsAt(position));
-    if (!found.unchanged) {
-      const moved = await relocated(trx, q, plan, kp, position);
-      if (moved) {
-        position = moved;
-        found = await keysAfter(trx, q, kp, position, rows, undefined, take, range, holdsAt(position));
-      }
-    }
+    let found = await keysAfter(trx, q, kp, kept0, rows, undefined, take, range, holdsAt(kept0));
+    const moved = found.unchanged ? null : await relocated(trx, q, plan, kp, kept0, rows);
+    const position = moved ?? kept0;
+    if (moved) found = await keysAfter(trx, q, kp, position, rows, undefined, take, range, holdsAt(position));
     const holds = holdsAt(position);
-    const started = position;
     // The first key's type is on the first row only. In ascending key order nulls come last: a last key that is not
     // null means none is.
     const type = found.keys[0]?.type ?? '';
@@ -723,19 +725,13 @@ async function readPagesAhead(
     await client.query('commit');
     failed = false;
     const tables = [...new Set([...position.tables, ...rowTables])].sort();
-    // In the key's order a page's last key tells the inserts that leave it as it is from those that move it (decision 0083).
-    const lastKeyOf = (rows: number, i: number): AheadPage['lastKey'] => {
-      if (!inKeyOrder(q, plan) || q.key.length !== 1 || !q.keyTable) return undefined;
-      if (rows < take) return 'end';
-      const last = at((i + 1) * take);
-      return last?.o0 != null && last.t0 ? { value: last.o0, type: last.t0 } : undefined;
-    };
-    // And the key before its first row: the batch's position for the first page, the page before's last key after it.
-    const startAfterOf = (i: number): AheadPage['startAfter'] => {
-      if (!inKeyOrder(q, plan) || q.key.length !== 1 || !q.keyTable) return undefined;
-      const before = i === 0 ? { o0: started.values[0], t0: started.types[0] } : at(i * take);
-      return before?.o0 != null && before.t0 && TYPE_NAME.test(before.t0) ? { value: before.o0, type: before.t0 } : undefined;
-    };
+    // In the key's order a page's last key tells the inserts that leave it as it is from those that move it, and the
+    // key before its first row (the batch's position for the first page) how far they moved it (decision 0083).
+    const keyed = inKeyOrder(q, plan) && q.key.length === 1 && q.keyTable !== undefined;
+    const keyAt = (row: { o0?: string | null; t0?: string | null } | undefined) =>
+      keyed && row?.o0 != null && row.t0 && TYPE_NAME.test(row.t0) ? { value: row.o0, type: row.t0 } : undefined;
+    const lastKeyOf = (rows: number, i: number): AheadPage['lastKey'] => (keyed && rows < take ? 'end' : keyAt(at((i + 1) * take)));
+    const startAfterOf = (i: number): AheadPage['startAfter'] => keyAt(i === 0 ? { o0: position.values[0], t0: position.types[0] } : at(i * take));
     return splitter.end().map(({ body, end, rowEnds }, i) => {
       const rows = Math.min(take, total - i * take);
       const page = { body, end, rows, snapshot: found.snapshot, tables, lastKey: lastKeyOf(rows, i), startAfter: startAfterOf(i), rowEnds };
