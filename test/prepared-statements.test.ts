@@ -3,6 +3,7 @@
 // its own rows only (RLS reads the tenant at execution, generic plans included); lanes survive
 // errors, lost connections and a changed table, and refuse anything but queries.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
@@ -209,6 +210,73 @@ test('in transactions, a statement run with executePrepared is prepared once per
   } finally {
     await owner.query('alter table user_types drop column if exists tx_probe').catch(() => {});
     await owner.end();
+    await db.close();
+  }
+});
+
+test("a transaction's last statement leaves with BEGIN and COMMIT in one socket write; failing, it rolls back", async () => {
+  const db = new DatabaseHandle(server.databaseUrl, { poolSize: 1, readLanes: 1 });
+  const port = Number(new URL(server.databaseUrl).port);
+  // Socket writes to PostgreSQL while `fn` runs: net.Socket's _write and _writev are where a stream's writes reach the socket.
+  const writesDuring = async <T>(fn: () => Promise<T>): Promise<{ result: T; writes: number }> => {
+    const proto = net.Socket.prototype as unknown as Record<'_write' | '_writev', (this: net.Socket, ...args: unknown[]) => unknown>;
+    const originals = { _write: proto._write, _writev: proto._writev };
+    let writes = 0;
+    for (const m of ['_write', '_writev'] as const)
+      proto[m] = function (this: net.Socket, ...args: unknown[]) {
+        if (this.remotePort === port) writes++;
+        return originals[m].apply(this, args);
+      };
+    try {
+      return { result: await fn(), writes };
+    } finally {
+      Object.assign(proto, originals);
+    }
+  };
+  const insertRole = (name: string) =>
+    sql<{ id: string }>`insert into roles (tenant_id, name) values (current_setting('atrium.tenant_id')::uuid, ${name}) returning id`;
+  const rolesNamed = (prefix: string) =>
+    db.withTenant(a.tenantId, (trx) => trx.selectFrom('roles').select('name').where('name', 'like', `${prefix}%`).orderBy('name').execute());
+  try {
+    await db.withTenant(a.tenantId, (trx) => executePrepared(trx, insertRole('Last warm-up'), { last: true }));
+    // Warm: BEGIN with the binding, the prepared statement (Bind, Describe, Execute, Sync) and COMMIT, one write.
+    const { result: xact, writes } = await writesDuring(() =>
+      db.withTenant(a.tenantId, async (trx) => {
+        await executePrepared(trx, insertRole('Last probe 1'), { last: true });
+        // COMMIT left with the statement: what follows runs in a transaction of its own, with no id yet.
+        return (await sql<{ x: string | null }>`select pg_current_xact_id_if_assigned()::text as x`.execute(trx)).rows[0].x;
+      }),
+    );
+    assert.equal(writes, 2, 'one write for BEGIN, the statement and COMMIT; one for the select after it');
+    assert.equal(xact, null);
+    // Without `last`, the same transaction writes its COMMIT after the statement's answer.
+    const plain = await writesDuring(() => db.withTenant(a.tenantId, (trx) => executePrepared(trx, insertRole('Last probe 2'))));
+    assert.equal(plain.writes, 2);
+    assert.deepEqual(
+      (await rolesNamed('Last probe')).map((r) => r.name),
+      ['Last probe 1', 'Last probe 2'],
+    );
+
+    // A last statement that fails: the COMMIT behind it ends the transaction as a ROLLBACK, the earlier write is gone,
+    // and the connection serves the next transaction.
+    await assert.rejects(
+      db.withTenant(a.tenantId, async (trx) => {
+        await trx.insertInto('roles').values({ tenant_id: a.tenantId, name: 'Last failed 1' }).execute();
+        await executePrepared(trx, sql`select 1 / ${0}::int`, { last: true });
+      }),
+      /division by zero/,
+    );
+    assert.deepEqual(await rolesNamed('Last failed'), []);
+    // `last` on a statement outside withTenant's own transaction (a nested Kysely transaction of the owner) does nothing.
+    await db.asOwner(async (trx) => {
+      await executePrepared(trx, sql`insert into roles (tenant_id, name) values (${a.tenantId}, 'Last owner 1')`, { last: true });
+      await trx.insertInto('roles').values({ tenant_id: a.tenantId, name: 'Last owner 2' }).execute();
+    });
+    assert.deepEqual(
+      (await rolesNamed('Last owner')).map((r) => r.name),
+      ['Last owner 1', 'Last owner 2'],
+    );
+  } finally {
     await db.close();
   }
 });

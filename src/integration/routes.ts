@@ -158,7 +158,9 @@ export async function integrationRoutes(app: App, ctx: AppContext): Promise<void
       },
     },
     idempotent(ctx, async (request, reply) => {
-      const { user, action } = await request.writeTenant((trx: Trx, actor: Principal) => upsertUser(trx, actor, request.body as Record<string, unknown>));
+      const { user, action } = await request.writeTenant((trx: Trx, actor: Principal) =>
+        upsertUser(trx, actor, request.body as Record<string, unknown>, {}, { last: true }),
+      );
       reply.code(action === 'Created' ? 201 : 200);
       return answer({ ...user, Action: action });
     }),

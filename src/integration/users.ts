@@ -211,9 +211,16 @@ const REF_COLUMNS = ['company_id', 'department_id', 'typology_id'];
  * appended with the changed fields, as emitWrite would. A reference that does not resolve writes nothing and
  * answers its 422; a write that changes nothing writes no event and reads the row as it is. `columns`: further
  * columns written in the same statement (the user feed's managed attributes), so the one event carries the
- * user's final values.
+ * user's final values. `last`: the caller's transaction writes nothing after it, so its COMMIT leaves with the
+ * statement (decision 0085); the read of an unchanged user, should one be needed, then runs after the commit.
  */
-export async function upsertUser(trx: Trx, actor: Actor, body: Record<string, unknown>, columns: Row = {}): Promise<{ user: UserView; action: Action }> {
+export async function upsertUser(
+  trx: Trx,
+  actor: Actor,
+  body: Record<string, unknown>,
+  columns: Row = {},
+  opts: { last?: boolean } = {},
+): Promise<{ user: UserView; action: Action }> {
   const companyCode = body.CompanyCode as string;
   const departmentExternalId = body.DepartmentExternalId as string;
   const typologyExternalId = body.TypologyExternalId as string;
@@ -259,7 +266,7 @@ export async function upsertUser(trx: Trx, actor: Actor, body: Record<string, un
     )
     select ref.*, up.inserted, up.after from ref left join up on true`;
   // Prepared (decision 0061): the text depends only on the key and the columns written.
-  const [r] = (await naming(fieldOf, { ...own }, () => executePrepared(trx, statement))).rows;
+  const [r] = (await naming(fieldOf, { ...own }, () => executePrepared(trx, statement, opts))).rows;
   const refs = checkedRefs(r, companyCode, departmentExternalId, typologyExternalId);
   if (r.after) return { user: userView(r.after, refs), action: r.inserted ? 'Created' : 'Updated' };
   // The user exists and nothing differs: no write, no event.

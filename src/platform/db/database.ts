@@ -22,6 +22,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { statementSpan, traceparentOf, tracingOn, withSpan } from '../tracing.ts';
+import { coalesceWrites } from './coalesced-writes.ts';
 import { Notifications } from './notifications.ts';
 import { TenantReadLanes } from './read-lanes.ts';
 import type { ReadReplicas } from './replicas.ts';
@@ -49,6 +50,12 @@ interface Checkout {
   tenantId: string;
   begin?: string;
   begun?: Promise<unknown>;
+  /** The connection checked out (withTenant). */
+  client?: TaggedClient;
+  /** A statement text after which COMMIT is written at once: the transaction's last statement (executePrepared's `last`). */
+  commitAfter?: string;
+  /** That COMMIT's outcome, once written: the error (a COMMIT that rolled back is one), or null. */
+  committed?: Promise<unknown>;
 }
 const checkoutTenant = new AsyncLocalStorage<Checkout>();
 
@@ -81,14 +88,20 @@ const isStalePlan = (err: unknown): boolean =>
  * per call). Only for statement texts written in code whose shapes are few (the values are bound); on a read
  * lane or any other executor it runs as usual.
  */
-export async function executePrepared<R>(trx: Trx, query: Compilable<R> | RawBuilder<R>): Promise<QueryResult<R>> {
+export async function executePrepared<R>(trx: Trx, query: Compilable<R> | RawBuilder<R>, opts: { last?: boolean } = {}): Promise<QueryResult<R>> {
   const compiled = isRawBuilder(query) ? query.compile(trx) : query.compile();
   preparedName(compiled.sql);
+  if (opts.last) {
+    // The transaction's last statement (decision 0085): COMMIT is written right behind it, in the same socket write,
+    // and withTenant awaits it instead of sending its own. Only for withTenant's own transaction; elsewhere `last` does nothing.
+    const checkout = drawsOf.get(trx)?.checkout;
+    if (checkout?.client && !checkout.committed) checkout.commitAfter = compiled.sql;
+  }
   return trx.executeQuery(compiled);
 }
 
-/** withTenant's transactions -> where their counter draws run: the tenant and the handle's lanes. */
-const drawsOf = new WeakMap<object, { tenantId: string; lanes: TenantReadLanes }>();
+/** withTenant's transactions -> where their counter draws run (the tenant and the handle's lanes), and their checkout. */
+const drawsOf = new WeakMap<object, { tenantId: string; lanes: TenantReadLanes; checkout: Checkout }>();
 
 /**
  * Runs a counter draw (an INSERT … ON CONFLICT DO UPDATE … RETURNING of a counter row, decision 0068) for the
@@ -116,10 +129,20 @@ function prepareMarkedStatements(client: TaggedClient): void {
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
     const name = typeof config === 'string' && Array.isArray(values) && callback === undefined ? preparedNames.get(config) : undefined;
     if (name === undefined) return query(config, values, callback);
-    return query({ name, text: config, values }).catch((err: unknown) => {
+    const sent = query({ name, text: config, values }).catch((err: unknown) => {
       if (isStalePlan(err)) client.atriumStale = true;
       throw err;
     });
+    const checkout = checkoutTenant.getStore();
+    if (checkout?.client === client && checkout.commitAfter === config) {
+      // Pipelined behind the statement: should the statement fail, PostgreSQL answers this COMMIT with ROLLBACK.
+      checkout.commitAfter = undefined;
+      checkout.committed = query('commit').then(
+        (r) => ((r as pg.QueryResult).command === 'COMMIT' ? null : new Error('the transaction was rolled back')),
+        (err: unknown) => err,
+      );
+    }
+    return sent;
   };
   client.atriumPrepared = true;
 }
@@ -145,6 +168,7 @@ class TenantBoundPool {
     if (!checkout || !tenantId || !isUuid(tenantId)) throw new Error('tenant pool used outside withTenant/readAsTenant');
     const client = (await this.#pool.connect()) as TaggedClient;
     if (!client.atriumPrepared) prepareMarkedStatements(client);
+    checkout.client = client;
     if (client.atriumStale) {
       try {
         await client.query('deallocate all');
@@ -231,6 +255,8 @@ export class DatabaseHandle {
       } as pg.PoolConfig);
       // An idle client that loses its server (PostgreSQL restart) must not crash the process.
       pool.on('error', () => {});
+      // What a connection writes in one event-loop turn (BEGIN, a statement's messages, COMMIT) leaves in one write.
+      pool.on('connect', (client) => coalesceWrites(client));
       return pool;
     };
     this.pool = make(5);
@@ -276,23 +302,30 @@ export class DatabaseHandle {
       this.#tenantKysely.connection().execute(async (conn) => {
         const begun = checkout.begun ?? Promise.resolve(new Error('the transaction was not opened'));
         let result: T;
-        drawsOf.set(conn, { tenantId, lanes: this.#lanes });
+        drawsOf.set(conn, { tenantId, lanes: this.#lanes, checkout });
         try {
           // The connection is inside the transaction opened on checkout, so it serves as the transaction handle.
           result = await fn(conn as unknown as Trx);
           const failed = await begun;
           if (failed) throw failed;
         } catch (err) {
-          await sql
-            .raw('rollback')
-            .execute(conn)
-            .catch(() => {});
+          // A COMMIT written behind the last statement ended the transaction (as ROLLBACK, had anything failed).
+          if (checkout.committed) await checkout.committed;
+          else
+            await sql
+              .raw('rollback')
+              .execute(conn)
+              .catch(() => {});
           // Had the opening failed, fn's statements failed with it (25P02): its error is the one to report.
           throw (await begun) ?? err;
         } finally {
           drawsOf.delete(conn);
+          checkout.commitAfter = undefined;
         }
-        await sql.raw('commit').execute(conn);
+        if (checkout.committed) {
+          const failed = await checkout.committed;
+          if (failed) throw failed;
+        } else await sql.raw('commit').execute(conn);
         return result;
       }),
     );

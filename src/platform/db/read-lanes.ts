@@ -18,6 +18,7 @@
 // succeeded; a lane whose binding fails is closed.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { coalesceWrites } from './coalesced-writes.ts';
 
 /** Prepared statements per lane (they live as long as the connection); past it, statements run unnamed. */
 export const MAX_PREPARED_PER_LANE = 100;
@@ -38,8 +39,6 @@ interface Lane {
   /** Statements written and not yet answered. */
   inFlight: number;
   prepared: Set<string>;
-  /** Writes are being collected until the end of this event-loop turn. */
-  corked: boolean;
   closed: boolean;
 }
 
@@ -164,24 +163,13 @@ export class TenantReadLanes {
 
   /**
    * Writes one statement on the lane. The statements of one event-loop turn (the lookups of all the
-   * requests that arrived together) leave in one write: the socket is corked until setImmediate.
+   * requests that arrived together) leave in one write (coalesceWrites).
    * A pg Query built from the text is handed over as is (a config object would be copied per query).
    */
   #send(lane: Lane, text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
     const name = statementName(text);
     const prepare = lane.prepared.has(name) || lane.prepared.size < MAX_PREPARED_PER_LANE;
     if (prepare) lane.prepared.add(name);
-    if (!lane.corked) {
-      const stream = (lane.client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
-      if (stream?.cork && stream.uncork) {
-        lane.corked = true;
-        stream.cork();
-        setImmediate(() => {
-          lane.corked = false;
-          stream.uncork?.();
-        });
-      }
-    }
     return new Promise((resolve, reject) => {
       const query = new pg.Query(text, values as unknown[], (err, result) => (err ? reject(err) : resolve(result as unknown as pg.QueryResult))) as pg.Query & {
         name?: string;
@@ -214,12 +202,13 @@ export class TenantReadLanes {
 
   async #connect(): Promise<Lane> {
     const client = new pg.Client({ connectionString: this.#opts.connectionString, pipeline: true, application_name: 'atrium' });
-    const lane: Lane = { client, tenantId: undefined, bound: Promise.resolve(), inFlight: 0, prepared: new Set(), corked: false, closed: false };
+    const lane: Lane = { client, tenantId: undefined, bound: Promise.resolve(), inFlight: 0, prepared: new Set(), closed: false };
     // A lane that loses its server (PostgreSQL restart) is closed; its queued reads fail, new ones open a new lane.
     client.on('error', () => this.#drop(lane));
     client.on('end', () => this.#drop(lane));
     try {
       await client.connect();
+      coalesceWrites(client);
       await client.query(
         `select set_config('role', '${this.#opts.role}', false), set_config('statement_timeout', '${this.#opts.statementTimeoutMs}', false), set_config('synchronous_commit', 'off', false)`,
       );
