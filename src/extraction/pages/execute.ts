@@ -326,14 +326,16 @@ async function chooseKeys(state: KeptState, trx: Trx, q: ResolvedQuery, plan: Pl
  * The rows statement for the chosen keys: the output columns for those rows alone, found by
  * `key = any($keys)` on the first key column: a condition on the driving table's own column, so it reaches
  * that table's scan even when the source has more relations than the planner merges into one join search,
- * and a bound array whose length the planner knows, so it chooses per-row lookups for a small page and hash
- * joins for a large one. Further key columns (a key part may be null) are matched as text, by equality in a
+ * and a bound array of distinct values whose length the planner knows, so it chooses per-row lookups for a small
+ * page and hash joins for a large one. Further key columns (a key part may be null) are matched as text, by equality in a
  * column where no key of the page is null. Ordered as the keys were.
  */
 function pageRowsStatement(q: ResolvedQuery, plan: Plan, keys: KeyRow[], type = keys[0]?.type ?? ''): RawBuilder<Record<string, unknown>> | null {
   if (keys.length === 0) return null;
   const column = (i: number) => keys.map((r) => r[`k${i}`]);
-  const first = column(0);
+  // Each first-key value once: with a key of several columns a value repeats (DE-Assignments: ~4 rows a document),
+  // and the planner counts the array's elements to estimate the rows it finds (decision 0086).
+  const first = [...new Set(column(0))];
   const typed = TYPE_NAME.test(type) && !first.includes(null);
   const conditions = [typed ? sql`${sql.id('q', q.key[0])} = any(${first}::${sql.raw(type)}[])` : sql`true`];
   if (q.key.length > 1 || !typed) {
