@@ -58,7 +58,7 @@ export async function collaborationRoutes(app: App, ctx: AppContext, types: Docu
     idempotent(ctx, async (request, reply) => {
       // The workflow lookup of a document the post creates goes to the read lane: prepared there, and written with other requests' lookups.
       const lookup: Lookup = (fn) => request.readTenant((db: Trx) => fn(db), { lane: true });
-      const view = await request.writeTenant((trx: Trx, actor: Principal) => createPost(trx, actor, types, request.body, lookup));
+      const view = await request.writeTenant((trx: Trx, actor: Principal) => createPost(trx, actor, types, request.body, lookup, { last: true }));
       reply.code(201);
       return answer(view);
     }),

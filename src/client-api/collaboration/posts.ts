@@ -86,6 +86,7 @@ async function documentAction(
   postDef: DocumentDef,
   change: StageChange | undefined,
   lookup: Lookup | undefined,
+  last: boolean,
 ): Promise<{ doc: LoadedDocument; action: Row; created: boolean; moved?: Row; comment?: CommentRow } | null> {
   const d = body.Actions?.Document;
   if (!d) return null;
@@ -130,7 +131,8 @@ async function documentAction(
           return commentInsert(actor, dt, id, body, await finishActions(trx, actions, out));
         }
       : undefined;
-    const { moved, also: comment, ...doc } = await createDocument(trx, actor, def, input, change, also, lookup);
+    // Folded, the statement writes the post too, and is the post's last write when the transaction's is.
+    const { moved, also: comment, ...doc } = await createDocument(trx, actor, def, input, change, also, lookup, { last: last && also !== undefined });
     return {
       doc,
       created: true,
@@ -157,8 +159,18 @@ function noWorkflow(def: DocumentDef): void {
   });
 }
 
-/** `lookup`: where a new document's workflow lookup may run outside the transaction (see documents.ts Lookup). */
-export async function createPost(trx: Trx, actor: Principal, types: DocumentTypes, body: PostBody, lookup?: Lookup): Promise<Row> {
+/**
+ * `lookup`: where a new document's workflow lookup may run outside the transaction (see documents.ts Lookup).
+ * `last`: the caller's transaction writes nothing after the post (executePrepared's `last`, decision 0085).
+ */
+export async function createPost(
+  trx: Trx,
+  actor: Principal,
+  types: DocumentTypes,
+  body: PostBody,
+  lookup?: Lookup,
+  opts: { last?: boolean } = {},
+): Promise<Row> {
   const postDef = types.get(body.DocumentTypeName, '/body/DocumentTypeName');
   const actions = body.Actions ?? {};
   const text = body.Text ?? '';
@@ -173,7 +185,7 @@ export async function createPost(trx: Trx, actor: Principal, types: DocumentType
         path: '/body/Actions/Transition',
       }
     : undefined;
-  const acted = await documentAction(trx, actor, types, body, postDef, change, lookup);
+  const acted = await documentAction(trx, actor, types, body, postDef, change, lookup, opts.last === true);
   const def = acted?.doc.def ?? postDef;
   if (acted?.comment) return postView(acted.comment, def.type);
   if (acted) actionsOut.Document = acted.action;

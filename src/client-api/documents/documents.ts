@@ -177,6 +177,7 @@ export async function createDocument(
   change?: StageChange,
   also?: AlsoWrite,
   lookup: Lookup = (fn) => fn(trx),
+  opts: { last?: boolean } = {},
 ): Promise<LoadedDocument & { moved?: Row; also?: Row }> {
   requireWrite(actor, def);
   if (def.create) {
@@ -270,7 +271,8 @@ export async function createDocument(
       from ins`;
   const inserted = await naming(def, input.path, { ...values, number: number ?? drawn?.rows[0].number ?? null, name }, async () => {
     try {
-      return await executePrepared(trx, statement);
+      // The caller's last write, unless this type, user fields or a brief write after it: COMMIT leaves with it (decision 0085).
+      return await executePrepared(trx, statement, { last: opts.last === true && !def.finish && !input.userFields && !input.brief });
     } catch (err) {
       if (drawn?.outside) await executeDraw(trx, giveBack(def, actor.tenantId, drawn.rows[0].value)).catch(() => {});
       throw err;
