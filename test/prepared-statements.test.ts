@@ -7,7 +7,7 @@ import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
-import { DatabaseHandle, executePrepared, type Trx } from '../src/platform/db/database.ts';
+import { compileShaped, DatabaseHandle, executePrepared, type Trx } from '../src/platform/db/database.ts';
 import { MAX_PREPARED_PER_LANE } from '../src/platform/db/read-lanes.ts';
 import type { Database } from '../src/platform/db/schema.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
@@ -216,15 +216,16 @@ test('in transactions, a statement run with executePrepared is prepared once per
 
 test("a transaction's last statement leaves with BEGIN and COMMIT in one socket write; failing, it rolls back", async () => {
   const db = new DatabaseHandle(server.databaseUrl, { poolSize: 1, readLanes: 1 });
-  const port = Number(new URL(server.databaseUrl).port);
-  // Socket writes to PostgreSQL while `fn` runs: net.Socket's _write and _writev are where a stream's writes reach the socket.
+  // The one connection's local port (this process's test server has connections of its own to the same PostgreSQL).
+  let port = 0;
+  // Its socket writes while `fn` runs: net.Socket's _write and _writev are where a stream's writes reach the socket.
   const writesDuring = async <T>(fn: () => Promise<T>): Promise<{ result: T; writes: number }> => {
     const proto = net.Socket.prototype as unknown as Record<'_write' | '_writev', (this: net.Socket, ...args: unknown[]) => unknown>;
     const originals = { _write: proto._write, _writev: proto._writev };
     let writes = 0;
     for (const m of ['_write', '_writev'] as const)
       proto[m] = function (this: net.Socket, ...args: unknown[]) {
-        if (this.remotePort === port) writes++;
+        if (this.localPort === port) writes++;
         return originals[m].apply(this, args);
       };
     try {
@@ -239,6 +240,7 @@ test("a transaction's last statement leaves with BEGIN and COMMIT in one socket 
     db.withTenant(a.tenantId, (trx) => trx.selectFrom('roles').select('name').where('name', 'like', `${prefix}%`).orderBy('name').execute());
   try {
     await db.withTenant(a.tenantId, (trx) => executePrepared(trx, insertRole('Last warm-up'), { last: true }));
+    port = await db.withTenant(a.tenantId, async (trx) => (await sql<{ port: number }>`select inet_client_port() as port`.execute(trx)).rows[0].port);
     // Warm: BEGIN with the binding, the prepared statement (Bind, Describe, Execute, Sync) and COMMIT, one write.
     const { result: xact, writes } = await writesDuring(() =>
       db.withTenant(a.tenantId, async (trx) => {
@@ -276,6 +278,32 @@ test("a transaction's last statement leaves with BEGIN and COMMIT in one socket 
       (await rolesNamed('Last owner')).map((r) => r.name),
       ['Last owner 1', 'Last owner 2'],
     );
+  } finally {
+    await db.close();
+  }
+});
+
+test('compileShaped builds a statement once per shape and binds each call its own values', async () => {
+  const db = new DatabaseHandle(server.databaseUrl, { poolSize: 1, readLanes: 1 });
+  let builds = 0;
+  const insert = (name: string, shape = 'probe:roles') =>
+    compileShaped<{ name: string }>(shape, { name, tenant: a.tenantId }, (v) => {
+      builds++;
+      return sql`insert into roles (tenant_id, name) values (${v('tenant')}, ${v('name')}) returning name, ${'fixed'}::text as fixed`;
+    });
+  try {
+    const first = insert('Shaped 1');
+    const second = insert('Shaped 2');
+    assert.equal(builds, 1, 'built once for the shape');
+    assert.equal(first.sql, second.sql);
+    assert.deepEqual(second.parameters, [a.tenantId, 'Shaped 2', 'fixed']);
+    for (const q of [first, second]) await db.withTenant(a.tenantId, (trx) => executePrepared(trx, q));
+    const rows = await db.withTenant(a.tenantId, (trx) => trx.selectFrom('roles').select('name').where('name', 'like', 'Shaped%').orderBy('name').execute());
+    assert.deepEqual(
+      rows.map((r) => r.name),
+      ['Shaped 1', 'Shaped 2'],
+    );
+    assert.throws(() => compileShaped('probe:missing', {}, (v) => sql`select ${v('absent')}`), /no value for slot absent/);
   } finally {
     await db.close();
   }

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { columnValues, type Field, type FieldDef, pascalCase, viewOf } from '../domain/fields.ts';
 import { type Actor, emitWrite, naming, type Row, selectRow, updateRow, upsertRow, type WriteResult } from '../domain/writes.ts';
 import { hashSecret } from '../platform/auth/hashing.ts';
-import { executePrepared, type Trx } from '../platform/db/database.ts';
+import { compileShaped, executePrepared, type Trx } from '../platform/db/database.ts';
 import type { Users } from '../platform/db/schema.generated.ts';
 import { HttpProblem, notFound } from '../platform/errors.ts';
 import { fullTypeName } from '../platform/events/catalogue.ts';
@@ -232,14 +232,26 @@ export async function upsertUser(
   const key = byId ? 'id' : 'external_id';
   const tracksActive = 'is_active' in own;
   const id = (c: string) => sql.id(c);
-  const statement = sql<RefRow & { inserted: boolean | null; after: Row | null }>`
-    with ref as (${refsQuery(companyCode, departmentExternalId, typologyExternalId)}),
+  // Built and compiled once per shape (decision 0087): the text depends on the key and the columns written alone.
+  const values: Row = {
+    ...own,
+    $companyCode: companyCode,
+    $departmentExternalId: departmentExternalId,
+    $typologyExternalId: typologyExternalId,
+    $tenantId: actor.tenantId,
+    $userId: actor.userId,
+  };
+  const statement = compileShaped<RefRow & { inserted: boolean | null; after: Row | null }>(
+    `users:${key}:${written.join(',')}`,
+    values,
+    (v) => sql`
+    with ref as (${refsQuery(v('$companyCode') as string, v('$departmentExternalId') as string, v('$typologyExternalId') as string)}),
     up as (
       insert into users as t (${sql.join([...written, ...REF_COLUMNS, 'tenant_id', 'created_by_id', 'modified_by_id', ...(tracksActive ? ['inactivated_on_utc'] : [])].map(id))})
       select ${sql.join([
-        ...written.map((c) => sql`${own[c]}`),
-        sql`ref.company_id, ref.department_id, ref.typology_id, ${actor.tenantId}, ${actor.userId}, ${actor.userId}`,
-        ...(tracksActive ? [sql`case when ${own.is_active} then null else now() end`] : []),
+        ...written.map((c) => sql`${v(c)}`),
+        sql`ref.company_id, ref.department_id, ref.typology_id, ${v('$tenantId')}, ${v('$userId')}, ${v('$userId')}`,
+        ...(tracksActive ? [sql`case when ${v('is_active')} then null else now() end`] : []),
       ])}
       from ref
       where ref.company_id is not null and ref.department_id is not null and ref.typology_id is not null
@@ -256,7 +268,7 @@ export async function upsertUser(
     ),
     ev as (
       insert into events (tenant_id, action_type, document_type, document_id, detail, user_id)
-      select ${actor.tenantId}, case when up.inserted then 'Created' else 'Updated' end, ${fullTypeName('User')}, (up.after->>'id')::uuid, d.detail, ${actor.userId}
+      select ${v('$tenantId')}, case when up.inserted then 'Created' else 'Updated' end, ${fullTypeName('User')}, (up.after->>'id')::uuid, d.detail, ${v('$userId')}
       from up cross join lateral (
         select jsonb_object_agg(n.name, case when n.masked then to_jsonb('********'::text) else a.value end) as detail
         from jsonb_each(up.after) a join jsonb_to_recordset(${USER_EVENT_NAMES}::jsonb) as n(col text, name text, masked boolean) on n.col = a.key
@@ -264,7 +276,8 @@ export async function upsertUser(
       ) d
       where up.inserted or d.detail is not null
     )
-    select ref.*, up.inserted, up.after from ref left join up on true`;
+    select ref.*, up.inserted, up.after from ref left join up on true`,
+  );
   // Prepared (decision 0061): the text depends only on the key and the columns written.
   const [r] = (await naming(fieldOf, { ...own }, () => executePrepared(trx, statement, opts))).rows;
   const refs = checkedRefs(r, companyCode, departmentExternalId, typologyExternalId);

@@ -88,8 +88,12 @@ const isStalePlan = (err: unknown): boolean =>
  * per call). Only for statement texts written in code whose shapes are few (the values are bound); on a read
  * lane or any other executor it runs as usual.
  */
-export async function executePrepared<R>(trx: Trx, query: Compilable<R> | RawBuilder<R>, opts: { last?: boolean } = {}): Promise<QueryResult<R>> {
-  const compiled = isRawBuilder(query) ? query.compile(trx) : query.compile();
+export async function executePrepared<R>(
+  trx: Trx,
+  query: Compilable<R> | RawBuilder<R> | CompiledQuery<R>,
+  opts: { last?: boolean } = {},
+): Promise<QueryResult<R>> {
+  const compiled = isCompiled(query) ? query : isRawBuilder(query) ? query.compile(trx) : query.compile();
   preparedName(compiled.sql);
   if (opts.last) {
     // The transaction's last statement (decision 0085): COMMIT is written right behind it, in the same socket write,
@@ -119,6 +123,8 @@ export async function executeDraw<R>(trx: Trx, query: RawBuilder<R>): Promise<{ 
 }
 
 const isRawBuilder = <R>(q: Compilable<R> | RawBuilder<R>): q is RawBuilder<R> => (q as { isRawBuilder?: boolean }).isRawBuilder === true;
+const isCompiled = <R>(q: Compilable<R> | RawBuilder<R> | CompiledQuery<R>): q is CompiledQuery<R> =>
+  typeof (q as CompiledQuery<R>).sql === 'string' && Array.isArray((q as CompiledQuery<R>).parameters);
 
 /**
  * The tenant pool's clients send the marked texts by name. Kysely's connection calls `query(text, values)`;
@@ -461,6 +467,37 @@ const compiler = new Kysely<Database>({ dialect: { ...postgresDialect, createDri
 export function compileOnce<R>(build: (db: Kysely<Database>) => Compilable<R>): (db: Trx, parameters: readonly unknown[]) => Promise<R[]> {
   const text = build(compiler).compile().sql;
   return async (db, parameters) => (await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]))).rows;
+}
+
+/** A value of a shaped statement, bound per call: `slot('name')` in the statement's builder. */
+const SLOT = Symbol('slot');
+interface Slot {
+  [SLOT]: string;
+}
+const isSlot = (v: unknown): v is Slot => typeof v === 'object' && v !== null && SLOT in v;
+
+/** Shapes kept per process; past the cap a statement is built and compiled per call, as any other. */
+export const MAX_SHAPES = 256;
+const shapes = new Map<string, { sql: string; parameters: readonly unknown[] }>();
+
+/**
+ * A statement whose text depends only on `shape` (what decides its structure: the columns it writes, its key):
+ * built and compiled once per shape with `slot(name)` in place of each value that differs between calls, and
+ * afterwards only bound, each slot taking `values[name]` (decision 0087). Every other value the builder uses must
+ * be fixed for the shape (constants of the code), since later calls do not run the builder.
+ */
+export function compileShaped<R>(shape: string, values: Record<string, unknown>, build: (slot: (name: string) => unknown) => RawBuilder<R>): CompiledQuery<R> {
+  let kept = shapes.get(shape);
+  if (!kept) {
+    const compiled = build((name) => ({ [SLOT]: name }) satisfies Slot).compile(compiler);
+    for (const p of compiled.parameters) if (isSlot(p) && !(p[SLOT] in values)) throw new Error(`compileShaped: no value for slot ${p[SLOT]}`);
+    kept = { sql: compiled.sql, parameters: compiled.parameters };
+    if (shapes.size < MAX_SHAPES) shapes.set(shape, kept);
+  }
+  return CompiledQuery.raw(
+    kept.sql,
+    kept.parameters.map((p) => (isSlot(p) ? values[p[SLOT]] : p)),
+  ) as CompiledQuery<R>;
 }
 
 /**
