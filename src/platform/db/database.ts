@@ -261,7 +261,7 @@ export class DatabaseHandle {
       } as pg.PoolConfig);
       // An idle client that loses its server (PostgreSQL restart) must not crash the process.
       pool.on('error', () => {});
-      // What a connection writes in one event-loop turn (BEGIN, a statement's messages, COMMIT) leaves in one write.
+      // What a connection writes together (BEGIN, a statement's messages, COMMIT) leaves in one write.
       pool.on('connect', (client) => coalesceWrites(client));
       return pool;
     };

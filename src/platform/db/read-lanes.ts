@@ -208,7 +208,7 @@ export class TenantReadLanes {
     client.on('end', () => this.#drop(lane));
     try {
       await client.connect();
-      coalesceWrites(client);
+      coalesceWrites(client, 'turn');
       await client.query(
         `select set_config('role', '${this.#opts.role}', false), set_config('statement_timeout', '${this.#opts.statementTimeoutMs}', false), set_config('synchronous_commit', 'off', false)`,
       );
