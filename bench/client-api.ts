@@ -7,6 +7,8 @@
 // numbers from the one counter. Alternating rounds, medians. Target: HTTP rate >= 80% of the direct rate (issue 32).
 // The server runs as ATRIUM_ROLE=api: both sides leave their events in the outbox undispatched, so neither side's CPU
 // figures include a worker dispatching the other side's events.
+// BENCH_BASELINE_TREE=<checkout>: a second server from that tree (e.g. a worktree of main before a change) on the same
+// database and tenant, its posts measured in the same rounds, alternating, and reported beside this tree's.
 // Run: npm run bench -- client-api   (or: npx node bench/client-api.ts)
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,7 +22,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 
 const db = await benchDatabase();
 try {
-  const { creds, server, headers, call, client } = await clientApiBenchServer(db.url, { ATRIUM_ROLE: 'api' });
+  const baselineTree = process.env.BENCH_BASELINE_TREE;
+  const { creds, server, baseline, headers, call, client } = await clientApiBenchServer(db.url, { ATRIUM_ROLE: 'api' }, baselineTree);
+  const servers = [{ name: 'this tree', server }, ...(baseline ? [{ name: `baseline (${baselineTree})`, server: baseline }] : [])];
   const project = await call('POST', '/api/v3/projects', {
     OperationType: 0,
     CreateModel: { Name: 'Bench project', CompanyId: creds.companyId, ClientId: client.id },
@@ -38,12 +42,12 @@ try {
       Document: { DocumentType: 'Job', DocumentActionType: 'Post', Job: { Name: `Bench job ${i}`, ProjectId: project.Id, DepartmentId: creds.departmentId } },
     },
   });
-  // CPU seconds the server process has used (utime + stime), to show what one post costs it.
-  const serverCpu = () => {
-    const fields = readFileSync(`/proc/${server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // CPU seconds a server process has used (utime + stime), to show what one post costs it.
+  const serverCpu = (k: number) => {
+    const fields = readFileSync(`/proc/${servers[k].server.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   };
-  const cpuPerPost: number[] = [];
+  const cpuPerPost: number[][] = servers.map(() => []);
   // CPU seconds of this database's PostgreSQL backends (the server's pools and the direct clients alike), to show
   // what a post costs PostgreSQL on each side. Backends that come and go within a round are not counted.
   const procCpu = (pid: number) => {
@@ -65,12 +69,12 @@ try {
     for (const [pid, cpu] of await backendsCpu()) if (before.has(pid)) sum += cpu - (before.get(pid) ?? 0);
     return sum;
   };
-  const pgCpuPerPost: { http: number[]; direct: number[] } = { http: [], direct: [] };
-  const httpRound = async (seconds: number) => {
-    const cpu0 = serverCpu();
+  const pgCpuPerPost: { http: number[][]; direct: number[] } = { http: servers.map(() => []), direct: [] };
+  const httpRound = async (k: number, seconds: number) => {
+    const cpu0 = serverCpu(k);
     const pg0 = await backendsCpu();
     const r = await autocannon({
-      url: `${server.baseUrl}/api/posts`,
+      url: `${servers[k].server.baseUrl}/api/posts`,
       connections: CONNECTIONS,
       duration: seconds,
       method: 'POST',
@@ -78,8 +82,8 @@ try {
       requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(postBody(n++)) }) }],
     });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`HTTP round: ${r.non2xx} non-2xx, ${r.errors} errors`);
-    cpuPerPost.push(((serverCpu() - cpu0) * 1000) / r.requests.total);
-    pgCpuPerPost.http.push(((await pgCpuSince(pg0)) * 1000) / r.requests.total);
+    cpuPerPost[k].push(((serverCpu(k) - cpu0) * 1000) / r.requests.total);
+    pgCpuPerPost.http[k].push(((await pgCpuSince(pg0)) * 1000) / r.requests.total);
     return r.requests.total / seconds;
   };
 
@@ -188,13 +192,25 @@ try {
     return done / seconds;
   };
 
-  await httpRound(2);
+  for (const k of servers.keys()) await httpRound(k, 2);
   await directRound(2);
-  const http: number[] = [];
+  // The warm-up's CPU figures are not the rounds'.
+  for (const a of [...cpuPerPost, ...pgCpuPerPost.http, pgCpuPerPost.direct]) a.length = 0;
+  const http: number[][] = servers.map(() => []);
   const direct: number[] = [];
+  const loads: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    http.push(await httpRound(DURATION));
-    direct.push(await directRound(DURATION));
+    loads.push(os.loadavg()[0]);
+    // Alternate the order, so no side always runs on the machine another just warmed.
+    const sides = [
+      ...servers.map((_, k) => async () => {
+        http[k].push(await httpRound(k, DURATION));
+      }),
+      async () => {
+        direct.push(await directRound(DURATION));
+      },
+    ];
+    for (const side of round % 2 ? sides.reverse() : sides) await side();
   }
   // Same rows per job on both sides: stage, history, events, post, folder.
   // Grouped joins: the owner connection has no tenant binding, so per-row subqueries would not use the (tenant_id, document_id) indexes.
@@ -218,7 +234,7 @@ try {
   const viaHttp = await shape(c0, 'Bench job %');
   const byHand = await shape(c0, 'Direct job %');
   await Promise.all([...clients, watcher].map((c) => c.end()));
-  await server.stop();
+  for (const s of servers) await s.server.stop();
   for (const [side, s] of [
     ['HTTP', viaHttp],
     ['direct', byHand],
@@ -230,7 +246,6 @@ try {
     }
   }
 
-  const httpRps = median(http);
   const directRps = median(direct);
   console.log(
     `machine: ${os.cpus().length} x ${os.cpus()[0]?.model}, ${fmt(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load ${os
@@ -238,16 +253,27 @@ try {
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
+  console.log(`1-minute load average at the start of each round: ${loads.map((l) => fmt(l, 2)).join(', ')}`);
   console.log(
     `${CONNECTIONS} connections; ${DURATION} s x ${ROUNDS} rounds; rows per job checked on both sides (${viaHttp.jobs} via HTTP, ${byHand.jobs} by hand)`,
   );
-  console.log(`POST /api/posts (job + transition)   median ${fmt(httpRps)} posts/s  rounds: ${http.map((r) => fmt(r)).join(', ')}`);
   console.log(`same rows directly through pg         median ${fmt(directRps)} posts/s  rounds: ${direct.map((r) => fmt(r)).join(', ')}`);
-  console.log(`server process CPU per post: median ${fmt(median(cpuPerPost), 2)} ms (rounds: ${cpuPerPost.map((c) => fmt(c, 2)).join(', ')})`);
-  console.log(
-    `PostgreSQL CPU per post (all backends of the database): HTTP median ${fmt(median(pgCpuPerPost.http), 2)} ms, direct ${fmt(median(pgCpuPerPost.direct), 2)} ms`,
-  );
-  console.log(`ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 80%)`);
+  console.log(`PostgreSQL CPU per post by hand: median ${fmt(median(pgCpuPerPost.direct), 2)} ms`);
+  const rows: string[] = [];
+  for (const [k, { name }] of servers.entries()) {
+    const httpRps = median(http[k]);
+    console.log(`\nPOST /api/posts (job + transition), ${name}: median ${fmt(httpRps)} posts/s  rounds: ${http[k].map((r) => fmt(r)).join(', ')}`);
+    console.log(`  server process CPU per post: median ${fmt(median(cpuPerPost[k]), 2)} ms (rounds: ${cpuPerPost[k].map((c) => fmt(c, 2)).join(', ')})`);
+    console.log(`  PostgreSQL CPU per post (all backends of the database): median ${fmt(median(pgCpuPerPost.http[k]), 2)} ms`);
+    console.log(`  ratio HTTP / direct: ${fmt((httpRps / directRps) * 100, 1)}% (target >= 80%)`);
+    rows.push(
+      `| ${name} | ${fmt(httpRps)} | ${fmt(directRps)} | **${fmt((httpRps / directRps) * 100, 1)} %** | ${fmt(median(cpuPerPost[k]), 2)} | ` +
+        `${fmt(median(pgCpuPerPost.http[k]), 2)} vs ${fmt(median(pgCpuPerPost.direct), 2)} |`,
+    );
+  }
+  console.log('\n| posts/s | HTTP | direct | HTTP / direct | server CPU ms/post | PostgreSQL CPU ms/post: HTTP vs direct |');
+  console.log('|---|---|---|---|---|---|');
+  for (const row of rows) console.log(row);
 } finally {
   await db.stop();
 }

@@ -273,9 +273,12 @@ export const cpuDelta = (before: Record<string, number>, after: Record<string, n
  * measured process dispatches (the direct side's events would otherwise be dispatched, and counted, during the
  * HTTP rounds).
  */
-export async function clientApiBenchServer(databaseUrl: string, extra: Record<string, string> = {}) {
+export async function clientApiBenchServer(databaseUrl: string, extra: Record<string, string> = {}, baselineTree?: string) {
   const env = benchEnv(databaseUrl, extra);
-  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env));
+  // With a baseline tree (a checkout to compare with), its CLI creates the tenant and its server starts first: an
+  // older tree refuses a database with migrations it does not know.
+  const creds = JSON.parse(await runCli(['tenants', 'create', '--name', 'Bench Agency', '--json'], env, baselineTree));
+  const baseline = baselineTree ? await startServerProcess(env, baselineTree) : null;
   const server = await startServerProcess(env);
   const headers = {
     'content-type': 'application/json',
@@ -291,5 +294,5 @@ export async function clientApiBenchServer(databaseUrl: string, extra: Record<st
   };
   await call('POST', '/api/billingclients', { externalId: 'C-1', companyCode: creds.companyCode, name: 'Bench Client' });
   const client = await call('POST', '/api/commercialclients', { externalId: 'C-1', name: 'Bench Client' });
-  return { creds, server, headers, call, client };
+  return { creds, server, baseline, headers, call, client };
 }
