@@ -278,7 +278,7 @@ export async function upsertUser(
     )
     select ref.*, up.inserted, up.after from ref left join up on true`,
   );
-  // Prepared (decision 0061): the text depends only on the key and the columns written.
+  // Prepared (decision 0061).
   const [r] = (await naming(fieldOf, { ...own }, () => executePrepared(trx, statement, opts))).rows;
   const refs = checkedRefs(r, companyCode, departmentExternalId, typologyExternalId);
   if (r.after) return { user: userView(r.after, refs), action: r.inserted ? 'Created' : 'Updated' };

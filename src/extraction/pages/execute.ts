@@ -401,7 +401,7 @@ export function countQuery(q: ResolvedQuery, plan: Plan, source = keysPhaseSourc
  * filters of the rows whose key is among the ids that table gained.
  */
 export function countDelta(q: ResolvedQuery, plan: Plan, source = keysPhaseSource(q, plan)): CountDelta | undefined {
-  if (!q.keyTable || q.key.length !== 1) return undefined;
+  if (!logsInserts(q)) return undefined;
   return {
     table: q.keyTable,
     count: (ids) =>
@@ -517,7 +517,7 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
  * now, and a count gains the inserted rows through its delta. Null when the query has no keyTable.
  */
 function insertedAfter(q: ResolvedQuery, plan: Plan, kp: KeyPlan, tables: string[], snapshot: string, upTo: RawBuilder<boolean>[]): RawBuilder<boolean | null> {
-  if (!q.keyTable || q.key.length !== 1) return sql`null::boolean`;
+  if (!logsInserts(q)) return sql`null::boolean`;
   const within = upTo.length === 0 ? [] : [anyOf(upTo)];
   return sql<boolean | null>`(select i.ids is not null and not exists (${insertedRows(q, plan, kp, within)}) from ${insertedIds(q, tables, snapshot)})`;
 }
@@ -530,8 +530,11 @@ function insertedLater(q: ResolvedQuery, plan: Plan, kp: KeyPlan, page: AheadPag
   return insertedAfter(q, plan, kp, page.tables, page.snapshot, upTo);
 }
 
-/** The query counts rows of a keyTable whose inserts the change log keeps the ids of, and `tables` include it. */
-const tracksInserts = (q: ResolvedQuery, tables: string[]): boolean => q.keyTable !== undefined && q.key.length === 1 && tables.includes(q.keyTable);
+/** The query's one key column is the id of a keyTable, whose inserts the change log keeps the ids of (decision 0070). */
+const logsInserts = (q: ResolvedQuery): q is ResolvedQuery & { keyTable: string } => q.keyTable !== undefined && q.key.length === 1;
+
+/** logsInserts, and `tables` include the keyTable. */
+const tracksInserts = (q: ResolvedQuery, tables: string[]): boolean => logsInserts(q) && tables.includes(q.keyTable);
 
 /** `i.ids`: the ids inserted into the query's keyTable since `snapshot`, null when any other change was made to `tables`. */
 const insertedIds = (q: ResolvedQuery, tables: string[], snapshot: string): RawBuilder<unknown> =>
@@ -556,7 +559,7 @@ const anyOf = (conditions: RawBuilder<boolean>[]): RawBuilder<boolean> =>
 async function shiftedPage(trx: Trx, q: ResolvedQuery, plan: Plan, kp: KeyPlan, page: AheadPage): Promise<Buffer | null> {
   const take = plan.take as number;
   const { startAfter, lastKey, rowEnds } = page;
-  if (!startAfter || !lastKey || lastKey === 'end' || !rowEnds || rowEnds.length !== take || !q.keyTable || q.key.length !== 1) return null;
+  if (!startAfter || !lastKey || lastKey === 'end' || !rowEnds || rowEnds.length !== take || !logsInserts(q)) return null;
   const key = sql.id('q', q.key[0]);
   const from = sql`${startAfter.value}::${sql.raw(startAfter.type)}`;
   const inserted = (bound: RawBuilder<boolean>) => insertedRows(q, plan, kp, [bound]);
@@ -679,11 +682,12 @@ async function readPagesAhead(
     // A position that timesheets inserted after it left where it was still holds; one that inserts before it moved
     // is found again, d rows back (decision 0083).
     const holdsAt = (p: SeekPosition) => insertedAfter(q, plan, kp, p.tables, p.snapshot, after(reversed(kp.terms), p, true));
-    let found = await keysAfter(trx, q, kp, kept0, rows, undefined, take, range, holdsAt(kept0));
+    const keptHolds = holdsAt(kept0);
+    let found = await keysAfter(trx, q, kp, kept0, rows, undefined, take, range, keptHolds);
     const moved = found.unchanged ? null : await relocated(trx, q, plan, kp, kept0, rows);
     const position = moved ?? kept0;
-    if (moved) found = await keysAfter(trx, q, kp, position, rows, undefined, take, range, holdsAt(position));
-    const holds = holdsAt(position);
+    const holds = moved ? holdsAt(moved) : keptHolds;
+    if (moved) found = await keysAfter(trx, q, kp, position, rows, undefined, take, range, holds);
     // The first key's type is on the first row only. In ascending key order nulls come last: a last key that is not
     // null means none is.
     const type = found.keys[0]?.type ?? '';
@@ -729,7 +733,7 @@ async function readPagesAhead(
     const tables = [...new Set([...position.tables, ...rowTables])].sort();
     // In the key's order a page's last key tells the inserts that leave it as it is from those that move it, and the
     // key before its first row (the batch's position for the first page) how far they moved it (decision 0083).
-    const keyed = inKeyOrder(q, plan) && q.key.length === 1 && q.keyTable !== undefined;
+    const keyed = inKeyOrder(q, plan) && logsInserts(q);
     const keyAt = (row: { o0?: string | null; t0?: string | null } | undefined) =>
       keyed && row?.o0 != null && row.t0 && TYPE_NAME.test(row.t0) ? { value: row.o0, type: row.t0 } : undefined;
     const lastKeyOf = (rows: number, i: number): AheadPage['lastKey'] => (keyed && rows < take ? 'end' : keyAt(at((i + 1) * take)));

@@ -98,14 +98,14 @@ export async function executePrepared<R>(
   if (opts.last) {
     // The transaction's last statement (decision 0085): COMMIT is written right behind it, in the same socket write,
     // and withTenant awaits it instead of sending its own. Only for withTenant's own transaction; elsewhere `last` does nothing.
-    const checkout = drawsOf.get(trx)?.checkout;
+    const checkout = transactionsOf.get(trx)?.checkout;
     if (checkout?.client && !checkout.committed) checkout.commitAfter = compiled.sql;
   }
   return trx.executeQuery(compiled);
 }
 
 /** withTenant's transactions -> where their counter draws run (the tenant and the handle's lanes), and their checkout. */
-const drawsOf = new WeakMap<object, { tenantId: string; lanes: TenantReadLanes; checkout: Checkout }>();
+const transactionsOf = new WeakMap<object, { tenantId: string; lanes: TenantReadLanes; checkout: Checkout }>();
 
 /**
  * Runs a counter draw (an INSERT … ON CONFLICT DO UPDATE … RETURNING of a counter row, decision 0068) for the
@@ -116,7 +116,7 @@ const drawsOf = new WeakMap<object, { tenantId: string; lanes: TenantReadLanes; 
  */
 export async function executeDraw<R>(trx: Trx, query: RawBuilder<R>): Promise<{ rows: R[]; outside: boolean }> {
   const compiled = query.compile(trx);
-  const draws = drawsOf.get(trx);
+  const draws = transactionsOf.get(trx);
   if (!draws) return { rows: (await trx.executeQuery(compiled)).rows, outside: false };
   const { rows } = await draws.lanes.draw(draws.tenantId, compiled.sql, compiled.parameters);
   return { rows: rows as R[], outside: true };
@@ -308,7 +308,7 @@ export class DatabaseHandle {
       this.#tenantKysely.connection().execute(async (conn) => {
         const begun = checkout.begun ?? Promise.resolve(new Error('the transaction was not opened'));
         let result: T;
-        drawsOf.set(conn, { tenantId, lanes: this.#lanes, checkout });
+        transactionsOf.set(conn, { tenantId, lanes: this.#lanes, checkout });
         try {
           // The connection is inside the transaction opened on checkout, so it serves as the transaction handle.
           result = await fn(conn as unknown as Trx);
@@ -325,7 +325,7 @@ export class DatabaseHandle {
           // Had the opening failed, fn's statements failed with it (25P02): its error is the one to report.
           throw (await begun) ?? err;
         } finally {
-          drawsOf.delete(conn);
+          transactionsOf.delete(conn);
           checkout.commitAfter = undefined;
         }
         if (checkout.committed) {
