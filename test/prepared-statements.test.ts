@@ -259,6 +259,34 @@ test("a transaction's last statement leaves with BEGIN and COMMIT in one socket 
       ['Last probe 1', 'Last probe 2'],
     );
 
+    // A transaction that first looks something up on a read lane (a turn of the event loop later) still sends its
+    // opening with its first statement (decision 0088): one write for BEGIN, the statement and COMMIT.
+    const afterLookup = await writesDuring(() =>
+      db.withTenant(a.tenantId, async (trx) => {
+        await db.readAsTenant(a.tenantId, (lane) => lane.selectFrom('roles').select('id').limit(1).execute());
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await executePrepared(trx, insertRole('Last probe 3'), { last: true });
+      }),
+    );
+    assert.equal(afterLookup.writes, 1, 'BEGIN waits for the first statement');
+    // One that runs no statement sends nothing: no BEGIN, no COMMIT.
+    const idle = await writesDuring(() => db.withTenant(a.tenantId, async () => 'nothing'));
+    assert.deepEqual([idle.result, idle.writes], ['nothing', 0]);
+    // Nor on failure: no ROLLBACK for a transaction never opened.
+    const refused = await writesDuring(() =>
+      db
+        .withTenant(a.tenantId, async () => {
+          throw new Error('refused before any statement');
+        })
+        .catch((err: Error) => err.message),
+    );
+    assert.deepEqual([refused.result, refused.writes], ['refused before any statement', 0]);
+    // The connection opens the next transaction as usual, the earlier ones' rows are there.
+    assert.deepEqual(
+      (await rolesNamed('Last probe')).map((r) => r.name),
+      ['Last probe 1', 'Last probe 2', 'Last probe 3'],
+    );
+
     // A last statement that fails: the COMMIT behind it ends the transaction as a ROLLBACK, the earlier write is gone,
     // and the connection serves the next transaction.
     await assert.rejects(

@@ -154,9 +154,12 @@ function nextNumber(def: DocumentDef, tenantId: string) {
     returning ${def.numberPrefix}::text || '-' || lpad(dn.last_value::text, 6, '0') as number, dn.last_value::text as value`;
 }
 
+/** A number drawn by nextNumber, and whether it was drawn outside the creating transaction. */
+type Drawn = { rows: { number: string; value: string }[]; outside: boolean };
+
 /**
  * A drawn number its create did not use goes back to the counter when no later draw took the one after it
- * (the usual case: a create refused by a constraint), so a refused create leaves no gap.
+ * (the usual case: a create refused by a constraint or by the rules of its move), so a refused create leaves no gap.
  */
 const giveBack = (def: DocumentDef, tenantId: string, value: string) => sql`
   update document_numbers set last_value = last_value - 1 where tenant_id = ${tenantId} and prefix = ${def.numberPrefix} and last_value = ${value}::bigint`;
@@ -206,30 +209,53 @@ export async function createDocument(
   const fieldTypes = sql.join(def.fields.map((f) => sql`(${f.name}::text, ${KIND_TYPE[f.kind]}::text)`));
   let plan: PlannedMove | null = null;
   let initial = initialStageSql(dt, typeId, preferred);
-  if (change && !def.finish) {
-    const looked = change.transitionId
-      ? await lookup((db) => initialStageAndTransition(db, actor, initialStageSql(dt, typeId, preferred), change.transitionId as string))
-      : { start: (await initialStageSql(dt, typeId, preferred).execute(trx)).rows[0] as InitialStage | undefined, t: undefined };
-    const { start } = looked;
-    const provisional: LoadedDocument = {
-      def,
-      id: '',
-      row: { ...values, workflow_id: start?.workflow_id ?? null, stage_id: start?.stage_id ?? null },
-      stage: { id: start?.stage_id ?? null, name: start?.stage_name ?? null, typeName: start?.stage_type ?? null },
-    };
-    plan = await planStageChange(trx, actor, provisional, change, looked.t);
-    // The stage the rules were checked against is the one written: the statement need not look it up again.
-    if (start) {
-      initial = sql`select ${start.workflow_id}::uuid as workflow_id, ${start.stage_id}::uuid as stage_id, ${start.stage_name}::text as stage_name, ${start.stage_type}::text as stage_type`;
+  let drawing: Promise<Drawn> | null = null;
+  let drawn: Drawn | null = null;
+  // With `also`, the id is chosen here so that the caller's rows can name the new document in the same statement.
+  const newId = also ? randomUUID() : null;
+  let alsoSql: RawBuilder<unknown> | null = null;
+  // A number drawn for a create that is then refused goes back (see giveBack).
+  const giveBackDrawn = async () => {
+    const d = await drawing?.catch(() => null);
+    if (d?.outside) await executeDraw(trx, giveBack(def, actor.tenantId, d.rows[0].value)).catch(() => {});
+  };
+  try {
+    if (change && !def.finish) {
+      const looking = change.transitionId
+        ? lookup((db) => initialStageAndTransition(db, actor, initialStageSql(dt, typeId, preferred), change.transitionId as string))
+        : initialStageSql(dt, typeId, preferred)
+            .execute(trx)
+            .then(({ rows }) => ({ start: rows[0] as InitialStage | undefined, t: undefined }));
+      // The number is drawn while the workflow is looked up: both leave for the tenant's lane in one write (decision
+      // 0089). A move the rules refuse below gives it back.
+      if (number === null) {
+        drawing = executeDraw(trx, nextNumber(def, actor.tenantId));
+        drawing.catch(() => {});
+      }
+      const looked = await looking;
+      const { start } = looked;
+      const provisional: LoadedDocument = {
+        def,
+        id: '',
+        row: { ...values, workflow_id: start?.workflow_id ?? null, stage_id: start?.stage_id ?? null },
+        stage: { id: start?.stage_id ?? null, name: start?.stage_name ?? null, typeName: start?.stage_type ?? null },
+      };
+      plan = await planStageChange(trx, actor, provisional, change, looked.t);
+      // The stage the rules were checked against is the one written: the statement need not look it up again.
+      if (start) {
+        initial = sql`select ${start.workflow_id}::uuid as workflow_id, ${start.stage_id}::uuid as stage_id, ${start.stage_name}::text as stage_name, ${start.stage_type}::text as stage_type`;
+      }
     }
+    alsoSql = also ? await also(newId as string, plan ? movedAction(plan) : undefined) : null;
+    // Without a move, drawn once every check above has passed, so a refused create takes no number.
+    if (number === null) drawing ??= executeDraw(trx, nextNumber(def, actor.tenantId));
+    drawn = await drawing;
+  } catch (err) {
+    await giveBackDrawn();
+    throw err;
   }
   const toStage = plan?.t.to_stage_id ?? null;
   const stageDetail = plan ? JSON.stringify(stageUpdatedDetail({ def, row: values }, plan)) : null;
-  // With `also`, the id is chosen here so that the caller's rows can name the new document in the same statement.
-  const newId = also ? randomUUID() : null;
-  const alsoSql = also ? await also(newId as string, plan ? movedAction(plan) : undefined) : null;
-  // Drawn once every check above has passed, so a refused create takes no number.
-  const drawn = number === null ? await executeDraw(trx, nextNumber(def, actor.tenantId)) : null;
   const statement = sql<{ row: Row; stage_name: string | null; stage_type: string | null; also: Row | null }>`
     with n as (select ${number ?? drawn?.rows[0].number}::text as number
     ), s as (${initial}
@@ -274,7 +300,7 @@ export async function createDocument(
       // The caller's last write, unless this type, user fields or a brief write after it: COMMIT leaves with it (decision 0085).
       return await executePrepared(trx, statement, { last: opts.last === true && !def.finish && !input.userFields && !input.brief });
     } catch (err) {
-      if (drawn?.outside) await executeDraw(trx, giveBack(def, actor.tenantId, drawn.rows[0].value)).catch(() => {});
+      await giveBackDrawn();
       throw err;
     }
   });

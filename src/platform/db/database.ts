@@ -43,12 +43,13 @@ export interface TenantTxOptions {
 
 /**
  * The tenant a tenant-pool checkout or a read is for (set by withTenant / readAsTenant around it). For
- * withTenant, `begin` is the transaction's opening text (BEGIN and the binding), which the checkout writes
- * without waiting for its answer, and `begun` its outcome (the error, or null).
+ * withTenant, `begin` gives the transaction's opening text (BEGIN and the binding), which is written right
+ * before the transaction's first statement without waiting for its answer, and `begun` its outcome (the
+ * error, or null); undefined while nothing has been sent (decision 0088).
  */
 interface Checkout {
   tenantId: string;
-  begin?: string;
+  begin?: () => string;
   begun?: Promise<unknown>;
   /** The connection checked out (withTenant). */
   client?: TaggedClient;
@@ -59,7 +60,7 @@ interface Checkout {
 }
 const checkoutTenant = new AsyncLocalStorage<Checkout>();
 
-type TaggedClient = pg.PoolClient & { atriumTenant?: string; atriumPrepared?: boolean; atriumStale?: boolean };
+type TaggedClient = pg.PoolClient & { atriumTenant?: string; atriumPrepared?: boolean; atriumStale?: boolean; atriumCheckout?: Checkout };
 
 /**
  * Statement texts that run as named prepared statements inside tenant transactions (decision 0061): the hot
@@ -133,14 +134,24 @@ const isCompiled = <R>(q: Compilable<R> | RawBuilder<R> | CompiledQuery<R>): q i
 function prepareMarkedStatements(client: TaggedClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    // The checkout the connection serves now (set when it is handed out, whatever async context its statements
+    // come from later: an import's side lane writes from others).
+    const checkout = client.atriumCheckout;
+    // The transaction's opening goes right before its first statement, in the same socket write (decision 0088):
+    // a transaction whose request first looks things up on a read lane does not send it alone.
+    if (checkout?.begin && !checkout.begun) {
+      checkout.begun = query(checkout.begin()).then(
+        () => null,
+        (err: unknown) => err,
+      );
+    }
     const name = typeof config === 'string' && Array.isArray(values) && callback === undefined ? preparedNames.get(config) : undefined;
     if (name === undefined) return query(config, values, callback);
     const sent = query({ name, text: config, values }).catch((err: unknown) => {
       if (isStalePlan(err)) client.atriumStale = true;
       throw err;
     });
-    const checkout = checkoutTenant.getStore();
-    if (checkout?.client === client && checkout.commitAfter === config) {
+    if (checkout && checkout.commitAfter === config) {
       // Pipelined behind the statement: should the statement fail, PostgreSQL answers this COMMIT with ROLLBACK.
       checkout.commitAfter = undefined;
       checkout.committed = query('commit').then(
@@ -174,7 +185,6 @@ class TenantBoundPool {
     if (!checkout || !tenantId || !isUuid(tenantId)) throw new Error('tenant pool used outside withTenant/readAsTenant');
     const client = (await this.#pool.connect()) as TaggedClient;
     if (!client.atriumPrepared) prepareMarkedStatements(client);
-    checkout.client = client;
     if (client.atriumStale) {
       try {
         await client.query('deallocate all');
@@ -197,14 +207,12 @@ class TenantBoundPool {
         throw err;
       }
     }
-    // The connection is in pipeline mode: the transaction's opening is written now and its first statement
-    // right behind it, with no round trip between (PostgreSQL runs them in order; should the opening fail,
-    // the statement fails with the transaction, and withTenant reports the opening's error).
-    if (checkout.begin)
-      checkout.begun = client.query(checkout.begin).then(
-        () => null,
-        (err: unknown) => err,
-      );
+    // The connection is in pipeline mode: the transaction's opening is written with its first statement
+    // (prepareMarkedStatements), with no round trip between (PostgreSQL runs them in order; should the opening
+    // fail, the statement fails with the transaction, and withTenant reports the opening's error). The
+    // connection is the checkout's from here: the rebinding above is not the transaction's first statement.
+    checkout.client = client;
+    client.atriumCheckout = checkout;
     return client;
   }
 
@@ -303,35 +311,39 @@ export class DatabaseHandle {
   }
 
   async #withTenant<T>(tenantId: string, fn: (trx: Trx) => Promise<T>, opts: TenantTxOptions): Promise<T> {
-    const checkout: Checkout = { tenantId, begin: `begin; ${tenantBinding(tenantId, opts.deadline)}${traceBinding()}` };
+    // The opening's text is made when it is sent (the statement timeout is what is left of the deadline then);
+    // the trace binding names the transaction's span, so it is taken now.
+    const trace = traceBinding();
+    const checkout: Checkout = { tenantId, begin: () => `begin; ${tenantBinding(tenantId, opts.deadline)}${trace}` };
     return checkoutTenant.run(checkout, () =>
       this.#tenantKysely.connection().execute(async (conn) => {
-        const begun = checkout.begun ?? Promise.resolve(new Error('the transaction was not opened'));
         let result: T;
         transactionsOf.set(conn, { tenantId, lanes: this.#lanes, checkout });
         try {
-          // The connection is inside the transaction opened on checkout, so it serves as the transaction handle.
+          // The connection opens the transaction with its first statement, so it serves as the transaction handle.
           result = await fn(conn as unknown as Trx);
-          const failed = await begun;
+          const failed = await checkout.begun;
           if (failed) throw failed;
         } catch (err) {
           // A COMMIT written behind the last statement ended the transaction (as ROLLBACK, had anything failed).
           if (checkout.committed) await checkout.committed;
-          else
+          else if (checkout.begun)
             await sql
               .raw('rollback')
               .execute(conn)
               .catch(() => {});
           // Had the opening failed, fn's statements failed with it (25P02): its error is the one to report.
-          throw (await begun) ?? err;
+          throw (await checkout.begun) ?? err;
         } finally {
           transactionsOf.delete(conn);
           checkout.commitAfter = undefined;
+          // Nothing after this opens the transaction (the COMMIT below is sent only when it was opened).
+          checkout.begin = undefined;
         }
         if (checkout.committed) {
           const failed = await checkout.committed;
           if (failed) throw failed;
-        } else await sql.raw('commit').execute(conn);
+        } else if (checkout.begun) await sql.raw('commit').execute(conn);
         return result;
       }),
     );
