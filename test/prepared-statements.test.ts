@@ -7,7 +7,7 @@ import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
-import { compileShaped, DatabaseHandle, executePrepared, type Trx } from '../src/platform/db/database.ts';
+import { compileShaped, DatabaseHandle, executeLast, executePrepared, type Trx } from '../src/platform/db/database.ts';
 import { MAX_PREPARED_PER_LANE } from '../src/platform/db/read-lanes.ts';
 import type { Database } from '../src/platform/db/schema.ts';
 import { startTestServer, type TestServer } from './helpers.ts';
@@ -269,6 +269,14 @@ test("a transaction's last statement leaves with BEGIN and COMMIT in one socket 
       }),
     );
     assert.equal(afterLookup.writes, 1, 'BEGIN waits for the first statement');
+    // executeLast: an unprepared read (a page's rows) ending the transaction takes COMMIT with it, in the same write.
+    const lastRead = await writesDuring(() =>
+      db.withTenant(a.tenantId, async (trx) => {
+        await executePrepared(trx, insertRole('Last probe 4'));
+        return (await executeLast(trx, sql<{ n: number }>`select count(*)::int as n from roles where name like 'Last probe%'`)).rows[0].n;
+      }),
+    );
+    assert.deepEqual([lastRead.result, lastRead.writes], [4, 2], 'BEGIN with the insert; the read with COMMIT');
     // One that runs no statement sends nothing: no BEGIN, no COMMIT.
     const idle = await writesDuring(() => db.withTenant(a.tenantId, async () => 'nothing'));
     assert.deepEqual([idle.result, idle.writes], ['nothing', 0]);
@@ -284,7 +292,7 @@ test("a transaction's last statement leaves with BEGIN and COMMIT in one socket 
     // The connection opens the next transaction as usual, the earlier ones' rows are there.
     assert.deepEqual(
       (await rolesNamed('Last probe')).map((r) => r.name),
-      ['Last probe 1', 'Last probe 2', 'Last probe 3'],
+      ['Last probe 1', 'Last probe 2', 'Last probe 3', 'Last probe 4'],
     );
 
     // A last statement that fails: the COMMIT behind it ends the transaction as a ROLLBACK, the earlier write is gone,

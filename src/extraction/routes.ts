@@ -127,7 +127,7 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
       // A paging client's pages read ahead are compressed while they wait, in the encoding it accepts (decision 0079).
       const encoding = request.headers['x-no-compression'] === undefined ? acceptedEncoding(request.headers['accept-encoding']) : undefined;
       const page = await pageBudgetOf(ctx).run(pageRowsOf(body), () =>
-        request.readTenant((trx, p, db) => dynamicExecuteAnswer(trx, p, request.params.NamedQuery, body, db, encoding), { replica: true }),
+        request.readTenant((trx, p, db) => dynamicExecuteAnswer(trx, p, request.params.NamedQuery, body, db, encoding, { last: true }), { replica: true }),
       );
       reply.type('application/json; charset=utf-8');
       if (!page.encoded) return reply.send(page.body as never);

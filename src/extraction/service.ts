@@ -43,9 +43,10 @@ export async function dynamicExecuteAnswer(
   body: ExecuteBody,
   db?: DatabaseHandle,
   encoding?: Encoding,
+  opts: { last?: boolean } = {},
 ): Promise<PageAnswer> {
   const p = await plan(trx, principal, name, body, true);
-  return executePageAnswer(trx, p.query, p.plan, db, encoding);
+  return executePageAnswer(trx, p.query, p.plan, db, encoding, opts);
 }
 
 /** An export as it is being written: its stream, the columns it writes, and its row count once it has ended. */

@@ -6,7 +6,7 @@
 
 import { type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
-import { type DatabaseHandle, kyselyOnClient, type Trx } from '../../platform/db/database.ts';
+import { type DatabaseHandle, executeLast, kyselyOnClient, type Trx } from '../../platform/db/database.ts';
 import type { Encoding } from '../../platform/http/answer-encoding.ts';
 import { extractionReadAhead, extractionReadAheadBatches } from '../../platform/metrics.ts';
 import type { CatalogueColumn, ColumnType } from '../definition.ts';
@@ -442,7 +442,14 @@ export interface PageAnswer {
  * it is compressed while it waits (decision 0079), and answered with those bytes when its totalCount is the one
  * it was compressed with.
  */
-export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, db?: DatabaseHandle, encoding?: Encoding): Promise<PageAnswer> {
+export async function executePageAnswer(
+  trx: Trx,
+  q: ResolvedQuery,
+  plan: Plan,
+  db?: DatabaseHandle,
+  encoding?: Encoding,
+  opts: { last?: boolean } = {},
+): Promise<PageAnswer> {
   const keysFirst = !q.isCount && q.key.length > 0 && plan.take !== null && !isCustomTableName(q.name);
   if (!keysFirst) return { body: Buffer.from(JSON.stringify(await executePage(trx, q, plan))) };
   const kept = keptOf(db);
@@ -499,8 +506,13 @@ export async function executePageAnswer(trx: Trx, q: ResolvedQuery, plan: Plan, 
   }
   const chosen = await chooseKeys(kept, trx, q, plan, probe, kp);
   const statement = pageRowsStatement(q, plan, chosen.keys);
-  const read = async () => (statement ? (await jsonObjects(statement, plan.fields, pageTypes(plan)).execute(trx)).rows : []);
-  const rows = statement && joinsMany(trx, q) ? await withSmallJoinSearch(trx, read) : await read();
+  // The caller's transaction ends with the rows statement when it says so: COMMIT leaves with it (decision 0085).
+  const read = async () => {
+    if (!statement) return [];
+    const lines = jsonObjects(statement, plan.fields, pageTypes(plan));
+    return (await (opts.last ? executeLast(trx, lines) : lines.execute(trx))).rows;
+  };
+  const rows = statement && joinsMany(trx, q) ? await withSmallJoinSearch(trx, read, opts.last === true) : await read();
   const complete = rows.length < take && (rows.length > 0 || plan.skip === 0);
   const totalCount = complete ? plan.skip + rows.length : await probe.settle(chosen.countHolds, chosen.counted);
   const body = pageBytes(rows, totalCount);
@@ -609,10 +621,14 @@ function joinsMany(trx: Trx, q: ResolvedQuery): boolean {
  * mostly costs planning: 11.7 ms of DE-EstimatesQuotes' rows statement (23 joins), ~7.5 ms with groups of four. One
  * round trip sets both limits for the transaction, one more puts them back for what follows.
  */
-async function withSmallJoinSearch<T>(trx: Trx, read: () => Promise<T>): Promise<T> {
-  await sql`set local join_collapse_limit = 4; set local from_collapse_limit = 4`.execute(trx);
+async function withSmallJoinSearch<T>(trx: Trx, read: () => Promise<T>, ends = false): Promise<T> {
+  // Written with the read, not awaited first (the connection pipelines; should it fail, the read fails with it).
+  const limited = sql`set local join_collapse_limit = 4; set local from_collapse_limit = 4`.execute(trx);
+  limited.catch(() => {});
   const result = await read();
-  await sql`set local join_collapse_limit to default; set local from_collapse_limit to default`.execute(trx);
+  await limited;
+  // A read that ended the transaction took its settings with it.
+  if (!ends) await sql`set local join_collapse_limit to default; set local from_collapse_limit to default`.execute(trx);
   return result;
 }
 

@@ -96,12 +96,27 @@ export async function executePrepared<R>(
 ): Promise<QueryResult<R>> {
   const compiled = isCompiled(query) ? query : isRawBuilder(query) ? query.compile(trx) : query.compile();
   preparedName(compiled.sql);
-  if (opts.last) {
-    // The transaction's last statement (decision 0085): COMMIT is written right behind it, in the same socket write,
-    // and withTenant awaits it instead of sending its own. Only for withTenant's own transaction; elsewhere `last` does nothing.
-    const checkout = transactionsOf.get(trx)?.checkout;
-    if (checkout?.client && !checkout.committed) checkout.commitAfter = compiled.sql;
-  }
+  if (opts.last) commitAfter(trx, compiled.sql);
+  return trx.executeQuery(compiled);
+}
+
+/**
+ * The transaction's last statement (decision 0085): COMMIT is written right behind it, in the same socket write,
+ * and withTenant awaits it instead of sending its own. Only for withTenant's own transaction; elsewhere it does nothing.
+ */
+function commitAfter(trx: Trx, text: string): void {
+  const checkout = transactionsOf.get(trx)?.checkout;
+  if (checkout?.client && !checkout.committed) checkout.commitAfter = text;
+}
+
+/**
+ * Runs a read as the caller's transaction's last statement, unprepared (a statement whose texts are many: a
+ * page's rows), with COMMIT written right behind it (decision 0085). What follows it on the connection runs
+ * outside the transaction, on the connection's session binding (the same tenant and role): reads only.
+ */
+export async function executeLast<R>(trx: Trx, query: RawBuilder<R>): Promise<QueryResult<R>> {
+  const compiled = query.compile(trx);
+  commitAfter(trx, compiled.sql);
   return trx.executeQuery(compiled);
 }
 
@@ -146,12 +161,14 @@ function prepareMarkedStatements(client: TaggedClient): void {
       );
     }
     const name = typeof config === 'string' && Array.isArray(values) && callback === undefined ? preparedNames.get(config) : undefined;
-    if (name === undefined) return query(config, values, callback);
-    const sent = query({ name, text: config, values }).catch((err: unknown) => {
-      if (isStalePlan(err)) client.atriumStale = true;
-      throw err;
-    });
-    if (checkout && checkout.commitAfter === config) {
+    const sent =
+      name === undefined
+        ? query(config, values, callback)
+        : query({ name, text: config, values }).catch((err: unknown) => {
+            if (isStalePlan(err)) client.atriumStale = true;
+            throw err;
+          });
+    if (checkout && typeof config === 'string' && checkout.commitAfter === config) {
       // Pipelined behind the statement: should the statement fail, PostgreSQL answers this COMMIT with ROLLBACK.
       checkout.commitAfter = undefined;
       checkout.committed = query('commit').then(
