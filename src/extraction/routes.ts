@@ -3,7 +3,7 @@
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { AppContext } from '../platform/context.ts';
-import { acceptedEncoding } from '../platform/http/answer-encoding.ts';
+import { acceptedEncoding, COMPRESS_THRESHOLD, compressAnswer } from '../platform/http/answer-encoding.ts';
 import type { App } from '../platform/http/app.ts';
 import { sendJsonWithEtag } from '../platform/http/etag.ts';
 import { named } from '../platform/http/openapi.ts';
@@ -130,11 +130,13 @@ export async function extractionRoutes(app: App, ctx: AppContext): Promise<void>
         request.readTenant((trx, p, db) => dynamicExecuteAnswer(trx, p, request.params.NamedQuery, body, db, encoding, { last: true }), { replica: true }),
       );
       reply.type('application/json; charset=utf-8');
-      if (!page.encoded) return reply.send(page.body as never);
-      // Already encoded: the compress plugin passes an answer with a Content-Encoding through as it is.
+      if (!encoding || (!page.encoded && page.body.length < COMPRESS_THRESHOLD)) return reply.send(page.body as never);
+      // Compressed here as the plugin would (its encodings and levels), from the page's buffer as it is and on the
+      // thread pool; the plugin's stream would copy the page first. An answer with a Content-Encoding passes it as it is.
+      const bytes = page.encoded ? page.encoded.bytes : await compressAnswer([page.body], encoding);
       const vary = reply.getHeader('vary');
-      reply.header('vary', vary ? `${vary}, accept-encoding` : 'accept-encoding').header('content-encoding', page.encoded.encoding);
-      return reply.send(page.encoded.bytes as never);
+      reply.header('vary', vary ? `${vary}, accept-encoding` : 'accept-encoding').header('content-encoding', page.encoded?.encoding ?? encoding);
+      return reply.send(bytes as never);
     },
   );
 

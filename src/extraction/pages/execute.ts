@@ -17,7 +17,7 @@ import type { Plan } from '../query/query-builder.ts';
 import { isCustomTableName, type ResolvedQuery } from '../query/resolve.ts';
 import { type CountDelta, type CountProbe, countProbe, exactCount, tablesRead, unchangedSince } from './count-cache.ts';
 import { type KeptState, keptOf } from './kept-answers.ts';
-import { type AheadPage, answerOf, dropPager, PAGE_HEAD, PageSplitter, pageEnd, pagerOf, pagesPerBatch, readAhead, takePage } from './read-ahead.ts';
+import { type AheadPage, answerOf, dropPager, PAGE_HEAD, PageSplitter, pagerOf, pagesPerBatch, readAhead, TAIL_ROOM, takePage } from './read-ahead.ts';
 import { after, type OrderTerm, positionKey, reversed, type SeekPosition, seekCounted } from './seek-positions.ts';
 
 export interface Page {
@@ -497,8 +497,8 @@ export async function executePageAnswer(
       if (moved) {
         extractionReadAhead.inc({ result: 'hit_shifted' });
         const totalCount = await probe.settle(rows[0].count_holds);
-        followOn(moved.length, totalCount);
-        return { body: Buffer.concat([moved, pageEnd(totalCount)]) };
+        followOn(moved.end, totalCount);
+        return { body: answerOf(moved, totalCount) };
       }
       // A table the page reads changed since it was read ahead: so did every page of that client's batches.
       dropPager(db, pager);
@@ -568,7 +568,7 @@ const anyOf = (conditions: RawBuilder<boolean>[]): RawBuilder<boolean> =>
  * null (a change since is not such an insert, an insert falls within it, or d is a page or more). The d rows are read
  * in a statement of their own, then a third checks that nothing changed since the first: all three see the same rows.
  */
-async function shiftedPage(trx: Trx, q: ResolvedQuery, plan: Plan, kp: KeyPlan, page: AheadPage): Promise<Buffer | null> {
+async function shiftedPage(trx: Trx, q: ResolvedQuery, plan: Plan, kp: KeyPlan, page: AheadPage): Promise<{ body: Buffer; end: number } | null> {
   const take = plan.take as number;
   const { startAfter, lastKey, rowEnds } = page;
   if (!startAfter || !lastKey || lastKey === 'end' || !rowEnds || rowEnds.length !== take || !logsInserts(q)) return null;
@@ -596,8 +596,11 @@ async function shiftedPage(trx: Trx, q: ResolvedQuery, plan: Plan, kp: KeyPlan, 
   const before = (await jsonObjects(statement, plan.fields, pageTypes(plan)).execute(trx)).rows;
   const { rows: check } = await sql<{ unchanged: boolean }>`select ${unchangedSince(q.tenantId, page.tables, first.snapshot)} as unchanged`.execute(trx);
   if (before.length !== d || !check[0].unchanged) return null;
+  // The answer in one buffer, its end written in place after (answerOf): the rows before the page's, then its own.
   const head = Buffer.from(`{"data":[${before.map((r) => r.line).join(',')},`);
-  return Buffer.concat([head, page.body.subarray(PAGE_HEAD.length, rowEnds[take - d - 1])]);
+  const kept = page.body.subarray(PAGE_HEAD.length, rowEnds[take - d - 1]);
+  const body = Buffer.allocUnsafe(head.length + kept.length + TAIL_ROOM);
+  return { body, end: head.copy(body, 0) + kept.copy(body, head.length) };
 }
 
 /** Joins in a source from which PostgreSQL's search for a join order costs more than two round trips (decision 0080). */

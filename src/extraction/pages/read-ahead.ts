@@ -201,13 +201,13 @@ export const readAheadSettled = (db: DatabaseHandle): Promise<unknown> => Promis
 
 /** What a page's JSON starts with; a page read ahead is kept after it, with room for the end after its rows. */
 export const PAGE_HEAD = Buffer.from('{"data":[');
-const TAIL_ROOM = 48; // `],"totalCount":` and a count of up to 16 digits and `}`
+export const TAIL_ROOM = 48; // `],"totalCount":` and a count of up to 16 digits and `}`
 
 /** What a page's JSON ends with after its rows. */
 export const pageEnd = (totalCount: number): Buffer => Buffer.from(`],"totalCount":${totalCount}}`, 'latin1');
 
 /** The page's answer, written in place: its head, rows and `],"totalCount":n}` (decision 0041: no copy of the page). */
-export function answerOf(page: AheadPage, totalCount: number): Buffer {
+export function answerOf(page: Pick<AheadPage, 'body' | 'end'>, totalCount: number): Buffer {
   const end = page.end + pageEnd(totalCount).copy(page.body, page.end);
   return page.body.subarray(0, end);
 }

@@ -15,6 +15,8 @@ export type Encoding = (typeof ENCODINGS)[number];
 // (decision 0084).
 export const BROTLI_OPTIONS = { params: { [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_QUALITY]: 4 } };
 export const GZIP_OPTIONS = { level: 3 };
+/** Answers shorter than this many bytes are sent uncompressed (the plugin's threshold, set from here). */
+export const COMPRESS_THRESHOLD = 1024;
 
 /**
  * The encoding the compress plugin answers an Accept-Encoding header with: its negotiator (the plugin's own
@@ -40,5 +42,5 @@ export async function compressAnswer(parts: Buffer[], encoding: Encoding): Promi
   for (const p of parts) z.write(p);
   z.end();
   await done;
-  return Buffer.concat(chunks);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }

@@ -3,7 +3,7 @@
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { Config } from '../../config.ts';
-import { BROTLI_OPTIONS, ENCODINGS, GZIP_OPTIONS } from './answer-encoding.ts';
+import { BROTLI_OPTIONS, COMPRESS_THRESHOLD, ENCODINGS, GZIP_OPTIONS } from './answer-encoding.ts';
 import type { App } from './app.ts';
 
 // Text answers worth compressing: JSON and problem+json, OData (json; odata.metadata=…), CSV, NDJSON, CSDL.
@@ -31,6 +31,7 @@ export async function registerHttpNiceties(app: App, config: Config): Promise<vo
   await app.register(compress, {
     encodings: [...ENCODINGS],
     customTypes: COMPRESSIBLE,
+    threshold: COMPRESS_THRESHOLD,
     globalDecompression: false,
     brotliOptions: BROTLI_OPTIONS,
     zlibOptions: GZIP_OPTIONS,
