@@ -25,7 +25,7 @@ import { plan } from '../src/extraction/service.ts';
 import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle, tenantBinding } from '../src/platform/db/database.ts';
 import { HEAVY_QUERIES, heavyBaseline } from './extraction/heavy.ts';
-import { benchDatabase, benchEnv, cpuDelta, cpuSeconds, fmt, median, runCli, SERVER_MEMORY_ENV, startServerProcess } from './lib.ts';
+import { benchDatabase, benchEnv, cpuDelta, cpuSeconds, fmt, median, runCli, SERVER_MEMORY_ENV, serverMemoryEnv, startServerProcess } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
@@ -44,7 +44,9 @@ if (kept) {
   creds = JSON.parse(await runCli(['tenants', 'create', '--name', `Scale ${scale}`, '--demo', '--scale', scale, '--json'], env));
 }
 // The baseline first: this tree's server may apply a migration the baseline does not know (it then refuses to start).
-const baseline = process.env.BENCH_BEFORE ? await startServerProcess({ ...env, ...SERVER_MEMORY_ENV }, path.resolve(process.env.BENCH_BEFORE)) : null;
+const baseline = process.env.BENCH_BEFORE
+  ? await startServerProcess({ ...env, ...serverMemoryEnv(path.resolve(process.env.BENCH_BEFORE)) }, path.resolve(process.env.BENCH_BEFORE))
+  : null;
 const server = await startServerProcess({ ...env, ...SERVER_MEMORY_ENV });
 const owner = new pg.Client({ connectionString: db.url });
 await owner.connect();

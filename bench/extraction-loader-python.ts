@@ -29,7 +29,7 @@ import { crc32 } from 'node:zlib';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { request } from 'undici';
-import { benchDatabase, benchEnv, cpuSeconds, fmt, median, root, runCli, SERVER_MEMORY_ENV, startServerProcess } from './lib.ts';
+import { benchDatabase, benchEnv, cpuSeconds, fmt, median, root, runCli, serverMemoryEnv, startServerProcess } from './lib.ts';
 
 const ROUNDS = Math.max(1, Math.min(20, Number(process.env.BENCH_ROUNDS ?? 1)));
 const TAKE = 2000;
@@ -265,7 +265,7 @@ async function check(key: string, paged: Paged, loaderFile: string, csvBody: Buf
 
 const results: Record<string, { paged: number[]; csv: number[]; pagedCpu: number[]; csvCpu: number[] }> = {};
 try {
-  for (const [label, cwd] of checkouts) servers.push({ label, s: await startServerProcess({ ...env, ...SERVER_MEMORY_ENV }, cwd) });
+  for (const [label, cwd] of checkouts) servers.push({ label, s: await startServerProcess({ ...env, ...serverMemoryEnv(cwd) }, cwd) });
   await owner.query('vacuum analyze timesheets');
   console.log(`${QUERY} of tenant ${creds.tenantId}: ${fmt(await liveCount())} live timesheets; load average ${load()}`);
   for (let round = 0; round < ROUNDS; round++) {

@@ -27,7 +27,7 @@ import type { Principal } from '../src/platform/auth/principal.ts';
 import { DatabaseHandle, tenantBinding } from '../src/platform/db/database.ts';
 import { type Baseline, timesheetsExport, timesheetsPage } from './extraction/baselines.ts';
 import { OTHER_QUERIES } from './extraction/others.ts';
-import { benchDatabase, benchEnv, cpuDelta, cpuSeconds, fmt, median, runCli, SERVER_MEMORY_ENV, startServerProcess } from './lib.ts';
+import { benchDatabase, benchEnv, cpuDelta, cpuSeconds, fmt, median, runCli, SERVER_MEMORY_ENV, serverMemoryEnv, startServerProcess } from './lib.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const EXPORT_RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
@@ -53,7 +53,9 @@ if (kept) {
   }
 }
 // Migrate (the server does at start) before anything reads the schema; the server's own flags as `npm start` sets them.
-const beforeServer = process.env.BENCH_BEFORE ? await startServerProcess({ ...env, ...SERVER_MEMORY_ENV }, path.resolve(process.env.BENCH_BEFORE)) : null;
+const beforeServer = process.env.BENCH_BEFORE
+  ? await startServerProcess({ ...env, ...serverMemoryEnv(path.resolve(process.env.BENCH_BEFORE)) }, path.resolve(process.env.BENCH_BEFORE))
+  : null;
 const server = await startServerProcess({ ...env, ...SERVER_MEMORY_ENV });
 const owner = new pg.Client({ connectionString: db.url });
 await owner.connect();

@@ -143,17 +143,21 @@ export async function waitForCount(url: string, count: number, timeoutMs = 600_0
 /** The p-th percentile (nearest rank) of xs. */
 export const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 
-/** The environment of a benchmarked server process: its database, a fixed key, no rate limit, quiet logs, plus `extra`. */
 /**
- * The server's memory settings as `npm start` sets them (decision 0035): young generation of 8 MB semi-spaces,
- * old space capped at 128 MB (pages are bounded by src/extraction/pages/page-budget.ts), and glibc's allocator
- * giving freed Buffers of 64 KB and more back to the system.
+ * The server's memory settings as `npm start` of `tree` sets them (its package.json's start script; decisions 0035
+ * and 0090): the V8 heap flags and glibc's allocator tunables, so a baseline checkout runs with its own.
  */
-export const SERVER_MEMORY_ENV = {
-  NODE_OPTIONS: '--max-semi-space-size=8 --max-old-space-size=128',
-  GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=65536:glibc.malloc.trim_threshold=1048576:glibc.malloc.arena_max=2',
-};
+export function serverMemoryEnv(tree = root): { NODE_OPTIONS: string; GLIBC_TUNABLES?: string } {
+  const start = String(JSON.parse(readFileSync(path.join(tree, 'package.json'), 'utf8')).scripts?.start ?? '');
+  const tunables = /GLIBC_TUNABLES=(\S+)/.exec(start)?.[1];
+  const flags = [...start.matchAll(/--max-[a-z-]+=\d+/g)].map((m) => m[0]).join(' ');
+  return { NODE_OPTIONS: flags, ...(tunables ? { GLIBC_TUNABLES: tunables } : {}) };
+}
 
+/** This checkout's (see serverMemoryEnv). */
+export const SERVER_MEMORY_ENV = serverMemoryEnv();
+
+/** The environment of a benchmarked server process: its database, a fixed key, no rate limit, quiet logs, plus `extra`. */
 export const benchEnv = (databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> => ({
   DATABASE_URL: databaseUrl,
   ATRIUM_SECRET_KEY: 'a'.repeat(64),
