@@ -621,8 +621,9 @@ function joinsMany(trx: Trx, q: ResolvedQuery): boolean {
  * Runs `read` (a rows statement: the page's rows found by their keys) with PostgreSQL's search for a join order
  * kept to groups of four relations (decision 0080): with the keys given, a source written from its key's table is
  * best read in about the order written (an index lookup of the page's rows, then each lookup), and the full search
- * mostly costs planning: 11.7 ms of DE-EstimatesQuotes' rows statement (23 joins), ~7.5 ms with groups of four. One
- * round trip sets both limits for the transaction, one more puts them back for what follows.
+ * mostly costs planning: 11.7 ms of DE-EstimatesQuotes' rows statement (23 joins), ~7.5 ms with groups of four. The
+ * limits are written with the read (no round trip of their own) and put back after it, unless the read `ends` the
+ * transaction (executeLast), which takes them with it.
  */
 async function withSmallJoinSearch<T>(trx: Trx, read: () => Promise<T>, ends = false): Promise<T> {
   // Written with the read, not awaited first (the connection pipelines; should it fail, the read fails with it).
