@@ -61,14 +61,17 @@ async function verifyForeignKeys(db: Db, tenantId: string, tables: readonly stri
 }
 
 /** Hands the chunks on to COPY, reporting after each how far the table has got. */
-function* reporting(
+async function* reporting(
   table: string,
   chunks: Iterable<string>,
   progress: DemoContext['progress'],
   measure: (chunk: string) => { rows: number; fraction: number },
   signal: AbortSignal | undefined,
-): Generator<string> {
+): AsyncGenerator<string> {
   for (const chunk of chunks) {
+    // A turn of the event loop per chunk: while PostgreSQL keeps up, the socket takes every write at once and
+    // the pipeline runs from one nextTick to the next, so a SIGINT's handler waited seconds on a busy machine.
+    await new Promise(setImmediate);
     // Failing the source fails the COPY, which PostgreSQL then aborts without waiting for a cancel.
     signal?.throwIfAborted();
     yield chunk;

@@ -64,7 +64,7 @@ export class Table {
   }
 }
 
-export async function copyInto(db: Db, table: string, cols: readonly string[], chunks: Iterable<string>): Promise<void> {
+export async function copyInto(db: Db, table: string, cols: readonly string[], chunks: Iterable<string> | AsyncIterable<string>): Promise<void> {
   const stream = db.query(copyFrom(`copy ${table} (tenant_id, ${cols.join(', ')}) from stdin`));
   await pipeline(Readable.from(chunks, { objectMode: false }), stream);
 }
