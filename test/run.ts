@@ -17,6 +17,9 @@ import { Jobs } from '../src/platform/jobs/jobs.ts';
 export const TEMPLATE_DB = 'atrium_template';
 
 const root = path.resolve(import.meta.dirname, '..');
+/** Node's compile cache for the test run's processes (npm start and bin/atrium.js keep theirs in the same place). */
+const COMPILE_CACHE = path.join(root, 'node_modules', '.cache', 'atrium', 'compile-cache');
+
 const patterns = process.argv.slice(2);
 // The longest files start first (longest-first scheduling): started last, they ran alone at the end of the run
 // with cores idle. The two that mostly wait for minute boundaries go first, beside the CPU-heavy ones. Durations
@@ -68,7 +71,14 @@ try {
     const child = spawn(process.execPath, ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? '3'}`, '--test-timeout=300000', ...files], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, ATRIUM_TEST_PG_URL: cluster.connectionString, ATRIUM_TEST_TEMPLATE: TEMPLATE_DB },
+      env: {
+        ...process.env,
+        ATRIUM_TEST_PG_URL: cluster.connectionString,
+        ATRIUM_TEST_TEMPLATE: TEMPLATE_DB,
+        // Every process of the run (test files, the servers and CLIs they start) keeps V8's compiled code of the
+        // modules it loads, TypeScript already stripped: a process then starts in a third less CPU.
+        NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE,
+      },
     });
     child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0)));
   });
