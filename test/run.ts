@@ -17,7 +17,7 @@ import { Jobs } from '../src/platform/jobs/jobs.ts';
 export const TEMPLATE_DB = 'atrium_template';
 
 const root = path.resolve(import.meta.dirname, '..');
-/** Node's compile cache for the test run's processes (npm start and bin/atrium.js keep theirs in the same place). */
+/** Node's compile cache for the test run's processes (bin/atrium.js keeps its own in the same place). */
 const COMPILE_CACHE = path.join(root, 'node_modules', '.cache', 'atrium', 'compile-cache');
 
 const patterns = process.argv.slice(2);
@@ -76,7 +76,7 @@ try {
         ATRIUM_TEST_PG_URL: cluster.connectionString,
         ATRIUM_TEST_TEMPLATE: TEMPLATE_DB,
         // Every process of the run (test files, the servers and CLIs they start) keeps V8's compiled code of the
-        // modules it loads, TypeScript already stripped: a process then starts in a third less CPU.
+        // modules it loads, TypeScript already stripped: a process then starts in about a quarter less CPU.
         NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE,
       },
     });
